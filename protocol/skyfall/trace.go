@@ -1,0 +1,247 @@
+package skyfall
+
+import "fmt"
+
+// Trace is one run held in columns: one entry per row for the per-step
+// columns, one entry per label for the per-label ones. Rows keep the order in
+// which they were recorded; nothing is ever re-sorted by step.
+type Trace struct {
+	// Key is the run key of PROTOCOLS 1.2 (field=value|… or anonymous:<key>).
+	Key string
+	// Meta is the run metadata rendered as strings (identity fields, gamma,
+	// source and every other field constant over the run).
+	Meta map[string]string
+
+	// Rewards holds r_t per row.
+	Rewards []float64
+	// Labels holds, per row, an index into LabelNames.
+	Labels []int32
+	// LabelNames lists the labels in order of first appearance.
+	LabelNames []string
+	// Origins holds, per label, its origin (PROTOCOLS 1.5): the first non-null
+	// regime_origin on its rows, else the first alias_of, else the label.
+	Origins []string
+
+	// Steps and HasStep carry the recorded `step` per row; both are nil when
+	// no row carried one.
+	Steps   []int64
+	HasStep []bool
+
+	// Components holds the values of the reward components the scorer asked
+	// for (episode-end, solve, spec components), one slice per name, one
+	// entry per row; a row without the component holds 0.
+	Components map[string][]float64
+
+	// Invalid holds invalid_action per row: 1 true, 0 false, -1 absent. It is
+	// nil when no row carried the field.
+	Invalid []int8
+
+	// EffRank and HasEffRank carry effective_rank per row; both are nil when
+	// no row recorded one.
+	EffRank    []float64
+	HasEffRank []bool
+
+	// Gamma is the first numeric gamma recorded on the run's rows.
+	Gamma    float64
+	HasGamma bool
+}
+
+// Len is the number of rows.
+func (t *Trace) Len() int { return len(t.Rewards) }
+
+// Validate checks that the columns agree in length and that label indices are
+// in range. Builders produce valid traces; this guards hand-made ones.
+func (t *Trace) Validate() error {
+	n := len(t.Rewards)
+	if len(t.Labels) != n {
+		return fmt.Errorf("trace %s: %d labels for %d rewards", t.Key, len(t.Labels), n)
+	}
+	if len(t.Origins) != len(t.LabelNames) {
+		return fmt.Errorf("trace %s: %d origins for %d labels", t.Key, len(t.Origins), len(t.LabelNames))
+	}
+	for i, l := range t.Labels {
+		if l < 0 || int(l) >= len(t.LabelNames) {
+			return fmt.Errorf("trace %s: row %d has label index %d of %d", t.Key, i, l, len(t.LabelNames))
+		}
+	}
+	if t.Steps != nil && (len(t.Steps) != n || len(t.HasStep) != n) {
+		return fmt.Errorf("trace %s: step column length mismatch", t.Key)
+	}
+	if t.Invalid != nil && len(t.Invalid) != n {
+		return fmt.Errorf("trace %s: invalid_action column length mismatch", t.Key)
+	}
+	if t.EffRank != nil && (len(t.EffRank) != n || len(t.HasEffRank) != n) {
+		return fmt.Errorf("trace %s: effective_rank column length mismatch", t.Key)
+	}
+	for name, c := range t.Components {
+		if len(c) != n {
+			return fmt.Errorf("trace %s: component %q column length mismatch", t.Key, name)
+		}
+	}
+	return nil
+}
+
+// Row is one decoded trace row, as handed to a Builder. Comps is aligned with
+// the component names the Builder was made with; a missing component is 0.
+type Row struct {
+	Reward     float64
+	Label      string
+	Origin     string // regime_origin
+	HasOrigin  bool
+	AliasOf    string
+	HasAliasOf bool
+	Step       int64
+	HasStep    bool
+	Comps      []float64
+	Invalid    int8 // 1 true, 0 false, -1 absent
+	EffRank    float64
+	HasEffRank bool
+	Gamma      float64
+	HasGamma   bool
+}
+
+// Builder assembles a Trace row by row. Row values are copied, so a caller may
+// reuse one Row (and its Comps slice) for every call.
+type Builder struct {
+	t         Trace
+	compNames []string
+	comps     [][]float64
+	labelIdx  map[string]int32
+	origin    []string
+	hasOrigin []bool
+	alias     []string
+	hasAlias  []bool
+	anyStep   bool
+	anyInv    bool
+	anyRank   bool
+}
+
+// NewBuilder returns a builder keeping the named components.
+func NewBuilder(key string, components []string) *Builder {
+	b := &Builder{compNames: append([]string(nil), components...), labelIdx: map[string]int32{}}
+	b.t.Key = key
+	b.comps = make([][]float64, len(components))
+	return b
+}
+
+// Len is the number of rows added so far.
+func (b *Builder) Len() int { return len(b.t.Rewards) }
+
+// NumLabels is the number of distinct labels added so far.
+func (b *Builder) NumLabels() int { return len(b.t.LabelNames) }
+
+// Add appends one row.
+func (b *Builder) Add(r *Row) {
+	n := len(b.t.Rewards)
+	b.t.Rewards = append(b.t.Rewards, r.Reward)
+	li, ok := b.labelIdx[r.Label]
+	if !ok {
+		li = int32(len(b.t.LabelNames))
+		b.labelIdx[r.Label] = li
+		b.t.LabelNames = append(b.t.LabelNames, r.Label)
+		b.origin = append(b.origin, "")
+		b.hasOrigin = append(b.hasOrigin, false)
+		b.alias = append(b.alias, "")
+		b.hasAlias = append(b.hasAlias, false)
+	}
+	b.t.Labels = append(b.t.Labels, li)
+	if r.HasOrigin && !b.hasOrigin[li] {
+		b.origin[li], b.hasOrigin[li] = r.Origin, true
+	}
+	if r.HasAliasOf && !b.hasAlias[li] {
+		b.alias[li], b.hasAlias[li] = r.AliasOf, true
+	}
+	if r.HasStep && !b.anyStep {
+		b.anyStep = true
+		b.t.Steps = make([]int64, n, n+1)
+		b.t.HasStep = make([]bool, n, n+1)
+	}
+	if b.anyStep {
+		b.t.Steps = append(b.t.Steps, r.Step)
+		b.t.HasStep = append(b.t.HasStep, r.HasStep)
+	}
+	for i := range b.comps {
+		v := 0.0
+		if i < len(r.Comps) {
+			v = r.Comps[i]
+		}
+		b.comps[i] = append(b.comps[i], v)
+	}
+	if r.Invalid >= 0 && !b.anyInv {
+		b.anyInv = true
+		b.t.Invalid = make([]int8, n, n+1)
+		for i := range b.t.Invalid {
+			b.t.Invalid[i] = -1
+		}
+	}
+	if b.anyInv {
+		b.t.Invalid = append(b.t.Invalid, r.Invalid)
+	}
+	if r.HasEffRank && !b.anyRank {
+		b.anyRank = true
+		b.t.EffRank = make([]float64, n, n+1)
+		b.t.HasEffRank = make([]bool, n, n+1)
+	}
+	if b.anyRank {
+		b.t.EffRank = append(b.t.EffRank, r.EffRank)
+		b.t.HasEffRank = append(b.t.HasEffRank, r.HasEffRank)
+	}
+	if r.HasGamma && !b.t.HasGamma {
+		b.t.Gamma, b.t.HasGamma = r.Gamma, true
+	}
+}
+
+// Trace finishes the trace. meta becomes Trace.Meta as given.
+func (b *Builder) Trace(meta map[string]string) *Trace {
+	t := b.t
+	t.Meta = meta
+	t.Origins = make([]string, len(t.LabelNames))
+	for i, name := range t.LabelNames {
+		switch {
+		case b.hasOrigin[i]:
+			t.Origins[i] = b.origin[i]
+		case b.hasAlias[i]:
+			t.Origins[i] = b.alias[i]
+		default:
+			t.Origins[i] = name
+		}
+	}
+	if len(b.compNames) > 0 {
+		t.Components = make(map[string][]float64, len(b.compNames))
+		for i, name := range b.compNames {
+			t.Components[name] = b.comps[i]
+		}
+	}
+	return &t
+}
+
+// Interval is a maximal run of consecutive rows with the same label
+// (PROTOCOLS 1.3). Rows are [Start, End).
+type Interval struct {
+	Label int32
+	Start int
+	End   int
+	// Encounter is the 0-based position of this interval among the
+	// encounters of its label's origin.
+	Encounter int
+}
+
+// Len is the number of rows of the interval.
+func (iv Interval) Len() int { return iv.End - iv.Start }
+
+// Intervals splits the trace at every label change, in time order.
+func (t *Trace) Intervals() []Interval {
+	var out []Interval
+	count := map[string]int{}
+	for i := 0; i < len(t.Labels); {
+		j := i + 1
+		for j < len(t.Labels) && t.Labels[j] == t.Labels[i] {
+			j++
+		}
+		o := t.Origins[t.Labels[i]]
+		out = append(out, Interval{Label: t.Labels[i], Start: i, End: j, Encounter: count[o]})
+		count[o]++
+		i = j
+	}
+	return out
+}
