@@ -1,0 +1,22 @@
+// Package skyfall computes the skyfall protocol of continual RL over one
+// recorded run (PROTOCOLS.md section 1): per-label metrics (per-configuration
+// reward, adaptation speed, recovery time, forgetting, stability, performance
+// gap, zero-shot and settled rewards, effective rank), their per-interval
+// values, and per-run metrics (returns, invalid-action and solve rates,
+// regret, counts).
+//
+// A Trace is columnar: rewards as []float64 and a label index per row. Score
+// walks it in a few linear passes (the post_shift window is inherently
+// O(shifts × length)) and allocates per interval and per label, never per row.
+//
+// Arithmetic follows PROTOCOLS exactly so that an independent implementation
+// agrees to 1e-9: float64 sums accumulated sequentially in row order; a
+// running mean r̄_τ = (Σ_{i≤τ} r_i)/τ; sample variances in two passes; tail
+// counts n = max(1, ceil(x·L − 1e-9)); thresholds compared literally and
+// inclusively.
+//
+// Every unavailable number is a protocol.Value with OK false and a reason from
+// the Reason* constants; nothing absent is ever reported as zero.
+//
+// The package is pure: no I/O, goroutines, clocks or contexts.
+package skyfall
