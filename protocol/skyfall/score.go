@@ -75,7 +75,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 	// Σ γ^i r_i and Σ r_i in row order. γ^i is math.Pow(γ, i) every 256 rows
 	// and a running product in between, which keeps its relative error below
 	// 1e-13 without a Pow per row.
-	var disc, und float64
+	var disc, und, runRank float64
 	g, gi := 1.0, 0
 
 	ivs := t.Intervals()
@@ -160,12 +160,18 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 			}
 		}
 		if t.EffRank != nil {
+			// Unmeasured rows hold 0 (the Builder guarantees it), and adding
+			// 0 leaves a sum unchanged, so the sums need no branch.
+			ls, lc := rsum[l], rcnt[l]
 			for i := iv.Start; i < iv.End; i++ {
+				x := t.EffRank[i]
+				ls += x
+				runRank += x
 				if t.HasEffRank[i] {
-					rsum[l] += t.EffRank[i]
-					rcnt[l]++
+					lc++
 				}
 			}
+			rsum[l], rcnt[l] = ls, lc
 		}
 		if k == 0 {
 			ir.AdaptationSpeed = protocol.None(ReasonFirstInterval)
@@ -347,19 +353,12 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 	} else {
 		res.Regret = protocol.None(ReasonNoReference)
 	}
-	if t.EffRank != nil {
-		s, c := 0.0, 0
-		for i, ok := range t.HasEffRank {
-			if ok {
-				s += t.EffRank[i]
-				c++
-			}
-		}
-		if c > 0 {
-			res.EffectiveRankRun = protocol.Some(s / float64(c))
-		} else {
-			res.EffectiveRankRun = protocol.None(ReasonNoRankRecorded)
-		}
+	runRankN := 0
+	for _, c := range rcnt {
+		runRankN += c
+	}
+	if runRankN > 0 {
+		res.EffectiveRankRun = protocol.Some(runRank / float64(runRankN))
 	} else {
 		res.EffectiveRankRun = protocol.None(ReasonNoRankRecorded)
 	}

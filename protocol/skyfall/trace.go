@@ -37,7 +37,7 @@ type Trace struct {
 	Invalid []int8
 
 	// EffRank and HasEffRank carry effective_rank per row; both are nil when
-	// no row recorded one.
+	// no row recorded one. An unmeasured row holds 0 in EffRank.
 	EffRank    []float64
 	HasEffRank []bool
 
@@ -72,6 +72,11 @@ func (t *Trace) Validate() error {
 	}
 	if t.EffRank != nil && (len(t.EffRank) != n || len(t.HasEffRank) != n) {
 		return fmt.Errorf("trace %s: effective_rank column length mismatch", t.Key)
+	}
+	for i, ok := range t.HasEffRank {
+		if !ok && t.EffRank[i] != 0 {
+			return fmt.Errorf("trace %s: row %d has no effective_rank but holds %v", t.Key, i, t.EffRank[i])
+		}
 	}
 	for name, c := range t.Components {
 		if len(c) != n {
@@ -183,7 +188,11 @@ func (b *Builder) Add(r *Row) {
 		b.t.HasEffRank = make([]bool, n, n+1)
 	}
 	if b.anyRank {
-		b.t.EffRank = append(b.t.EffRank, r.EffRank)
+		x := r.EffRank
+		if !r.HasEffRank {
+			x = 0
+		}
+		b.t.EffRank = append(b.t.EffRank, x)
 		b.t.HasEffRank = append(b.t.HasEffRank, r.HasEffRank)
 	}
 	if r.HasGamma && !b.t.HasGamma {
