@@ -1,0 +1,450 @@
+package family
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/stats"
+)
+
+// Metric names one column of seed values.
+type Metric struct {
+	Name string
+	// HigherIsBetter is nil for counts, where neither way is better.
+	HigherIsBetter *bool
+}
+
+// Run is one run's contribution.
+type Run struct {
+	Key string
+	// Family is the run's family; "" when the run lacks the group-by field.
+	Family string
+	// Seed and HasSeed pair runs across families for the paired test.
+	Seed    string
+	HasSeed bool
+	// Excluded runs are listed but left out of every aggregate.
+	Excluded    bool
+	ExcludedWhy string
+	// NSteps is the run's length, used to flag truncated runs.
+	NSteps int
+	// Values holds the run's seed value of each metric, aligned with the
+	// metrics handed to Aggregate.
+	Values []protocol.Value
+	// Remarks are protocol-specific findings named in the notes ("earned
+	// nothing", "never shifted").
+	Remarks []string
+}
+
+// Options of Aggregate.
+type Options struct {
+	// Baseline names the family others are compared with; "" means "ppo" if
+	// present, else the first family.
+	Baseline string
+	// Resamples and Seed drive the bootstrap; Level is the confidence level.
+	Resamples int
+	Seed      uint64
+	Level     float64
+	// AdvantageMetric is the metric whose row carries the relative
+	// adaptation advantage ("adaptation_speed" for skyfall; "" for none).
+	AdvantageMetric string
+	// GroupBy names the grouping field, for the notes.
+	GroupBy string
+	// TruncatedShare flags runs shorter than this share of their family's
+	// longest run (0.9).
+	TruncatedShare float64
+}
+
+// DefaultOptions are the defaults of PROTOCOLS 1.6.
+func DefaultOptions() Options {
+	return Options{Resamples: 10000, Level: 0.95, AdvantageMetric: "adaptation_speed", GroupBy: "algorithm_id", TruncatedShare: 0.9}
+}
+
+// Row is one family × metric line of families.parquet.
+type Row struct {
+	Family         string
+	Metric         string
+	HigherIsBetter *bool
+
+	N                                  int
+	Mean, Std, Min, Max, Median, IQM   protocol.Value
+	CILow, CIHigh, IQMCILow, IQMCIHigh protocol.Value
+
+	Baseline                    string
+	RelativeAdaptationAdvantage protocol.Value
+	NPairs                      int
+	// Test is "wilcoxon", "sign_flip", or "" when no pair exists.
+	Test            string
+	PValue          protocol.Value
+	PValueAdjusted  protocol.Value
+	MinP            protocol.Value
+	PowerWarning    bool
+	DiffMean        protocol.Value
+	DiffCILow       protocol.Value
+	DiffCIHigh      protocol.Value
+	ProbImprovement protocol.Value
+}
+
+// Family is one family's result.
+type Family struct {
+	Name string
+	// Runs indexes the runs handed in, excluded ones included, in order.
+	Runs []int
+	// Included counts the runs that take part in the aggregates.
+	Included int
+	Rows     []Row
+}
+
+// Note is a finding about a family (or, with Family "", the whole input when
+// Global is set).
+type Note struct {
+	Family string
+	Global bool
+	Kind   string
+	Text   string
+}
+
+// Kinds of note.
+const (
+	NoteNoFamily        = "no_family"
+	NoteTruncated       = "truncated"
+	NoteRemark          = "remark"
+	NoteOneSeed         = "one_seed"
+	NoteExcluded        = "excluded"
+	NoteIdentical       = "identical_seed_values"
+	NoteBaselineMissing = "baseline_missing"
+)
+
+// Result is the reduction of all runs.
+type Result struct {
+	Metrics  []Metric
+	Families []Family
+	// Baseline is the family compared against; BaselineFound is false when
+	// a named baseline is not in the data (every comparison is then null).
+	Baseline      string
+	BaselineFound bool
+	Notes         []Note
+}
+
+// Reasons of absent family values.
+const (
+	ReasonNoSeedValue  = "no seed has a value"
+	ReasonOneSeed      = "fewer than two seeds"
+	ReasonNotAdvantage = "reported on the adaptation_speed row only"
+	ReasonNoPairs      = "no seed has a value in both this family and the baseline"
+	ReasonNoBaseline   = "the baseline has no value"
+)
+
+// Aggregate reduces runs (in canonical order) to families.
+func Aggregate(metrics []Metric, runs []Run, opt Options) (*Result, error) {
+	if opt.Resamples < 1 {
+		return nil, fmt.Errorf("bootstrap resamples %d: want ≥ 1", opt.Resamples)
+	}
+	if !(opt.Level > 0 && opt.Level < 1) {
+		return nil, fmt.Errorf("confidence level %v: want 0 < level < 1", opt.Level)
+	}
+	for i := range runs {
+		if len(runs[i].Values) != len(metrics) {
+			return nil, fmt.Errorf("run %s: %d values for %d metrics", runs[i].Key, len(runs[i].Values), len(metrics))
+		}
+		for m, v := range runs[i].Values {
+			if err := v.Validate(); err != nil {
+				return nil, fmt.Errorf("run %s, metric %s: %w", runs[i].Key, metrics[m].Name, err)
+			}
+		}
+	}
+	res := &Result{Metrics: metrics}
+	idx := map[string]int{}
+	for i := range runs {
+		f := runs[i].Family
+		k, ok := idx[f]
+		if !ok {
+			k = len(res.Families)
+			idx[f] = k
+			res.Families = append(res.Families, Family{Name: f})
+		}
+		res.Families[k].Runs = append(res.Families[k].Runs, i)
+		if !runs[i].Excluded {
+			res.Families[k].Included++
+		}
+	}
+
+	switch {
+	case opt.Baseline != "":
+		res.Baseline = opt.Baseline
+		_, res.BaselineFound = idx[opt.Baseline]
+	case len(res.Families) == 0:
+	default:
+		if _, ok := idx["ppo"]; ok {
+			res.Baseline = "ppo"
+		} else {
+			res.Baseline = res.Families[0].Name
+		}
+		res.BaselineFound = true
+	}
+	if opt.Baseline != "" && !res.BaselineFound {
+		res.Notes = append(res.Notes, Note{Global: true, Kind: NoteBaselineMissing,
+			Text: fmt.Sprintf("the baseline family %q is not in the data; every comparison column is null", opt.Baseline)})
+	}
+
+	// Seed values per family and metric, included runs only, in run order.
+	values := func(f *Family, m int) []float64 {
+		var out []float64
+		for _, i := range f.Runs {
+			if !runs[i].Excluded && runs[i].Values[m].OK {
+				out = append(out, runs[i].Values[m].V)
+			}
+		}
+		return out
+	}
+	var base *Family
+	if res.BaselineFound {
+		base = &res.Families[idx[res.Baseline]]
+	}
+	baseMean := make([]protocol.Value, len(metrics))
+	for m := range metrics {
+		if base == nil {
+			continue
+		}
+		if xs := values(base, m); len(xs) > 0 {
+			baseMean[m] = protocol.Some(stats.Mean(xs))
+		} else {
+			baseMean[m] = protocol.None(ReasonNoBaseline)
+		}
+	}
+
+	for fi := range res.Families {
+		f := &res.Families[fi]
+		res.Notes = append(res.Notes, familyNotes(f, runs, opt)...)
+		f.Rows = make([]Row, len(metrics))
+		for m, met := range metrics {
+			xs := values(f, m)
+			row := describe(f.Name, met, xs, opt)
+			compare(&row, f, base, runs, m, xs, baseMean[m], res, opt)
+			f.Rows[m] = row
+		}
+		adjust(f.Rows)
+	}
+	return res, nil
+}
+
+// describe fills the one-family statistics of a metric.
+func describe(family string, met Metric, xs []float64, opt Options) Row {
+	row := Row{Family: family, Metric: met.Name, HigherIsBetter: met.HigherIsBetter, N: len(xs)}
+	if len(xs) == 0 {
+		none := protocol.None(ReasonNoSeedValue)
+		row.Mean, row.Std, row.Min, row.Max, row.Median, row.IQM = none, none, none, none, none, none
+		row.CILow, row.CIHigh, row.IQMCILow, row.IQMCIHigh = none, none, none, none
+		return row
+	}
+	row.Mean = protocol.Some(stats.Mean(xs))
+	row.Min = protocol.Some(stats.Min(xs))
+	row.Max = protocol.Some(stats.Max(xs))
+	row.Median = protocol.Some(stats.Median(xs))
+	row.IQM = protocol.Some(stats.IQM(xs))
+	if len(xs) < 2 {
+		one := protocol.None(ReasonOneSeed)
+		row.Std, row.CILow, row.CIHigh, row.IQMCILow, row.IQMCIHigh = one, one, one, one, one
+		return row
+	}
+	sd, _ := stats.SampleStd(xs)
+	row.Std = protocol.Some(sd)
+	iv := stats.BootstrapCIs(xs, []stats.Statistic{stats.StatMean, stats.StatIQM}, opt.Resamples,
+		stats.SeedFor(opt.Seed, family, met.Name), opt.Level)
+	row.CILow, row.CIHigh = protocol.Some(iv[0].Lo), protocol.Some(iv[0].Hi)
+	row.IQMCILow, row.IQMCIHigh = protocol.Some(iv[1].Lo), protocol.Some(iv[1].Hi)
+	return row
+}
+
+// compare fills the comparison with the baseline.
+func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMean protocol.Value, res *Result, opt Options) {
+	row.Baseline = res.Baseline
+	noBase := ""
+	switch {
+	case res.Baseline == "":
+		noBase = "no family to compare with"
+	case !res.BaselineFound:
+		noBase = fmt.Sprintf("the baseline family %q is not in the data", res.Baseline)
+	}
+	if noBase != "" {
+		none := protocol.None(noBase)
+		row.RelativeAdaptationAdvantage, row.PValue, row.PValueAdjusted, row.MinP = none, none, none, none
+		row.DiffMean, row.DiffCILow, row.DiffCIHigh, row.ProbImprovement = none, none, none, none
+		return
+	}
+	// Relative adaptation advantage: baseline − family, on its own row.
+	switch {
+	case row.Metric != opt.AdvantageMetric:
+		row.RelativeAdaptationAdvantage = protocol.None(ReasonNotAdvantage)
+	case !row.Mean.OK:
+		row.RelativeAdaptationAdvantage = protocol.None(ReasonNoSeedValue)
+	case !baseMean.OK:
+		row.RelativeAdaptationAdvantage = protocol.None(baseMean.Reason)
+	default:
+		row.RelativeAdaptationAdvantage = protocol.Some(baseMean.V - row.Mean.V)
+	}
+
+	// Probability of improvement over all pairs of seed values, raw.
+	var ys []float64
+	for _, i := range base.Runs {
+		if !runs[i].Excluded && runs[i].Values[m].OK {
+			ys = append(ys, runs[i].Values[m].V)
+		}
+	}
+	switch {
+	case len(xs) == 0:
+		row.ProbImprovement = protocol.None(ReasonNoSeedValue)
+	case len(ys) == 0:
+		row.ProbImprovement = protocol.None(ReasonNoBaseline)
+	default:
+		row.ProbImprovement = protocol.Some(stats.ProbImprovement(xs, ys))
+	}
+
+	// Paired differences by seed: the first run per seed on each side.
+	baseBySeed := map[string]protocol.Value{}
+	for _, i := range base.Runs {
+		r := &runs[i]
+		if r.Excluded || !r.HasSeed {
+			continue
+		}
+		if _, dup := baseBySeed[r.Seed]; !dup {
+			baseBySeed[r.Seed] = r.Values[m]
+		}
+	}
+	seen := map[string]bool{}
+	var d []float64
+	for _, i := range f.Runs {
+		r := &runs[i]
+		if r.Excluded || !r.HasSeed || seen[r.Seed] {
+			continue
+		}
+		seen[r.Seed] = true
+		b, ok := baseBySeed[r.Seed]
+		if !ok || !b.OK || !r.Values[m].OK {
+			continue
+		}
+		d = append(d, r.Values[m].V-b.V)
+	}
+	row.NPairs = len(d)
+	if len(d) == 0 {
+		none := protocol.None(ReasonNoPairs)
+		row.PValue, row.MinP, row.DiffMean, row.DiffCILow, row.DiffCIHigh = none, none, none, none, none
+		return
+	}
+	pr := stats.Paired(d)
+	row.Test = pr.Test
+	row.PowerWarning = pr.PowerWarning
+	if pr.P != nil {
+		row.PValue = protocol.Some(*pr.P)
+	} else {
+		row.PValue = protocol.None(pr.Reason)
+	}
+	if pr.MinP != nil {
+		row.MinP = protocol.Some(*pr.MinP)
+	} else {
+		row.MinP = protocol.None("only the sign-flip test has a smallest attainable p")
+	}
+	row.DiffMean = protocol.Some(stats.Mean(d))
+	if len(d) < 2 {
+		one := protocol.None("fewer than two pairs")
+		row.DiffCILow, row.DiffCIHigh = one, one
+		return
+	}
+	lo, hi := stats.BootstrapCI(d, stats.StatMean, opt.Resamples, stats.SeedFor(opt.Seed, f.Name, row.Metric, "paired difference"), opt.Level)
+	row.DiffCILow, row.DiffCIHigh = protocol.Some(lo), protocol.Some(hi)
+}
+
+// adjust fills the Benjamini–Hochberg adjusted p values across the metrics of
+// one family.
+func adjust(rows []Row) {
+	p := make([]float64, len(rows))
+	for i := range rows {
+		p[i] = math.NaN()
+		if rows[i].PValue.OK {
+			p[i] = rows[i].PValue.V
+		}
+	}
+	adj := stats.BenjaminiHochberg(p)
+	for i := range rows {
+		if rows[i].PValue.OK {
+			rows[i].PValueAdjusted = protocol.Some(adj[i])
+		} else {
+			rows[i].PValueAdjusted = protocol.None(rows[i].PValue.Reason)
+		}
+	}
+}
+
+func familyNotes(f *Family, runs []Run, opt Options) []Note {
+	var out []Note
+	add := func(kind, format string, args ...any) {
+		out = append(out, Note{Family: f.Name, Kind: kind, Text: fmt.Sprintf(format, args...)})
+	}
+	show := f.Name
+	if show == "" {
+		show = "(none)"
+		add(NoteNoFamily, "%d run(s) lack the group-by field %q and form the family (none)", len(f.Runs), opt.GroupBy)
+	}
+	longest := 0
+	for _, i := range f.Runs {
+		if !runs[i].Excluded && runs[i].NSteps > longest {
+			longest = runs[i].NSteps
+		}
+	}
+	share := opt.TruncatedShare
+	if share == 0 {
+		share = 0.9
+	}
+	for _, i := range f.Runs {
+		r := &runs[i]
+		if r.Excluded {
+			add(NoteExcluded, "%s: run %s excluded (%s)", show, r.Key, r.ExcludedWhy)
+			continue
+		}
+		if float64(r.NSteps) < share*float64(longest) {
+			add(NoteTruncated, "%s: run %s has %d rows, under %.0f%% of the family's longest run (%d): truncated?", show, r.Key, r.NSteps, 100*share, longest)
+		}
+		for _, rm := range r.Remarks {
+			add(NoteRemark, "%s: run %s %s", show, r.Key, rm)
+		}
+	}
+	if f.Included == 1 {
+		add(NoteOneSeed, "%s has one seed: no spread, no confidence interval", show)
+	}
+	if f.Included == 0 {
+		add(NoteOneSeed, "%s has no run left after exclusions", show)
+	}
+	// Runs whose vectors of seed values are identical.
+	var inc []int
+	for _, i := range f.Runs {
+		if !runs[i].Excluded {
+			inc = append(inc, i)
+		}
+	}
+	reported := map[int]bool{}
+	for a := 0; a < len(inc); a++ {
+		if reported[a] || !anyPresent(runs[inc[a]].Values) {
+			continue
+		}
+		same := []string{runs[inc[a]].Key}
+		for b := a + 1; b < len(inc); b++ {
+			if !reported[b] && slices.Equal(runs[inc[a]].Values, runs[inc[b]].Values) {
+				same = append(same, runs[inc[b]].Key)
+				reported[b] = true
+			}
+		}
+		if len(same) > 1 {
+			add(NoteIdentical, "%s: runs %v have identical seed values: the seed may be wired to nothing", show, same)
+		}
+	}
+	return out
+}
+
+func anyPresent(vs []protocol.Value) bool {
+	for _, v := range vs {
+		if v.OK {
+			return true
+		}
+	}
+	return false
+}

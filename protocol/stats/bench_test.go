@@ -1,0 +1,68 @@
+package stats
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// The skyfall family table at its default size: 8 families × 20 metrics,
+// 10 seed values each, the CI of the mean and of the IQM at 10,000
+// resamples. Target: one iteration under 1 s on one core.
+const (
+	benchFamilies  = 8
+	benchMetrics   = 20
+	benchSeeds     = 10
+	benchResamples = 10000
+)
+
+func benchWorkload() (families, metrics []string, values [][][]float64) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for f := range benchFamilies {
+		families = append(families, fmt.Sprintf("family-%d", f))
+	}
+	for m := range benchMetrics {
+		metrics = append(metrics, fmt.Sprintf("metric-%d", m))
+	}
+	values = make([][][]float64, benchFamilies)
+	for f := range values {
+		values[f] = make([][]float64, benchMetrics)
+		for m := range values[f] {
+			xs := make([]float64, benchSeeds)
+			for i := range xs {
+				xs[i] = rng.NormFloat64()*3 + float64(f)
+			}
+			values[f][m] = xs
+		}
+	}
+	return families, metrics, values
+}
+
+// BenchmarkFamilyTableCIs computes the two CIs with two BootstrapCI calls.
+func BenchmarkFamilyTableCIs(b *testing.B) {
+	families, metrics, values := benchWorkload()
+	b.ReportAllocs()
+	for b.Loop() {
+		for f, fam := range families {
+			for m, met := range metrics {
+				seed := SeedFor(0, fam, met)
+				BootstrapCI(values[f][m], StatMean, benchResamples, seed, 0.95)
+				BootstrapCI(values[f][m], StatIQM, benchResamples, seed, 0.95)
+			}
+		}
+	}
+}
+
+// BenchmarkFamilyTableCIsShared draws the resamples once for both statistics.
+func BenchmarkFamilyTableCIsShared(b *testing.B) {
+	families, metrics, values := benchWorkload()
+	stats := []Statistic{StatMean, StatIQM}
+	b.ReportAllocs()
+	for b.Loop() {
+		for f, fam := range families {
+			for m, met := range metrics {
+				BootstrapCIs(values[f][m], stats, benchResamples, SeedFor(0, fam, met), 0.95)
+			}
+		}
+	}
+}

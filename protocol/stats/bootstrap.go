@@ -1,0 +1,220 @@
+package stats
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+)
+
+// FNV-1a 64-bit parameters.
+const (
+	fnvOffset64 = 14695981039346656037
+	fnvPrime64  = 1099511628211
+)
+
+// SeedFor derives the bootstrap seed of one piece of work from the run's base
+// seed and the names that identify the work (family, metric, …). It is the
+// 64-bit FNV-1a hash of the bytes
+//
+//	decimal(base) 0x00 parts[0] 0x00 parts[1] …
+//
+// where decimal(base) is base written in base 10 without sign or leading
+// zeros ("0" for zero), and each part is preceded by one NUL byte. The seed
+// therefore depends only on the base and the names, never on the order in
+// which the work is done.
+func SeedFor(base uint64, parts ...string) uint64 {
+	var buf [20]byte
+	h := uint64(fnvOffset64)
+	for _, c := range strconv.AppendUint(buf[:0], base, 10) {
+		h ^= uint64(c)
+		h *= fnvPrime64
+	}
+	for _, p := range parts {
+		h *= fnvPrime64 // the NUL separator: h ^= 0 is a no-op
+		for i := 0; i < len(p); i++ {
+			h ^= uint64(p[i])
+			h *= fnvPrime64
+		}
+	}
+	return h
+}
+
+// Statistic is a function that the bootstrap evaluates on every resample.
+// Build one with NewStatistic or NewSortedStatistic, or use StatMean and
+// StatIQM.
+type Statistic struct {
+	name   string
+	sorted bool
+	fn     func([]float64) float64
+}
+
+// NewStatistic wraps fn, which receives each resample in draw order. fn may
+// reorder the slice but must not keep it: it is a scratch buffer that the
+// next resample overwrites.
+func NewStatistic(name string, fn func(resample []float64) float64) Statistic {
+	return Statistic{name: name, fn: fn}
+}
+
+// NewSortedStatistic wraps fn, which receives each resample sorted
+// ascending. The bootstrap sorts cheaply by counting how often each value
+// was drawn, so order statistics (IQM, median, trimmed means) cost O(n) per
+// resample instead of a sort. The same rules as for NewStatistic apply.
+func NewSortedStatistic(name string, fn func(sortedResample []float64) float64) Statistic {
+	return Statistic{name: name, sorted: true, fn: fn}
+}
+
+// Name is the name the statistic was built with.
+func (s Statistic) Name() string { return s.name }
+
+// The statistics of the skyfall family table.
+var (
+	// StatMean is Mean of the resample, summed in draw order.
+	StatMean = NewStatistic("mean", Mean)
+	// StatIQM is IQM of the resample: sorted ascending, ⌊n/4⌋ values dropped
+	// at each end, the rest summed in ascending order.
+	StatIQM = NewSortedStatistic("iqm", trimmedMeanSorted)
+)
+
+// Interval is a confidence interval, Lo ≤ Hi.
+type Interval struct {
+	Lo, Hi float64
+}
+
+// indexSource draws uniform indices from Go's PCG generator exactly as
+// (*rand.Rand).IntN does on 64-bit platforms; it is spelled out here so that
+// 32-bit builds, where IntN takes another path, draw the same indices.
+type indexSource struct {
+	pcg rand.PCG
+}
+
+func newIndexSource(seed uint64) indexSource {
+	var s indexSource
+	s.pcg.Seed(seed, 0)
+	return s
+}
+
+// intN returns a uniform integer in [0, n), n ≥ 1.
+func (s *indexSource) intN(n uint64) uint64 {
+	if n&(n-1) == 0 { // a power of two (including 1): keep the low bits
+		return s.pcg.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// BootstrapCI is the percentile-bootstrap confidence interval of stat over xs
+// at the given level (0.95 for a 95 % interval), from the given number of
+// resamples drawn with the PRNG seeded by seed (see SeedFor). The procedure is
+// spelled out in the package documentation. It panics when xs is empty or
+// holds a NaN or an infinity, when resamples < 1, when level is not strictly
+// between 0 and 1, or when stat is the zero Statistic.
+func BootstrapCI(xs []float64, stat Statistic, resamples int, seed uint64, level float64) (lo, hi float64) {
+	iv := BootstrapCIs(xs, []Statistic{stat}, resamples, seed, level)
+	return iv[0].Lo, iv[0].Hi
+}
+
+// BootstrapCIs computes the intervals of several statistics from one set of
+// resamples: the result for stats[i] is identical to
+// BootstrapCI(xs, stats[i], resamples, seed, level), at the cost of one
+// series of draws instead of len(stats).
+func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, level float64) []Interval {
+	n := len(xs)
+	switch {
+	case n == 0:
+		panic("stats.BootstrapCI of no values")
+	case resamples < 1:
+		panic("stats.BootstrapCI needs at least one resample")
+	case !(level > 0 && level < 1):
+		panic("stats.BootstrapCI level must lie strictly between 0 and 1")
+	}
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			panic("stats.BootstrapCI of a non-finite value")
+		}
+	}
+	var inOrder, sorted bool
+	for _, st := range stats {
+		if st.fn == nil {
+			panic("stats.BootstrapCI of the zero Statistic")
+		}
+		if st.sorted {
+			sorted = true
+		} else {
+			inOrder = true
+		}
+	}
+
+	// For sorted statistics, a resample is sorted by counting how often
+	// each position of xs sorted was drawn: pos[i] is where xs[i] sits in
+	// sortedXs.
+	var sortedXs []float64
+	var pos, counts []int32
+	if sorted {
+		order := make([]int32, n)
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(xs[a], xs[b]) })
+		sortedXs = make([]float64, n)
+		pos = make([]int32, n)
+		for p, i := range order {
+			sortedXs[p] = xs[i]
+			pos[i] = int32(p)
+		}
+		counts = make([]int32, n)
+	}
+
+	draw := make([]float64, n)      // the resample in draw order
+	scratch := make([]float64, n)   // what a statistic may reorder
+	sortedRes := make([]float64, n) // the resample sorted
+	values := make([]float64, len(stats)*resamples)
+	src := newIndexSource(seed)
+	un := uint64(n)
+	for b := 0; b < resamples; b++ {
+		if sorted {
+			clear(counts)
+		}
+		for i := range draw {
+			j := src.intN(un)
+			if inOrder {
+				draw[i] = xs[j]
+			}
+			if sorted {
+				counts[pos[j]]++
+			}
+		}
+		if sorted {
+			k := 0
+			for p, c := range counts {
+				for ; c > 0; c-- {
+					sortedRes[k] = sortedXs[p]
+					k++
+				}
+			}
+		}
+		for s, st := range stats {
+			src := draw
+			if st.sorted {
+				src = sortedRes
+			}
+			copy(scratch, src)
+			values[s*resamples+b] = st.fn(scratch)
+		}
+	}
+	qlo, qhi := (1-level)/2, (1+level)/2
+	out := make([]Interval, len(stats))
+	for s := range stats {
+		v := values[s*resamples : (s+1)*resamples]
+		out[s] = Interval{Lo: quantileSelect(v, qlo), Hi: quantileSelect(v, qhi)}
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+package upperbound
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+)
+
+// DataRelativeOptions tunes DataRelative.
+type DataRelativeOptions struct {
+	// Spec, when set, identifies final steps by their episode-end
+	// contributions; the trace columns of its episode-end components must
+	// have been kept by the reader. Nil takes each trace's last row as its
+	// final step.
+	Spec *Spec
+	// Label, when set, restricts the bound to rows with that label.
+	Label *string
+	// Quantile, when set, replaces the best with this quantile (in [0, 1],
+	// linear interpolation as numpy's default). Nil means 1, the best.
+	Quantile *float64
+}
+
+// DataRelative is the best reward observed in recorded traces: PerStep over
+// the rows that are not final steps, FinalStep over those that are (both
+// the same value when only one kind is present). With a spec, final steps
+// are the rows with a nonzero contribution from one of its episode-end
+// components, so a spec without any has no final steps; without a spec,
+// each trace's last row is its final step.
+//
+// The result depends on the policy that was recorded, so it says how close a
+// run came to what runs like it have achieved; it is no yardstick for ranking
+// policies against each other. No row at all (after the label filter) is an error.
+func DataRelative(traces []*skyfall.Trace, opts DataRelativeOptions) (Bound, error) {
+	q, err := resolveQuantile(opts.Quantile)
+	if err != nil {
+		return Bound{}, err
+	}
+	var episodeEnd []string
+	if opts.Spec != nil {
+		if err := opts.Spec.Validate(); err != nil {
+			return Bound{}, err
+		}
+		episodeEnd = EpisodeEndComponents(opts.Spec)
+	}
+	var steps, finals []float64
+	for _, t := range traces {
+		if t == nil {
+			return Bound{}, errors.New("data_relative bound: nil trace")
+		}
+		if err := t.Validate(); err != nil {
+			return Bound{}, err
+		}
+		want := int32(-1)
+		if opts.Label != nil {
+			for i, name := range t.LabelNames {
+				if name == *opts.Label {
+					want = int32(i)
+					break
+				}
+			}
+			if want < 0 {
+				continue
+			}
+		}
+		var isFinal func(row int) bool
+		if opts.Spec != nil {
+			cols, err := episodeEndColumns(t, episodeEnd)
+			if err != nil {
+				return Bound{}, err
+			}
+			isFinal = func(row int) bool { return nonzeroAny(cols, row) }
+		} else {
+			last := t.Len() - 1
+			isFinal = func(row int) bool { return row == last }
+		}
+		for i, r := range t.Rewards {
+			if want >= 0 && t.Labels[i] != want {
+				continue
+			}
+			if isFinal(i) {
+				finals = append(finals, r)
+			} else {
+				steps = append(steps, r)
+			}
+		}
+	}
+	if len(steps) == 0 && len(finals) == 0 {
+		if opts.Label != nil {
+			return Bound{}, fmt.Errorf("data_relative bound: no recorded row has label %q", *opts.Label)
+		}
+		return Bound{}, errors.New("data_relative bound: no recorded rows")
+	}
+	per, fin := splitBest(steps, finals, q)
+	b := Bound{PerStep: per, FinalStep: fin, Derivation: DerivationDataRelative, Quantile: q}
+	if opts.Spec != nil {
+		b.Spec = opts.Spec.Name
+	}
+	if opts.Label != nil {
+		b.Label = *opts.Label
+	}
+	return b, nil
+}
+
+// LabelBound is the ceiling of one label.
+type LabelBound struct {
+	Label string
+	// Rows is L_k, the rows with this label over all traces; FinalRows is
+	// m_k, the final steps among them.
+	Rows, FinalRows int
+	// Ceiling is ((L_k − m_k)·PerStep + m_k·FinalStep)/L_k.
+	Ceiling float64
+}
+
+// LabelBounds holds the per-label ceilings of BoundsByConfiguration, labels
+// in order of first appearance across the traces (traces in the order
+// given, rows in recorded order).
+type LabelBounds struct {
+	// Bound is the bound the ceilings were computed from.
+	Bound  Bound
+	Labels []LabelBound
+	// EpisodeEnd lists the components whose nonzero contributions marked
+	// the final steps; nil when each run's last row was its final step.
+	EpisodeEnd []string
+
+	index map[string]int
+}
+
+// Get returns the ceiling of label.
+func (lb *LabelBounds) Get(label string) (float64, bool) {
+	i, ok := lb.index[label]
+	if !ok {
+		return 0, false
+	}
+	return lb.Labels[i].Ceiling, true
+}
+
+// Map returns the ceilings keyed by label.
+func (lb *LabelBounds) Map() map[string]float64 {
+	m := make(map[string]float64, len(lb.Labels))
+	for _, l := range lb.Labels {
+		m[l.Label] = l.Ceiling
+	}
+	return m
+}
+
+// BoundsByConfiguration gives each label the ceiling its rows are measured
+// against, pooled over all traces: ((L_k − m_k)·PerStep + m_k·FinalStep)/L_k
+// with L_k the label's rows and m_k the final steps among them. Final steps
+// are the rows with a nonzero contribution from one of spec's episode-end
+// components (whose columns the reader must have kept); when spec is nil or
+// has no episode-end component, the last row of each trace. Pooling rather
+// than averaging keeps the arithmetic right when seeds ran different
+// lengths.
+func BoundsByConfiguration(b Bound, spec *Spec, traces []*skyfall.Trace) (*LabelBounds, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	var episodeEnd []string
+	if spec != nil {
+		if err := spec.Validate(); err != nil {
+			return nil, err
+		}
+		episodeEnd = EpisodeEndComponents(spec)
+	}
+	out := &LabelBounds{Bound: b, EpisodeEnd: episodeEnd, index: map[string]int{}}
+	for _, t := range traces {
+		if t == nil {
+			return nil, errors.New("bounds by configuration: nil trace")
+		}
+		if err := t.Validate(); err != nil {
+			return nil, err
+		}
+		slot := make([]int, len(t.LabelNames))
+		for i, name := range t.LabelNames {
+			j, ok := out.index[name]
+			if !ok {
+				j = len(out.Labels)
+				out.index[name] = j
+				out.Labels = append(out.Labels, LabelBound{Label: name})
+			}
+			slot[i] = j
+		}
+		var cols [][]float64
+		if len(episodeEnd) > 0 {
+			var err error
+			if cols, err = episodeEndColumns(t, episodeEnd); err != nil {
+				return nil, err
+			}
+		}
+		last := t.Len() - 1
+		for i, l := range t.Labels {
+			lb := &out.Labels[slot[l]]
+			lb.Rows++
+			if len(episodeEnd) > 0 && nonzeroAny(cols, i) || len(episodeEnd) == 0 && i == last {
+				lb.FinalRows++
+			}
+		}
+	}
+	for i := range out.Labels {
+		lb := &out.Labels[i]
+		L, m := float64(lb.Rows), float64(lb.FinalRows)
+		lb.Ceiling = (float64((L-m)*b.PerStep) + float64(m*b.FinalStep)) / L
+	}
+	return out, nil
+}
+
+// episodeEndColumns returns t's columns for the named components; a column
+// the reader did not keep is an error.
+func episodeEndColumns(t *skyfall.Trace, names []string) ([][]float64, error) {
+	cols := make([][]float64, len(names))
+	for i, name := range names {
+		c, ok := t.Components[name]
+		if !ok {
+			return nil, fmt.Errorf("trace %s: no column for episode-end component %q; "+
+				"the reader must be asked to keep it, since its contributions mark the episode's final steps", t.Key, name)
+		}
+		if len(c) != t.Len() {
+			return nil, fmt.Errorf("trace %s: component %q has %d values for %d rows", t.Key, name, len(c), t.Len())
+		}
+		cols[i] = c
+	}
+	return cols, nil
+}
+
+func nonzeroAny(cols [][]float64, row int) bool {
+	for _, c := range cols {
+		if c[row] != 0 {
+			return true
+		}
+	}
+	return false
+}

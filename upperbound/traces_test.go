@@ -1,0 +1,220 @@
+package upperbound_test
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+	"github.com/crlbatch/crlbatch/upperbound"
+)
+
+type row struct {
+	label   string
+	reward  float64
+	success float64
+}
+
+func trace(key string, comps []string, rows ...row) *skyfall.Trace {
+	b := skyfall.NewBuilder(key, comps)
+	for _, r := range rows {
+		var c []float64
+		if len(comps) > 0 {
+			c = []float64{r.success}
+		}
+		b.Add(&skyfall.Row{Reward: r.reward, Label: r.label, Comps: c, Invalid: -1})
+	}
+	return b.Trace(map[string]string{"run_id": key})
+}
+
+// Two runs recording the success column. Run A's episode ends in the
+// middle (row 3, label b); run B's at its last row (label a).
+//
+//	A: 0 a 0.1 | 1 a 0.4 | 2 b 0.2 | 3 b 1.2 success | 4 a 0.3 (last)
+//	B: 0 b 0.5 | 1 c 0.7 | 2 a 0.9 success (last)
+func twoRuns() []*skyfall.Trace {
+	succ := []string{"success"}
+	return []*skyfall.Trace{
+		trace("A", succ, row{"a", 0.1, 0}, row{"a", 0.4, 0}, row{"b", 0.2, 0}, row{"b", 1.2, 1}, row{"a", 0.3, 0}),
+		trace("B", succ, row{"b", 0.5, 0}, row{"c", 0.7, 0}, row{"a", 0.9, 1}),
+	}
+}
+
+// stepOnly is a spec without an episode-end component.
+func stepOnly(t *testing.T) *upperbound.Spec {
+	t.Helper()
+	s, err := upperbound.ParseSpec("step_only.yaml", []byte(`
+name: step_only
+components:
+  - {name: progress, weight: 1.0, clip: [0.0, 1.0], cadence: step}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestDataRelative(t *testing.T) {
+	paper := loadBundled(t, "paper") // success is its episode-end component
+	a, b := "a", "b"
+	half := 0.5
+	cases := []struct {
+		name      string
+		opts      upperbound.DataRelativeOptions
+		per, fin  float64
+		specName  string
+		labelName string
+	}{
+		// No spec: final rows are A4 (0.3) and B2 (0.9); the rest are
+		// ordinary, best 1.2 (A3).
+		{"no spec", upperbound.DataRelativeOptions{}, 1.2, 0.9, "", ""},
+		// Spec: final rows carry success: A3 (1.2) and B2 (0.9); ordinary
+		// rows 0.1 0.4 0.2 0.3 0.5 0.7, best 0.7.
+		{"spec", upperbound.DataRelativeOptions{Spec: paper}, 0.7, 1.2, "paper", ""},
+		// Label a, no spec: ordinary A0 0.1, A1 0.4; final A4 0.3, B2 0.9.
+		{"label a", upperbound.DataRelativeOptions{Label: &a}, 0.4, 0.9, "", "a"},
+		// Label b with spec: ordinary A2 0.2, B0 0.5; final A3 1.2.
+		{"label b spec", upperbound.DataRelativeOptions{Spec: paper, Label: &b}, 0.5, 1.2, "paper", "b"},
+		// Median, no spec: ordinary sorted 0.1 0.2 0.4 0.5 0.7 1.2 →
+		// halfway between 0.4 and 0.5; final 0.3 0.9 → 0.6.
+		{"median", upperbound.DataRelativeOptions{Quantile: &half}, 0.45, 0.6, "", ""},
+		// A spec without episode-end components marks no final step, so
+		// both numbers are the best of all rows.
+		{"step-only spec", upperbound.DataRelativeOptions{Spec: stepOnly(t)}, 1.2, 1.2, "step_only", ""},
+	}
+	for _, c := range cases {
+		got, err := upperbound.DataRelative(twoRuns(), c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if math.Abs(got.PerStep-c.per) > 1e-12 || math.Abs(got.FinalStep-c.fin) > 1e-12 {
+			t.Errorf("%s: per step %v final step %v, want %v %v", c.name, got.PerStep, got.FinalStep, c.per, c.fin)
+		}
+		if got.Derivation != "data_relative" || got.Spec != c.specName || got.Label != c.labelName {
+			t.Errorf("%s: provenance %+v", c.name, got)
+		}
+	}
+}
+
+func TestDataRelativeErrors(t *testing.T) {
+	nolabel := "zzz"
+	bare := []*skyfall.Trace{trace("C", nil, row{"a", 1, 0})}
+	cases := []struct {
+		name   string
+		traces []*skyfall.Trace
+		opts   upperbound.DataRelativeOptions
+		want   string
+	}{
+		{"no traces", nil, upperbound.DataRelativeOptions{}, "no recorded rows"},
+		{"unknown label", twoRuns(), upperbound.DataRelativeOptions{Label: &nolabel}, `no recorded row has label "zzz"`},
+		{"column not kept", bare, upperbound.DataRelativeOptions{Spec: loadBundled(t, "paper")},
+			`trace C: no column for episode-end component "success"; the reader must be asked to keep it`},
+	}
+	for _, c := range cases {
+		_, err := upperbound.DataRelative(c.traces, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestBoundsByConfiguration(t *testing.T) {
+	b := upperbound.Bound{PerStep: 0.5, FinalStep: 2, Derivation: "test"}
+	type lb = upperbound.LabelBound
+	cases := []struct {
+		name       string
+		spec       *upperbound.Spec
+		traces     []*skyfall.Trace
+		want       []lb
+		episodeEnd []string
+	}{
+		// Final steps carry success: A3 (label b) and B2 (label a).
+		//   a: rows A0 A1 A4 B2, L=4, m=1: (3·0.5 + 1·2)/4 = 3.5/4 = 0.875
+		//   b: rows A2 A3 B0,    L=3, m=1: (2·0.5 + 1·2)/3 = 3/3   = 1
+		//   c: row  B1,          L=1, m=0: (1·0.5 + 0·2)/1       = 0.5
+		{"episode-end spec", loadBundled(t, "paper"), twoRuns(), []lb{
+			{Label: "a", Rows: 4, FinalRows: 1, Ceiling: 0.875},
+			{Label: "b", Rows: 3, FinalRows: 1, Ceiling: 1},
+			{Label: "c", Rows: 1, FinalRows: 0, Ceiling: 0.5},
+		}, []string{"success"}},
+		// No spec: each run's last row is final, A4 and B2, both label a.
+		//   a: L=4, m=2: (2·0.5 + 2·2)/4 = 5/4 = 1.25
+		//   b: L=3, m=0: 0.5
+		//   c: L=1, m=0: 0.5
+		{"no spec", nil, twoRuns(), []lb{
+			{Label: "a", Rows: 4, FinalRows: 2, Ceiling: 1.25},
+			{Label: "b", Rows: 3, FinalRows: 0, Ceiling: 0.5},
+			{Label: "c", Rows: 1, FinalRows: 0, Ceiling: 0.5},
+		}, nil},
+		// A spec without episode-end components falls back the same way.
+		{"step-only spec", stepOnly(t), twoRuns(), []lb{
+			{Label: "a", Rows: 4, FinalRows: 2, Ceiling: 1.25},
+			{Label: "b", Rows: 3, FinalRows: 0, Ceiling: 0.5},
+			{Label: "c", Rows: 1, FinalRows: 0, Ceiling: 0.5},
+		}, nil},
+		// Labels come in order of first appearance across the traces as
+		// given: B first gives b, c, a.
+		{"order", loadBundled(t, "paper"), []*skyfall.Trace{twoRuns()[1], twoRuns()[0]}, []lb{
+			{Label: "b", Rows: 3, FinalRows: 1, Ceiling: 1},
+			{Label: "c", Rows: 1, FinalRows: 0, Ceiling: 0.5},
+			{Label: "a", Rows: 4, FinalRows: 1, Ceiling: 0.875},
+		}, []string{"success"}},
+	}
+	for _, c := range cases {
+		got, err := upperbound.BoundsByConfiguration(b, c.spec, c.traces)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !reflect.DeepEqual(got.Labels, c.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got.Labels, c.want)
+		}
+		if !reflect.DeepEqual(got.EpisodeEnd, c.episodeEnd) || got.Bound != b {
+			t.Errorf("%s: episode end %v, bound %+v", c.name, got.EpisodeEnd, got.Bound)
+		}
+		for _, w := range c.want {
+			if v, ok := got.Get(w.Label); !ok || v != w.Ceiling {
+				t.Errorf("%s: Get(%q) = %v, %v", c.name, w.Label, v, ok)
+			}
+		}
+		if _, ok := got.Get("zzz"); ok {
+			t.Errorf("%s: Get of an unknown label succeeded", c.name)
+		}
+		if m := got.Map(); len(m) != len(c.want) {
+			t.Errorf("%s: map %v", c.name, m)
+		}
+	}
+}
+
+func TestBoundsByConfigurationExperiment(t *testing.T) {
+	b, err := upperbound.Analytic(loadBundled(t, "experiment"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := upperbound.BoundsByConfiguration(b, loadBundled(t, "experiment"), twoRuns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Label a: L=4, m=1: ((4−1)·0.3333333333333333 + 1·1.0)/4, evaluated
+	// as the package does, each product rounded before the sum.
+	p := 0.3333333333333333
+	if want := (float64(3*p) + float64(1*1.0)) / 4; got.Labels[0].Ceiling != want {
+		t.Errorf("a: %v, want %v", got.Labels[0].Ceiling, want)
+	}
+}
+
+func TestBoundsByConfigurationErrors(t *testing.T) {
+	bare := []*skyfall.Trace{trace("C", nil, row{"a", 1, 0})}
+	_, err := upperbound.BoundsByConfiguration(upperbound.Explicit(1), loadBundled(t, "paper"), bare)
+	if err == nil || !strings.Contains(err.Error(), "the reader must be asked to keep it") {
+		t.Errorf("missing column: %v", err)
+	}
+	_, err = upperbound.BoundsByConfiguration(upperbound.Explicit(math.NaN()), nil, twoRuns())
+	if err == nil || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("NaN bound: %v", err)
+	}
+	// Without a spec the column is not needed.
+	if _, err := upperbound.BoundsByConfiguration(upperbound.Explicit(1), nil, bare); err != nil {
+		t.Errorf("no spec: %v", err)
+	}
+}

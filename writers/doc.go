@@ -1,0 +1,32 @@
+// Package writers turns results into the files a notebook and a person read:
+// Parquet tables, the Markdown report and manifest.json (INTERFACE.md,
+// Outputs).
+//
+// The contract:
+//
+//   - Writers take an io.Writer and never close it. The caller (pipeline)
+//     commits the object on Close, or aborts it by cancelling its context
+//     first, so a reader never sees half a file; manifest.json is written last.
+//   - Output is deterministic: the same table and metadata give the same bytes.
+//     Parquet files hold no timestamp and name only the crlbatch version in
+//     created_by; the manifest's started_at and finished_at are the only values
+//     that differ between reruns.
+//   - Absent is never zero. A Table builds columns from protocol.Value: an
+//     absent metric is a Parquet null, never 0 or NaN, and its reason is
+//     written to the row's reasons map (metric column name → reason). A
+//     present value must be finite. The report prints an absent value as "--".
+//   - Every Parquet file is zstd-compressed and carries the key/value metadata
+//     crlbatch.version, crlbatch.protocol, crlbatch.params (JSON) and
+//     crlbatch.schema_version in the file footer, where DuckDB's
+//     parquet_kv_metadata and pyarrow's schema metadata find them.
+//   - Parquet files use only types that pandas, polars, pyarrow and DuckDB read
+//     without options: UTF8 strings, INT64, DOUBLE, BOOLEAN, LIST<DOUBLE> and
+//     MAP<STRING,STRING>. Column names are snake_case, in declaration order.
+//   - A Table refuses mistakes instead of writing nulls: a row that misses a
+//     column, sets one twice or holds a bad value is an error.
+//
+// The package knows no protocol: each protocol's result types are turned into
+// Tables by code that declares the columns once and appends one row per
+// result. It does no I/O of its own beyond the io.Writer it is handed, starts
+// no goroutine and reads no clock.
+package writers

@@ -1,0 +1,102 @@
+package writers
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/crlbatch/crlbatch/protocol"
+)
+
+// Decimals is the number of decimals of every number in the report.
+const Decimals = 4
+
+// Absent is how the report prints an unavailable number.
+const Absent = "--"
+
+// FormatValue prints v with Decimals decimals, or Absent when v is absent.
+// A value that rounds to zero prints without a minus sign.
+func FormatValue(v protocol.Value) string {
+	if !v.OK {
+		return Absent
+	}
+	s := strconv.FormatFloat(v.V, 'f', Decimals, 64)
+	if s[0] == '-' && strings.Trim(s[1:], "0.") == "" {
+		s = s[1:]
+	}
+	return s
+}
+
+// FormatMeanStd prints "mean ± std" ("0.5000 ± 0.1000"), "mean ± --" when std
+// is absent (fewer than two values), and Absent when mean is absent.
+func FormatMeanStd(mean, std protocol.Value) string {
+	if !mean.OK {
+		return Absent
+	}
+	return FormatValue(mean) + " ± " + FormatValue(std)
+}
+
+// MarkdownTable renders a GitHub-flavoured Markdown table. The first column is
+// left-aligned and the others right-aligned; cells are padded so that the
+// pipes line up in the source. A "|" in a cell is escaped and a line break
+// becomes <br>. Every row must have as many cells as header, and header must
+// not be empty: anything else is a bug in the caller, and MarkdownTable panics.
+func MarkdownTable(header []string, rows [][]string) string {
+	if len(header) == 0 {
+		panic("writers.MarkdownTable: no columns")
+	}
+	cells := make([][]string, 0, len(rows)+1)
+	cells = append(cells, escapeRow(header))
+	for i, r := range rows {
+		if len(r) != len(header) {
+			panic("writers.MarkdownTable: row " + strconv.Itoa(i) + " has " + strconv.Itoa(len(r)) +
+				" cells, header has " + strconv.Itoa(len(header)))
+		}
+		cells = append(cells, escapeRow(r))
+	}
+	width := make([]int, len(header))
+	for _, r := range cells {
+		for j, s := range r {
+			width[j] = max(width[j], 3, utf8.RuneCountInString(s))
+		}
+	}
+	var b strings.Builder
+	line := func(r []string) {
+		b.WriteByte('|')
+		for j, s := range r {
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(s))
+			b.WriteByte(' ')
+			if j == 0 {
+				b.WriteString(s + pad)
+			} else {
+				b.WriteString(pad + s)
+			}
+			b.WriteString(" |")
+		}
+		b.WriteByte('\n')
+	}
+	line(cells[0])
+	sep := make([]string, len(header))
+	for j, w := range width {
+		if j == 0 {
+			sep[j] = ":" + strings.Repeat("-", w-1)
+		} else {
+			sep[j] = strings.Repeat("-", w-1) + ":"
+		}
+	}
+	line(sep)
+	for _, r := range cells[1:] {
+		line(r)
+	}
+	return b.String()
+}
+
+var cellEscaper = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>")
+
+func escapeRow(r []string) []string {
+	out := make([]string, len(r))
+	for i, s := range r {
+		out[i] = cellEscaper.Replace(s)
+	}
+	return out
+}

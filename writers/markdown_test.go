@@ -1,0 +1,99 @@
+package writers
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/protocol"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file (run go test -update and review the diff)\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	cases := []struct {
+		v    protocol.Value
+		want string
+	}{
+		{protocol.None("no shift"), "--"},
+		{protocol.Value{}, "--"},
+		{protocol.Some(0), "0.0000"},
+		{protocol.Some(1.0 / 3), "0.3333"},
+		{protocol.Some(2.0 / 3), "0.6667"},
+		{protocol.Some(-0.3), "-0.3000"},
+		{protocol.Some(-0.00004), "0.0000"},
+		{protocol.Some(-0.00005), "-0.0001"},
+		{protocol.Some(12345.678), "12345.6780"},
+		{protocol.Some(1e21), "1000000000000000000000.0000"},
+	}
+	for _, c := range cases {
+		if got := FormatValue(c.v); got != c.want {
+			t.Errorf("FormatValue(%+v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+func TestFormatMeanStd(t *testing.T) {
+	cases := []struct {
+		mean, std protocol.Value
+		want      string
+	}{
+		{protocol.Some(0.8), protocol.Some(0.05), "0.8000 ± 0.0500"},
+		{protocol.Some(0.8), protocol.None("n < 2"), "0.8000 ± --"},
+		{protocol.None("no shift"), protocol.None("n < 2"), "--"},
+		{protocol.None("no shift"), protocol.Some(0), "--"},
+	}
+	for _, c := range cases {
+		if got := FormatMeanStd(c.mean, c.std); got != c.want {
+			t.Errorf("FormatMeanStd(%v, %v) = %q, want %q", c.mean, c.std, got, c.want)
+		}
+	}
+}
+
+func TestMarkdownTableGolden(t *testing.T) {
+	header := []string{"metric", "a", "b", "all"}
+	rows := [][]string{
+		{"Per-configuration reward", FormatMeanStd(protocol.Some(0.8), protocol.Some(0.05)), FormatMeanStd(protocol.Some(0.61), protocol.None("n < 2")), "0.7050 ± 0.1344"},
+		{"Adaptation speed", "--", "3.0000 ± 0.0000", "3.0000 ± --"},
+		{"a | b", "line\nbreak", "", "x"},
+		{"ünïcödé", "±", "1", "2"},
+	}
+	got := MarkdownTable(header, rows) + "\n" + MarkdownTable([]string{"x"}, nil)
+	golden(t, "markdown.golden", []byte(got))
+}
+
+func TestMarkdownTablePanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"no header": func() { MarkdownTable(nil, nil) },
+		"short row": func() { MarkdownTable([]string{"a", "b"}, [][]string{{"1"}}) },
+		"long row":  func() { MarkdownTable([]string{"a"}, [][]string{{"1", "2"}}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		})
+	}
+}

@@ -1,0 +1,245 @@
+package writers
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// The key/value metadata that every Parquet file carries (INTERFACE.md).
+const (
+	KeyVersion       = "crlbatch.version"
+	KeyProtocol      = "crlbatch.protocol"
+	KeyParams        = "crlbatch.params"
+	KeySchemaVersion = "crlbatch.schema_version"
+)
+
+// RowGroupRows is the number of rows in each Parquet row group but the last.
+const RowGroupRows = 1 << 17
+
+// Metadata is the ordered key/value metadata of a Parquet file. It must hold
+// KeyVersion, KeyProtocol, KeyParams (a JSON document) and KeySchemaVersion,
+// each once and non-empty; other keys may follow.
+type Metadata []KV
+
+// NewMetadata returns the four required pairs in a fixed order, with params
+// encoded as compact JSON (a json.RawMessage is compacted as it is).
+func NewMetadata(version, protocol, schemaVersion string, params any) (Metadata, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("writers: encoding params: %w", err)
+	}
+	m := Metadata{
+		{KeyVersion, version},
+		{KeyProtocol, protocol},
+		{KeyParams, string(p)},
+		{KeySchemaVersion, schemaVersion},
+	}
+	if _, err := m.check(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+var requiredKeys = []string{KeyVersion, KeyProtocol, KeyParams, KeySchemaVersion}
+
+// check validates m and returns the crlbatch version it names.
+func (m Metadata) check() (version string, err error) {
+	seen := make(map[string]bool, len(m))
+	for _, kv := range m {
+		switch {
+		case kv.Key == "":
+			return "", fmt.Errorf("writers: metadata key is empty")
+		case seen[kv.Key]:
+			return "", fmt.Errorf("writers: metadata key %q repeated", kv.Key)
+		case strings.HasPrefix(kv.Key, "ARROW:"):
+			return "", fmt.Errorf("writers: metadata key %q is reserved for Arrow", kv.Key)
+		case !utf8.ValidString(kv.Key) || !utf8.ValidString(kv.Value):
+			return "", fmt.Errorf("writers: metadata %q is not valid UTF-8", kv.Key)
+		case kv.Value == "" && slices.Contains(requiredKeys, kv.Key):
+			return "", fmt.Errorf("writers: metadata %q is empty", kv.Key)
+		case kv.Key == KeyParams && !json.Valid([]byte(kv.Value)):
+			return "", fmt.Errorf("writers: metadata %q is not valid JSON", kv.Key)
+		case kv.Key == KeyVersion:
+			version = kv.Value
+		}
+		seen[kv.Key] = true
+	}
+	for _, k := range requiredKeys {
+		if !seen[k] {
+			return "", fmt.Errorf("writers: metadata %q missing", k)
+		}
+	}
+	return version, nil
+}
+
+// CreatedBy is the Parquet created_by string of files written by the given
+// crlbatch version.
+func CreatedBy(version string) string { return "crlbatch version " + version }
+
+// WriteParquet writes t to w as one zstd-compressed Parquet file carrying kv
+// in the file's key/value metadata, in row groups of RowGroupRows rows. It
+// never closes w. Identical tables and metadata give identical bytes: the file
+// holds no timestamp, and created_by names only the crlbatch version.
+//
+// The schema uses only types every reader maps without options: UTF8 strings,
+// INT64, DOUBLE, BOOLEAN, LIST<DOUBLE> and MAP<STRING,STRING>; no unsigned,
+// large or Arrow dictionary types, and no ARROW:schema blob (pages may be
+// dictionary-encoded, which every reader decodes). Non-nullable columns are
+// REQUIRED, the others OPTIONAL.
+func WriteParquet(w io.Writer, t *Table, kv Metadata) error {
+	if err := t.checkComplete(); err != nil {
+		return err
+	}
+	version, err := kv.check()
+	if err != nil {
+		return err
+	}
+	keys, vals := make([]string, len(kv)), make([]string, len(kv))
+	for i, p := range kv {
+		keys[i], vals[i] = p.Key, p.Value
+	}
+	// pqarrow copies the Arrow schema's metadata, in order, into the Parquet
+	// footer's key_value_metadata. No ARROW:schema blob is stored.
+	md := arrow.NewMetadata(keys, vals)
+	schema := arrow.NewSchema(t.arrowFields(), &md)
+
+	mem := memory.NewGoAllocator()
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCreatedBy(CreatedBy(version)),
+		parquet.WithMaxRowGroupLength(RowGroupRows),
+	)
+	// pqarrow closes a sink that is an io.Closer: hide Close from it.
+	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props,
+		pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	if err != nil {
+		return fmt.Errorf("writers: parquet: %w", err)
+	}
+	for lo := 0; lo < t.rows; lo += RowGroupRows {
+		hi := min(lo+RowGroupRows, t.rows)
+		rec, err := t.record(schema, mem, lo, hi)
+		if err != nil {
+			return err
+		}
+		err = fw.Write(rec)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("writers: parquet: rows %d-%d: %w", lo, hi-1, err)
+		}
+	}
+	if err := fw.Close(); err != nil {
+		return fmt.Errorf("writers: parquet: %w", err)
+	}
+	return nil
+}
+
+var (
+	listType = arrow.ListOfField(arrow.Field{Name: "element", Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+	mapType  = arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
+)
+
+func (c *column) arrowType() arrow.DataType {
+	switch c.kind {
+	case kindString:
+		return arrow.BinaryTypes.String
+	case kindInt64:
+		return arrow.PrimitiveTypes.Int64
+	case kindMetric:
+		return arrow.PrimitiveTypes.Float64
+	case kindBool:
+		return arrow.FixedWidthTypes.Boolean
+	case kindList:
+		return listType
+	default: // kindMap, kindReasons
+		return mapType
+	}
+}
+
+func (t *Table) arrowFields() []arrow.Field {
+	fields := make([]arrow.Field, len(t.cols))
+	for i, c := range t.cols {
+		fields[i] = arrow.Field{Name: c.name, Type: c.arrowType(), Nullable: c.nullable}
+	}
+	return fields
+}
+
+// record builds the rows lo:hi as one record batch.
+func (t *Table) record(schema *arrow.Schema, mem memory.Allocator, lo, hi int) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(t.cols))
+	defer func() {
+		for _, a := range cols {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for i, c := range t.cols {
+		a, err := c.array(mem, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		cols[i] = a
+	}
+	// NewRecordBatch retains the arrays; the deferred Release drops ours.
+	return array.NewRecordBatch(schema, cols, int64(hi-lo)), nil
+}
+
+func (c *column) validSlice(lo, hi int) []bool {
+	if !c.nullable {
+		return nil // all valid
+	}
+	return c.valid[lo:hi]
+}
+
+func (c *column) array(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, c.arrowType())
+	defer b.Release()
+	switch c.kind {
+	case kindString:
+		b.(*array.StringBuilder).AppendValues(c.strs[lo:hi], c.validSlice(lo, hi))
+	case kindInt64:
+		b.(*array.Int64Builder).AppendValues(c.ints[lo:hi], c.validSlice(lo, hi))
+	case kindMetric:
+		b.(*array.Float64Builder).AppendValues(c.f64s[lo:hi], c.validSlice(lo, hi))
+	case kindBool:
+		b.(*array.BooleanBuilder).AppendValues(c.bools[lo:hi], c.validSlice(lo, hi))
+	case kindList:
+		if c.offsets[hi]-c.offsets[lo] > math.MaxInt32 {
+			return nil, fmt.Errorf("writers: column %q: more than %d list elements in one row group", c.name, math.MaxInt32)
+		}
+		lb := b.(*array.ListBuilder)
+		vb := lb.ValueBuilder().(*array.Float64Builder)
+		for r := lo; r < hi; r++ {
+			s, e := c.offsets[r], c.offsets[r+1]
+			lb.Append(true)
+			vb.AppendValues(c.elems[s:e], c.elemValid[s:e])
+		}
+	default: // kindMap, kindReasons
+		if c.offsets[hi]-c.offsets[lo] > math.MaxInt32 {
+			return nil, fmt.Errorf("writers: column %q: more than %d map entries in one row group", c.name, math.MaxInt32)
+		}
+		mb := b.(*array.MapBuilder)
+		kb := mb.KeyBuilder().(*array.StringBuilder)
+		ib := mb.ItemBuilder().(*array.StringBuilder)
+		for r := lo; r < hi; r++ {
+			s, e := c.offsets[r], c.offsets[r+1]
+			mb.Append(true)
+			kb.AppendValues(c.keys[s:e], nil)
+			ib.AppendValues(c.vals[s:e], nil)
+		}
+	}
+	return b.NewArray(), nil
+}

@@ -1,0 +1,535 @@
+package writers
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/crlbatch/crlbatch/protocol"
+)
+
+const testVersion = "0.1.0-test"
+
+func testMetadata(t testing.TB) Metadata {
+	t.Helper()
+	params := map[string]any{"anchor": "segment", "alpha": 0.9, "bound": map[string]any{"derivation": "per_step", "value": 1.0 / 3}}
+	md, err := NewMetadata(testVersion, "skyfall", "1", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
+}
+
+// sampleTable has every column kind, with nulls in each nullable one.
+func sampleTable(t testing.TB) *Table {
+	t.Helper()
+	tb := NewTable()
+	runKey := tb.String("run_key")
+	policy := tb.NullableString("policy_id")
+	seed := tb.Int64("seed")
+	excluded := tb.Bool("excluded")
+	mean := tb.Metric("mean")
+	std := tb.Metric("std")
+	variance := tb.MetricList("variance_per_interval")
+	meta := tb.Map("run_meta")
+	tb.Reasons()
+
+	// row 0: everything present
+	runKey.Append("r0")
+	policy.Append("p0")
+	seed.Append(7)
+	excluded.Append(false)
+	mean.Append(protocol.Some(0.5))
+	std.Append(protocol.Some(0.1))
+	variance.Append([]protocol.Value{protocol.Some(1), protocol.None("one-row interval"), protocol.Some(2.5)})
+	meta.Append([]KV{{"task", "maze"}, {"gamma", "0.99"}})
+	mustEndRow(t, tb)
+
+	// row 1: every nullable column null, a present zero, empty list and map
+	runKey.Append("r1")
+	policy.AppendNull()
+	seed.AppendNull()
+	excluded.AppendNull()
+	mean.Append(protocol.None("no shift precedes the first interval"))
+	std.Append(protocol.Some(0))
+	variance.Append(nil)
+	meta.Append(nil)
+	mustEndRow(t, tb)
+
+	// row 2: awkward strings, extreme numbers, a map from a Go map
+	runKey.Append("r|2 ünïcödé")
+	policy.Append("")
+	seed.Append(math.MinInt64)
+	excluded.Append(true)
+	mean.Append(protocol.Some(-1e300))
+	std.Append(protocol.None("n < 2"))
+	variance.Append([]protocol.Value{protocol.None("one-row interval")})
+	meta.AppendMap(map[string]string{"z": "last", "a": "first", "m": ""})
+	mustEndRow(t, tb)
+	return tb
+}
+
+func mustEndRow(t testing.TB, tb *Table) {
+	t.Helper()
+	if err := tb.EndRow(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeBytes(t testing.TB, tb *Table, md Metadata) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteParquet(&buf, tb, md); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readTable(t *testing.T, b []byte) arrow.Table {
+	t.Helper()
+	tbl, err := pqarrow.ReadTable(context.Background(), bytes.NewReader(b), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tbl.Release)
+	return tbl
+}
+
+// col returns column i of a table read back as one array.
+func col(t *testing.T, tbl arrow.Table, i int) arrow.Array {
+	t.Helper()
+	chunks := tbl.Column(i).Data().Chunks()
+	if len(chunks) != 1 {
+		t.Fatalf("column %d: %d chunks, want 1", i, len(chunks))
+	}
+	return chunks[0]
+}
+
+func TestParquetRoundTrip(t *testing.T) {
+	b := writeBytes(t, sampleTable(t), testMetadata(t))
+	tbl := readTable(t, b)
+
+	wantFields := []struct {
+		name     string
+		id       arrow.Type
+		nullable bool
+	}{
+		{"run_key", arrow.STRING, false},
+		{"policy_id", arrow.STRING, true},
+		{"seed", arrow.INT64, true},
+		{"excluded", arrow.BOOL, true},
+		{"mean", arrow.FLOAT64, true},
+		{"std", arrow.FLOAT64, true},
+		{"variance_per_interval", arrow.LIST, false},
+		{"run_meta", arrow.MAP, false},
+		{"reasons", arrow.MAP, false},
+	}
+	fields := tbl.Schema().Fields()
+	if len(fields) != len(wantFields) {
+		t.Fatalf("read %d columns, want %d: %v", len(fields), len(wantFields), tbl.Schema())
+	}
+	for i, w := range wantFields {
+		f := fields[i]
+		if f.Name != w.name || f.Type.ID() != w.id || f.Nullable != w.nullable {
+			t.Errorf("column %d = %s %s nullable=%v, want %s %s nullable=%v", i, f.Name, f.Type, f.Nullable, w.name, w.id, w.nullable)
+		}
+	}
+	if lt := fields[6].Type.(*arrow.ListType); lt.Elem().ID() != arrow.FLOAT64 || !lt.ElemField().Nullable {
+		t.Errorf("list element type %s nullable=%v, want nullable double", lt.Elem(), lt.ElemField().Nullable)
+	}
+	for _, i := range []int{7, 8} {
+		mt := fields[i].Type.(*arrow.MapType)
+		if mt.KeyType().ID() != arrow.STRING || mt.ItemType().ID() != arrow.STRING {
+			t.Errorf("%s: map<%s,%s>, want map<string,string>", fields[i].Name, mt.KeyType(), mt.ItemType())
+		}
+	}
+	if tbl.NumRows() != 3 {
+		t.Fatalf("read %d rows, want 3", tbl.NumRows())
+	}
+
+	runKey := col(t, tbl, 0).(*array.String)
+	for i, want := range []string{"r0", "r1", "r|2 ünïcödé"} {
+		if got := runKey.Value(i); got != want {
+			t.Errorf("run_key[%d] = %q, want %q", i, got, want)
+		}
+	}
+	policy := col(t, tbl, 1).(*array.String)
+	if policy.Value(0) != "p0" || !policy.IsNull(1) || policy.IsNull(2) || policy.Value(2) != "" {
+		t.Errorf("policy_id = %v, want [p0 null \"\"]", policy)
+	}
+	seed := col(t, tbl, 2).(*array.Int64)
+	if seed.Value(0) != 7 || !seed.IsNull(1) || seed.Value(2) != math.MinInt64 {
+		t.Errorf("seed = %v, want [7 null MinInt64]", seed)
+	}
+	excluded := col(t, tbl, 3).(*array.Boolean)
+	if excluded.Value(0) || !excluded.IsNull(1) || !excluded.Value(2) {
+		t.Errorf("excluded = %v, want [false null true]", excluded)
+	}
+
+	// A null metric is null, not 0 or NaN; a present 0 is 0, not null.
+	mean := col(t, tbl, 4).(*array.Float64)
+	if mean.Value(0) != 0.5 || !mean.IsNull(1) || mean.Value(2) != -1e300 {
+		t.Errorf("mean = %v, want [0.5 null -1e300]", mean)
+	}
+	std := col(t, tbl, 5).(*array.Float64)
+	if std.Value(0) != 0.1 || std.IsNull(1) || std.Value(1) != 0 || !std.IsNull(2) {
+		t.Errorf("std = %v, want [0.1 0 null]", std)
+	}
+	for _, a := range []*array.Float64{mean, std} {
+		for i := range a.Len() {
+			if a.IsValid(i) && math.IsNaN(a.Value(i)) {
+				t.Errorf("NaN at row %d", i)
+			}
+		}
+	}
+
+	list := col(t, tbl, 6).(*array.List)
+	elems := list.ListValues().(*array.Float64)
+	type elem struct {
+		v  float64
+		ok bool
+	}
+	wantLists := [][]elem{{{1, true}, {0, false}, {2.5, true}}, {}, {{0, false}}}
+	for r, want := range wantLists {
+		if list.IsNull(r) {
+			t.Errorf("variance_per_interval[%d] is null, want a list", r)
+			continue
+		}
+		s, e := list.ValueOffsets(r)
+		var got []elem
+		for i := s; i < e; i++ {
+			got = append(got, elem{elems.Value(int(i)), elems.IsValid(int(i))})
+			if !elems.IsValid(int(i)) {
+				got[len(got)-1].v = 0
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("variance_per_interval[%d] = %v, want %v", r, got, want)
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("variance_per_interval[%d][%d] = %v, want %v", r, i, got[i], want[i])
+			}
+		}
+	}
+
+	wantMeta := [][]KV{{{"task", "maze"}, {"gamma", "0.99"}}, {}, {{"a", "first"}, {"m", ""}, {"z", "last"}}}
+	checkMap(t, "run_meta", col(t, tbl, 7).(*array.Map), wantMeta)
+	wantReasons := [][]KV{{}, {{"mean", "no shift precedes the first interval"}}, {{"std", "n < 2"}}}
+	checkMap(t, "reasons", col(t, tbl, 8).(*array.Map), wantReasons)
+}
+
+func checkMap(t *testing.T, name string, m *array.Map, want [][]KV) {
+	t.Helper()
+	keys := m.Keys().(*array.String)
+	items := m.Items().(*array.String)
+	for r, w := range want {
+		if m.IsNull(r) {
+			t.Errorf("%s[%d] is null, want a map", name, r)
+			continue
+		}
+		s, e := m.ValueOffsets(r)
+		var got []KV
+		for i := int(s); i < int(e); i++ {
+			if items.IsNull(i) {
+				t.Errorf("%s[%d]: value of %q is null", name, r, keys.Value(i))
+			}
+			got = append(got, KV{keys.Value(i), items.Value(i)})
+		}
+		if len(got) != len(w) {
+			t.Errorf("%s[%d] = %v, want %v", name, r, got, w)
+			continue
+		}
+		for i := range w {
+			if got[i] != w[i] {
+				t.Errorf("%s[%d] = %v, want %v", name, r, got, w)
+				break
+			}
+		}
+	}
+}
+
+func TestParquetFileMetadata(t *testing.T) {
+	md := append(testMetadata(t), KV{"crlbatch.extra", "x"})
+	b := writeBytes(t, sampleTable(t), md)
+	rdr, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	fmd := rdr.MetaData()
+
+	// The key/value pairs are in the file footer, in order, and nothing else is.
+	kv := fmd.KeyValueMetadata()
+	if kv.Len() != len(md) {
+		t.Errorf("footer key/value metadata keys %v, want %v", kv.Keys(), md)
+	}
+	for i, p := range md {
+		if i >= kv.Len() {
+			break
+		}
+		if kv.Keys()[i] != p.Key || kv.Values()[i] != p.Value {
+			t.Errorf("footer key/value %d = %q: %q, want %q: %q", i, kv.Keys()[i], kv.Values()[i], p.Key, p.Value)
+		}
+	}
+	if v := kv.FindValue(KeyParams); v == nil || *v != `{"alpha":0.9,"anchor":"segment","bound":{"derivation":"per_step","value":0.3333333333333333}}` {
+		t.Errorf("params = %v", v)
+	}
+	if got := fmd.GetCreatedBy(); got != CreatedBy(testVersion) {
+		t.Errorf("created_by = %q, want %q", got, CreatedBy(testVersion))
+	}
+
+	// Every column chunk is zstd and of a plain type.
+	if fmd.NumRowGroups() != 1 {
+		t.Errorf("%d row groups, want 1", fmd.NumRowGroups())
+	}
+	rg := fmd.RowGroup(0)
+	for i := range rg.NumColumns() {
+		cc, err := rg.ColumnChunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cc.Compression() != compress.Codecs.Zstd {
+			t.Errorf("column chunk %s: compression %s, want zstd", cc.PathInSchema(), cc.Compression())
+		}
+	}
+	wantLeaves := map[string]string{
+		"run_key":                            "BYTE_ARRAY String",
+		"policy_id":                          "BYTE_ARRAY String",
+		"seed":                               "INT64 Int(bitWidth=64, isSigned=true)",
+		"excluded":                           "BOOLEAN None",
+		"mean":                               "DOUBLE None",
+		"std":                                "DOUBLE None",
+		"variance_per_interval.list.element": "DOUBLE None",
+		"run_meta.key_value.key":             "BYTE_ARRAY String",
+		"run_meta.key_value.value":           "BYTE_ARRAY String",
+		"reasons.key_value.key":              "BYTE_ARRAY String",
+		"reasons.key_value.value":            "BYTE_ARRAY String",
+	}
+	sc := fmd.Schema
+	for i := range sc.NumColumns() {
+		c := sc.Column(i)
+		got := c.PhysicalType().String() + " " + logicalName(c.LogicalType())
+		if want := wantLeaves[c.Path()]; got != want {
+			t.Errorf("leaf %s: %s, want %s", c.Path(), got, want)
+		}
+	}
+	for _, name := range []string{"variance_per_interval", "run_meta", "reasons"} {
+		n := sc.Root().Field(sc.Root().FieldIndexByName(name))
+		if lt := logicalName(n.LogicalType()); lt != map[string]string{"variance_per_interval": "List", "run_meta": "Map", "reasons": "Map"}[name] {
+			t.Errorf("group %s: logical type %s", name, lt)
+		}
+	}
+}
+
+func logicalName(lt schema.LogicalType) string {
+	if lt == nil {
+		return "None"
+	}
+	return lt.String()
+}
+
+func TestParquetDeterministic(t *testing.T) {
+	md := testMetadata(t)
+	tb := sampleTable(t)
+	a := writeBytes(t, tb, md)
+	b := writeBytes(t, tb, md)
+	c := writeBytes(t, sampleTable(t), testMetadata(t))
+	if !bytes.Equal(a, b) || !bytes.Equal(a, c) {
+		t.Fatalf("three writes of the same table differ: %d, %d, %d bytes", len(a), len(b), len(c))
+	}
+	if bytes.Contains(a, []byte("parquet-go")) {
+		t.Error("file mentions parquet-go: created_by is not ours")
+	}
+}
+
+// closeRecorder is a sink that records whether Close was called.
+type closeRecorder struct {
+	bytes.Buffer
+	closed bool
+}
+
+func (c *closeRecorder) Close() error { c.closed = true; return nil }
+
+func TestParquetDoesNotCloseWriter(t *testing.T) {
+	var sink closeRecorder
+	if err := WriteParquet(&sink, sampleTable(t), testMetadata(t)); err != nil {
+		t.Fatal(err)
+	}
+	if sink.closed {
+		t.Error("WriteParquet closed its writer")
+	}
+	if sink.Len() == 0 {
+		t.Error("nothing written")
+	}
+}
+
+func TestParquetEmptyTable(t *testing.T) {
+	tb := NewTable()
+	tb.String("run_key")
+	tb.Metric("mean")
+	tb.Reasons()
+	tbl := readTable(t, writeBytes(t, tb, testMetadata(t)))
+	if tbl.NumRows() != 0 || tbl.NumCols() != 3 {
+		t.Errorf("read %d rows × %d columns, want 0 × 3", tbl.NumRows(), tbl.NumCols())
+	}
+}
+
+func TestParquetRowGroups(t *testing.T) {
+	tb := NewTable()
+	idx := tb.Int64("i")
+	list := tb.MetricList("l")
+	m := tb.Map("m")
+	n := RowGroupRows + 5
+	for i := range n {
+		idx.Append(int64(i))
+		list.Append([]protocol.Value{protocol.Some(float64(i))})
+		m.Append([]KV{{"i", "x"}})
+		mustEndRow(t, tb)
+	}
+	b := writeBytes(t, tb, testMetadata(t))
+	rdr, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	if got := rdr.NumRowGroups(); got != 2 {
+		t.Errorf("%d row groups, want 2", got)
+	}
+	tbl := readTable(t, b)
+	if tbl.NumRows() != int64(n) {
+		t.Fatalf("read %d rows, want %d", tbl.NumRows(), n)
+	}
+	var i int64
+	for _, chunk := range tbl.Column(1).Data().Chunks() {
+		l := chunk.(*array.List)
+		vals := l.ListValues().(*array.Float64)
+		for r := range l.Len() {
+			s, _ := l.ValueOffsets(r)
+			if vals.Value(int(s)) != float64(i) {
+				t.Fatalf("row %d: list holds %v", i, vals.Value(int(s)))
+			}
+			i++
+		}
+	}
+}
+
+func TestMetadataErrors(t *testing.T) {
+	good := testMetadata(t)
+	drop := func(key string) Metadata {
+		var m Metadata
+		for _, kv := range good {
+			if kv.Key != key {
+				m = append(m, kv)
+			}
+		}
+		return m
+	}
+	set := func(key, value string) Metadata {
+		m := append(Metadata(nil), good...)
+		for i := range m {
+			if m[i].Key == key {
+				m[i].Value = value
+			}
+		}
+		return m
+	}
+	cases := []struct {
+		name string
+		md   Metadata
+		want string
+	}{
+		{"no version", drop(KeyVersion), `"crlbatch.version" missing`},
+		{"no protocol", drop(KeyProtocol), `"crlbatch.protocol" missing`},
+		{"no params", drop(KeyParams), `"crlbatch.params" missing`},
+		{"no schema version", drop(KeySchemaVersion), `"crlbatch.schema_version" missing`},
+		{"empty version", set(KeyVersion, ""), `"crlbatch.version" is empty`},
+		{"bad params", set(KeyParams, "{"), "not valid JSON"},
+		{"repeated", append(append(Metadata(nil), good...), good[1]), "repeated"},
+		{"arrow key", append(append(Metadata(nil), good...), KV{"ARROW:schema", "x"}), "reserved"},
+		{"empty key", append(append(Metadata(nil), good...), KV{"", "x"}), "empty"},
+		{"bad utf8", append(append(Metadata(nil), good...), KV{"k", "\xff"}), "UTF-8"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := WriteParquet(io.Discard, sampleTable(t), c.md)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("WriteParquet error = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := NewMetadata(testVersion, "skyfall", "1", math.NaN()); err == nil {
+		t.Error("NewMetadata accepted params that JSON cannot encode")
+	}
+}
+
+func TestWriteParquetRefusesIncompleteTables(t *testing.T) {
+	md := testMetadata(t)
+	noReasons := NewTable()
+	noReasons.Metric("mean")
+	pending := NewTable()
+	pending.String("a").Append("x")
+	badDecl := NewTable()
+	badDecl.String("Bad")
+	cases := []struct {
+		name string
+		tb   *Table
+		want string
+	}{
+		{"no columns", NewTable(), "no columns"},
+		{"metrics without reasons", noReasons, `metric column "mean" but no reasons column`},
+		{"pending row", pending, "row 0 is incomplete"},
+		{"bad declaration", badDecl, "not snake_case"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := WriteParquet(io.Discard, c.tb, md)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("WriteParquet error = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func BenchmarkWriteParquet(b *testing.B) {
+	tb := NewTable()
+	key := tb.String("run_key")
+	seed := tb.Int64("seed")
+	mean := tb.Metric("mean")
+	list := tb.MetricList("variance_per_interval")
+	meta := tb.Map("run_meta")
+	tb.Reasons()
+	for i := range 10000 {
+		key.Append("run")
+		seed.Append(int64(i))
+		if i%7 == 0 {
+			mean.Append(protocol.None("no shift"))
+		} else {
+			mean.Append(protocol.Some(float64(i) / 3))
+		}
+		list.Append([]protocol.Value{protocol.Some(1), protocol.Some(2)})
+		meta.Append([]KV{{"task", "maze"}})
+		if err := tb.EndRow(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	md := testMetadata(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteParquet(io.Discard, tb, md); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
