@@ -147,8 +147,9 @@ func WriteParquet(w io.Writer, t *Table, kv Metadata) error {
 }
 
 var (
-	listType = arrow.ListOfField(arrow.Field{Name: "element", Type: arrow.PrimitiveTypes.Float64, Nullable: true})
-	mapType  = arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
+	listType    = arrow.ListOfField(arrow.Field{Name: "element", Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+	strListType = arrow.ListOfField(arrow.Field{Name: "element", Type: arrow.BinaryTypes.String, Nullable: false})
+	mapType     = arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
 )
 
 func (c *column) arrowType() arrow.DataType {
@@ -163,6 +164,8 @@ func (c *column) arrowType() arrow.DataType {
 		return arrow.FixedWidthTypes.Boolean
 	case kindList:
 		return listType
+	case kindStringList:
+		return strListType
 	default: // kindMap, kindReasons
 		return mapType
 	}
@@ -226,6 +229,17 @@ func (c *column) array(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
 			s, e := c.offsets[r], c.offsets[r+1]
 			lb.Append(true)
 			vb.AppendValues(c.elems[s:e], c.elemValid[s:e])
+		}
+	case kindStringList:
+		if c.offsets[hi]-c.offsets[lo] > math.MaxInt32 {
+			return nil, fmt.Errorf("writers: column %q: more than %d list elements in one row group", c.name, math.MaxInt32)
+		}
+		lb := b.(*array.ListBuilder)
+		vb := lb.ValueBuilder().(*array.StringBuilder)
+		for r := lo; r < hi; r++ {
+			s, e := c.offsets[r], c.offsets[r+1]
+			lb.Append(true)
+			vb.AppendValues(c.keys[s:e], nil)
 		}
 	default: // kindMap, kindReasons
 		if c.offsets[hi]-c.offsets[lo] > math.MaxInt32 {

@@ -28,6 +28,7 @@ const (
 	kindList
 	kindMap
 	kindReasons
+	kindStringList
 )
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
@@ -102,6 +103,12 @@ func (t *Table) Bool(name string) BoolColumn {
 // without elements holds an empty list.
 func (t *Table) MetricList(name string) ListColumn {
 	return ListColumn{t.declare(name, kindList, false)}
+}
+
+// StringList declares a list<string> column (non-null elements). The list
+// itself is never null; a row without elements holds an empty list.
+func (t *Table) StringList(name string) StringListColumn {
+	return StringListColumn{t.declare(name, kindStringList, false)}
 }
 
 // Map declares a map<string,string> column. The map itself is never null; a
@@ -259,7 +266,7 @@ func (c *column) truncate(rows int) {
 	}
 	c.n = rows
 	switch c.kind {
-	case kindList, kindMap, kindReasons:
+	case kindList, kindMap, kindReasons, kindStringList:
 		end := c.offsets[rows]
 		c.offsets = c.offsets[:rows+1]
 		if c.kind == kindList {
@@ -378,6 +385,21 @@ func (l ListColumn) Append(vals []protocol.Value) {
 		l.c.elemValid = append(l.c.elemValid, v.OK)
 	}
 	l.c.offsets = append(l.c.offsets, len(l.c.elems))
+	l.c.n++
+}
+
+// StringListColumn appends to a column declared by Table.StringList.
+type StringListColumn struct{ c *column }
+
+// Append appends one list of strings, each valid UTF-8.
+func (l StringListColumn) Append(vals []string) {
+	for _, v := range vals {
+		if !utf8.ValidString(v) {
+			l.c.fail("list element %q is not valid UTF-8", v)
+		}
+		l.c.keys = append(l.c.keys, v)
+	}
+	l.c.offsets = append(l.c.offsets, len(l.c.keys))
 	l.c.n++
 }
 

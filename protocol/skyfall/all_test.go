@@ -1,6 +1,11 @@
 package skyfall
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
+
+var mathSqrt = math.Sqrt
 
 func TestComputeAll(t *testing.T) {
 	// Trace 1 is the worked example; trace 2 runs b then c, so b has no
@@ -41,5 +46,32 @@ func TestComputeAll(t *testing.T) {
 		if name == "return_undiscounted" {
 			wantValue(t, "mean undiscounted", all.Run[i], (r1.ReturnUndiscounted.V+r2.ReturnUndiscounted.V)/2)
 		}
+	}
+}
+
+func TestSummarizeLabels(t *testing.T) {
+	r1 := score(t, workedExample(t), DefaultParams())
+	r2 := score(t, build(t, nil, cat(rep(0.2, "b", 4), rep(0.4, "c", 4))...), DefaultParams())
+	s := SummarizeLabels([]*RunResult{r1, r2})
+	if len(s.Labels) != 4 || s.Labels[3] != "c" {
+		t.Fatalf("labels %v", s.Labels)
+	}
+	J := 0
+	b := s.Cells[1][J]
+	// b: 0.61 (as summed) and 0.2; mean and sample std of the two.
+	x, y := r1.Labels[1].PerConfigurationReward.V, 0.2
+	m := (x + y) / 2
+	if b.N != 2 {
+		t.Fatalf("n %d", b.N)
+	}
+	wantValue(t, "b mean", b.Mean, m)
+	wantValue(t, "b std", b.Std, mathSqrt(((x-m)*(x-m)+(y-m)*(y-m))/1))
+	c := s.Cells[3][J]
+	wantValue(t, "c mean", c.Mean, 0.4)
+	if c.Std.OK {
+		t.Error("one seed: std must be absent")
+	}
+	if a := s.Cells[0][1]; a.Mean.OK || a.N != 0 {
+		t.Errorf("a adaptation: %+v, want absent", a)
 	}
 }

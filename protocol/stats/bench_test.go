@@ -42,6 +42,7 @@ func benchWorkload() (families, metrics []string, values [][][]float64) {
 func BenchmarkFamilyTableCIs(b *testing.B) {
 	families, metrics, values := benchWorkload()
 	b.ReportAllocs()
+	before := rusageNow()
 	for b.Loop() {
 		for f, fam := range families {
 			for m, met := range metrics {
@@ -51,6 +52,7 @@ func BenchmarkFamilyTableCIs(b *testing.B) {
 			}
 		}
 	}
+	reportCPUTime(b, before)
 }
 
 // BenchmarkFamilyTableCIsShared draws the resamples once for both statistics.
@@ -58,6 +60,7 @@ func BenchmarkFamilyTableCIsShared(b *testing.B) {
 	families, metrics, values := benchWorkload()
 	stats := []Statistic{StatMean, StatIQM}
 	b.ReportAllocs()
+	before := rusageNow()
 	for b.Loop() {
 		for f, fam := range families {
 			for m, met := range metrics {
@@ -65,4 +68,5 @@ func BenchmarkFamilyTableCIsShared(b *testing.B) {
 			}
 		}
 	}
+	reportCPUTime(b, before)
 }

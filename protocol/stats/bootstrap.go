@@ -49,19 +49,30 @@ type Statistic struct {
 	name   string
 	sorted bool
 	fn     func([]float64) float64
+	kind   statKind
 }
+
+// statKind lets the bootstrap compute its own statistics without
+// materializing each resample; the results are identical to calling fn.
+type statKind uint8
+
+const (
+	kindCustom statKind = iota
+	kindMean
+	kindIQM
+)
 
 // NewStatistic wraps fn, which receives each resample in draw order. fn may
 // reorder the slice but must not keep it: it is a scratch buffer that the
-// next resample overwrites.
+// next resample overwrites. fn must not return NaN (the bootstrap panics).
 func NewStatistic(name string, fn func(resample []float64) float64) Statistic {
 	return Statistic{name: name, fn: fn}
 }
 
 // NewSortedStatistic wraps fn, which receives each resample sorted
-// ascending. The bootstrap sorts cheaply by counting how often each value
-// was drawn, so order statistics (IQM, median, trimmed means) cost O(n) per
-// resample instead of a sort. The same rules as for NewStatistic apply.
+// ascending. The bootstrap sorts by counting how often each value was drawn,
+// so order statistics (median, trimmed means) cost O(n) per resample instead
+// of a sort. The same rules as for NewStatistic apply.
 func NewSortedStatistic(name string, fn func(sortedResample []float64) float64) Statistic {
 	return Statistic{name: name, sorted: true, fn: fn}
 }
@@ -72,10 +83,10 @@ func (s Statistic) Name() string { return s.name }
 // The statistics of the skyfall family table.
 var (
 	// StatMean is Mean of the resample, summed in draw order.
-	StatMean = NewStatistic("mean", Mean)
+	StatMean = Statistic{name: "mean", fn: Mean, kind: kindMean}
 	// StatIQM is IQM of the resample: sorted ascending, ⌊n/4⌋ values dropped
 	// at each end, the rest summed in ascending order.
-	StatIQM = NewSortedStatistic("iqm", trimmedMeanSorted)
+	StatIQM = Statistic{name: "iqm", sorted: true, fn: trimmedMeanSorted, kind: kindIQM}
 )
 
 // Interval is a confidence interval, Lo ≤ Hi.
@@ -146,16 +157,18 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 		if st.fn == nil {
 			panic("stats.BootstrapCI of the zero Statistic")
 		}
-		if st.sorted {
+		switch {
+		case st.kind == kindMean:
+		case st.sorted:
 			sorted = true
-		} else {
+		default:
 			inOrder = true
 		}
 	}
 
 	// For sorted statistics, a resample is sorted by counting how often
-	// each position of xs sorted was drawn: pos[i] is where xs[i] sits in
-	// sortedXs.
+	// each value was drawn: pos[i] is where xs[i] sits in sortedXs, and
+	// counts[p] how often sortedXs[p] was drawn.
 	var sortedXs []float64
 	var pos, counts []int32
 	if sorted {
@@ -172,49 +185,94 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 		}
 		counts = make([]int32, n)
 	}
+	cut := n / 4 // the IQM drops positions [0, cut) and [n−cut, n)
 
 	draw := make([]float64, n)      // the resample in draw order
-	scratch := make([]float64, n)   // what a statistic may reorder
 	sortedRes := make([]float64, n) // the resample sorted
+	scratch := make([]float64, n)   // what a custom statistic may reorder
 	values := make([]float64, len(stats)*resamples)
 	src := newIndexSource(seed)
 	un := uint64(n)
+	materialized := false
 	for b := 0; b < resamples; b++ {
 		if sorted {
 			clear(counts)
 		}
+		sum := 0.0 // the draw-order sum of StatMean
 		for i := range draw {
 			j := src.intN(un)
+			x := xs[j]
+			sum += x
 			if inOrder {
-				draw[i] = xs[j]
+				draw[i] = x
 			}
 			if sorted {
 				counts[pos[j]]++
 			}
 		}
-		if sorted {
-			k := 0
-			for p, c := range counts {
-				for ; c > 0; c-- {
-					sortedRes[k] = sortedXs[p]
-					k++
+		materialized = false
+		for s, st := range stats {
+			var v float64
+			switch st.kind {
+			case kindMean:
+				v = sum / float64(n)
+			case kindIQM:
+				v = trimmedMeanCounts(sortedXs, counts, cut)
+			default:
+				if st.sorted {
+					if !materialized {
+						k := 0
+						for p, c := range counts {
+							for ; c > 0; c-- {
+								sortedRes[k] = sortedXs[p]
+								k++
+							}
+						}
+						materialized = true
+					}
+					copy(scratch, sortedRes)
+				} else {
+					copy(scratch, draw)
+				}
+				v = st.fn(scratch)
+				if math.IsNaN(v) {
+					panic("stats.BootstrapCI: statistic " + st.name + " returned NaN")
 				}
 			}
-		}
-		for s, st := range stats {
-			src := draw
-			if st.sorted {
-				src = sortedRes
-			}
-			copy(scratch, src)
-			values[s*resamples+b] = st.fn(scratch)
+			values[s*resamples+b] = v
 		}
 	}
 	qlo, qhi := (1-level)/2, (1+level)/2
 	out := make([]Interval, len(stats))
 	for s := range stats {
 		v := values[s*resamples : (s+1)*resamples]
-		out[s] = Interval{Lo: quantileSelect(v, qlo), Hi: quantileSelect(v, qhi)}
+		out[s].Lo, out[s].Hi = quantilePairSelect(v, qlo, qhi)
 	}
 	return out
+}
+
+// trimmedMeanCounts is trimmedMeanSorted of the sorted resample that holds
+// counts[p] copies of sortedXs[p], without building it: the values at
+// positions cut … n−cut−1 are summed in ascending order.
+func trimmedMeanCounts(sortedXs []float64, counts []int32, cut int) float64 {
+	n := len(sortedXs)
+	end := n - cut
+	s := 0.0
+	k := 0 // position in the sorted resample of the next copy
+	for p, c := range counts {
+		if c == 0 {
+			continue
+		}
+		x := sortedXs[p]
+		// copies occupy positions k … k+c−1; add those in [cut, end).
+		from, to := max(k, cut), min(k+int(c), end)
+		for ; from < to; from++ {
+			s += x
+		}
+		k += int(c)
+		if k >= end {
+			break
+		}
+	}
+	return s / float64(end-cut)
 }

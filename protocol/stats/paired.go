@@ -18,7 +18,7 @@ const SignFlipMaxPairs = 30
 // dropping patterns that tie the observed sum). minP = 2/2ⁿ is the smallest
 // p the test can give: the observed pattern and its mirror always count.
 // Zero differences take part (flipping them changes nothing). It panics
-// unless 1 ≤ len(d) ≤ SignFlipMaxPairs; d must be finite.
+// unless 1 ≤ len(d) ≤ SignFlipMaxPairs and every difference is finite.
 func SignFlip(d []float64) (p, minP float64) {
 	n := len(d)
 	if n < 1 || n > SignFlipMaxPairs {
@@ -26,6 +26,10 @@ func SignFlip(d []float64) (p, minP float64) {
 	}
 	var obs, absSum float64
 	for _, v := range d {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			// A NaN would make every comparison false and p silently 0.
+			panic("stats.SignFlip of a non-finite difference")
+		}
 		obs += v
 		absSum += math.Abs(v)
 	}
@@ -161,7 +165,9 @@ func BenjaminiHochberg(p []float64) []float64 {
 
 // ProbImprovement is the probability of improvement of x over y: over all
 // len(x)·len(y) pairs (x_i, y_j), (count(x_i > y_j) + ½·count(x_i = y_j))
-// divided by the number of pairs. It panics when x or y is empty.
+// divided by the number of pairs. It panics when x or y is empty; a NaN
+// would count as neither greater nor equal, so callers drop absent values
+// first.
 func ProbImprovement(x, y []float64) float64 {
 	if len(x) == 0 || len(y) == 0 {
 		panic("stats.ProbImprovement of no values")

@@ -48,23 +48,35 @@ func lerp(a, b, t float64) float64 {
 	return a + float64((b-a)*t)
 }
 
-// quantileSelect is Quantile of values that are not sorted. It reorders
-// values, finding the two order statistics it needs by selection in linear
-// expected time instead of sorting; the result is identical to
-// Quantile(sorted copy of values, q). values must not hold NaN.
-func quantileSelect(values []float64, q float64) float64 {
+// quantilePairSelect returns Quantile(sorted copy of values, q) for q = qlo
+// and q = qhi, qlo ≤ qhi, without sorting: it reorders values, finding the
+// few order statistics it needs by selection in linear expected time. The
+// results are identical to those of Quantile. values must not hold NaN.
+func quantilePairSelect(values []float64, qlo, qhi float64) (lo, hi float64) {
 	n := len(values)
 	if n == 0 {
 		panic("stats.Quantile of no values")
 	}
-	i, t := quantileIndex(n, q)
-	a := selectKth(values, i)
-	if i == n-1 {
-		return a
+	i, t := quantileIndex(n, qlo)
+	j, u := quantileIndex(n, qhi)
+	if j < i {
+		panic("stats.quantilePairSelect: qlo > qhi")
 	}
-	// selectKth left values[i+1:] ≥ values[i]; its minimum is order
-	// statistic i+1.
-	return lerp(a, Min(values[i+1:]), t)
+	// After selectKth(v, k), v[k+1:] ≥ v[k], so order statistic k+1 is the
+	// minimum of v[k+1:], and the search for j > i can skip v[:i+1].
+	a := selectKth(values, i)
+	lo = a
+	if i < n-1 {
+		lo = lerp(a, Min(values[i+1:]), t)
+	}
+	if j > i {
+		a = selectKth(values[i+1:], j-i-1)
+	}
+	hi = a
+	if j < n-1 {
+		hi = lerp(a, Min(values[j+1:]), u)
+	}
+	return lo, hi
 }
 
 // selectKth reorders v so that v[k] is its k-th smallest value (from 0), every

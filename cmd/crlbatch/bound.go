@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/upperbound"
+)
+
+func boundCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "bound",
+		Usage:     "print the analytic ceiling of a reward spec",
+		ArgsUsage: "SPEC (a YAML file or a bundled name)",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "interval", Usage: "also print the ceiling of the mean over an interval of this many rows"},
+			&cli.BoolFlag{Name: "contains-final", Usage: "the interval holds the episode's final step"},
+		},
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			name, err := oneArg(cmd, "SPEC")
+			if err != nil {
+				return err
+			}
+			spec, err := loadSpec(name)
+			if err != nil {
+				return err
+			}
+			b, err := upperbound.Analytic(spec)
+			if err != nil {
+				return pipeline.Usagef("%s: %v", name, err)
+			}
+			w := cmd.Root().Writer
+			fmt.Fprintf(w, "%-12s per step %.4f   final step %.4f\n", spec.Name, b.PerStep, b.FinalStep)
+			if cmd.IsSet("interval") {
+				L := cmd.Int("interval")
+				if L < 1 {
+					return pipeline.Usagef("--interval %d: want at least 1", L)
+				}
+				what := "not holding"
+				if cmd.Bool("contains-final") {
+					what = "holding"
+				}
+				fmt.Fprintf(w, "interval of %d %s the final step: %.4f\n", L, what, b.ForInterval(L, cmd.Bool("contains-final")))
+			} else if cmd.Bool("contains-final") {
+				return pipeline.Usagef("--contains-final needs --interval")
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,104 @@
+// Command crlbatch scores continual-learning runs in bulk: it lists trace
+// objects under a folder or bucket prefix, scores every run, reduces
+// algorithm families to statistics and publishes Parquet files and a
+// Markdown report. See README.md and `crlbatch --help`.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/readers"
+
+	// Blob drivers, chosen here only.
+	_ "gocloud.dev/blob/azureblob"
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/gcsblob"
+	_ "gocloud.dev/blob/memblob"
+	_ "gocloud.dev/blob/s3blob"
+)
+
+// version is the crlbatch version written into every output; release
+// builds set it with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// Exit statuses (INTERFACE.md).
+const (
+	exitOK         = 0
+	exitData       = 1
+	exitUsage      = 2
+	exitStorage    = 3
+	exitInterrupt  = 130
+	exitTerminated = 143
+)
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	var sig atomic.Value
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-ch
+		sig.Store(s)
+		cancel()
+		<-ch // a second signal stops at once
+		os.Exit(exitInterrupt)
+	}()
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	if s, ok := sig.Load().(os.Signal); ok && code != exitOK {
+		if s == syscall.SIGTERM {
+			code = exitTerminated
+		} else {
+			code = exitInterrupt
+		}
+	}
+	os.Exit(code)
+}
+
+// run is the whole program, callable from tests: it never calls os.Exit.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(ctx, args)
+	code := exitCode(ctx, err)
+	if err != nil {
+		fmt.Fprintf(stderr, "crlbatch: %v\n", err)
+	}
+	return code
+}
+
+// exitCode maps an error to the exit status of INTERFACE.md, in one place.
+func exitCode(ctx context.Context, err error) int {
+	var (
+		usage   *pipeline.UsageError
+		storage *pipeline.StorageError
+		rdata   *readers.DataError
+		pdata   *pipeline.DataError
+		found   *problemsError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return exitInterrupt
+	case errors.As(err, &usage):
+		return exitUsage
+	case errors.As(err, &storage):
+		return exitStorage
+	case errors.As(err, &rdata), errors.As(err, &pdata), errors.As(err, &found):
+		return exitData
+	}
+	return exitData
+}
+
+// problemsError is validate or check-entry finding problems (exit 1).
+type problemsError struct{ msg string }
+
+func (e *problemsError) Error() string { return e.msg }

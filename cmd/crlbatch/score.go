@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/crlbatch/crlbatch/configs"
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/upperbound"
+)
+
+const (
+	catInput   = "Input"
+	catMetric  = "Metrics"
+	catCeiling = "Ceiling"
+	catFamily  = "Families and statistics"
+	catOutput  = "Output and running"
+)
+
+// inputFlags are shared by score and validate.
+func inputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "config", Category: catInput, TakesFile: true,
+			Usage: "read flags from a YAML job file (keys are flag names, e.g. `anchor: ceiling`; `input:` gives INPUT); flags on the command line override it"},
+		&cli.StringSliceFlag{Name: "pattern", Category: catInput,
+			Usage: "read only objects whose base name matches this glob (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
+		&cli.StringFlag{Name: "identity-fields", Category: catInput, Value: strings.Join(readers.DefaultIdentityFields, ","),
+			Usage: "comma-separated row fields whose values identify a run; rows with equal values form one run, across files"},
+		&cli.StringFlag{Name: "protocol", Category: catInput, Value: "skyfall",
+			Usage: "evaluation protocol of the traces (this build: skyfall)"},
+		&cli.IntFlag{Name: "max-line-bytes", Category: catInput, Value: readers.DefaultMaxLineBytes,
+			Usage: "fail on a line longer than this many bytes (a guard against runaway rows)"},
+		&cli.Int64Flag{Name: "max-object-bytes", Category: catInput, Value: readers.DefaultMaxObjectBytes,
+			Usage: "fail on an object that decompresses to more than this many bytes (a guard against decompression bombs)"},
+		&cli.IntFlag{Name: "max-labels", Category: catInput, Value: readers.DefaultMaxLabels,
+			Usage: "fail on a run with more distinct regime_id values than this"},
+		&cli.IntFlag{Name: "max-runs", Category: catInput, Value: readers.DefaultMaxRuns,
+			Usage: "fail on an input with more runs than this"},
+		&cli.IntFlag{Name: "concurrency", Category: catOutput, Value: runtime.NumCPU(),
+			Usage: "objects read and runs scored at once (results are identical at any value)"},
+		&cli.StringFlag{Name: "log-level", Category: catOutput, Value: "warn",
+			Usage: "structured log level on stderr: debug, info, warn or error"},
+		&cli.BoolFlag{Name: "quiet", Category: catOutput, Usage: "print no progress on stderr"},
+	}
+}
+
+func scoreFlags() []cli.Flag {
+	return append(inputFlags(),
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
+			Usage: "where to write the results: a folder, file://, s3://, gs://, azblob:// or mem:// prefix"},
+		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
+			Usage: "replace a complete earlier result under --out (without it the job refuses)"},
+
+		&cli.StringFlag{Name: "anchor", Category: catMetric, Value: "segment",
+			Usage: "what adaptation and recovery are measured against: segment (the interval's own peak and tail) or ceiling (the reward's upper bound)"},
+		&cli.StringFlag{Name: "window", Category: catMetric, Value: "segment",
+			Usage: "rows after a shift that adaptation, recovery and zero-shot look at: segment (the interval) or post_shift (to the end of the run)"},
+		&cli.FloatFlag{Name: "alpha", Category: catMetric, DefaultText: "0.9 segment, 0.5 ceiling",
+			Usage: "adapted fraction: adaptation is the first step whose running mean reaches alpha × the anchor"},
+		&cli.FloatFlag{Name: "epsilon", Category: catMetric, DefaultText: "0.5 × ceiling",
+			Usage: "ceiling anchor: recovery is the first step whose running mean is within epsilon of the ceiling"},
+		&cli.FloatFlag{Name: "epsilon-fraction", Category: catMetric, Value: skyfall.DefaultEpsilonFraction,
+			Usage: "segment anchor: recovery band as a fraction of the interval's settled level"},
+		&cli.FloatFlag{Name: "epsilon-abs-floor", Category: catMetric, Value: skyfall.DefaultEpsilonAbsFloor,
+			Usage: "segment anchor: smallest recovery band, so a settled level near zero can still be reached"},
+		&cli.FloatFlag{Name: "tail-fraction", Category: catMetric, Value: skyfall.DefaultTailFraction,
+			Usage: "share of an interval's final rows that make its settled level (0 < x ≤ 1)"},
+		&cli.IntFlag{Name: "zero-shot-window", Category: catMetric, Value: skyfall.DefaultZeroShotWindow,
+			Usage: "rows after a shift averaged by the zero-shot reward"},
+		&cli.FloatFlag{Name: "gamma", Category: catMetric, DefaultText: "the run's recorded gamma, else 0.99",
+			Usage: "discount of the discounted return, for every run"},
+		&cli.StringSliceFlag{Name: "episode-end", Category: catMetric,
+			Usage: "reward component paid only at an episode's end (repeatable): its rows are left out of forgetting and of the policy's settled reward"},
+		&cli.StringFlag{Name: "solve-component", Category: catMetric,
+			Usage: "reward component whose positive value marks a solved step (solve rate is null without it)"},
+		&cli.StringFlag{Name: "reference", Category: catMetric, TakesFile: true,
+			Usage: "JSON file {run key or run_id: [rewards]} of reference trajectories for regret"},
+
+		&cli.StringFlag{Name: "spec", Category: catCeiling, TakesFile: true,
+			Usage: "reward spec (YAML file, or a bundled name: " + strings.Join(configs.RewardSpecNames(), ", ") + ") whose analytic bound is the ceiling"},
+		&cli.StringFlag{Name: "ceiling", Category: catCeiling, DefaultText: "by_configuration with --spec",
+			Usage: "how the ceiling is derived: by_configuration (per label, from the spec and the rows), per_step, final_step, or data_relative (best reward observed per label; not for comparing families)"},
+		&cli.BoolFlag{Name: "episode-end-from-spec", Category: catCeiling,
+			Usage: "treat the spec's episode_end components as --episode-end components"},
+		&cli.FloatFlag{Name: "bound", Category: catCeiling, Usage: "one ceiling for every label"},
+		&cli.StringFlag{Name: "bound-map", Category: catCeiling, TakesFile: true,
+			Usage: "JSON file {label: ceiling}; a label missing from it is an error"},
+
+		&cli.StringFlag{Name: "group-by", Category: catFamily, Value: "algorithm_id",
+			Usage: "run metadata field(s) naming a family; several comma-separated fields join with /; `source` (the object a run came from) works too"},
+		&cli.StringFlag{Name: "baseline", Category: catFamily,
+			Usage: "family the others are compared with (default: ppo if present, else the first family)"},
+		&cli.IntFlag{Name: "min-steps", Category: catFamily,
+			Usage: "leave runs with fewer rows out of every aggregate (they stay in runs.parquet, flagged excluded)"},
+		&cli.StringSliceFlag{Name: "where", Category: catFamily,
+			Usage: "keep only runs whose metadata FIELD equals VALUE (FIELD=VALUE, repeatable: one field's values are alternatives, different fields must all match)"},
+		&cli.IntFlag{Name: "bootstrap-resamples", Category: catFamily, Value: 10000,
+			Usage: "resamples of the percentile-bootstrap confidence intervals"},
+		&cli.Uint64Flag{Name: "bootstrap-seed", Category: catFamily,
+			Usage: "seed of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
+	)
+}
+
+func scoreCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "score",
+		Usage:     "the nightly job: list, read, score, reduce and write results",
+		ArgsUsage: "INPUT --out OUTPUT",
+		Description: "INPUT is a folder, a file, or a file://, s3://, gs://, azblob:// or mem:// prefix; every object\n" +
+			"under it whose name matches --pattern is read. OUTPUT receives runs.parquet, intervals.parquet,\n" +
+			"run_summary.parquet, families.parquet, report.md and, last, manifest.json.",
+		Flags: scoreFlags(),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			cfg, err := scoreConfig(cmd)
+			if err != nil {
+				return err
+			}
+			sum, err := pipeline.Run(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			w := cmd.Root().Writer
+			fmt.Fprintf(w, "scored %d runs in %d families from %d objects (%d rows)\n", sum.Runs, sum.Families, sum.Objects, sum.Rows)
+			fmt.Fprintf(w, "wrote %s: ", sum.Output)
+			for i, o := range sum.Outputs {
+				if i > 0 {
+					fmt.Fprint(w, ", ")
+				}
+				fmt.Fprint(w, o.Name)
+			}
+			fmt.Fprintln(w, ", manifest.json")
+			fmt.Fprintf(w, "report: %s\n", reportPath(sum.Output))
+			return nil
+		},
+	}
+}
+
+func reportPath(out string) string {
+	return strings.TrimSuffix(out, "/") + "/report.md"
+}
+
+// scoreConfig turns the flags (after the job file) into a pipeline.Config.
+func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
+	cfg := pipeline.DefaultConfig()
+	input, err := applyJobFile(cmd)
+	if err != nil {
+		return cfg, err
+	}
+	if err := commonConfig(cmd, &cfg, input); err != nil {
+		return cfg, err
+	}
+	cfg.Output = cmd.String("out")
+	if cfg.Output == "" {
+		return cfg, pipeline.Usagef("score: --out OUTPUT is required")
+	}
+	cfg.Overwrite = cmd.Bool("overwrite")
+
+	p := &cfg.Skyfall
+	p.Anchor = skyfall.Anchor(cmd.String("anchor"))
+	p.Window = skyfall.Window(cmd.String("window"))
+	if cmd.IsSet("alpha") {
+		x := cmd.Float("alpha")
+		p.Alpha = &x
+	}
+	if cmd.IsSet("epsilon") {
+		x := cmd.Float("epsilon")
+		p.Epsilon = &x
+	}
+	p.EpsilonFraction = cmd.Float("epsilon-fraction")
+	p.EpsilonAbsFloor = cmd.Float("epsilon-abs-floor")
+	p.TailFraction = cmd.Float("tail-fraction")
+	p.ZeroShotWindow = cmd.Int("zero-shot-window")
+	if cmd.IsSet("gamma") {
+		x := cmd.Float("gamma")
+		p.Gamma = &x
+	}
+	p.EpisodeEnd = cmd.StringSlice("episode-end")
+	p.SolveComponent = cmd.String("solve-component")
+	if f := cmd.String("reference"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return cfg, pipeline.Usagef("--reference: %v", err)
+		}
+		if err := json.Unmarshal(data, &cfg.Reference); err != nil {
+			return cfg, pipeline.Usagef("--reference %s: want a JSON object {run key: [rewards]}: %v", f, err)
+		}
+	}
+
+	if s := cmd.String("spec"); s != "" {
+		spec, err := loadSpec(s)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Spec, cfg.SpecName = spec, s
+	}
+	cfg.CeilingMode = cmd.String("ceiling")
+	cfg.EpisodeEndFromSpec = cmd.Bool("episode-end-from-spec")
+	if cmd.IsSet("bound") {
+		x := cmd.Float("bound")
+		cfg.BoundScalar = &x
+	}
+	if f := cmd.String("bound-map"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return cfg, pipeline.Usagef("--bound-map: %v", err)
+		}
+		if err := json.Unmarshal(data, &cfg.BoundMap); err != nil {
+			return cfg, pipeline.Usagef("--bound-map %s: want a JSON object {label: number}: %v", f, err)
+		}
+		if cfg.BoundMap == nil {
+			cfg.BoundMap = map[string]float64{}
+		}
+		cfg.BoundMapURL = f
+	}
+
+	cfg.GroupBy = splitList(cmd.String("group-by"))
+	cfg.Baseline = cmd.String("baseline")
+	cfg.MinSteps = cmd.Int("min-steps")
+	if cfg.Where, err = pipeline.ParseWhere(cmd.StringSlice("where")); err != nil {
+		return cfg, err
+	}
+	cfg.Resamples = cmd.Int("bootstrap-resamples")
+	cfg.BootstrapSeed = cmd.Uint64("bootstrap-seed")
+	return cfg, cfg.Check()
+}
+
+// commonConfig fills what score and validate share.
+func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
+	if input == "" {
+		in, err := oneArg(cmd, "INPUT")
+		if err != nil {
+			return err
+		}
+		input = in
+	} else if cmd.Args().Len() > 0 {
+		return pipeline.Usagef("%s: INPUT is given both by the job file and on the command line", cmd.Name)
+	}
+	cfg.Input = input
+	cfg.Protocol = cmd.String("protocol")
+	if ps := cmd.StringSlice("pattern"); len(ps) > 0 {
+		cfg.Patterns = ps
+	}
+	cfg.Reader.IdentityFields = splitList(cmd.String("identity-fields"))
+	if cfg.Reader.IdentityFields == nil {
+		cfg.Reader.IdentityFields = []string{}
+	}
+	cfg.Reader.MaxLineBytes = cmd.Int("max-line-bytes")
+	cfg.Reader.MaxObjectBytes = cmd.Int64("max-object-bytes")
+	cfg.Reader.MaxLabels = cmd.Int("max-labels")
+	cfg.Reader.MaxRuns = cmd.Int("max-runs")
+	for name, v := range map[string]int64{"max-line-bytes": int64(cfg.Reader.MaxLineBytes), "max-object-bytes": cfg.Reader.MaxObjectBytes,
+		"max-labels": int64(cfg.Reader.MaxLabels), "max-runs": int64(cfg.Reader.MaxRuns)} {
+		if v < 1 {
+			return pipeline.Usagef("--%s %d: want at least 1", name, v)
+		}
+	}
+	cfg.Concurrency = cmd.Int("concurrency")
+	cfg.Version = version
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {
+		return pipeline.Usagef("--log-level %q: want debug, info, warn or error", cmd.String("log-level"))
+	}
+	stderr := cmd.Root().ErrWriter
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if !cmd.Bool("quiet") {
+		cfg.Progress = stderr
+		if f, ok := stderr.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+				cfg.Terminal = true
+			}
+		}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// loadSpec reads a reward spec from a file, or a bundled spec by name.
+func loadSpec(s string) (*upperbound.Spec, error) {
+	data, err := os.ReadFile(s)
+	path := s
+	if err != nil {
+		if !strings.ContainsAny(s, "/\\.") {
+			b, berr := configs.RewardSpec(s)
+			if berr != nil {
+				return nil, pipeline.Usagef("--spec %s: no such file, and %v", s, berr)
+			}
+			data, path = b, configs.RewardSpecPath(s)
+		} else {
+			return nil, pipeline.Usagef("--spec: %v", err)
+		}
+	}
+	spec, err := upperbound.ParseSpec(path, data)
+	if err != nil {
+		return nil, pipeline.Usagef("--spec: %v", err)
+	}
+	return spec, nil
+}

@@ -1,0 +1,15 @@
+// Package pipeline is crlbatch's batch engine: it lists the trace objects
+// under an input prefix, reads and decodes them concurrently, assembles runs,
+// scores them concurrently, reduces them to families and publishes the
+// results under an output prefix, the manifest last.
+//
+// Storage is reached only through gocloud.dev/blob URLs (plain local paths,
+// file://, s3://, gs://, azblob://, mem://); the drivers are blank-imported by
+// the binary, never here. Concurrency lives here and nowhere else: bounded
+// errgroups whose tasks each write their own slot, so that every output is in
+// the canonical order of PROTOCOLS whatever the number of workers.
+//
+// Errors carry their kind so that the command line can map them to exit
+// statuses: *UsageError (2), *readers.DataError and *DataError (1),
+// *StorageError (3), and context cancellation (130/143).
+package pipeline

@@ -1,0 +1,112 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// progress reports reading progress on stderr: a bar redrawn in place on a
+// terminal, a line every few seconds otherwise.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	bytes    atomic.Int64
+	objects  atomic.Int64
+	total    atomic.Int64
+	size     atomic.Int64
+	start    time.Time
+	stopOnce sync.Once
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+}
+
+func newProgress(w io.Writer, terminal bool) *progress {
+	p := &progress{w: w, terminal: terminal, start: time.Now(), quit: make(chan struct{})}
+	if w == nil {
+		return p
+	}
+	every := 5 * time.Second
+	if terminal {
+		every = 200 * time.Millisecond
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case <-t.C:
+				p.print(false)
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) setTotal(objects int, size int64) {
+	p.total.Store(int64(objects))
+	p.size.Store(size)
+}
+
+func (p *progress) add(n int) { p.bytes.Add(int64(n)) }
+
+func (p *progress) objectDone() { p.objects.Add(1) }
+
+func (p *progress) print(final bool) {
+	if p.w == nil || p.total.Load() == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	done, total := p.objects.Load(), p.total.Load()
+	mb := float64(p.bytes.Load()) / 1e6
+	secs := time.Since(p.start).Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = mb / secs
+	}
+	if p.terminal {
+		const width = 30
+		filled := int(width * done / max(total, 1))
+		bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
+		fmt.Fprintf(p.w, "\r[%s] %d/%d objects  %.1f MB  %.1f MB/s", bar, done, total, mb, rate)
+		if final {
+			fmt.Fprintln(p.w)
+		}
+		return
+	}
+	fmt.Fprintf(p.w, "progress: %d/%d objects read, %.1f MB, %.1f MB/s\n", done, total, mb, rate)
+}
+
+// done prints the final state.
+func (p *progress) done() {
+	p.stop()
+	p.print(true)
+}
+
+func (p *progress) stop() {
+	p.stopOnce.Do(func() {
+		close(p.quit)
+		p.wg.Wait()
+	})
+}
+
+// countingReader counts the bytes read from storage for the progress report.
+type countingReader struct {
+	r io.Reader
+	p *progress
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.p.add(n)
+	return n, err
+}

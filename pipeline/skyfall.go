@@ -1,0 +1,490 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/crlbatch/crlbatch/protocol/family"
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/upperbound"
+	"github.com/crlbatch/crlbatch/writers"
+)
+
+// SchemaVersion is crlbatch.schema_version of every Parquet file: raise it
+// when a column is renamed or removed.
+const SchemaVersion = "1"
+
+// outFile is one result file, fully built in memory before anything is
+// written.
+type outFile struct {
+	name string
+	data []byte
+	rows *int64
+}
+
+// ceilingInfo describes the ceiling in force for params and the report.
+type ceilingInfo struct {
+	Derivation string             `json:"derivation"`
+	Source     string             `json:"source"`
+	Value      *float64           `json:"value,omitempty"`
+	PerStep    *float64           `json:"per_step,omitempty"`
+	FinalStep  *float64           `json:"final_step,omitempty"`
+	Values     map[string]float64 `json:"values,omitempty"`
+}
+
+// skyfallParams is crlbatch.params: every parameter that shaped a number.
+type skyfallParams struct {
+	Protocol           string       `json:"protocol"`
+	Anchor             string       `json:"anchor"`
+	Window             string       `json:"window"`
+	Alpha              float64      `json:"alpha"`
+	Epsilon            *float64     `json:"epsilon"`
+	EpsilonFraction    float64      `json:"epsilon_fraction"`
+	EpsilonAbsFloor    float64      `json:"epsilon_abs_floor"`
+	TailFraction       float64      `json:"tail_fraction"`
+	ZeroShotWindow     int          `json:"zero_shot_window"`
+	Gamma              *float64     `json:"gamma"`
+	Bound              *ceilingInfo `json:"bound"`
+	EpisodeEnd         []string     `json:"episode_end"`
+	SolveComponent     *string      `json:"solve_component"`
+	Reference          bool         `json:"reference"`
+	GroupBy            []string     `json:"group_by"`
+	Baseline           *string      `json:"baseline"`
+	MinSteps           int          `json:"min_steps"`
+	Where              []Filter     `json:"where"`
+	IdentityFields     []string     `json:"identity_fields"`
+	Patterns           []string     `json:"patterns"`
+	BootstrapResamples int          `json:"bootstrap_resamples"`
+	BootstrapSeed      uint64       `json:"bootstrap_seed"`
+	ConfidenceLevel    float64      `json:"confidence_level"`
+}
+
+// skyfall scores the traces and builds every result file.
+func (j *job) skyfall(ctx context.Context, all []*skyfall.Trace) ([]outFile, error) {
+	cfg := j.cfg
+	var traces []*skyfall.Trace
+	for _, t := range all {
+		if cfg.keep(t.Meta) {
+			traces = append(traces, t)
+		}
+	}
+	if len(cfg.Where) > 0 {
+		j.notes = append(j.notes, fmt.Sprintf("--where kept %d of %d runs", len(traces), len(all)))
+		if len(traces) == 0 {
+			return nil, &DataError{Err: fmt.Errorf("--where: no run matches %s", describeWhere(cfg.Where))}
+		}
+	}
+
+	p := cfg.Skyfall
+	ceil, info, err := j.ceiling(traces)
+	if err != nil {
+		return nil, err
+	}
+	p.Ceiling = ceil
+	if cfg.EpisodeEndFromSpec {
+		for _, c := range upperbound.EpisodeEndComponents(cfg.Spec) {
+			if !contains(p.EpisodeEnd, c) {
+				p.EpisodeEnd = append(p.EpisodeEnd, c)
+			}
+		}
+	}
+
+	// Score every run, each into its own slot.
+	results := make([]*skyfall.RunResult, len(traces))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cfg.Concurrency)
+	for i, t := range traces {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			var ref *skyfall.Reference
+			if cfg.Reference != nil {
+				if r, ok := cfg.Reference[t.Key]; ok {
+					ref = &skyfall.Reference{Rewards: r}
+				} else if r, ok := cfg.Reference[t.Meta["run_id"]]; ok && t.Meta["run_id"] != "" {
+					ref = &skyfall.Reference{Rewards: r}
+				}
+			}
+			res, err := skyfall.Score(t, &p, ref)
+			if err != nil {
+				var miss *skyfall.MissingLabelError
+				if errors.As(err, &miss) {
+					return Usagef("%s: %v", describeCeilingSource(cfg), err)
+				}
+				return &DataError{Err: err}
+			}
+			results[i] = res
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cfg.Reference != nil {
+		for i, t := range traces {
+			if _, ok := cfg.Reference[t.Key]; !ok {
+				if _, ok := cfg.Reference[t.Meta["run_id"]]; !ok || t.Meta["run_id"] == "" {
+					j.notes = append(j.notes, fmt.Sprintf("run %s has no reference trajectory: its regret is null", t.Key))
+				}
+			}
+			j.notes = append(j.notes, results[i].Notes...)
+		}
+	}
+
+	// Reduce to families.
+	metrics := skyfallMetrics()
+	runs := make([]family.Run, len(traces))
+	for i, t := range traces {
+		fam, _ := cfg.familyOf(t.Meta)
+		seed, hasSeed := t.Meta["seed"]
+		r := family.Run{Key: t.Key, Family: fam, Seed: seed, HasSeed: hasSeed, NSteps: t.Len()}
+		if cfg.MinSteps > 0 && t.Len() < cfg.MinSteps {
+			r.Excluded, r.ExcludedWhy = true, fmt.Sprintf("%d rows, fewer than --min-steps %d", t.Len(), cfg.MinSteps)
+		}
+		if allZero(t.Rewards) {
+			r.Remarks = append(r.Remarks, "earned nothing: every reward is zero")
+		}
+		if results[i].NIntervals == 1 {
+			r.Remarks = append(r.Remarks, "never shifted: a single interval")
+		}
+		for _, m := range metrics {
+			if v, ok := results[i].RunMetric(m.Name); ok {
+				r.Values = append(r.Values, v)
+			} else {
+				r.Values = append(r.Values, results[i].SeedValue(m.Name))
+			}
+		}
+		runs[i] = r
+	}
+	fopt := family.DefaultOptions()
+	fopt.Baseline = cfg.Baseline
+	fopt.Resamples = cfg.Resamples
+	fopt.Seed = cfg.BootstrapSeed
+	fopt.GroupBy = strings.Join(cfg.GroupBy, ",")
+	fres, err := family.Aggregate(metrics, runs, fopt)
+	if err != nil {
+		return nil, err
+	}
+	j.families = len(fres.Families)
+
+	out := &writers.SkyfallOutput{Families: fres, Anchor: string(p.Anchor), Window: string(p.Window)}
+	for _, f := range fres.Families {
+		for _, i := range f.Runs {
+			t := traces[i]
+			out.Runs = append(out.Runs, writers.SkyfallRun{
+				Key: t.Key, Source: t.Meta[readers.SourceField], Family: f.Name, Meta: t.Meta,
+				Excluded: runs[i].Excluded, Result: results[i],
+			})
+		}
+	}
+
+	params := j.skyfallParams(&p, info, fres)
+	pj, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	j.params = pj
+	md, err := writers.NewMetadata(cfg.Version, "skyfall", SchemaVersion, json.RawMessage(pj))
+	if err != nil {
+		return nil, err
+	}
+	var files []outFile
+	for _, tb := range []struct {
+		name  string
+		build func(*writers.SkyfallOutput) (*writers.Table, error)
+	}{
+		{"runs.parquet", writers.SkyfallRunsTable},
+		{"intervals.parquet", writers.SkyfallIntervalsTable},
+		{"run_summary.parquet", writers.SkyfallRunSummaryTable},
+		{"families.parquet", func(o *writers.SkyfallOutput) (*writers.Table, error) { return writers.FamiliesTable(o.Families) }},
+	} {
+		t, err := tb.build(out)
+		if err != nil {
+			return nil, fmt.Errorf("building %s: %w", tb.name, err)
+		}
+		var buf bytes.Buffer
+		if err := writers.WriteParquet(&buf, t, md); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", tb.name, err)
+		}
+		rows := int64(t.NumRows())
+		files = append(files, outFile{name: tb.name, data: buf.Bytes(), rows: &rows})
+	}
+	report := writers.SkyfallReport(writers.ReportHeader{
+		Title:    "crlbatch report: skyfall",
+		Input:    j.in.String(),
+		Protocol: "skyfall",
+		Version:  cfg.Version,
+		Params:   paramList(params),
+		Bound:    boundSentence(info),
+	}, out, j.notes)
+	files = append(files, outFile{name: "report.md", data: []byte(report)})
+	return files, nil
+}
+
+// skyfallMetrics lists every metric of run_summary in families.parquet order:
+// the per-label seed values, the per-run metrics, the counts.
+func skyfallMetrics() []family.Metric {
+	var out []family.Metric
+	add := func(names []string) {
+		for _, n := range names {
+			m := family.Metric{Name: n}
+			if hib, ok := skyfall.HigherIsBetter(n); ok {
+				m.HigherIsBetter = &hib
+			}
+			out = append(out, m)
+		}
+	}
+	add(skyfall.LabelMetrics)
+	add(skyfall.RunMetrics)
+	add(skyfall.CountMetrics)
+	return out
+}
+
+// ceiling builds R_ub from the configured source.
+func (j *job) ceiling(traces []*skyfall.Trace) (*skyfall.Ceiling, *ceilingInfo, error) {
+	cfg := j.cfg
+	switch {
+	case cfg.BoundScalar != nil:
+		x := *cfg.BoundScalar
+		return skyfall.ScalarCeiling(x, upperbound.DerivationExplicit),
+			&ceilingInfo{Derivation: upperbound.DerivationExplicit, Source: "--bound", Value: &x}, nil
+	case cfg.BoundMap != nil:
+		for _, t := range traces {
+			for _, l := range t.LabelNames {
+				if _, ok := cfg.BoundMap[l]; !ok {
+					return nil, nil, Usagef("--bound-map %s has no entry for label %q (run %s)", cfg.BoundMapURL, l, t.Key)
+				}
+			}
+		}
+		return skyfall.MapCeiling(cfg.BoundMap, upperbound.DerivationExplicit),
+			&ceilingInfo{Derivation: upperbound.DerivationExplicit, Source: "--bound-map " + cfg.BoundMapURL, Values: cfg.BoundMap}, nil
+	case cfg.CeilingMode == CeilingDataRelative:
+		m := map[string]float64{}
+		for _, t := range traces {
+			for _, l := range t.LabelNames {
+				if _, ok := m[l]; ok {
+					continue
+				}
+				label := l
+				b, err := upperbound.DataRelative(traces, upperbound.DataRelativeOptions{Label: &label})
+				if err != nil {
+					return nil, nil, &DataError{Err: err}
+				}
+				m[l] = max(b.PerStep, b.FinalStep)
+			}
+		}
+		return skyfall.MapCeiling(m, upperbound.DerivationDataRelative),
+			&ceilingInfo{Derivation: upperbound.DerivationDataRelative, Source: "--ceiling data_relative", Values: m}, nil
+	case cfg.Spec != nil:
+		b, err := upperbound.Analytic(cfg.Spec)
+		if err != nil {
+			return nil, nil, Usagef("--spec %s: %v", cfg.SpecName, err)
+		}
+		ps, fs := b.PerStep, b.FinalStep
+		info := &ceilingInfo{Derivation: b.Derivation, PerStep: &ps, FinalStep: &fs}
+		switch cfg.CeilingMode {
+		case CeilingPerStep:
+			info.Source = "--spec " + cfg.SpecName + " --ceiling per_step"
+			info.Value = &ps
+			return skyfall.ScalarCeiling(ps, b.Derivation), info, nil
+		case CeilingFinalStep:
+			info.Source = "--spec " + cfg.SpecName + " --ceiling final_step"
+			info.Value = &fs
+			return skyfall.ScalarCeiling(fs, b.Derivation), info, nil
+		default:
+			lb, err := upperbound.BoundsByConfiguration(b, cfg.Spec, traces)
+			if err != nil {
+				return nil, nil, &DataError{Err: err}
+			}
+			info.Source = "--spec " + cfg.SpecName + " --ceiling by_configuration"
+			info.Values = lb.Map()
+			return skyfall.MapCeiling(info.Values, b.Derivation), info, nil
+		}
+	}
+	return nil, nil, nil
+}
+
+func (j *job) skyfallParams(p *skyfall.Params, info *ceilingInfo, fres *family.Result) skyfallParams {
+	cfg := j.cfg
+	sp := skyfallParams{
+		Protocol:           "skyfall",
+		Anchor:             string(p.Anchor),
+		Window:             string(p.Window),
+		Alpha:              p.AlphaValue(),
+		Epsilon:            p.Epsilon,
+		EpsilonFraction:    p.EpsilonFraction,
+		EpsilonAbsFloor:    p.EpsilonAbsFloor,
+		TailFraction:       p.TailFraction,
+		ZeroShotWindow:     p.ZeroShotWindow,
+		Gamma:              p.Gamma,
+		Bound:              info,
+		EpisodeEnd:         nonNil(p.EpisodeEnd),
+		Reference:          cfg.Reference != nil,
+		GroupBy:            cfg.GroupBy,
+		MinSteps:           cfg.MinSteps,
+		Where:              cfg.Where,
+		IdentityFields:     cfg.Reader.IdentityFields,
+		Patterns:           cfg.Patterns,
+		BootstrapResamples: cfg.Resamples,
+		BootstrapSeed:      cfg.BootstrapSeed,
+		ConfidenceLevel:    family.DefaultOptions().Level,
+	}
+	if sp.IdentityFields == nil {
+		sp.IdentityFields = readers.DefaultIdentityFields
+	}
+	if sp.Where == nil {
+		sp.Where = []Filter{}
+	}
+	if p.SolveComponent != "" {
+		s := p.SolveComponent
+		sp.SolveComponent = &s
+	}
+	if fres.BaselineFound || fres.Baseline != "" {
+		b := fres.Baseline
+		sp.Baseline = &b
+	}
+	return sp
+}
+
+// paramList renders the parameters for the report header, in a fixed order.
+func paramList(p skyfallParams) []writers.KV {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	opt := func(x *float64, absent string) string {
+		if x == nil {
+			return absent
+		}
+		return f(*x)
+	}
+	bound := "none"
+	if p.Bound != nil {
+		bound = p.Bound.Derivation + " (" + p.Bound.Source + ")"
+	}
+	baseline := "none"
+	if p.Baseline != nil {
+		baseline = *p.Baseline
+	}
+	solve := "none"
+	if p.SolveComponent != nil {
+		solve = *p.SolveComponent
+	}
+	list := func(xs []string) string {
+		if len(xs) == 0 {
+			return "none"
+		}
+		return strings.Join(xs, ",")
+	}
+	return []writers.KV{
+		{Key: "anchor", Value: p.Anchor},
+		{Key: "window", Value: p.Window},
+		{Key: "alpha", Value: f(p.Alpha)},
+		{Key: "epsilon", Value: opt(p.Epsilon, "0.5·R_ub (ceiling anchor)")},
+		{Key: "epsilon_fraction", Value: f(p.EpsilonFraction)},
+		{Key: "epsilon_abs_floor", Value: f(p.EpsilonAbsFloor)},
+		{Key: "tail_fraction", Value: f(p.TailFraction)},
+		{Key: "zero_shot_window", Value: strconv.Itoa(p.ZeroShotWindow)},
+		{Key: "gamma", Value: opt(p.Gamma, "recorded, else 0.99")},
+		{Key: "bound", Value: bound},
+		{Key: "episode_end", Value: list(p.EpisodeEnd)},
+		{Key: "solve_component", Value: solve},
+		{Key: "reference", Value: strconv.FormatBool(p.Reference)},
+		{Key: "group_by", Value: list(p.GroupBy)},
+		{Key: "baseline", Value: baseline},
+		{Key: "min_steps", Value: strconv.Itoa(p.MinSteps)},
+		{Key: "where", Value: describeWhere(p.Where)},
+		{Key: "identity_fields", Value: list(p.IdentityFields)},
+		{Key: "patterns", Value: list(p.Patterns)},
+		{Key: "bootstrap_resamples", Value: strconv.Itoa(p.BootstrapResamples)},
+		{Key: "bootstrap_seed", Value: strconv.FormatUint(p.BootstrapSeed, 10)},
+		{Key: "confidence_level", Value: f(p.ConfidenceLevel)},
+	}
+}
+
+func boundSentence(info *ceilingInfo) string {
+	if info == nil {
+		return "No ceiling was supplied: the performance gap is null throughout, and adaptation and recovery are anchored to each segment's own behaviour."
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "Derivation `%s`, from `%s`.", info.Derivation, info.Source)
+	if info.PerStep != nil {
+		fmt.Fprintf(&b, " Per step %s, final step %s.", f(*info.PerStep), f(*info.FinalStep))
+	}
+	if info.Value != nil {
+		fmt.Fprintf(&b, " Every label's ceiling is %s.", f(*info.Value))
+	}
+	if info.Values != nil {
+		keys := make([]string, 0, len(info.Values))
+		for k := range info.Values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("`%s` %s", k, f(info.Values[k]))
+		}
+		fmt.Fprintf(&b, " Per-label ceilings: %s.", strings.Join(parts, ", "))
+	}
+	if info.Derivation == upperbound.DerivationDataRelative {
+		b.WriteString(" A data-relative ceiling is the best reward observed in these runs: it moves with the policies measured and is no basis for comparing families.")
+	}
+	return b.String()
+}
+
+func describeWhere(fs []Filter) string {
+	if len(fs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.Field + "=" + strings.Join(f.Values, "|")
+	}
+	return strings.Join(parts, ",")
+}
+
+func describeCeilingSource(cfg *Config) string {
+	switch {
+	case cfg.BoundMap != nil:
+		return "--bound-map " + cfg.BoundMapURL
+	case cfg.Spec != nil:
+		return "--spec " + cfg.SpecName
+	}
+	return "ceiling"
+}
+
+func allZero(xs []float64) bool {
+	for _, x := range xs {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}

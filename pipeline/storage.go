@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"path"
+	"sort"
+	"syscall"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// RetryPolicy retries transient storage errors with exponential backoff.
+type RetryPolicy struct {
+	// Attempts is the number of tries (1 = no retry).
+	Attempts int
+	// Initial and Max bound the backoff between tries.
+	Initial time.Duration
+	Max     time.Duration
+}
+
+// DefaultRetry tries five times, waiting 200 ms, 400 ms, 800 ms, 1.6 s.
+func DefaultRetry() RetryPolicy {
+	return RetryPolicy{Attempts: 5, Initial: 200 * time.Millisecond, Max: 5 * time.Second}
+}
+
+// transient reports whether a storage error is worth retrying: throttling,
+// server errors, timeouts, reset or truncated connections.
+func transient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.ResourceExhausted, gcerrors.Internal, gcerrors.DeadlineExceeded:
+		return true
+	case gcerrors.NotFound, gcerrors.PermissionDenied, gcerrors.InvalidArgument,
+		gcerrors.AlreadyExists, gcerrors.FailedPrecondition, gcerrors.Unimplemented:
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, context.DeadlineExceeded)
+}
+
+// retry runs op until it succeeds, fails permanently, or the attempts are
+// spent; it returns the last error.
+func (p RetryPolicy) retry(ctx context.Context, op func() error) error {
+	attempts := max(p.Attempts, 1)
+	wait := p.Initial
+	var err error
+	for i := 0; i < attempts; i++ {
+		if err = op(); err == nil || !transient(err) || ctx.Err() != nil {
+			return err
+		}
+		if i == attempts-1 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, p.Max)
+	}
+	return err
+}
+
+// object is one listed input object.
+type object struct {
+	Key  string // full key in the bucket
+	Rel  string // key relative to the input prefix
+	Size int64
+	ETag string
+	MD5  string
+}
+
+// list returns the objects under the location's prefix whose base names
+// match a pattern, in bytewise key order. When the location names one object
+// exactly, that object alone is returned.
+func list(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, rp RetryPolicy) ([]object, error) {
+	if loc.Path != "" {
+		var attrs *blob.Attributes
+		err := rp.retry(ctx, func() error {
+			var err error
+			attrs, err = b.Attributes(ctx, loc.Path)
+			return err
+		})
+		if err == nil {
+			return []object{{Key: loc.Path, Rel: path.Base(loc.Path), Size: attrs.Size, ETag: attrs.ETag, MD5: hexMD5(attrs.MD5)}}, nil
+		}
+		if gcerrors.Code(err) != gcerrors.NotFound {
+			return nil, &StorageError{Op: "read", URL: loc.ObjectURL(loc.Path), Err: redactErr(err)}
+		}
+	}
+	var out []object
+	var token = blob.FirstPageToken
+	for {
+		var page []*blob.ListObject
+		var next []byte
+		err := rp.retry(ctx, func() error {
+			var err error
+			page, next, err = b.ListPage(ctx, token, 1000, &blob.ListOptions{Prefix: loc.Prefix})
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &StorageError{Op: "list", URL: loc.String(), Err: redactErr(err)}
+		}
+		for _, o := range page {
+			if o.IsDir {
+				continue
+			}
+			base := path.Base(o.Key)
+			for _, p := range patterns {
+				if ok, _ := path.Match(p, base); ok {
+					out = append(out, object{Key: o.Key, Rel: o.Key[len(loc.Prefix):], Size: o.Size, MD5: hexMD5(o.MD5)})
+					break
+				}
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		token = next
+	}
+	if err := ctx.Err(); err != nil { // memblob ends a listing quietly on a cancelled context
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+func hexMD5(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 2*len(b))
+	for i, c := range b {
+		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
+	}
+	return string(out)
+}

@@ -1,0 +1,371 @@
+package readers
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+)
+
+// ObjectRuns is one decoded object: its rows grouped by run identity, ready
+// for Assemble. Objects are decoded independently of each other, so the
+// pipeline may decode several at once; Assemble merges them in key order.
+type ObjectRuns struct {
+	URL    string // the object URL, for errors
+	Key    string // the key relative to the input prefix: the runs' source
+	Format Format // the format found from the object's magic bytes
+	Lines  int    // lines read, blank ones included
+	Rows   int    // rows decoded (non-blank lines)
+
+	comps []string
+	parts []*part // in order of first row
+}
+
+// NumRuns is the number of runs (identities, plus the anonymous run) that
+// have rows in the object.
+func (o *ObjectRuns) NumRuns() int { return len(o.parts) }
+
+// RunKeys lists the run keys of the object's runs, in order of first row.
+func (o *ObjectRuns) RunKeys() []string {
+	keys := make([]string, len(o.parts))
+	for i, p := range o.parts {
+		keys[i] = p.runKey
+	}
+	return keys
+}
+
+// part is the rows of one run within one object.
+type part struct {
+	anon      bool
+	identKey  string       // canonical identity tuple, to match across objects
+	runKey    string       // rendered run key
+	ident     []identValue // carried identity fields, in identity-field order
+	firstLine int
+	b         *skyfall.Builder
+	origins   map[string]labelOrigin // first origin/alias of each label in this part
+	cands     []candidate            // run metadata candidates
+}
+
+type identValue struct {
+	field string
+	canon string
+}
+
+type labelOrigin struct {
+	origin, alias       string
+	hasOrigin, hasAlias bool
+}
+
+// candidate is a field that, so far, is present with one value on every row
+// of the part.
+type candidate struct {
+	name  string
+	raw   []byte
+	kind  byte
+	canon string
+	alive bool
+	pos   int // where the field was in the last row's extras
+}
+
+// DecodeObject reads one object (plain, gzip or zstd, sniffed from its
+// first bytes), decodes every row and groups the rows by run identity.
+// url names the object in errors; key is its key relative to the input
+// prefix and becomes the runs' `source` (and the anonymous run key).
+//
+// A *DataError reports bad data (with url, 1-based line and field); an
+// error of r is returned wrapped (errors.Is sees it), never as a DataError;
+// invalid opts give a plain error.
+func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	rd, format, err := Open(r)
+	if err != nil {
+		return nil, locate(err, url, 1)
+	}
+	defer rd.(io.Closer).Close()
+	obj := &ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components}
+	od := &objectDecoder{
+		obj:     obj,
+		opts:    opts,
+		dec:     newRowDecoder(opts.Components),
+		byIdent: map[string]*part{},
+		intern:  map[string]string{},
+		idPos:   make([]int, len(opts.IdentityFields)),
+	}
+	lr := newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes)
+	for {
+		line, n, err := lr.next()
+		obj.Lines = lr.line
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, locate(err, url, n)
+		}
+		if isBlank(line) {
+			continue
+		}
+		if rerr := od.dec.decode(line); rerr != nil {
+			return nil, &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
+		}
+		p, err := od.partFor(n)
+		if err != nil {
+			return nil, err
+		}
+		if err := od.add(p, n); err != nil {
+			return nil, err
+		}
+		obj.Rows++
+	}
+	return obj, nil
+}
+
+// locate adds the URL and line to an error of the line reader or the
+// decompressor.
+func locate(err error, url string, line int) error {
+	var de *DataError
+	if errors.As(err, &de) {
+		e := *de
+		e.URL, e.Line = url, line
+		return &e
+	}
+	var se *storageError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s: line %d: read: %w", url, line, se.err)
+	}
+	return fmt.Errorf("%s: line %d: read: %w", url, line, err)
+}
+
+type objectDecoder struct {
+	obj      *ObjectRuns
+	opts     Options
+	dec      *rowDecoder
+	byIdent  map[string]*part
+	anon     *part
+	intern   map[string]string
+	idPos    []int // where each identity field was in the last row's extras
+	sig      []byte
+	lastSig  []byte
+	lastPart *part
+	ck       []byte
+	tmp      []byte
+}
+
+// find returns the index of the extra named name, trying hint first.
+func findExtra(ex []extra, name string, hint int) int {
+	if hint < len(ex) && string(ex[hint].key) == name {
+		return hint
+	}
+	for i := range ex {
+		if string(ex[i].key) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// partFor returns the part of the current row's identity.
+func (od *objectDecoder) partFor(line int) (*part, error) {
+	ex := od.dec.extras
+	sig := od.sig[:0]
+	for i, f := range od.opts.IdentityFields {
+		j := findExtra(ex, f, od.idPos[i])
+		if j < 0 || ex[j].kind == kindNull {
+			sig = append(sig, 0)
+			continue
+		}
+		od.idPos[i] = j
+		sig = append(sig, ex[j].kind)
+		sig = binary.AppendUvarint(sig, uint64(len(ex[j].val)))
+		sig = append(sig, ex[j].val...)
+	}
+	od.sig = sig
+	if od.lastPart != nil && bytes.Equal(sig, od.lastSig) {
+		return od.lastPart, nil
+	}
+	od.lastSig = append(od.lastSig[:0], sig...)
+
+	// A new raw identity: compare canonical values.
+	ck := od.ck[:0]
+	carried := 0
+	for i, f := range od.opts.IdentityFields {
+		j := findExtra(ex, f, od.idPos[i])
+		if j < 0 || ex[j].kind == kindNull {
+			continue
+		}
+		carried++
+		od.tmp = appendCanonical(od.tmp[:0], ex[j].val, ex[j].kind)
+		ck = binary.AppendUvarint(ck, uint64(i))
+		ck = binary.AppendUvarint(ck, uint64(len(od.tmp)))
+		ck = append(ck, od.tmp...)
+	}
+	od.ck = ck
+	var p *part
+	if carried == 0 {
+		p = od.anon
+		if p == nil {
+			p = od.newPart(line, true, "", "anonymous:"+od.obj.Key, nil)
+			if p == nil {
+				return nil, od.tooManyRuns(line)
+			}
+			od.anon = p
+		}
+	} else if p = od.byIdent[string(ck)]; p == nil {
+		ident := make([]identValue, 0, carried)
+		for i, f := range od.opts.IdentityFields {
+			j := findExtra(ex, f, od.idPos[i])
+			if j < 0 || ex[j].kind == kindNull {
+				continue
+			}
+			ident = append(ident, identValue{field: f, canon: string(appendCanonical(nil, ex[j].val, ex[j].kind))})
+		}
+		p = od.newPart(line, false, string(ck), runKey(ident), ident)
+		if p == nil {
+			return nil, od.tooManyRuns(line)
+		}
+		od.byIdent[p.identKey] = p
+	}
+	od.lastPart = p
+	return p, nil
+}
+
+func (od *objectDecoder) tooManyRuns(line int) error {
+	return &DataError{URL: od.obj.URL, Line: line,
+		Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", od.opts.MaxRuns), Err: ErrLimit}
+}
+
+func (od *objectDecoder) newPart(line int, anon bool, identKey, key string, ident []identValue) *part {
+	if len(od.obj.parts) >= od.opts.MaxRuns {
+		return nil
+	}
+	p := &part{anon: anon, identKey: identKey, runKey: key, ident: ident, firstLine: line,
+		b: skyfall.NewBuilder(key, od.opts.Components)}
+	od.obj.parts = append(od.obj.parts, p)
+	return p
+}
+
+// runKey renders field=value|field=value in identity-field order.
+func runKey(ident []identValue) string {
+	var b strings.Builder
+	for i, v := range ident {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(v.field)
+		b.WriteByte('=')
+		b.WriteString(render(v.canon))
+	}
+	return b.String()
+}
+
+func (od *objectDecoder) internBytes(b []byte) string {
+	if s, ok := od.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	od.intern[s] = s
+	return s
+}
+
+// add appends the current row to p and updates p's metadata candidates.
+func (od *objectDecoder) add(p *part, line int) error {
+	d := od.dec
+	row := &d.row
+	row.Label = od.internBytes(d.label)
+	row.Origin, row.AliasOf = "", ""
+	if row.HasOrigin {
+		row.Origin = od.internBytes(d.origin)
+	}
+	if row.HasAliasOf {
+		row.AliasOf = od.internBytes(d.alias)
+	}
+	nl := p.b.NumLabels()
+	p.b.Add(row)
+	if p.b.NumLabels() > nl && p.b.NumLabels() > od.opts.MaxLabels {
+		return &DataError{URL: od.obj.URL, Line: line, Field: "regime_id",
+			Msg: fmt.Sprintf("run %s has more than %d labels (the limit set by --max-labels)", p.runKey, od.opts.MaxLabels), Err: ErrLimit}
+	}
+	if row.HasOrigin || row.HasAliasOf {
+		if p.origins == nil {
+			p.origins = map[string]labelOrigin{}
+		}
+		lo := p.origins[row.Label]
+		changed := false
+		if row.HasOrigin && !lo.hasOrigin {
+			lo.origin, lo.hasOrigin, changed = row.Origin, true, true
+		}
+		if row.HasAliasOf && !lo.hasAlias {
+			lo.alias, lo.hasAlias, changed = row.AliasOf, true, true
+		}
+		if changed {
+			p.origins[row.Label] = lo
+		}
+	}
+
+	ex := d.extras
+	if p.b.Len() == 1 {
+		for i, e := range ex {
+			if e.kind == kindNull {
+				continue
+			}
+			p.cands = append(p.cands, candidate{
+				name: string(e.key), raw: bytes.Clone(e.val), kind: e.kind,
+				canon: string(appendCanonical(nil, e.val, e.kind)), alive: true, pos: i,
+			})
+		}
+		return nil
+	}
+	for i := range p.cands {
+		c := &p.cands[i]
+		if !c.alive {
+			continue
+		}
+		j := findExtra(ex, c.name, c.pos)
+		if j < 0 || ex[j].kind == kindNull {
+			c.alive = false
+			continue
+		}
+		c.pos = j
+		if bytes.Equal(ex[j].val, c.raw) {
+			continue
+		}
+		if ex[j].kind != c.kind || !od.sameCanon(ex[j], c.canon) {
+			c.alive = false
+		}
+	}
+	return nil
+}
+
+// meta returns the metadata constant over the part, as canonical values.
+func (p *part) meta() map[string]string {
+	m := make(map[string]string, len(p.cands))
+	for _, c := range p.cands {
+		if c.alive {
+			m[c.name] = c.canon
+		}
+	}
+	return m
+}
+
+// describeIdent renders an identity for messages.
+func describeIdent(ident []identValue) string {
+	if len(ident) == 0 {
+		return "no identity"
+	}
+	parts := make([]string, len(ident))
+	for i, v := range ident {
+		parts[i] = v.field + "=" + describe(v.canon)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (od *objectDecoder) sameCanon(e extra, canon string) bool {
+	od.tmp = appendCanonical(od.tmp[:0], e.val, e.kind)
+	return string(od.tmp) == canon
+}

@@ -1,0 +1,69 @@
+package readers
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// ErrLimit is wrapped by every error caused by one of the limits of Options
+// (MaxLineBytes, MaxObjectBytes, MaxLabels, MaxRuns):
+// errors.Is(err, ErrLimit) tells a limit from malformed data.
+var ErrLimit = errors.New("limit exceeded")
+
+// DataError is an error in the data of an object: a line that is not valid
+// JSON, a field of the wrong type, a missing required field, a corrupt
+// compressed stream, an exceeded limit. The pipeline maps it to exit status 1
+// with errors.As; any other error of this package is either a storage error
+// (the underlying reader failed; it is returned wrapped, never as a
+// DataError) or a usage error (invalid Options).
+type DataError struct {
+	URL   string // the object URL, as handed to DecodeObject
+	Line  int    // 1-based line number; 0 when the error concerns no line
+	Field string // the field concerned ("reward", "components.progress"); "" when none
+	Msg   string // what is wrong, lower case
+	Err   error  // the cause, if any (ErrLimit, a decompressor's error); may be nil
+}
+
+// Error renders "URL: line N: field: msg", leaving out the parts that are
+// empty.
+func (e *DataError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.URL)
+	if e.Line > 0 {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString("line ")
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	if e.Field != "" {
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Field)
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *DataError) Unwrap() error { return e.Err }
+
+// rowError is what the row decoder reports; DecodeObject adds the URL and
+// the line.
+type rowError struct {
+	field string
+	msg   string
+	err   error
+}
+
+func (e *rowError) Error() string {
+	if e.field == "" {
+		return e.msg
+	}
+	return e.field + ": " + e.msg
+}

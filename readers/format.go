@@ -1,0 +1,183 @@
+package readers
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Format is the encoding of an object's bytes, found from its first bytes.
+type Format int
+
+const (
+	Plain Format = iota // uncompressed JSON Lines
+	Gzip                // gzip (RFC 1952), one or more members
+	Zstd                // Zstandard, one or more frames
+)
+
+func (f Format) String() string {
+	switch f {
+	case Plain:
+		return "plain"
+	case Gzip:
+		return "gzip"
+	case Zstd:
+		return "zstd"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// ZstdMaxWindow is the largest zstd window accepted (frames asking for more
+// are rejected as corrupt): 256 MiB covers every level and --long up to 28.
+const ZstdMaxWindow = 256 << 20
+
+// Open sniffs the format of r from its magic bytes (gzip 1f 8b, zstd
+// 28 b5 2f fd, anything else is plain), never from a name, and returns a
+// reader of the decompressed bytes. The returned reader also implements
+// io.Closer; Close releases the decompressor (it is released on its own
+// when the stream ends or fails, so closing is needed only when stopping
+// early).
+//
+// Open does not cap the output; DecodeObject applies Options.MaxObjectBytes.
+// An error from Open is a DataError when the header is corrupt, and the
+// underlying error (wrapped) when r itself failed.
+func Open(r io.Reader) (io.Reader, Format, error) {
+	src := &sourceReader{r: r}
+	br := bufio.NewReaderSize(src, 64<<10)
+	head, err := br.Peek(4)
+	if err != nil && err != io.EOF {
+		if src.err != nil {
+			return nil, Plain, fmt.Errorf("read: %w", src.err)
+		}
+		return nil, Plain, err
+	}
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, Gzip, decompressError(src, Gzip, err)
+		}
+		return &decompressor{src: src, r: zr, close: zr.Close, format: Gzip}, Gzip, nil
+	case bytes.HasPrefix(head, zstdMagic):
+		zr, err := zstd.NewReader(br,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(ZstdMaxWindow))
+		if err != nil {
+			return nil, Zstd, decompressError(src, Zstd, err)
+		}
+		return &decompressor{src: src, r: zr, close: func() error { zr.Close(); return nil }, format: Zstd}, Zstd, nil
+	}
+	return &decompressor{src: src, r: br, close: func() error { return nil }, format: Plain}, Plain, nil
+}
+
+// sourceReader remembers the first error of the underlying reader, so that a
+// failing store (exit 3) is never mistaken for corrupt data (exit 1).
+type sourceReader struct {
+	r   io.Reader
+	err error
+}
+
+func (s *sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// storageError marks an error of the underlying reader.
+type storageError struct{ err error }
+
+func (e *storageError) Error() string { return "read: " + e.err.Error() }
+func (e *storageError) Unwrap() error { return e.err }
+
+func decompressError(src *sourceReader, f Format, err error) error {
+	if src.err != nil {
+		return &storageError{src.err}
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return &DataError{Msg: fmt.Sprintf("corrupt %s stream: %v", f, err), Err: err}
+}
+
+// decompressor turns errors into storage errors or DataErrors (without URL
+// and line, which DecodeObject adds) and closes the decompressor at the end.
+type decompressor struct {
+	src    *sourceReader
+	r      io.Reader
+	close  func() error
+	closed bool
+	format Format
+	err    error
+}
+
+func (d *decompressor) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.r.Read(p)
+	if err != nil {
+		if err == io.EOF && d.src.err == nil {
+			d.err = io.EOF
+		} else if d.src.err != nil {
+			d.err = &storageError{d.src.err}
+		} else if d.format == Plain {
+			d.err = err
+		} else {
+			d.err = decompressError(d.src, d.format, err)
+		}
+		d.Close()
+	}
+	if err != nil {
+		return n, d.err
+	}
+	return n, nil
+}
+
+func (d *decompressor) Close() error {
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	return d.close()
+}
+
+// limitReader fails with a DataError once more than max bytes were read.
+type limitReader struct {
+	r   io.Reader
+	n   int64 // bytes still allowed
+	max int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, l.err()
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		return n + int(l.n), l.err()
+	}
+	return n, err
+}
+
+func (l *limitReader) err() error {
+	return &DataError{
+		Msg: fmt.Sprintf("object decompresses to more than %d bytes (the limit set by --max-object-bytes)", l.max),
+		Err: ErrLimit,
+	}
+}

@@ -1,0 +1,130 @@
+package readers
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+const initialLineBuffer = 128 << 10
+
+var bom = []byte{0xef, 0xbb, 0xbf}
+
+// lineReader splits a stream into lines without a small length limit: its
+// buffer grows to hold the longest line, up to max bytes (without the line
+// end). It strips a UTF-8 byte-order mark at the start of the stream and a
+// '\r' before each '\n'. The returned line is valid until the next call.
+type lineReader struct {
+	r     io.Reader
+	buf   []byte
+	start int // first unconsumed byte
+	scan  int // bytes before scan hold no '\n'
+	end   int // end of valid data
+	eof   bool
+	max   int
+	line  int  // number of the last line returned (1-based)
+	first bool // the BOM check is pending
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: r, max: max, first: true}
+}
+
+// next returns the next line and its 1-based number, io.EOF at the end, or
+// the error of the underlying reader (a *DataError without URL when the line
+// is too long).
+func (lr *lineReader) next() ([]byte, int, error) {
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n'); i >= 0 {
+			nl := lr.scan + i
+			line := lr.buf[lr.start:nl]
+			lr.start, lr.scan = nl+1, nl+1
+			return lr.finish(line)
+		}
+		lr.scan = lr.end
+		if lr.end-lr.start > lr.max+1 { // +1: room for a '\r'
+			lr.line++
+			return nil, lr.line, lr.tooLong()
+		}
+		if lr.eof {
+			if lr.start < lr.end {
+				line := lr.buf[lr.start:lr.end]
+				lr.start, lr.scan = lr.end, lr.end
+				return lr.finish(line)
+			}
+			return nil, lr.line, io.EOF
+		}
+		if err := lr.fill(); err != nil {
+			return nil, lr.line + 1, err
+		}
+	}
+}
+
+func (lr *lineReader) finish(line []byte) ([]byte, int, error) {
+	lr.line++
+	if lr.first {
+		lr.first = false
+		line = bytes.TrimPrefix(line, bom)
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if len(line) > lr.max {
+		return nil, lr.line, lr.tooLong()
+	}
+	return line, lr.line, nil
+}
+
+func (lr *lineReader) tooLong() error {
+	return &DataError{
+		Msg: fmt.Sprintf("line longer than %d bytes (the limit set by --max-line-bytes)", lr.max),
+		Err: ErrLimit,
+	}
+}
+
+// fill reads more data, first moving the pending line to the front of the
+// buffer and growing the buffer when the pending line fills it.
+func (lr *lineReader) fill() error {
+	if lr.buf == nil {
+		lr.buf = make([]byte, initialLineBuffer)
+	}
+	if lr.start > 0 {
+		n := copy(lr.buf, lr.buf[lr.start:lr.end])
+		lr.scan -= lr.start
+		lr.end = n
+		lr.start = 0
+	}
+	if lr.end == len(lr.buf) {
+		size := 2 * len(lr.buf)
+		if limit := lr.max + 2; size > limit && limit > len(lr.buf) {
+			size = limit
+		}
+		nb := make([]byte, size)
+		copy(nb, lr.buf[:lr.end])
+		lr.buf = nb
+	}
+	for {
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.end += n
+		if err == io.EOF {
+			lr.eof = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+	}
+}
+
+// isBlank reports whether a line holds only JSON whitespace.
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,100 @@
+package readers
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Defaults of Options. A zero field of Options takes its default.
+const (
+	DefaultMaxLineBytes   = 256 << 20 // 256 MiB, --max-line-bytes
+	DefaultMaxObjectBytes = 64 << 30  // 64 GiB decompressed, --max-object-bytes
+	DefaultMaxLabels      = 100_000   // distinct regime_id values per run, --max-labels
+	DefaultMaxRuns        = 100_000   // runs per job, --max-runs
+)
+
+// DefaultIdentityFields are the skyfall run identity fields (PROTOCOLS 1.2).
+var DefaultIdentityFields = []string{"run_id", "seed", "algorithm_id", "policy_id", "task"}
+
+// schemaFields are the row fields of PROTOCOLS 1.1 that are never run
+// metadata (gamma is not among them: it is a metadata candidate).
+var schemaFields = []string{"reward", "regime_id", "regime_origin", "alias_of", "step", "components", "invalid_action", "effective_rank"}
+
+// Options configure decoding and assembly. The zero value is valid and means
+// every default.
+type Options struct {
+	// IdentityFields are the run identity fields, in run-key order. nil means
+	// DefaultIdentityFields; a non-nil empty slice means none, so that every
+	// object's rows form one anonymous run. A schema field of PROTOCOLS 1.1
+	// (reward, regime_id, ...) cannot be an identity field.
+	IdentityFields []string
+	// Components names the reward components kept in Trace.Components
+	// (episode-end, solve and spec components). Other components are still
+	// validated as numbers, then dropped.
+	Components []string
+	// MaxLineBytes caps one line (without its line end). 0 means
+	// DefaultMaxLineBytes; negative means no limit.
+	MaxLineBytes int
+	// MaxObjectBytes caps the decompressed bytes of one object. 0 means
+	// DefaultMaxObjectBytes; negative means no limit.
+	MaxObjectBytes int64
+	// MaxLabels caps the distinct labels of one run. 0 means
+	// DefaultMaxLabels; negative means no limit.
+	MaxLabels int
+	// MaxRuns caps the runs of one object (in DecodeObject) and of the whole
+	// job (in Assemble). 0 means DefaultMaxRuns; negative means no limit.
+	MaxRuns int
+}
+
+// normalize validates o and returns it with the defaults filled in and the
+// "no limit" values replaced by the largest ones.
+func (o Options) normalize() (Options, error) {
+	if o.IdentityFields == nil {
+		o.IdentityFields = DefaultIdentityFields
+	}
+	for i, f := range o.IdentityFields {
+		if f == "" {
+			return o, fmt.Errorf("readers: identity field %d is empty", i+1)
+		}
+		if slices.Contains(schemaFields, f) {
+			return o, fmt.Errorf("readers: %q is a row field of skyfall and cannot be an identity field", f)
+		}
+		if slices.Index(o.IdentityFields, f) != i {
+			return o, fmt.Errorf("readers: identity field %q is named twice", f)
+		}
+	}
+	for i, c := range o.Components {
+		if c == "" {
+			return o, fmt.Errorf("readers: component name %d is empty", i+1)
+		}
+		if slices.Index(o.Components, c) != i {
+			return o, fmt.Errorf("readers: component %q is named twice", c)
+		}
+	}
+	const maxInt = int(^uint(0) >> 1)
+	switch {
+	case o.MaxLineBytes == 0:
+		o.MaxLineBytes = DefaultMaxLineBytes
+	case o.MaxLineBytes < 0:
+		o.MaxLineBytes = maxInt - 2
+	}
+	switch {
+	case o.MaxObjectBytes == 0:
+		o.MaxObjectBytes = DefaultMaxObjectBytes
+	case o.MaxObjectBytes < 0:
+		o.MaxObjectBytes = 1<<63 - 1
+	}
+	switch {
+	case o.MaxLabels == 0:
+		o.MaxLabels = DefaultMaxLabels
+	case o.MaxLabels < 0:
+		o.MaxLabels = maxInt
+	}
+	switch {
+	case o.MaxRuns == 0:
+		o.MaxRuns = DefaultMaxRuns
+	case o.MaxRuns < 0:
+		o.MaxRuns = maxInt
+	}
+	return o, nil
+}

@@ -1,0 +1,400 @@
+package readers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// refRow is a decoded row in a form both decoders can produce.
+type refRow struct {
+	Reward  float64
+	Label   string
+	Origin  *string
+	Alias   *string
+	Step    *int64
+	Comps   []float64
+	Invalid int8
+	EffRank *float64
+	Gamma   *float64
+	Extras  []refExtra // sorted by key
+}
+
+type refExtra struct {
+	Key, Raw, Canon string // Canon "" for null
+}
+
+func (r *refRow) String() string { b, _ := json.Marshal(r); return string(b) }
+
+func (r *refRow) equal(o *refRow) bool {
+	f := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	fp := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || f(*a, *b)) }
+	sp := func(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	return f(r.Reward, o.Reward) && r.Label == o.Label && sp(r.Origin, o.Origin) && sp(r.Alias, o.Alias) &&
+		(r.Step == nil) == (o.Step == nil) && (r.Step == nil || *r.Step == *o.Step) &&
+		slices.EqualFunc(r.Comps, o.Comps, f) && r.Invalid == o.Invalid && fp(r.EffRank, o.EffRank) &&
+		fp(r.Gamma, o.Gamma) && slices.Equal(r.Extras, o.Extras)
+}
+
+// fastRow runs the hand-written scanner.
+func fastRow(line []byte, comps []string) (*refRow, error) {
+	d := newRowDecoder(comps)
+	if err := d.decode(line); err != nil {
+		return nil, err
+	}
+	r := d.row
+	out := &refRow{Reward: r.Reward, Label: string(d.label), Comps: slices.Clone(r.Comps), Invalid: r.Invalid}
+	if r.HasOrigin {
+		s := string(d.origin)
+		out.Origin = &s
+	}
+	if r.HasAliasOf {
+		s := string(d.alias)
+		out.Alias = &s
+	}
+	if r.HasStep {
+		out.Step = &r.Step
+	}
+	if r.HasEffRank {
+		out.EffRank = &r.EffRank
+	}
+	if r.HasGamma {
+		out.Gamma = &r.Gamma
+	}
+	for _, e := range d.extras {
+		x := refExtra{Key: string(e.key), Raw: string(e.val)}
+		if e.kind != kindNull {
+			x.Canon = string(appendCanonical(nil, e.val, e.kind))
+		}
+		out.Extras = append(out.Extras, x)
+	}
+	slices.SortFunc(out.Extras, func(a, b refExtra) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// refDecode is the reference decoder: encoding/json, plus the checks it
+// does not make (UTF-8, repeated keys, overflow), plus PROTOCOLS 1.1 written
+// out plainly.
+func refDecode(line []byte, comps []string) (*refRow, error) {
+	if !utf8.Valid(line) {
+		return nil, errors.New("invalid UTF-8")
+	}
+	if !json.Valid(line) {
+		return nil, errors.New("invalid JSON")
+	}
+	if err := refCheck(line); err != nil {
+		return nil, err
+	}
+	if t := bytes.TrimLeft(line, " \t\r\n"); t[0] != '{' {
+		return nil, errors.New("not an object")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(line, &top); err != nil {
+		return nil, err
+	}
+	isNull := func(raw json.RawMessage) bool { return string(raw) == "null" }
+	isNum := func(raw json.RawMessage) bool { return raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' }
+	isStr := func(raw json.RawMessage) bool { return raw[0] == '"' }
+	num := func(raw json.RawMessage) float64 {
+		var f float64
+		if err := json.Unmarshal(raw, &f); err != nil {
+			panic(err)
+		}
+		return f
+	}
+	str := func(raw json.RawMessage) *string {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			panic(err)
+		}
+		return &s
+	}
+	out := &refRow{Comps: make([]float64, len(comps)), Invalid: -1}
+	raw, ok := top["reward"]
+	if !ok || !isNum(raw) {
+		return nil, errors.New("reward")
+	}
+	out.Reward = num(raw)
+	raw, ok = top["regime_id"]
+	if !ok || !isStr(raw) {
+		return nil, errors.New("regime_id")
+	}
+	out.Label = *str(raw)
+	for _, f := range []struct {
+		name string
+		dst  **string
+	}{{"regime_origin", &out.Origin}, {"alias_of", &out.Alias}} {
+		if raw, ok := top[f.name]; ok && !isNull(raw) {
+			if !isStr(raw) {
+				return nil, errors.New(f.name)
+			}
+			*f.dst = str(raw)
+		}
+	}
+	if raw, ok := top["step"]; ok && !isNull(raw) {
+		if !isNum(raw) {
+			return nil, errors.New("step")
+		}
+		var n int64
+		if bytes.ContainsAny(raw, ".eE") {
+			f := num(raw)
+			if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				return nil, errors.New("step")
+			}
+			n = int64(f)
+		} else {
+			var err error
+			if n, err = strconv.ParseInt(string(raw), 10, 64); err != nil {
+				return nil, errors.New("step")
+			}
+		}
+		out.Step = &n
+	}
+	if raw, ok := top["components"]; ok && !isNull(raw) {
+		if raw[0] != '{' {
+			return nil, errors.New("components")
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			panic(err)
+		}
+		for k, v := range m {
+			if !isNum(v) {
+				return nil, errors.New("components." + k)
+			}
+			if i := slices.Index(comps, k); i >= 0 {
+				out.Comps[i] = num(v)
+			}
+		}
+	}
+	if raw, ok := top["invalid_action"]; ok && !isNull(raw) {
+		switch string(raw) {
+		case "true":
+			out.Invalid = 1
+		case "false":
+			out.Invalid = 0
+		default:
+			return nil, errors.New("invalid_action")
+		}
+	}
+	if raw, ok := top["effective_rank"]; ok && !isNull(raw) {
+		if !isNum(raw) {
+			return nil, errors.New("effective_rank")
+		}
+		f := num(raw)
+		out.EffRank = &f
+	}
+	if raw, ok := top["gamma"]; ok && !isNull(raw) {
+		if !isNum(raw) {
+			return nil, errors.New("gamma")
+		}
+		f := num(raw)
+		out.Gamma = &f
+	}
+	for k, raw := range top {
+		if slices.Contains(schemaFields, k) {
+			continue
+		}
+		x := refExtra{Key: k, Raw: string(raw)}
+		if !isNull(raw) {
+			x.Canon = refCanon(raw)
+		}
+		out.Extras = append(out.Extras, x)
+	}
+	slices.SortFunc(out.Extras, func(a, b refExtra) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// refCheck walks the tokens: no object repeats a key, no number overflows.
+func refCheck(line []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	type frame struct {
+		keys   map[string]bool
+		object bool
+		expKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.expKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			k := tok.(string)
+			if top.keys[k] {
+				return fmt.Errorf("repeated key %q", k)
+			}
+			top.keys[k] = true
+			top.expKey = false
+			continue
+		}
+		if top != nil && top.object {
+			top.expKey = true
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, &frame{keys: map[string]bool{}, object: true, expKey: true})
+			case '[':
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		case json.Number:
+			if _, err := strconv.ParseFloat(string(t), 64); err != nil {
+				return fmt.Errorf("number %s: %w", t, err)
+			}
+		}
+	}
+}
+
+// refCanon is the canonical form per the rules in canon.go, computed from
+// encoding/json's generic decoding.
+func refCanon(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		panic(err)
+	}
+	switch v := v.(type) {
+	case string:
+		return "s" + v
+	case json.Number:
+		return "n" + refNumber(string(v))
+	case bool:
+		return "b" + strconv.FormatBool(v)
+	}
+	return "j" + refJSON(v)
+}
+
+func refNumber(s string) string {
+	if !strings.ContainsAny(s, ".eE") {
+		if s == "-0" {
+			return "0"
+		}
+		return s
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	if f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func refJSON(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return refQuote(v)
+	case json.Number:
+		return refNumber(string(v))
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = refJSON(x)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = refQuote(k) + ":" + refJSON(v[k])
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	panic(fmt.Sprintf("%T", v))
+}
+
+func refQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+var fuzzComps = []string{"progress", "success", "c"}
+
+// FuzzDecodeRow feeds the same bytes to the hand-written scanner and to the
+// reference decoder on encoding/json: both must fail, or both must give the
+// same row.
+func FuzzDecodeRow(f *testing.F) {
+	for _, l := range strings.Split(rows0, "\n") {
+		f.Add([]byte(l))
+	}
+	for _, s := range []string{
+		okRow, `{"reward":1e999,"regime_id":"a"}`, `{"reward":-0,"regime_id":""}`, `{"reward":1,"regime_id":"a","x":[{"a":1,"b":{"a":2}},"\u00e9\ud800"]}`,
+		`{"reward":1,"regime_id":"a","x":{"a":1,"a":2}}`, `{"reward":1.7976931348623158e308,"regime_id":"a"}`,
+		`{"reward":123456789012345678901234567890e-10,"regime_id":"a","step":1e2}`, "{\"reward\":1,\"regime_id\":\"\xff\"}",
+		`{"reward":0.1e1,"regime_id":"a\"\\\/\b\f\n\r\t","components":{"c":1,"d":"x"}}`, `[1,2]`, `{}`, ` `,
+		`{"reward":1,"regime_id":"a","gamma":null,"step":-0,"invalid_action":true,"effective_rank":-1e-400}`,
+		`{"reward":1,"regime_id":"a","k":` + strings.Repeat(`{"k":`, 40) + `1` + strings.Repeat(`}`, 40) + `}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, gerr := fastRow(line, fuzzComps)
+		want, werr := refDecode(line, fuzzComps)
+		switch {
+		case gerr != nil && werr != nil:
+		case gerr != nil:
+			t.Fatalf("%q: scanner: %v; reference: %v", line, gerr, want)
+		case werr != nil:
+			t.Fatalf("%q: scanner: %v; reference: %v", line, got, werr)
+		case !got.equal(want):
+			t.Fatalf("%q:\nscanner   %v\nreference %v", line, got, want)
+		}
+	})
+}

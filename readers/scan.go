@@ -1,0 +1,1033 @@
+package readers
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+)
+
+// maxDepth is the deepest nesting accepted, as encoding/json accepts it.
+const maxDepth = 10000
+
+// Value kinds of a raw JSON value, by its first byte.
+const (
+	kindNull   = 'n'
+	kindBool   = 'b'
+	kindNumber = 'd'
+	kindString = 's'
+	kindObject = 'o'
+	kindArray  = 'a'
+)
+
+func kindName(k byte) string {
+	switch k {
+	case kindNull:
+		return "null"
+	case kindBool:
+		return "bool"
+	case kindNumber:
+		return "number"
+	case kindString:
+		return "string"
+	case kindObject:
+		return "object"
+	case kindArray:
+		return "array"
+	}
+	return "?"
+}
+
+// Schema fields, as bits of rowDecoder.seen.
+const (
+	fReward = iota
+	fRegimeID
+	fRegimeOrigin
+	fAliasOf
+	fStep
+	fComponents
+	fInvalidAction
+	fEffectiveRank
+)
+
+func schemaField(k []byte) int {
+	switch string(k) { // no allocation: the compiler compares in place
+	case "reward":
+		return fReward
+	case "regime_id":
+		return fRegimeID
+	case "regime_origin":
+		return fRegimeOrigin
+	case "alias_of":
+		return fAliasOf
+	case "step":
+		return fStep
+	case "components":
+		return fComponents
+	case "invalid_action":
+		return fInvalidAction
+	case "effective_rank":
+		return fEffectiveRank
+	}
+	return -1
+}
+
+// extra is a top-level field that is not a schema field: a run identity
+// field, gamma, run metadata or a per-step value. key and val alias the line
+// (or, for a key written with escapes, a fresh copy); val is the value's raw
+// JSON text without surrounding whitespace.
+type extra struct {
+	key  []byte
+	val  []byte
+	kind byte
+}
+
+// rowDecoder is the hand-written scanner specialised to skyfall rows. It
+// validates the whole line as JSON (RFC 8259 grammar, UTF-8, no repeated key
+// in any object, no number overflowing float64, nesting up to 10000) and
+// extracts the schema fields in one pass. It is reused for every line of an
+// object, so the fast path allocates nothing.
+type rowDecoder struct {
+	comps    []string
+	compIdx  map[string]int // when there are many components
+	row      skyfall.Row    // Label, Origin and AliasOf are left empty: see label etc.
+	label    []byte
+	origin   []byte
+	alias    []byte
+	extras   []extra
+	seen     uint32
+	data     []byte
+	pos      int
+	field    []byte // top-level key being decoded, for errors
+	sub      []byte // components key being decoded, for errors
+	labelBuf []byte
+	origBuf  []byte
+	aliasBuf []byte
+	sets     []*keySet // one per nesting depth, for repeated-key checks
+	escaped  bool      // the last scanString met an escape
+}
+
+func newRowDecoder(components []string) *rowDecoder {
+	d := &rowDecoder{comps: components}
+	d.row.Comps = make([]float64, len(components))
+	if len(components) > 8 {
+		d.compIdx = make(map[string]int, len(components))
+		for i, c := range components {
+			d.compIdx[c] = i
+		}
+	}
+	return d
+}
+
+// keySet finds a repeated key within one object. Small objects compare
+// their keys linearly; past 32 keys it switches to a map from the key's hash
+// to the position of the key in the line (the key is decoded again to
+// confirm a match), so a huge components object costs a few bytes per key.
+type keySet struct {
+	keys [][]byte
+	offs []int
+	m    map[uint64]int
+	coll [][]byte // keys whose hash matched another key's (practically never)
+}
+
+var hashSeed = maphash.MakeSeed()
+
+func (s *keySet) reset() {
+	s.keys = s.keys[:0]
+	s.offs = s.offs[:0]
+	s.m = nil
+	s.coll = nil
+}
+
+// add records k, decoded from the string starting at off in d.data, and
+// reports whether the object already had it.
+func (s *keySet) add(d *rowDecoder, k []byte, off int) bool {
+	if s.m == nil {
+		for _, x := range s.keys {
+			if bytes.Equal(x, k) {
+				return true
+			}
+		}
+		s.keys = append(s.keys, k)
+		s.offs = append(s.offs, off)
+		if len(s.keys) <= 32 {
+			return false
+		}
+		s.m = make(map[uint64]int, 64)
+		for i, x := range s.keys {
+			s.m[maphash.Bytes(hashSeed, x)] = s.offs[i]
+		}
+		s.keys, s.offs = s.keys[:0], s.offs[:0]
+		return false
+	}
+	h := maphash.Bytes(hashSeed, k)
+	prev, ok := s.m[h]
+	if !ok {
+		s.m[h] = off
+		return false
+	}
+	if bytes.Equal(d.keyAt(prev), k) {
+		return true
+	}
+	for _, x := range s.coll {
+		if bytes.Equal(x, k) {
+			return true
+		}
+	}
+	s.coll = append(s.coll, bytes.Clone(k))
+	return false
+}
+
+// keyAt decodes the (valid) key string starting at off.
+func (d *rowDecoder) keyAt(off int) []byte {
+	k := rowDecoder{data: d.data, pos: off}
+	s, _ := k.scanString(true, nil)
+	return s
+}
+
+func (d *rowDecoder) set(depth int) *keySet {
+	for len(d.sets) <= depth {
+		d.sets = append(d.sets, new(keySet))
+	}
+	s := d.sets[depth]
+	s.reset()
+	return s
+}
+
+// fieldName names the field being decoded, for errors.
+func (d *rowDecoder) fieldName() string {
+	if d.sub != nil {
+		return string(d.field) + "." + string(d.sub)
+	}
+	return string(d.field)
+}
+
+func (d *rowDecoder) fail(format string, args ...any) *rowError {
+	return &rowError{field: d.fieldName(), msg: fmt.Sprintf(format, args...)}
+}
+
+// syntax reports an unexpected byte (or the end of the line) at d.pos.
+func (d *rowDecoder) syntax(want string) *rowError {
+	if d.pos >= len(d.data) {
+		return d.fail("invalid JSON: unexpected end of line, want %s", want)
+	}
+	c := d.data[d.pos]
+	if c >= 0x80 {
+		if r, size := utf8.DecodeRune(d.data[d.pos:]); r == utf8.RuneError && size == 1 {
+			return d.fail("invalid UTF-8 at column %d", d.pos+1)
+		}
+		return d.fail("invalid JSON: unexpected %q at column %d, want %s", string(d.data[d.pos:d.pos+utf8RuneLen(d.data[d.pos:])]), d.pos+1, want)
+	}
+	return d.fail("invalid JSON: unexpected %q at column %d, want %s", string(rune(c)), d.pos+1, want)
+}
+
+func utf8RuneLen(b []byte) int {
+	_, n := utf8.DecodeRune(b)
+	return n
+}
+
+func (d *rowDecoder) typeError(kind byte, want string) *rowError {
+	return d.fail("got %s, want %s", kindName(kind), want)
+}
+
+func (d *rowDecoder) skipWS() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// decode decodes one line into d.row, d.label, d.origin, d.alias and
+// d.extras. Everything it returns aliases line or d's buffers.
+func (d *rowDecoder) decode(line []byte) *rowError {
+	d.data, d.pos = line, 0
+	d.field, d.sub = nil, nil
+	d.seen = 0
+	d.extras = d.extras[:0]
+	d.label, d.origin, d.alias = nil, nil, nil
+	r := &d.row
+	comps := r.Comps
+	clear(comps)
+	*r = skyfall.Row{Comps: comps, Invalid: -1}
+
+	d.skipWS()
+	if d.pos >= len(d.data) {
+		return d.fail("invalid JSON: empty line")
+	}
+	if d.data[d.pos] != '{' {
+		start := d.pos
+		kind, err := d.skipValue(0)
+		if err != nil {
+			return err
+		}
+		d.pos = start
+		return d.fail("got %s, want a JSON object", kindName(kind))
+	}
+	d.pos++
+	top := d.set(0)
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+	} else {
+		for {
+			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+				return d.syntax("a key")
+			}
+			koff := d.pos
+			key, err := d.scanString(true, nil)
+			if err != nil {
+				return err
+			}
+			d.field = key
+			d.skipWS()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return d.syntax("':'")
+			}
+			d.pos++
+			d.skipWS()
+			if f := schemaField(key); f >= 0 {
+				if d.seen&(1<<f) != 0 {
+					return d.fail("repeated key")
+				}
+				d.seen |= 1 << f
+				if err := d.schemaValue(f); err != nil {
+					return err
+				}
+			} else {
+				if top.add(d, key, koff) {
+					return d.fail("repeated key")
+				}
+				start := d.pos
+				kind, err := d.skipValue(1)
+				if err != nil {
+					return err
+				}
+				d.extras = append(d.extras, extra{key: key, val: d.data[start:d.pos], kind: kind})
+				if string(key) == "gamma" {
+					switch kind {
+					case kindNumber:
+						end := d.pos
+						d.pos = start
+						v, _, err := d.number(true)
+						if err != nil {
+							return err
+						}
+						d.pos = end
+						r.Gamma, r.HasGamma = v, true
+					case kindNull:
+					default:
+						d.pos = start
+						return d.typeError(kind, "number")
+					}
+				}
+			}
+			d.skipWS()
+			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+				d.pos++
+				d.skipWS()
+				continue
+			}
+			if d.pos < len(d.data) && d.data[d.pos] == '}' {
+				d.pos++
+				break
+			}
+			return d.syntax("',' or '}'")
+		}
+	}
+	d.field = nil
+	d.skipWS()
+	if d.pos < len(d.data) {
+		return d.fail("invalid JSON: unexpected %q at column %d after the object", string(d.data[d.pos:d.pos+utf8RuneLen(d.data[d.pos:])]), d.pos+1)
+	}
+	if d.seen&(1<<fReward) == 0 {
+		return &rowError{field: "reward", msg: "missing (a number is required)"}
+	}
+	if d.seen&(1<<fRegimeID) == 0 {
+		return &rowError{field: "regime_id", msg: "missing (a string is required)"}
+	}
+	return nil
+}
+
+// peekKind returns the kind of the value at d.pos by its first byte, or 0.
+func (d *rowDecoder) peekKind() byte {
+	if d.pos >= len(d.data) {
+		return 0
+	}
+	switch c := d.data[d.pos]; {
+	case c == '"':
+		return kindString
+	case c == '-' || c >= '0' && c <= '9':
+		return kindNumber
+	case c == '{':
+		return kindObject
+	case c == '[':
+		return kindArray
+	case c == 't' || c == 'f':
+		return kindBool
+	case c == 'n':
+		return kindNull
+	}
+	return 0
+}
+
+// wrongType validates the value at d.pos and reports it has the wrong type.
+func (d *rowDecoder) wrongType(want string) *rowError {
+	start := d.pos
+	kind, err := d.skipValue(1)
+	if err != nil {
+		return err
+	}
+	d.pos = start
+	return d.typeError(kind, want)
+}
+
+func (d *rowDecoder) schemaValue(f int) *rowError {
+	r := &d.row
+	k := d.peekKind()
+	switch f {
+	case fReward:
+		if k != kindNumber {
+			return d.wrongType("number")
+		}
+		v, _, err := d.number(true)
+		if err != nil {
+			return err
+		}
+		r.Reward = v
+	case fRegimeID:
+		if k != kindString {
+			return d.wrongType("string")
+		}
+		s, err := d.scanString(true, d.labelBuf[:0])
+		if err != nil {
+			return err
+		}
+		d.label = s
+		if d.escaped {
+			d.labelBuf = s[:0]
+		}
+	case fRegimeOrigin, fAliasOf:
+		switch k {
+		case kindNull:
+			return d.literal("null")
+		case kindString:
+		default:
+			return d.wrongType("string or null")
+		}
+		buf := &d.origBuf
+		if f == fAliasOf {
+			buf = &d.aliasBuf
+		}
+		s, err := d.scanString(true, (*buf)[:0])
+		if err != nil {
+			return err
+		}
+		if d.escaped {
+			*buf = s[:0]
+		}
+		if f == fAliasOf {
+			d.alias, r.HasAliasOf = s, true
+		} else {
+			d.origin, r.HasOrigin = s, true
+		}
+	case fStep:
+		switch k {
+		case kindNull:
+			return d.literal("null")
+		case kindNumber:
+		default:
+			return d.wrongType("integer")
+		}
+		start := d.pos
+		v, isInt, err := d.number(true)
+		if err != nil {
+			return err
+		}
+		if isInt {
+			n, perr := strconv.ParseInt(unsafeString(d.data[start:d.pos]), 10, 64)
+			if perr != nil {
+				return d.fail("%s is out of the range of a 64-bit integer", d.data[start:d.pos])
+			}
+			r.Step = n
+		} else {
+			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+				return d.fail("got %s, want an integer", d.data[start:d.pos])
+			}
+			r.Step = int64(v)
+		}
+		r.HasStep = true
+	case fComponents:
+		switch k {
+		case kindNull:
+			return d.literal("null")
+		case kindObject:
+		default:
+			return d.wrongType("object")
+		}
+		return d.components()
+	case fInvalidAction:
+		switch k {
+		case kindNull:
+			return d.literal("null")
+		case kindBool:
+		default:
+			return d.wrongType("bool")
+		}
+		if d.data[d.pos] == 't' {
+			r.Invalid = 1
+			return d.literal("true")
+		}
+		r.Invalid = 0
+		return d.literal("false")
+	case fEffectiveRank:
+		switch k {
+		case kindNull:
+			return d.literal("null")
+		case kindNumber:
+		default:
+			return d.wrongType("number or null")
+		}
+		v, _, err := d.number(true)
+		if err != nil {
+			return err
+		}
+		r.EffRank, r.HasEffRank = v, true
+	}
+	return nil
+}
+
+// components decodes the components object: every value must be a number;
+// the named components are kept in d.row.Comps.
+func (d *rowDecoder) components() *rowError {
+	d.pos++ // '{'
+	set := d.set(1)
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return nil
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return d.syntax("a key")
+		}
+		koff := d.pos
+		key, err := d.scanString(true, nil)
+		if err != nil {
+			return err
+		}
+		d.sub = key
+		if set.add(d, key, koff) {
+			return d.fail("repeated key")
+		}
+		d.skipWS()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return d.syntax("':'")
+		}
+		d.pos++
+		d.skipWS()
+		if d.peekKind() != kindNumber {
+			return d.wrongType("number")
+		}
+		idx := -1
+		if d.compIdx != nil {
+			if i, ok := d.compIdx[string(key)]; ok {
+				idx = i
+			}
+		} else {
+			for i, c := range d.comps {
+				if c == string(key) {
+					idx = i
+					break
+				}
+			}
+		}
+		v, _, err := d.number(idx >= 0)
+		if err != nil {
+			return err
+		}
+		if idx >= 0 {
+			d.row.Comps[idx] = v
+		}
+		d.skipWS()
+		if d.pos < len(d.data) && d.data[d.pos] == ',' {
+			d.pos++
+			d.skipWS()
+			continue
+		}
+		if d.pos < len(d.data) && d.data[d.pos] == '}' {
+			d.pos++
+			d.sub = nil
+			return nil
+		}
+		return d.syntax("',' or '}'")
+	}
+}
+
+func (d *rowDecoder) literal(lit string) *rowError {
+	if len(d.data)-d.pos >= len(lit) && string(d.data[d.pos:d.pos+len(lit)]) == lit {
+		d.pos += len(lit)
+		return nil
+	}
+	for i := 0; i < len(lit) && d.pos < len(d.data) && d.data[d.pos] == lit[i]; i++ {
+		d.pos++
+	}
+	return d.syntax("a JSON value")
+}
+
+// skipValue validates the value at d.pos (at nesting depth depth+1 if it is
+// an object or array) and returns its kind.
+func (d *rowDecoder) skipValue(depth int) (byte, *rowError) {
+	switch d.peekKind() {
+	case kindString:
+		_, err := d.scanString(false, nil)
+		return kindString, err
+	case kindNumber:
+		_, _, err := d.number(false)
+		return kindNumber, err
+	case kindNull:
+		return kindNull, d.literal("null")
+	case kindBool:
+		if d.data[d.pos] == 't' {
+			return kindBool, d.literal("true")
+		}
+		return kindBool, d.literal("false")
+	case kindObject:
+		depth++
+		if depth > maxDepth {
+			return 0, d.fail("invalid JSON: nested deeper than %d levels", maxDepth)
+		}
+		d.pos++
+		set := d.set(depth)
+		d.skipWS()
+		if d.pos < len(d.data) && d.data[d.pos] == '}' {
+			d.pos++
+			return kindObject, nil
+		}
+		for {
+			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+				return 0, d.syntax("a key")
+			}
+			koff := d.pos
+			key, err := d.scanString(true, nil)
+			if err != nil {
+				return 0, err
+			}
+			if set.add(d, key, koff) {
+				return 0, d.fail("repeated key %q in an object", key)
+			}
+			d.skipWS()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return 0, d.syntax("':'")
+			}
+			d.pos++
+			d.skipWS()
+			if _, err := d.skipValue(depth); err != nil {
+				return 0, err
+			}
+			d.skipWS()
+			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+				d.pos++
+				d.skipWS()
+				continue
+			}
+			if d.pos < len(d.data) && d.data[d.pos] == '}' {
+				d.pos++
+				return kindObject, nil
+			}
+			return 0, d.syntax("',' or '}'")
+		}
+	case kindArray:
+		depth++
+		if depth > maxDepth {
+			return 0, d.fail("invalid JSON: nested deeper than %d levels", maxDepth)
+		}
+		d.pos++
+		d.skipWS()
+		if d.pos < len(d.data) && d.data[d.pos] == ']' {
+			d.pos++
+			return kindArray, nil
+		}
+		for {
+			if _, err := d.skipValue(depth); err != nil {
+				return 0, err
+			}
+			d.skipWS()
+			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+				d.pos++
+				d.skipWS()
+				continue
+			}
+			if d.pos < len(d.data) && d.data[d.pos] == ']' {
+				d.pos++
+				return kindArray, nil
+			}
+			return 0, d.syntax("',' or ']'")
+		}
+	}
+	return 0, d.syntax("a JSON value")
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// specialMask flags (in bit 7 of each byte) the bytes of w that end the
+// fast path of a string: '"', '\\', control characters and non-ASCII bytes.
+// Borrows may flag bytes above a flagged one, never below, so the lowest
+// flag is exact.
+func specialMask(w uint64) uint64 {
+	q := w ^ (lsb * '"')
+	b := w ^ (lsb * '\\')
+	return ((w-lsb*0x20)&^w | (q-lsb)&^q | (b-lsb)&^b | w) & msb
+}
+
+// skipDigits returns the position of the first non-digit at or after pos.
+func skipDigits(data []byte, pos int) int {
+	for pos+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[pos:])
+		x := (w&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030)
+		if x != 0 {
+			return pos + bits.TrailingZeros64(x)>>3
+		}
+		pos += 8
+	}
+	for pos < len(data) && data[pos]-'0' < 10 {
+		pos++
+	}
+	return pos
+}
+
+// scanString scans the string at d.pos (which holds '"'). With decode, it
+// returns the decoded content: a slice of the line when the string has no
+// escape, else buf (or a new slice when buf is nil) with the decoded bytes
+// appended. Without decode it only validates.
+func (d *rowDecoder) scanString(decode bool, buf []byte) ([]byte, *rowError) {
+	data := d.data
+	d.pos++
+	d.escaped = false
+	start := d.pos
+	pos := d.pos
+	for {
+		for pos+8 <= len(data) {
+			if m := specialMask(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+				pos += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			pos += 8
+		}
+		if pos >= len(data) {
+			d.pos = pos
+			return nil, d.fail("invalid JSON: unterminated string")
+		}
+		c := data[pos]
+		switch {
+		case c == '"':
+			d.pos = pos + 1
+			return data[start:pos], nil
+		case c == '\\':
+			d.pos = pos
+			return d.scanEscaped(decode, buf, start)
+		case c < 0x20:
+			d.pos = pos
+			return nil, d.fail("invalid JSON: control character %#02x in a string at column %d", c, pos+1)
+		case c >= 0x80:
+			r, size := utf8.DecodeRune(data[pos:])
+			if r == utf8.RuneError && size == 1 {
+				d.pos = pos
+				return nil, d.fail("invalid UTF-8 at column %d", pos+1)
+			}
+			pos += size
+		default:
+			pos++
+		}
+	}
+}
+
+// scanEscaped continues scanString from the first backslash at d.pos.
+func (d *rowDecoder) scanEscaped(decode bool, buf []byte, start int) ([]byte, *rowError) {
+	data := d.data
+	pos := d.pos
+	d.escaped = true
+	if decode {
+		buf = append(buf[:0], data[start:pos]...)
+	}
+	for {
+		if pos >= len(data) {
+			d.pos = pos
+			return nil, d.fail("invalid JSON: unterminated string")
+		}
+		c := data[pos]
+		switch {
+		case c == '"':
+			d.pos = pos + 1
+			if buf == nil {
+				buf = []byte{}
+			}
+			return buf, nil
+		case c == '\\':
+			if pos+1 >= len(data) {
+				d.pos = pos + 1
+				return nil, d.fail("invalid JSON: unterminated string")
+			}
+			e := data[pos+1]
+			var out byte
+			switch e {
+			case '"', '\\', '/':
+				out = e
+			case 'b':
+				out = '\b'
+			case 'f':
+				out = '\f'
+			case 'n':
+				out = '\n'
+			case 'r':
+				out = '\r'
+			case 't':
+				out = '\t'
+			case 'u':
+				r, ok := hex4(data, pos+2)
+				if !ok {
+					d.pos = pos
+					return nil, d.fail("invalid JSON: invalid \\u escape at column %d", pos+1)
+				}
+				pos += 6
+				if utf16.IsSurrogate(r) {
+					// As encoding/json: a valid pair decodes to one rune,
+					// anything else to U+FFFD.
+					if r2, ok := hex4(data, pos+2); ok && pos+1 < len(data) && data[pos] == '\\' && data[pos+1] == 'u' {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							if decode {
+								buf = utf8.AppendRune(buf, dec)
+							}
+							pos += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				if decode {
+					buf = utf8.AppendRune(buf, r)
+				}
+				continue
+			default:
+				d.pos = pos
+				return nil, d.fail("invalid JSON: invalid escape %q at column %d", data[pos:pos+2], pos+1)
+			}
+			if decode {
+				buf = append(buf, out)
+			}
+			pos += 2
+		case c < 0x20:
+			d.pos = pos
+			return nil, d.fail("invalid JSON: control character %#02x in a string at column %d", c, pos+1)
+		case c >= 0x80:
+			r, size := utf8.DecodeRune(data[pos:])
+			if r == utf8.RuneError && size == 1 {
+				d.pos = pos
+				return nil, d.fail("invalid UTF-8 at column %d", pos+1)
+			}
+			if decode {
+				buf = append(buf, data[pos:pos+size]...)
+			}
+			pos += size
+		default:
+			if decode {
+				buf = append(buf, c)
+			}
+			pos++
+		}
+	}
+}
+
+func hex4(data []byte, at int) (rune, bool) {
+	if at+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// number scans the number at d.pos per the JSON grammar. With want it
+// returns the nearest float64; without, it only checks that the number does
+// not overflow float64 (parsing only when the magnitude is borderline). isInt
+// reports a literal with neither fraction nor exponent.
+func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
+	data := d.data
+	start := d.pos
+	pos := start
+	if pos < len(data) && data[pos] == '-' {
+		pos++
+	}
+	intStart := pos
+	switch {
+	case pos >= len(data):
+		d.pos = pos
+		return 0, false, d.numberError(start)
+	case data[pos] == '0':
+		pos++
+	case data[pos]-'1' < 9:
+		pos = skipDigits(data, pos+1)
+	default:
+		d.pos = pos
+		return 0, false, d.numberError(start)
+	}
+	intEnd := pos
+	fracStart, fracEnd := pos, pos
+	isInt = true
+	if pos < len(data) && data[pos] == '.' {
+		isInt = false
+		pos++
+		fracStart = pos
+		pos = skipDigits(data, pos)
+		if pos == fracStart {
+			d.pos = pos
+			return 0, false, d.numberError(start)
+		}
+		fracEnd = pos
+	}
+	exp := 0
+	if pos < len(data) && data[pos]|0x20 == 'e' {
+		isInt = false
+		pos++
+		eneg := false
+		if pos < len(data) && (data[pos] == '+' || data[pos] == '-') {
+			eneg = data[pos] == '-'
+			pos++
+		}
+		es := pos
+		for pos < len(data) && data[pos]-'0' < 10 {
+			if exp < 1e8 {
+				exp = exp*10 + int(data[pos]-'0')
+			}
+			pos++
+		}
+		if pos == es {
+			d.pos = pos
+			return 0, false, d.numberError(start)
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	d.pos = pos
+	lit := data[start:pos]
+	if !want {
+		// The value lies in [10^mag, 10^(mag+1)) (or is zero).
+		var mag int
+		if intEnd-intStart > 1 || data[intStart] != '0' {
+			mag = intEnd - intStart - 1 + exp
+		} else {
+			if exp <= 308 { // |v| < 10^(exp-1)
+				return 0, isInt, nil
+			}
+			i := fracStart
+			for i < fracEnd && data[i] == '0' {
+				i++
+			}
+			if i == fracEnd {
+				return 0, isInt, nil // zero
+			}
+			mag = -(i - fracStart + 1) + exp
+		}
+		if mag <= 307 {
+			return 0, isInt, nil
+		}
+		if mag >= 309 {
+			return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
+		}
+	} else {
+		// The significand without leading zeros, if it has at most 19
+		// digits: exact in a uint64.
+		i, nd := intStart, 0
+		var m uint64
+		for ; i < intEnd; i++ {
+			if m != 0 || data[i] != '0' {
+				m = m*10 + uint64(data[i]-'0')
+				nd++
+			}
+		}
+		for i = fracStart; i < fracEnd && nd <= 19; i++ {
+			if m != 0 || data[i] != '0' {
+				m = m*10 + uint64(data[i]-'0')
+				nd++
+			}
+		}
+		if nd <= 19 {
+			neg := data[start] == '-'
+			e := exp - (fracEnd - fracStart)
+			if m <= 1<<53 && e >= -22 && e <= 22 {
+				// Clinger's fast path: both factors exact, one rounding.
+				f := float64(m)
+				if e >= 0 {
+					f *= pow10[e]
+				} else {
+					f /= pow10[-e]
+				}
+				if neg {
+					f = -f
+				}
+				return f, isInt, nil
+			}
+			if f, ok := eiselLemire64(m, e, neg); ok {
+				return f, isInt, nil
+			}
+		}
+	}
+	f, perr := strconv.ParseFloat(unsafeString(lit), 64)
+	if perr != nil || math.IsInf(f, 0) {
+		return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
+	}
+	return f, isInt, nil
+}
+
+func (d *rowDecoder) numberError(start int) *rowError {
+	if d.pos >= len(d.data) {
+		return d.fail("invalid JSON: number %s ends too soon", truncLit(d.data[start:d.pos]))
+	}
+	return d.fail("invalid JSON: invalid number at column %d", start+1)
+}
+
+func truncLit(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:37]) + "..."
+	}
+	return string(b)
+}
+
+// unsafeString views b as a string without copying; the string must not
+// outlive b's contents.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

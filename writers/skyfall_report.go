@@ -1,0 +1,200 @@
+package writers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+)
+
+// ReportRow is one of the fifteen rows of the skyfall table: its title and
+// the metric behind it; PerLabel is false for per-run metrics, which have a
+// value only in the "all" column.
+type ReportRow struct {
+	Title    string
+	Metric   string
+	PerLabel bool
+}
+
+// SkyfallReportRows are the fifteen rows of the seed's table, in its order.
+var SkyfallReportRows = []ReportRow{
+	{"Per-configuration reward", "per_configuration_reward", true},
+	{"Adaptation speed", "adaptation_speed", true},
+	{"Forgetting", "forgetting", true},
+	{"Recovery time", "recovery_time", true},
+	{"Stability (variance)", "stability_variance", true},
+	{"Performance gap", "performance_gap", true},
+	{"Zero-shot reward", "zero_shot_reward", true},
+	{"Regret", "regret", false},
+	{"Effective rank", "effective_rank", true},
+	{"Settled reward", "settled_reward", true},
+	{"Settled reward (policy)", "settled_reward_policy", true},
+	{"Return (discounted)", "return_discounted", false},
+	{"Return (undiscounted)", "return_undiscounted", false},
+	{"Invalid-action rate", "invalid_action_rate", false},
+	{"Solve rate", "solve_rate", false},
+}
+
+// ReportHeader is what the report says about the job before any number.
+type ReportHeader struct {
+	Title    string
+	Input    string
+	Protocol string
+	Version  string
+	// Params are the parameters in the order they are listed.
+	Params []KV
+	// Bound says which ceiling was used and how it was derived, in a
+	// sentence.
+	Bound string
+}
+
+// SkyfallReport renders report.md. notes are the job's notes in order (they
+// follow the family notes).
+func SkyfallReport(h ReportHeader, o *SkyfallOutput, notes []string) string {
+	var b strings.Builder
+	writeHeader(&b, h)
+
+	byFamily := map[string][]*skyfall.RunResult{}
+	for i := range o.Runs {
+		r := &o.Runs[i]
+		if !r.Excluded {
+			byFamily[r.Family] = append(byFamily[r.Family], r.Result)
+		}
+	}
+	metricIndex := map[string]int{}
+	for i, m := range skyfall.LabelMetrics {
+		metricIndex[m] = i
+	}
+	for _, f := range o.Families.Families {
+		fmt.Fprintf(&b, "## Family %s\n\n", familyTitle(f.Name, o.Families.Baseline))
+		fmt.Fprintf(&b, "%d run(s), %d in the aggregates. Each cell is the mean ± sample standard deviation across seeds; `--` is unavailable, `± --` means fewer than two seeds.\n\n", len(f.Runs), f.Included)
+		sum := skyfall.SummarizeLabels(byFamily[f.Name])
+		header := append([]string{"Metric"}, sum.Labels...)
+		header = append(header, "all")
+		rows := make([][]string, 0, len(SkyfallReportRows))
+		for _, rr := range SkyfallReportRows {
+			row := []string{rr.Title}
+			for li := range sum.Labels {
+				if rr.PerLabel {
+					c := sum.Cells[li][metricIndex[rr.Metric]]
+					row = append(row, FormatMeanStd(c.Mean, c.Std))
+				} else {
+					row = append(row, Absent)
+				}
+			}
+			fr := familyRow(&f, rr.Metric)
+			if fr == nil {
+				row = append(row, Absent)
+			} else {
+				row = append(row, FormatMeanStd(fr.Mean, fr.Std))
+			}
+			rows = append(rows, row)
+		}
+		b.WriteString(MarkdownTable(header, rows))
+		b.WriteString("\nPer-run metrics (regret, returns, rates) have no per-label value: they appear under `all`, which holds the family's seed values (for per-label metrics, each run's mean over its labels).\n\n")
+	}
+
+	writeComparison(&b, o.Families)
+	writeNotes(&b, o.Families, notes)
+	return b.String()
+}
+
+func writeHeader(b *strings.Builder, h ReportHeader) {
+	fmt.Fprintf(b, "# %s\n\n", h.Title)
+	rows := [][]string{{"input", "`" + h.Input + "`"}, {"protocol", h.Protocol}, {"crlbatch", h.Version}}
+	for _, kv := range h.Params {
+		rows = append(rows, []string{kv.Key, "`" + kv.Value + "`"})
+	}
+	b.WriteString(MarkdownTable([]string{"parameter", "value"}, rows))
+	if h.Bound != "" {
+		fmt.Fprintf(b, "\n**Ceiling.** %s\n", h.Bound)
+	}
+	b.WriteString("\n")
+}
+
+func familyTitle(name, baseline string) string {
+	t := "`" + name + "`"
+	if name == "" {
+		t = "(none)"
+	}
+	if name == baseline && baseline != "" {
+		t += " (baseline)"
+	}
+	return t
+}
+
+func familyRow(f *family.Family, metric string) *family.Row {
+	for i := range f.Rows {
+		if f.Rows[i].Metric == metric {
+			return &f.Rows[i]
+		}
+	}
+	return nil
+}
+
+// writeComparison renders families as columns, metrics as rows.
+func writeComparison(b *strings.Builder, res *family.Result) {
+	if len(res.Families) == 0 {
+		return
+	}
+	b.WriteString("## Comparison of families\n\n")
+	fmt.Fprintf(b, "Mean ± sample standard deviation across seeds (n seeds with a value).")
+	if res.Baseline != "" {
+		fmt.Fprintf(b, " Baseline: %s.", familyTitle(res.Baseline, ""))
+	}
+	b.WriteString("\n\n")
+	header := []string{"Metric"}
+	for _, f := range res.Families {
+		header = append(header, familyTitle(f.Name, res.Baseline))
+	}
+	rows := make([][]string, 0, len(res.Metrics))
+	for mi, m := range res.Metrics {
+		row := []string{m.Name}
+		for _, f := range res.Families {
+			r := f.Rows[mi]
+			row = append(row, fmt.Sprintf("%s (%d)", FormatMeanStd(r.Mean, r.Std), r.N))
+		}
+		rows = append(rows, row)
+	}
+	b.WriteString(MarkdownTable(header, rows))
+	if res.BaselineFound {
+		b.WriteString("\n")
+		hdr := []string{"Family", "relative adaptation advantage", "adaptation_speed test", "p", "pairs"}
+		var rows2 [][]string
+		for _, f := range res.Families {
+			var adv, p protocol.Value
+			test, pairs := Absent, "0"
+			for _, r := range f.Rows {
+				if r.Metric == "adaptation_speed" {
+					adv, p = r.RelativeAdaptationAdvantage, r.PValue
+					if r.Test != "" {
+						test = r.Test
+					}
+					pairs = fmt.Sprint(r.NPairs)
+				}
+			}
+			rows2 = append(rows2, []string{familyTitle(f.Name, res.Baseline), FormatValue(adv), test, FormatValue(p), pairs})
+		}
+		b.WriteString(MarkdownTable(hdr, rows2))
+		b.WriteString("\nThe relative adaptation advantage is the baseline's mean adaptation speed minus the family's: positive is faster. Every metric's paired test, adjusted p value, paired difference and probability of improvement are in `families.parquet`.\n")
+	}
+	b.WriteString("\n")
+}
+
+func writeNotes(b *strings.Builder, res *family.Result, notes []string) {
+	b.WriteString("## Notes\n\n")
+	n := 0
+	for _, note := range res.Notes {
+		fmt.Fprintf(b, "- %s\n", note.Text)
+		n++
+	}
+	for _, note := range notes {
+		fmt.Fprintf(b, "- %s\n", note)
+		n++
+	}
+	if n == 0 {
+		b.WriteString("None.\n")
+	}
+}
