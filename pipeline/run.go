@@ -27,12 +27,12 @@ type Summary struct {
 
 // job carries the state of one run of the pipeline.
 type job struct {
-	cfg    *Config
-	log    *slog.Logger
-	in     Location
-	out    Location
-	prog   *progress
-	start  time.Time
+	cfg      *Config
+	log      *slog.Logger
+	in       Location
+	out      Location
+	prog     *progress
+	start    time.Time
 	notes    []string
 	manObj   []writers.ManifestObject
 	families int

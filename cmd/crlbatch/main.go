@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 
