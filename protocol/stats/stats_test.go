@@ -616,17 +616,25 @@ func TestBootstrapOrderIndependent(t *testing.T) {
 	}
 }
 
-// On 64-bit platforms the index draw is exactly (*rand.Rand).IntN.
+// On 64-bit platforms the index draw is exactly (*rand.Rand).IntN, which
+// is Uint64N there.
 func TestIndexDrawMatchesIntN(t *testing.T) {
 	if strconv.IntSize != 64 {
-		t.Skip("rand.IntN takes its 32-bit path here")
+		t.Skip("rand.IntN and Uint64N take their 32-bit paths here")
+	}
+	r := rand.New(rand.NewPCG(7, 0))
+	src := newIndexSource(7)
+	for i := 0; i < 1000; i++ {
+		if a, b := src.intN(10), r.IntN(10); int(a) != b {
+			t.Fatalf("draw %d: %d vs rand.IntN %d", i, a, b)
+		}
 	}
 	for _, seed := range []uint64{0, 1, 42, SeedFor(0, "ppo", "forgetting")} {
-		for _, n := range []int{1, 2, 3, 7, 8, 10, 1000, 1 << 40, 1<<62 + 3} {
+		for _, n := range []uint64{1, 2, 3, 7, 8, 10, 1000, 1 << 40, 1<<62 + 3} {
 			r := rand.New(rand.NewPCG(seed, 0))
 			src := newIndexSource(seed)
 			for i := 0; i < 200; i++ {
-				if a, b := src.intN(uint64(n)), r.IntN(n); int(a) != b {
+				if a, b := src.intN(n), r.Uint64N(n); a != b {
 					t.Fatalf("seed %d n %d draw %d: %d vs rand.IntN %d", seed, n, i, a, b)
 				}
 			}
