@@ -103,7 +103,8 @@ func SkyfallReport(h ReportHeader, o *SkyfallOutput, notes []string) string {
 
 func writeHeader(b *strings.Builder, h ReportHeader) {
 	fmt.Fprintf(b, "# %s\n\n", h.Title)
-	rows := [][]string{{"input", "`" + h.Input + "`"}, {"protocol", h.Protocol}, {"crlbatch", h.Version}}
+	fmt.Fprintf(b, "- input: `%s`\n- protocol: %s\n- crlbatch: %s\n\n", h.Input, h.Protocol, h.Version)
+	var rows [][]string
 	for _, kv := range h.Params {
 		rows = append(rows, []string{kv.Key, "`" + kv.Value + "`"})
 	}
