@@ -3,7 +3,7 @@ GO       ?= go
 PKGS     := ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test test-short lint bench fuzz fuzz-smoke deps example clean
+.PHONY: all build test test-short lint bench bench-sweep fuzz fuzz-smoke deps example clean
 
 all: lint test
 
@@ -24,6 +24,21 @@ lint:
 # Micro-benchmarks, six times each so that benchstat can compare two runs.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 $(PKGS)
+
+# End to end on a synthetic sweep of SWEEP_BYTES of JSONL (20 runs, per-step
+# extras): wall time, CPU time, MB/s per core of CPU and peak RSS of
+# `crlbatch score`. Not run in CI.
+SWEEP_BYTES ?= 1000000000
+SWEEP_DIR   ?= /tmp/crlbatch-sweep-$(SWEEP_BYTES)
+bench-sweep: build
+	@test -d $(SWEEP_DIR) || bin/crlbatch synth --out $(SWEEP_DIR) --family ppo --family sac --family ewc --family dqn \
+	  --seeds 5 --target-bytes $(SWEEP_BYTES) --extras --seed 1
+	@rm -rf $(SWEEP_DIR)-out
+	@/usr/bin/time -f '%e %U %S %M' -o $(SWEEP_DIR).time bin/crlbatch score $(SWEEP_DIR) --out $(SWEEP_DIR)-out --quiet
+	@mb=$$(du -sb $(SWEEP_DIR) | cut -f1); read wall user sys rss < $(SWEEP_DIR).time; \
+	  awk -v mb=$$mb -v w=$$wall -v u=$$user -v s=$$sys -v r=$$rss 'BEGIN { \
+	    printf "sweep %.0f MB  wall %.2f s  cpu %.2f s  %.0f MB/s wall  %.0f MB/s per core of CPU  peak RSS %.0f MB\n", \
+	      mb/1e6, w, u+s, mb/1e6/w, mb/1e6/(u+s), r/1024 }'
 
 # Every fuzz target for FUZZTIME each.
 fuzz:

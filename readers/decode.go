@@ -38,6 +38,26 @@ func (o *ObjectRuns) RunKeys() []string {
 	return keys
 }
 
+// MemBytes estimates the memory held by the object's decoded columns (the
+// capacity of every column, plus the label names), for the pipeline's
+// --memory-limit accounting. It is tens of bytes a row.
+func (o *ObjectRuns) MemBytes() int64 {
+	var n int64
+	for _, p := range o.parts {
+		t := p.b.Trace(nil)
+		n += int64(cap(t.Rewards))*8 + int64(cap(t.Labels))*4 +
+			int64(cap(t.Steps))*8 + int64(cap(t.HasStep)) + int64(cap(t.Invalid)) +
+			int64(cap(t.EffRank))*8 + int64(cap(t.HasEffRank))
+		for _, c := range t.Components {
+			n += int64(cap(c)) * 8
+		}
+		for _, l := range t.LabelNames {
+			n += int64(len(l)) + 16
+		}
+	}
+	return n
+}
+
 // part is the rows of one run within one object.
 type part struct {
 	anon      bool
@@ -157,7 +177,7 @@ type objectDecoder struct {
 	tmp      []byte
 }
 
-// find returns the index of the extra named name, trying hint first.
+// findExtra returns the index of the extra named name, trying hint first.
 func findExtra(ex []extra, name string, hint int) int {
 	if hint < len(ex) && string(ex[hint].key) == name {
 		return hint

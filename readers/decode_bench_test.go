@@ -36,7 +36,7 @@ func benchRows(n int) []byte {
 		if label == "calm_again" {
 			origin = `"regime_origin":"calm",`
 		}
-		fmt.Fprintf(&b, `{"run_id":"sweep-0412/ppo/s3","seed":3,"algorithm_id":"ppo","policy_id":"mlp-256","task":"skyfall-nav-v2",`+
+		fmt.Fprintf(&b, `{"run_id":"sweep-0412/ppo/s3","seed":3,"algorithm_id":"ppo","policy_id":"mlp-256","task":"nav-v2",`+
 			`"step":%d,"regime_id":%q,%s"reward":%s,`+
 			`"components":{"progress":%s,"collision":%s,"success":%s,"energy":%s},`+
 			`"invalid_action":%t,"effective_rank":%s,"gamma":0.99,`+
@@ -331,8 +331,23 @@ func TestBenchRowsDecode(t *testing.T) {
 		t.Errorf("rows average %d bytes, want 400 to 500", avg)
 	}
 	want := map[string]string{"run_id": "sweep-0412/ppo/s3", "seed": "3", "algorithm_id": "ppo", "policy_id": "mlp-256",
-		"task": "skyfall-nav-v2", "gamma": "0.99", "source": "x"}
+		"task": "nav-v2", "gamma": "0.99", "source": "x"}
 	if fmt.Sprint(tr.Meta) != fmt.Sprint(want) {
 		t.Errorf("meta %v", tr.Meta)
+	}
+}
+
+// TestMemBytes: decoded rows are held in compact columns, tens of bytes a
+// row, not the JSON's hundreds.
+func TestMemBytes(t *testing.T) {
+	data := benchRows(20000)
+	o, err := DecodeObject("x", "x", bytes.NewReader(data), Options{Components: benchComps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perRow := float64(o.MemBytes()) / float64(o.Rows)
+	t.Logf("%.1f bytes a row in memory, %.1f in JSON", perRow, float64(len(data))/float64(o.Rows))
+	if perRow < 40 || perRow > 100 {
+		t.Errorf("%.1f bytes a row", perRow)
 	}
 }

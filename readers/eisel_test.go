@@ -69,3 +69,21 @@ func TestEiselLemire(t *testing.T) {
 		t.Errorf("decided only %d of %d", decided, n)
 	}
 }
+
+func TestDigitsValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 100_000 {
+		n := 1 + rng.IntN(19)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(10))
+		}
+		want, err := strconv.ParseUint(string(b), 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := digitsValue(0, b); got != want {
+			t.Fatalf("%s: got %d", b, got)
+		}
+	}
+}

@@ -42,7 +42,11 @@ func (lr *lineReader) next() ([]byte, int, error) {
 			return lr.finish(line)
 		}
 		lr.scan = lr.end
-		if lr.end-lr.start > lr.max+1 { // +1: room for a '\r'
+		slack := 1 // room for a '\r'
+		if lr.first {
+			slack += len(bom)
+		}
+		if lr.end-lr.start > lr.max+slack {
 			lr.line++
 			return nil, lr.line, lr.tooLong()
 		}
@@ -96,7 +100,7 @@ func (lr *lineReader) fill() error {
 	}
 	if lr.end == len(lr.buf) {
 		size := 2 * len(lr.buf)
-		if limit := lr.max + 2; size > limit && limit > len(lr.buf) {
+		if limit := lr.max + 2 + len(bom); size > limit && limit > len(lr.buf) {
 			size = limit
 		}
 		nb := make([]byte, size)

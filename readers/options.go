@@ -14,6 +14,7 @@ const (
 )
 
 // DefaultIdentityFields are the skyfall run identity fields (PROTOCOLS 1.2).
+// Read-only.
 var DefaultIdentityFields = []string{"run_id", "seed", "algorithm_id", "policy_id", "task"}
 
 // schemaFields are the row fields of PROTOCOLS 1.1 that are never run
@@ -76,7 +77,7 @@ func (o Options) normalize() (Options, error) {
 	case o.MaxLineBytes == 0:
 		o.MaxLineBytes = DefaultMaxLineBytes
 	case o.MaxLineBytes < 0:
-		o.MaxLineBytes = maxInt - 2
+		o.MaxLineBytes = maxInt - 8
 	}
 	switch {
 	case o.MaxObjectBytes == 0:

@@ -419,6 +419,10 @@ func TestLineLimits(t *testing.T) {
 			t.Errorf("end %q: got %v", end, err)
 		}
 	}
+	// A byte-order mark does not count.
+	if _, err := DecodeObject(testURL, "x", strings.NewReader("\ufeff"+row+"\r\n"), Options{MaxLineBytes: len(row)}); err != nil {
+		t.Error(err)
+	}
 	// The last line needs no line end.
 	if _, err := DecodeObject(testURL, "x", strings.NewReader(row), Options{MaxLineBytes: len(row)}); err != nil {
 		t.Error(err)

@@ -132,15 +132,17 @@ func newRowDecoder(components []string) *rowDecoder {
 // to the position of the key in the line (the key is decoded again to
 // confirm a match), so a huge components object costs a few bytes per key.
 type keySet struct {
-	keys [][]byte
-	offs []int
-	m    map[uint64]int
-	coll [][]byte // keys whose hash matched another key's (practically never)
+	bloom uint64 // one bit per (length, first byte, last byte) class seen
+	keys  [][]byte
+	offs  []int
+	m     map[uint64]int
+	coll  [][]byte // keys whose hash matched another key's (practically never)
 }
 
 var hashSeed = maphash.MakeSeed()
 
 func (s *keySet) reset() {
+	s.bloom = 0
 	s.keys = s.keys[:0]
 	s.offs = s.offs[:0]
 	s.m = nil
@@ -151,11 +153,18 @@ func (s *keySet) reset() {
 // reports whether the object already had it.
 func (s *keySet) add(d *rowDecoder, k []byte, off int) bool {
 	if s.m == nil {
-		for _, x := range s.keys {
-			if bytes.Equal(x, k) {
-				return true
+		var bit uint64 = 1
+		if len(k) > 0 {
+			bit <<= (uint(len(k))*7 + uint(k[0]) + uint(k[len(k)-1])*3) & 63
+		}
+		if s.bloom&bit != 0 {
+			for _, x := range s.keys {
+				if bytes.Equal(x, k) {
+					return true
+				}
 			}
 		}
+		s.bloom |= bit
 		s.keys = append(s.keys, k)
 		s.offs = append(s.offs, off)
 		if len(s.keys) <= 32 {
@@ -967,18 +976,21 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 	} else {
 		// The significand without leading zeros, if it has at most 19
 		// digits: exact in a uint64.
-		i, nd := intStart, 0
 		var m uint64
-		for ; i < intEnd; i++ {
-			if m != 0 || data[i] != '0' {
-				m = m*10 + uint64(data[i]-'0')
-				nd++
+		var nd int
+		if data[intStart] != '0' {
+			nd = intEnd - intStart + fracEnd - fracStart
+			if nd <= 19 {
+				m = digitsValue(digitsValue(0, data[intStart:intEnd]), data[fracStart:fracEnd])
 			}
-		}
-		for i = fracStart; i < fracEnd && nd <= 19; i++ {
-			if m != 0 || data[i] != '0' {
-				m = m*10 + uint64(data[i]-'0')
-				nd++
+		} else {
+			i := fracStart
+			for i < fracEnd && data[i] == '0' {
+				i++
+			}
+			nd = fracEnd - i
+			if nd <= 19 {
+				m = digitsValue(0, data[i:fracEnd])
 			}
 		}
 		if nd <= 19 {
@@ -1007,6 +1019,23 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
 	}
 	return f, isInt, nil
+}
+
+// digitsValue returns m·10^len(digits) + the value of digits, eight digits
+// at a time (the SWAR conversion of simdjson's parse_eight_digits_unrolled).
+// The caller keeps the result within 19 digits.
+func digitsValue(m uint64, digits []byte) uint64 {
+	for len(digits) >= 8 {
+		w := binary.LittleEndian.Uint64(digits) - 0x3030303030303030
+		w = w*10 + w>>8
+		w = ((w&0x000000ff000000ff)*(100+1000000<<32) + (w>>16&0x000000ff000000ff)*(1+10000<<32)) >> 32
+		m = m*100000000 + w
+		digits = digits[8:]
+	}
+	for _, c := range digits {
+		m = m*10 + uint64(c-'0')
+	}
+	return m
 }
 
 func (d *rowDecoder) numberError(start int) *rowError {

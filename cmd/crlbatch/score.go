@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -107,6 +108,7 @@ func scoreFlags() []cli.Flag {
 			Usage: "resamples of the percentile-bootstrap confidence intervals"},
 		&cli.Uint64Flag{Name: "bootstrap-seed", Category: catFamily,
 			Usage: "seed of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
+		&cli.StringFlag{Name: "cpuprofile", Hidden: true, TakesFile: true, Usage: "write a Go CPU profile of the job to this file"},
 	)
 }
 
@@ -123,6 +125,13 @@ func scoreCommand() *cli.Command {
 			cfg, err := scoreConfig(cmd)
 			if err != nil {
 				return err
+			}
+			if f := cmd.String("cpuprofile"); f != "" {
+				stop, err := startCPUProfile(f)
+				if err != nil {
+					return err
+				}
+				defer stop()
 			}
 			sum, err := pipeline.Run(ctx, cfg)
 			if err != nil {
@@ -313,4 +322,17 @@ func loadSpec(s string) (*upperbound.Spec, error) {
 		return nil, pipeline.Usagef("--spec: %v", err)
 	}
 	return spec, nil
+}
+
+// startCPUProfile profiles the job into file (a hidden flag for development).
+func startCPUProfile(file string) (func(), error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, pipeline.Usagef("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, pipeline.Usagef("--cpuprofile: %v", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
