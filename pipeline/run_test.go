@@ -128,7 +128,7 @@ func TestFailedJobLeavesNothing(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
-		"s3://b/p?endpoint=http://127.0.0.1:1&region=us":  "s3://b/p?endpoint=http://127.0.0.1:1&region=us",
+		"s3://b/p?endpoint=http://127.0.0.1:1&region=us":   "s3://b/p?endpoint=http://127.0.0.1:1&region=us",
 		"azblob://c/p?sas_token=abc&domain=x":              "azblob://c/p?domain=x&sas_token=REDACTED",
 		"https://user:pass@example.com/x?AccountKey=zzzz1": "https://REDACTED@example.com/x?AccountKey=REDACTED",
 	} {
