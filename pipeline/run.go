@@ -36,6 +36,7 @@ type job struct {
 	notes    []string
 	manObj   []writers.ManifestObject
 	families int
+	runs     int // runs scored (after --where)
 	params   []byte
 }
 
@@ -106,6 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		return nil, &DataError{Err: err}
 	}
+	nRuns := len(traces)
 	var rows int64
 	for i, o := range decoded {
 		rows += int64(o.Rows)
@@ -114,18 +116,18 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			RowsRead: int64(o.Rows), RunsFound: o.NumRuns(), Status: "ok",
 		})
 	}
-	j.log.Info("assembled", "runs", len(traces), "rows", rows)
+	j.log.Info("assembled", "runs", nRuns, "rows", rows)
 
-	files, err := j.skyfall(ctx, traces)
+	files, err := j.skyfall(ctx, sliceSource(traces))
 	if err != nil {
 		return nil, err
 	}
-	outputs, err := j.publish(ctx, outB, files, len(traces))
+	outputs, err := j.publish(ctx, outB, files, j.runs)
 	if err != nil {
 		return nil, err
 	}
 	j.prog.done()
-	return &Summary{Objects: len(objs), Rows: rows, Runs: len(traces), Families: j.families, Outputs: outputs, Output: j.out.String()}, nil
+	return &Summary{Objects: len(objs), Rows: rows, Runs: j.runs, Families: j.families, Outputs: outputs, Output: j.out.String()}, nil
 }
 
 // read decodes every object with at most Concurrency at once, each into its

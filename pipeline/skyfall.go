@@ -68,24 +68,39 @@ type skyfallParams struct {
 	ConfidenceLevel    float64      `json:"confidence_level"`
 }
 
-// skyfall scores the traces and builds every result file.
-func (j *job) skyfall(ctx context.Context, all []*skyfall.Trace) ([]outFile, error) {
-	cfg := j.cfg
-	var traces []*skyfall.Trace
-	for _, t := range all {
-		if cfg.keep(t.Meta) {
-			traces = append(traces, t)
-		}
-	}
-	if len(cfg.Where) > 0 {
-		j.notes = append(j.notes, fmt.Sprintf("--where kept %d of %d runs", len(traces), len(all)))
-		if len(traces) == 0 {
-			return nil, &DataError{Err: fmt.Errorf("--where: no run matches %s", describeWhere(cfg.Where))}
-		}
-	}
+// traceSource hands over the assembled runs one at a time, in canonical
+// order. A run handed to fn may be kept only until fn's work on it is done.
+type traceSource func(fn func(t *skyfall.Trace) error) error
 
+// sliceSource serves runs held in memory.
+func sliceSource(traces []*skyfall.Trace) traceSource {
+	return func(fn func(*skyfall.Trace) error) error {
+		for _, t := range traces {
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// runInfo is what the reduction and the tables need of a run once its
+// columns are gone.
+type runInfo struct {
+	key     string
+	meta    map[string]string
+	nSteps  int
+	allZero bool
+	res     *skyfall.RunResult
+}
+
+// skyfall scores the runs and builds every result file. It passes over the
+// runs once to score them, and once before that when the ceiling is derived
+// from the data (per-label ceilings of a spec, data-relative ceilings).
+func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
+	cfg := j.cfg
 	p := cfg.Skyfall
-	ceil, info, err := j.ceiling(traces)
+	ceil, info, err := j.ceiling(src)
 	if err != nil {
 		return nil, err
 	}
@@ -98,22 +113,29 @@ func (j *job) skyfall(ctx context.Context, all []*skyfall.Trace) ([]outFile, err
 		}
 	}
 
-	// Score every run, each into its own slot.
-	results := make([]*skyfall.RunResult, len(traces))
+	// Score every run, each into its own slot; at most Concurrency runs are
+	// held at once.
+	var runsInfo []*runInfo
+	total := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
-	for i, t := range traces {
+	err = src(func(t *skyfall.Trace) error {
+		if err := gctx.Err(); err != nil {
+			return err
+		}
+		total++
+		if !cfg.keep(t.Meta) {
+			return nil
+		}
+		ri := &runInfo{key: t.Key, meta: t.Meta, nSteps: t.Len(), allZero: allZero(t.Rewards)}
+		runsInfo = append(runsInfo, ri)
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
 			var ref *skyfall.Reference
-			if cfg.Reference != nil {
-				if r, ok := cfg.Reference[t.Key]; ok {
-					ref = &skyfall.Reference{Rewards: r}
-				} else if r, ok := cfg.Reference[t.Meta["run_id"]]; ok && t.Meta["run_id"] != "" {
-					ref = &skyfall.Reference{Rewards: r}
-				}
+			if r, ok := j.reference(t); ok {
+				ref = &skyfall.Reference{Rewards: r}
 			}
 			res, err := skyfall.Score(t, &p, ref)
 			if err != nil {
@@ -123,38 +145,50 @@ func (j *job) skyfall(ctx context.Context, all []*skyfall.Trace) ([]outFile, err
 				}
 				return &DataError{Err: err}
 			}
-			results[i] = res
+			ri.res = res
 			return nil
 		})
+		return nil
+	})
+	// A scoring error cancels gctx, which stops src with gctx's error:
+	// report the cause, not the cancellation.
+	if werr := g.Wait(); werr != nil {
+		err = werr
 	}
-	if err := g.Wait(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if cfg.Reference != nil {
-		for i, t := range traces {
-			if _, ok := cfg.Reference[t.Key]; !ok {
-				if _, ok := cfg.Reference[t.Meta["run_id"]]; !ok || t.Meta["run_id"] == "" {
-					j.notes = append(j.notes, fmt.Sprintf("run %s has no reference trajectory: its regret is null", t.Key))
-				}
+	if len(cfg.Where) > 0 {
+		j.notes = append(j.notes, fmt.Sprintf("--where kept %d of %d runs", len(runsInfo), total))
+		if len(runsInfo) == 0 {
+			return nil, &DataError{Err: fmt.Errorf("--where: no run matches %s", describeWhere(cfg.Where))}
+		}
+	}
+	results := make([]*skyfall.RunResult, len(runsInfo))
+	for i, ri := range runsInfo {
+		results[i] = ri.res
+		if cfg.Reference != nil {
+			if _, ok := j.referenceFor(ri.key, ri.meta); !ok {
+				j.notes = append(j.notes, fmt.Sprintf("run %s has no reference trajectory: its regret is null", ri.key))
 			}
-			j.notes = append(j.notes, results[i].Notes...)
+			j.notes = append(j.notes, ri.res.Notes...)
 		}
 	}
 
 	// Reduce to families.
 	metrics := skyfallMetrics()
-	runs := make([]family.Run, len(traces))
-	for i, t := range traces {
-		fam, _ := cfg.familyOf(t.Meta)
-		seed, hasSeed := t.Meta["seed"]
-		r := family.Run{Key: t.Key, Family: fam, Seed: seed, HasSeed: hasSeed, NSteps: t.Len()}
-		if cfg.MinSteps > 0 && t.Len() < cfg.MinSteps {
-			r.Excluded, r.ExcludedWhy = true, fmt.Sprintf("%d rows, fewer than --min-steps %d", t.Len(), cfg.MinSteps)
+	runs := make([]family.Run, len(runsInfo))
+	for i, t := range runsInfo {
+		fam, _ := cfg.familyOf(t.meta)
+		seed, hasSeed := t.meta["seed"]
+		r := family.Run{Key: t.key, Family: fam, Seed: seed, HasSeed: hasSeed, NSteps: t.nSteps}
+		if cfg.MinSteps > 0 && t.nSteps < cfg.MinSteps {
+			r.Excluded, r.ExcludedWhy = true, fmt.Sprintf("%d rows, fewer than --min-steps %d", t.nSteps, cfg.MinSteps)
 		}
-		if allZero(t.Rewards) {
+		if t.allZero {
 			r.Remarks = append(r.Remarks, "earned nothing: every reward is zero")
 		}
 		if results[i].NIntervals == 1 {
@@ -179,13 +213,14 @@ func (j *job) skyfall(ctx context.Context, all []*skyfall.Trace) ([]outFile, err
 		return nil, err
 	}
 	j.families = len(fres.Families)
+	j.runs = len(runsInfo)
 
 	out := &writers.SkyfallOutput{Families: fres, Anchor: string(p.Anchor), Window: string(p.Window)}
 	for _, f := range fres.Families {
 		for _, i := range f.Runs {
-			t := traces[i]
+			t := runsInfo[i]
 			out.Runs = append(out.Runs, writers.SkyfallRun{
-				Key: t.Key, Source: t.Meta[readers.SourceField], Family: f.Name, Meta: t.Meta,
+				Key: t.key, Source: t.meta[readers.SourceField], Family: f.Name, Meta: t.meta,
 				Excluded: runs[i].Excluded, Result: results[i],
 			})
 		}
@@ -253,8 +288,29 @@ func skyfallMetrics() []family.Metric {
 	return out
 }
 
-// ceiling builds R_ub from the configured source.
-func (j *job) ceiling(traces []*skyfall.Trace) (*skyfall.Ceiling, *ceilingInfo, error) {
+// reference finds a run's reference trajectory: by run key, then run_id.
+func (j *job) reference(t *skyfall.Trace) ([]float64, bool) {
+	return j.referenceFor(t.Key, t.Meta)
+}
+
+func (j *job) referenceFor(key string, meta map[string]string) ([]float64, bool) {
+	if j.cfg.Reference == nil {
+		return nil, false
+	}
+	if r, ok := j.cfg.Reference[key]; ok {
+		return r, true
+	}
+	if id, ok := meta["run_id"]; ok {
+		if r, ok := j.cfg.Reference[id]; ok {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// ceiling builds R_ub from the configured source; ceilings derived from the
+// data take one pass over the runs kept by --where.
+func (j *job) ceiling(src traceSource) (*skyfall.Ceiling, *ceilingInfo, error) {
 	cfg := j.cfg
 	switch {
 	case cfg.BoundScalar != nil:
@@ -262,29 +318,27 @@ func (j *job) ceiling(traces []*skyfall.Trace) (*skyfall.Ceiling, *ceilingInfo, 
 		return skyfall.ScalarCeiling(x, upperbound.DerivationExplicit),
 			&ceilingInfo{Derivation: upperbound.DerivationExplicit, Source: "--bound", Value: &x}, nil
 	case cfg.BoundMap != nil:
-		for _, t := range traces {
-			for _, l := range t.LabelNames {
-				if _, ok := cfg.BoundMap[l]; !ok {
-					return nil, nil, Usagef("--bound-map %s has no entry for label %q (run %s)", cfg.BoundMapURL, l, t.Key)
-				}
-			}
-		}
+		// A label missing from the map fails the run that has it, as a
+		// usage error, when it is scored.
 		return skyfall.MapCeiling(cfg.BoundMap, upperbound.DerivationExplicit),
 			&ceilingInfo{Derivation: upperbound.DerivationExplicit, Source: "--bound-map " + cfg.BoundMapURL, Values: cfg.BoundMap}, nil
 	case cfg.CeilingMode == CeilingDataRelative:
+		// The best reward observed per label over every run kept.
 		m := map[string]float64{}
-		for _, t := range traces {
-			for _, l := range t.LabelNames {
-				if _, ok := m[l]; ok {
-					continue
-				}
-				label := l
-				b, err := upperbound.DataRelative(traces, upperbound.DataRelativeOptions{Label: &label})
-				if err != nil {
-					return nil, nil, &DataError{Err: err}
-				}
-				m[l] = max(b.PerStep, b.FinalStep)
+		err := src(func(t *skyfall.Trace) error {
+			if !cfg.keep(t.Meta) {
+				return nil
 			}
+			for i, r := range t.Rewards {
+				l := t.LabelNames[t.Labels[i]]
+				if best, ok := m[l]; !ok || r > best {
+					m[l] = r
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
 		}
 		return skyfall.MapCeiling(m, upperbound.DerivationDataRelative),
 			&ceilingInfo{Derivation: upperbound.DerivationDataRelative, Source: "--ceiling data_relative", Values: m}, nil
@@ -305,10 +359,23 @@ func (j *job) ceiling(traces []*skyfall.Trace) (*skyfall.Ceiling, *ceilingInfo, 
 			info.Value = &fs
 			return skyfall.ScalarCeiling(fs, b.Derivation), info, nil
 		default:
-			lb, err := upperbound.BoundsByConfiguration(b, cfg.Spec, traces)
+			lb, err := upperbound.NewLabelBounds(b, cfg.Spec)
 			if err != nil {
 				return nil, nil, &DataError{Err: err}
 			}
+			err = src(func(t *skyfall.Trace) error {
+				if !cfg.keep(t.Meta) {
+					return nil
+				}
+				if err := lb.Add(t); err != nil {
+					return &DataError{Err: err}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			lb.Finish()
 			info.Source = "--spec " + cfg.SpecName + " --ceiling by_configuration"
 			info.Values = lb.Map()
 			return skyfall.MapCeiling(info.Values, b.Derivation), info, nil

@@ -153,6 +153,24 @@ func (lb *LabelBounds) Map() map[string]float64 {
 // than averaging keeps the arithmetic right when seeds ran different
 // lengths.
 func BoundsByConfiguration(b Bound, spec *Spec, traces []*skyfall.Trace) (*LabelBounds, error) {
+	out, err := NewLabelBounds(b, spec)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range traces {
+		if err := out.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	out.Finish()
+	return out, nil
+}
+
+// NewLabelBounds starts BoundsByConfiguration one trace at a time, for a
+// caller that cannot hold every trace at once: Add each trace in canonical
+// order, then Finish. The result equals BoundsByConfiguration's, since the
+// ceilings depend only on the counts.
+func NewLabelBounds(b Bound, spec *Spec) (*LabelBounds, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -163,46 +181,54 @@ func BoundsByConfiguration(b Bound, spec *Spec, traces []*skyfall.Trace) (*Label
 		}
 		episodeEnd = EpisodeEndComponents(spec)
 	}
-	out := &LabelBounds{Bound: b, EpisodeEnd: episodeEnd, index: map[string]int{}}
-	for _, t := range traces {
-		if t == nil {
-			return nil, errors.New("bounds by configuration: nil trace")
+	return &LabelBounds{Bound: b, EpisodeEnd: episodeEnd, index: map[string]int{}}, nil
+}
+
+// Add counts one trace's rows and final steps per label.
+func (out *LabelBounds) Add(t *skyfall.Trace) error {
+	if t == nil {
+		return errors.New("bounds by configuration: nil trace")
+	}
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	episodeEnd := out.EpisodeEnd
+	slot := make([]int, len(t.LabelNames))
+	for i, name := range t.LabelNames {
+		j, ok := out.index[name]
+		if !ok {
+			j = len(out.Labels)
+			out.index[name] = j
+			out.Labels = append(out.Labels, LabelBound{Label: name})
 		}
-		if err := t.Validate(); err != nil {
-			return nil, err
-		}
-		slot := make([]int, len(t.LabelNames))
-		for i, name := range t.LabelNames {
-			j, ok := out.index[name]
-			if !ok {
-				j = len(out.Labels)
-				out.index[name] = j
-				out.Labels = append(out.Labels, LabelBound{Label: name})
-			}
-			slot[i] = j
-		}
-		var cols [][]float64
-		if len(episodeEnd) > 0 {
-			var err error
-			if cols, err = episodeEndColumns(t, episodeEnd); err != nil {
-				return nil, err
-			}
-		}
-		last := t.Len() - 1
-		for i, l := range t.Labels {
-			lb := &out.Labels[slot[l]]
-			lb.Rows++
-			if len(episodeEnd) > 0 && nonzeroAny(cols, i) || len(episodeEnd) == 0 && i == last {
-				lb.FinalRows++
-			}
+		slot[i] = j
+	}
+	var cols [][]float64
+	if len(episodeEnd) > 0 {
+		var err error
+		if cols, err = episodeEndColumns(t, episodeEnd); err != nil {
+			return err
 		}
 	}
+	last := t.Len() - 1
+	for i, l := range t.Labels {
+		lb := &out.Labels[slot[l]]
+		lb.Rows++
+		if len(episodeEnd) > 0 && nonzeroAny(cols, i) || len(episodeEnd) == 0 && i == last {
+			lb.FinalRows++
+		}
+	}
+	return nil
+}
+
+// Finish computes every label's ceiling from the counts.
+func (out *LabelBounds) Finish() {
+	b := out.Bound
 	for i := range out.Labels {
 		lb := &out.Labels[i]
 		L, m := float64(lb.Rows), float64(lb.FinalRows)
 		lb.Ceiling = (float64((L-m)*b.PerStep) + float64(m*b.FinalStep)) / L
 	}
-	return out, nil
 }
 
 // episodeEndColumns returns t's columns for the named components; a column
