@@ -78,7 +78,10 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 	var disc, und, runRank float64
 	g, gi := 1.0, 0
 
-	ivs := t.Intervals()
+	ivs, err := t.Intervals()
+	if err != nil {
+		return nil, err
+	}
 	res.NIntervals = len(ivs)
 	if len(ivs) > 0 {
 		res.NShifts = len(ivs) - 1
@@ -159,20 +162,6 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 				policyTail[k] = protocol.None(ReasonTailEmpty)
 			}
 		}
-		if t.EffRank != nil {
-			// Unmeasured rows hold 0 (the Builder guarantees it), and adding
-			// 0 leaves a sum unchanged, so the sums need no branch.
-			ls, lc := rsum[l], rcnt[l]
-			for i := iv.Start; i < iv.End; i++ {
-				x := t.EffRank[i]
-				ls += x
-				runRank += x
-				if t.HasEffRank[i] {
-					lc++
-				}
-			}
-			rsum[l], rcnt[l] = ls, lc
-		}
 		if k == 0 {
 			ir.AdaptationSpeed = protocol.None(ReasonFirstInterval)
 			ir.RecoveryTime = protocol.None(ReasonFirstInterval)
@@ -205,20 +194,42 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 	for l := range lmean {
 		lmean[l] = lsum[l] / float64(lcnt[l])
 	}
-	// Second pass: the pooled and the per-interval sums of squares together.
+	// Second pass: the pooled and the per-interval sums of squares together,
+	// and the effective-rank sums, so that their latency chains overlap.
 	lss := make([]float64, nl)
 	for k, iv := range ivs {
-		mu := lmean[iv.Label]
+		l := iv.Label
+		mu := lmean[l]
 		ir := &res.Intervals[k]
 		imu := ir.Mean.V
-		s, is := lss[iv.Label], 0.0
-		for _, x := range r[iv.Start:iv.End] {
-			d := x - mu
-			s += d * d
-			e := x - imu
-			is += e * e
+		s, is := lss[l], 0.0
+		rows := r[iv.Start:iv.End]
+		if t.EffRank == nil {
+			for _, x := range rows {
+				d, e := x-mu, x-imu
+				s += d * d
+				is += e * e
+			}
+		} else {
+			ls, lc := rsum[l], rcnt[l]
+			er, has := t.EffRank[iv.Start:iv.End], t.HasEffRank[iv.Start:iv.End]
+			for i, x := range rows {
+				d, e := x-mu, x-imu
+				s += d * d
+				is += e * e
+				// A select, not a branch: readings come and go irregularly.
+				// Adding 0 leaves a sum unchanged.
+				v, c := 0.0, 0
+				if has[i] {
+					v, c = er[i], 1
+				}
+				ls += v
+				runRank += v
+				lc += c
+			}
+			rsum[l], rcnt[l] = ls, lc
 		}
-		lss[iv.Label] = s
+		lss[l] = s
 		if L := iv.Len(); L < 2 {
 			ir.Variance = protocol.None(ReasonOneRowInterval)
 		} else {
@@ -315,23 +326,26 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 	if t.Invalid != nil {
 		bad, carried := 0, 0
 		for _, v := range t.Invalid {
-			if v >= 0 {
-				carried++
-				if v == 1 {
-					bad++
-				}
-			}
+			// v is 1 (true), 0 (false) or -1 (absent): counted without a branch.
+			carried += int(v>>7) + 1
+			bad += int(v) & 1 &^ int(v>>7&1)
 		}
-		res.InvalidActionRate = protocol.Some(float64(bad) / float64(carried))
+		if carried > 0 {
+			res.InvalidActionRate = protocol.Some(float64(bad) / float64(carried))
+		} else {
+			res.InvalidActionRate = protocol.None(ReasonNoInvalidField)
+		}
 	} else {
 		res.InvalidActionRate = protocol.None(ReasonNoInvalidField)
 	}
 	if solveCol != nil && n > 0 {
 		solved := 0
 		for _, v := range solveCol {
+			c := 0
 			if v > 0 {
-				solved++
+				c = 1
 			}
+			solved += c
 		}
 		res.SolveRate = protocol.Some(float64(solved) / float64(n))
 	} else {

@@ -37,7 +37,8 @@ type Trace struct {
 	Invalid []int8
 
 	// EffRank and HasEffRank carry effective_rank per row; both are nil when
-	// no row recorded one. An unmeasured row holds 0 in EffRank.
+	// no row recorded one. An unmeasured row holds 0 (the Builder stores 0;
+	// ValidateRows checks it).
 	EffRank    []float64
 	HasEffRank []bool
 
@@ -49,8 +50,9 @@ type Trace struct {
 // Len is the number of rows.
 func (t *Trace) Len() int { return len(t.Rewards) }
 
-// Validate checks that the columns agree in length and that label indices are
-// in range. Builders produce valid traces; this guards hand-made ones.
+// Validate checks, in constant time, that the columns agree in length.
+// Builders produce valid traces; this guards hand-made ones. Label indices
+// are checked by Intervals, which reads them anyway.
 func (t *Trace) Validate() error {
 	n := len(t.Rewards)
 	if len(t.Labels) != n {
@@ -58,11 +60,6 @@ func (t *Trace) Validate() error {
 	}
 	if len(t.Origins) != len(t.LabelNames) {
 		return fmt.Errorf("trace %s: %d origins for %d labels", t.Key, len(t.Origins), len(t.LabelNames))
-	}
-	for i, l := range t.Labels {
-		if l < 0 || int(l) >= len(t.LabelNames) {
-			return fmt.Errorf("trace %s: row %d has label index %d of %d", t.Key, i, l, len(t.LabelNames))
-		}
 	}
 	if t.Steps != nil && (len(t.Steps) != n || len(t.HasStep) != n) {
 		return fmt.Errorf("trace %s: step column length mismatch", t.Key)
@@ -73,14 +70,31 @@ func (t *Trace) Validate() error {
 	if t.EffRank != nil && (len(t.EffRank) != n || len(t.HasEffRank) != n) {
 		return fmt.Errorf("trace %s: effective_rank column length mismatch", t.Key)
 	}
-	for i, ok := range t.HasEffRank {
-		if !ok && t.EffRank[i] != 0 {
-			return fmt.Errorf("trace %s: row %d has no effective_rank but holds %v", t.Key, i, t.EffRank[i])
-		}
-	}
+
 	for name, c := range t.Components {
 		if len(c) != n {
 			return fmt.Errorf("trace %s: component %q column length mismatch", t.Key, name)
+		}
+	}
+	return nil
+}
+
+// ValidateRows is Validate plus the checks that read every row: label
+// indices in range, and unmeasured effective-rank rows holding 0 (as the
+// Builder stores them). Score reads the labels anyway and needs neither;
+// encoders and other consumers of hand-made traces use it.
+func (t *Trace) ValidateRows() error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	for i, l := range t.Labels {
+		if l < 0 || int(l) >= len(t.LabelNames) {
+			return fmt.Errorf("trace %s: row %d has label index %d of %d", t.Key, i, l, len(t.LabelNames))
+		}
+	}
+	for i, ok := range t.HasEffRank {
+		if !ok && t.EffRank[i] != 0 {
+			return fmt.Errorf("trace %s: row %d has no effective_rank but holds %v", t.Key, i, t.EffRank[i])
 		}
 	}
 	return nil
@@ -238,11 +252,16 @@ type Interval struct {
 // Len is the number of rows of the interval.
 func (iv Interval) Len() int { return iv.End - iv.Start }
 
-// Intervals splits the trace at every label change, in time order.
-func (t *Trace) Intervals() []Interval {
+// Intervals splits the trace at every label change, in time order. It fails
+// on a label index out of range.
+func (t *Trace) Intervals() ([]Interval, error) {
 	var out []Interval
 	count := map[string]int{}
+	nl := int32(len(t.LabelNames))
 	for i := 0; i < len(t.Labels); {
+		if l := t.Labels[i]; l < 0 || l >= nl {
+			return nil, fmt.Errorf("trace %s: row %d has label index %d of %d", t.Key, i, l, nl)
+		}
 		j := i + 1
 		for j < len(t.Labels) && t.Labels[j] == t.Labels[i] {
 			j++
@@ -252,5 +271,5 @@ func (t *Trace) Intervals() []Interval {
 		count[o]++
 		i = j
 	}
-	return out
+	return out, nil
 }
