@@ -77,8 +77,15 @@ func MeanOfPresent(vals []Value, reason string) Value {
 	if n == 0 {
 		return None(reason)
 	}
-	return Some(sum / float64(n))
+	m := sum / float64(n)
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return None(ReasonOverflow)
+	}
+	return Some(m)
 }
+
+// ReasonOverflow is the reason of a value whose arithmetic left float64.
+const ReasonOverflow = "the value overflows float64"
 
 // FirstReason returns the reason of the first absent value, or fallback when
 // vals holds none.
