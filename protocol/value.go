@@ -23,6 +23,16 @@ func Some(v float64) Value {
 	return Value{V: v, OK: true}
 }
 
+// Finite returns Some(v) for a finite v, and an absent value with
+// ReasonOverflow otherwise: arithmetic on finite data (a sum of huge rewards)
+// can leave float64, and that must be a reported absence, never a panic.
+func Finite(v float64) Value {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return None(ReasonOverflow)
+	}
+	return Value{V: v, OK: true}
+}
+
 // None returns an absent value carrying reason.
 func None(reason string) Value {
 	if reason == "" {

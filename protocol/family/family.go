@@ -208,7 +208,7 @@ func Aggregate(metrics []Metric, runs []Run, opt Options) (*Result, error) {
 			continue
 		}
 		if xs := values(base, m); len(xs) > 0 {
-			baseMean[m] = protocol.Some(stats.Mean(xs))
+			baseMean[m] = protocol.Finite(stats.Mean(xs))
 		} else {
 			baseMean[m] = protocol.None(ReasonNoBaseline)
 		}
@@ -238,22 +238,22 @@ func describe(family string, met Metric, xs []float64, opt Options) Row {
 		row.CILow, row.CIHigh, row.IQMCILow, row.IQMCIHigh = none, none, none, none
 		return row
 	}
-	row.Mean = protocol.Some(stats.Mean(xs))
-	row.Min = protocol.Some(stats.Min(xs))
-	row.Max = protocol.Some(stats.Max(xs))
-	row.Median = protocol.Some(stats.Median(xs))
-	row.IQM = protocol.Some(stats.IQM(xs))
+	row.Mean = protocol.Finite(stats.Mean(xs))
+	row.Min = protocol.Finite(stats.Min(xs))
+	row.Max = protocol.Finite(stats.Max(xs))
+	row.Median = protocol.Finite(stats.Median(xs))
+	row.IQM = protocol.Finite(stats.IQM(xs))
 	if len(xs) < 2 {
 		one := protocol.None(ReasonOneSeed)
 		row.Std, row.CILow, row.CIHigh, row.IQMCILow, row.IQMCIHigh = one, one, one, one, one
 		return row
 	}
 	sd, _ := stats.SampleStd(xs)
-	row.Std = protocol.Some(sd)
+	row.Std = protocol.Finite(sd)
 	iv := stats.BootstrapCIs(xs, []stats.Statistic{stats.StatMean, stats.StatIQM}, opt.Resamples,
 		stats.SeedFor(opt.Seed, family, met.Name), opt.Level)
-	row.CILow, row.CIHigh = protocol.Some(iv[0].Lo), protocol.Some(iv[0].Hi)
-	row.IQMCILow, row.IQMCIHigh = protocol.Some(iv[1].Lo), protocol.Some(iv[1].Hi)
+	row.CILow, row.CIHigh = protocol.Finite(iv[0].Lo), protocol.Finite(iv[0].Hi)
+	row.IQMCILow, row.IQMCIHigh = protocol.Finite(iv[1].Lo), protocol.Finite(iv[1].Hi)
 	return row
 }
 
@@ -282,7 +282,7 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 	case !baseMean.OK:
 		row.RelativeAdaptationAdvantage = protocol.None(baseMean.Reason)
 	default:
-		row.RelativeAdaptationAdvantage = protocol.Some(baseMean.V - row.Mean.V)
+		row.RelativeAdaptationAdvantage = protocol.Finite(baseMean.V - row.Mean.V)
 	}
 
 	// Probability of improvement over all pairs of seed values, raw.
@@ -298,7 +298,7 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 	case len(ys) == 0:
 		row.ProbImprovement = protocol.None(ReasonNoBaseline)
 	default:
-		row.ProbImprovement = protocol.Some(stats.ProbImprovement(xs, ys))
+		row.ProbImprovement = protocol.Finite(stats.ProbImprovement(xs, ys))
 	}
 
 	// Paired differences by seed: the first run per seed on each side.
@@ -336,23 +336,23 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 	row.Test = pr.Test
 	row.PowerWarning = pr.PowerWarning
 	if pr.P != nil {
-		row.PValue = protocol.Some(*pr.P)
+		row.PValue = protocol.Finite(*pr.P)
 	} else {
 		row.PValue = protocol.None(pr.Reason)
 	}
 	if pr.MinP != nil {
-		row.MinP = protocol.Some(*pr.MinP)
+		row.MinP = protocol.Finite(*pr.MinP)
 	} else {
 		row.MinP = protocol.None("only the sign-flip test has a smallest attainable p")
 	}
-	row.DiffMean = protocol.Some(stats.Mean(d))
+	row.DiffMean = protocol.Finite(stats.Mean(d))
 	if len(d) < 2 {
 		one := protocol.None("fewer than two pairs")
 		row.DiffCILow, row.DiffCIHigh = one, one
 		return
 	}
 	lo, hi := stats.BootstrapCI(d, stats.StatMean, opt.Resamples, stats.SeedFor(opt.Seed, f.Name, row.Metric, "paired difference"), opt.Level)
-	row.DiffCILow, row.DiffCIHigh = protocol.Some(lo), protocol.Some(hi)
+	row.DiffCILow, row.DiffCIHigh = protocol.Finite(lo), protocol.Finite(hi)
 }
 
 // adjust fills the Benjamini–Hochberg adjusted p values across the metrics of
@@ -368,7 +368,7 @@ func adjust(rows []Row) {
 	adj := stats.BenjaminiHochberg(p)
 	for i := range rows {
 		if rows[i].PValue.OK {
-			rows[i].PValueAdjusted = protocol.Some(adj[i])
+			rows[i].PValueAdjusted = protocol.Finite(adj[i])
 		} else {
 			rows[i].PValueAdjusted = protocol.None(rows[i].PValue.Reason)
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/crlbatch/crlbatch/protocol"
 )
 
 func TestTailCount(t *testing.T) {
@@ -319,4 +321,15 @@ func TestParamsCheck(t *testing.T) {
 			t.Errorf("case %d: want an error", i)
 		}
 	}
+}
+
+func TestHugeRewardsOverflowToAbsent(t *testing.T) {
+	// Valid JSON numbers whose sums leave float64: absent with a reason,
+	// never a panic or an infinity.
+	tr := build(t, nil, row{r: 1e308, label: "a"}, row{r: 1e308, label: "a"}, row{r: 1e308, label: "b"}, row{r: -1e308, label: "b"})
+	res := score(t, tr, DefaultParams())
+	a := label(t, res, "a")
+	wantAbsent(t, "a J", a.PerConfigurationReward, protocol.ReasonOverflow)
+	wantAbsent(t, "undiscounted", res.ReturnUndiscounted, protocol.ReasonOverflow)
+	checkInvariants(t, tr, DefaultParams(), res)
 }

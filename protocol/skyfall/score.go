@@ -145,9 +145,9 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 				}
 			}
 		}
-		ir.Mean = protocol.Some(is / float64(L))
+		ir.Mean = protocol.Finite(is / float64(L))
 		nt := TailCount(p.TailFraction, L)
-		ir.TailMean = protocol.Some(seqMean(rows[L-nt:]))
+		ir.TailMean = protocol.Finite(seqMean(rows[L-nt:]))
 		if named {
 			ps, pc := 0.0, 0
 			for i := iv.End - nt; i < iv.End; i++ {
@@ -157,7 +157,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 				}
 			}
 			if pc > 0 {
-				policyTail[k] = protocol.Some(ps / float64(pc))
+				policyTail[k] = protocol.Finite(ps / float64(pc))
 			} else {
 				policyTail[k] = protocol.None(ReasonTailEmpty)
 			}
@@ -186,7 +186,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		if m > len(w) {
 			m = len(w)
 		}
-		ir.ZeroShotReward = protocol.Some(seqMean(w[:m]))
+		ir.ZeroShotReward = protocol.Finite(seqMean(w[:m]))
 	}
 
 	// Pooled variance, second pass in row order.
@@ -233,7 +233,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		if L := iv.Len(); L < 2 {
 			ir.Variance = protocol.None(ReasonOneRowInterval)
 		} else {
-			ir.Variance = protocol.Some(is / float64(L-1))
+			ir.Variance = protocol.Finite(is / float64(L-1))
 		}
 	}
 
@@ -255,7 +255,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 			forget[o] = protocol.None(ReasonEncounterEmpty)
 			continue
 		}
-		forget[o] = protocol.Some(m1 - m2)
+		forget[o] = protocol.Finite(m1 - m2)
 	}
 
 	res.Labels = make([]LabelResult, nl)
@@ -263,11 +263,11 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		lr := &res.Labels[l]
 		lr.Label, lr.Origin = t.LabelNames[l], t.Origins[l]
 		lr.NSteps, lr.NIntervals = lcnt[l], len(labIvs[l])
-		lr.PerConfigurationReward = protocol.Some(lmean[l])
+		lr.PerConfigurationReward = protocol.Finite(lmean[l])
 		if lcnt[l] < 2 {
 			lr.StabilityVariance = protocol.None(ReasonFewerThanTwoRows)
 		} else {
-			lr.StabilityVariance = protocol.Some(lss[l] / float64(lcnt[l]-1))
+			lr.StabilityVariance = protocol.Finite(lss[l] / float64(lcnt[l]-1))
 		}
 		var adapt, rec, zs, settled, pol []protocol.Value
 		for _, k := range labIvs[l] {
@@ -301,27 +301,23 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		}
 		lr.Forgetting = forget[t.Origins[l]]
 		if p.Ceiling != nil {
-			lr.UpperBound = protocol.Some(ceil[l])
+			lr.UpperBound = protocol.Finite(ceil[l])
 			first := res.Intervals[labIvs[l][0]]
-			lr.PerformanceGap = protocol.Some(ceil[l] - first.TailMean.V)
+			lr.PerformanceGap = protocol.Finite(ceil[l] - first.TailMean.V)
 		} else {
 			lr.UpperBound = protocol.None(ReasonNoCeiling)
 			lr.PerformanceGap = protocol.None(ReasonNoCeiling)
 		}
 		if rcnt[l] > 0 {
-			lr.EffectiveRank = protocol.Some(rsum[l] / float64(rcnt[l]))
+			lr.EffectiveRank = protocol.Finite(rsum[l] / float64(rcnt[l]))
 		} else {
 			lr.EffectiveRank = protocol.None(ReasonNoRankRecorded)
 		}
 	}
 
 	// Per-run metrics.
-	ret := disc
-	if math.IsInf(ret, 0) || math.IsNaN(ret) || math.IsInf(und, 0) || math.IsNaN(und) {
-		return nil, fmt.Errorf("trace %s: the return overflows float64", t.Key)
-	}
-	res.ReturnDiscounted = protocol.Some(ret)
-	res.ReturnUndiscounted = protocol.Some(und)
+	res.ReturnDiscounted = protocol.Finite(disc)
+	res.ReturnUndiscounted = protocol.Finite(und)
 
 	if t.Invalid != nil {
 		bad, carried := 0, 0
@@ -331,7 +327,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 			bad += int(v) & 1 &^ int(v>>7&1)
 		}
 		if carried > 0 {
-			res.InvalidActionRate = protocol.Some(float64(bad) / float64(carried))
+			res.InvalidActionRate = protocol.Finite(float64(bad) / float64(carried))
 		} else {
 			res.InvalidActionRate = protocol.None(ReasonNoInvalidField)
 		}
@@ -347,7 +343,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 			}
 			solved += c
 		}
-		res.SolveRate = protocol.Some(float64(solved) / float64(n))
+		res.SolveRate = protocol.Finite(float64(solved) / float64(n))
 	} else {
 		res.SolveRate = protocol.None(ReasonNoSolveComponent)
 	}
@@ -357,10 +353,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		for i := 0; i < m; i++ {
 			s += ref.Rewards[i] - r[i]
 		}
-		if math.IsInf(s, 0) || math.IsNaN(s) {
-			return nil, fmt.Errorf("trace %s: regret overflows float64", t.Key)
-		}
-		res.Regret = protocol.Some(s)
+		res.Regret = protocol.Finite(s)
 		if len(ref.Rewards) != n {
 			res.Notes = append(res.Notes, fmt.Sprintf("run %s: the reference has %d rewards and the run %d rows; regret covers the first %d", t.Key, len(ref.Rewards), n, m))
 		}
@@ -372,7 +365,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		runRankN += c
 	}
 	if runRankN > 0 {
-		res.EffectiveRankRun = protocol.Some(runRank / float64(runRankN))
+		res.EffectiveRankRun = protocol.Finite(runRank / float64(runRankN))
 	} else {
 		res.EffectiveRankRun = protocol.None(ReasonNoRankRecorded)
 	}
@@ -430,14 +423,14 @@ func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, s
 	}
 	switch {
 	case ta != 0:
-		adapt = protocol.Some(float64(ta))
+		adapt = protocol.Finite(float64(ta))
 	case p.Anchor == AnchorSegment:
-		adapt = protocol.Some(float64(L))
+		adapt = protocol.Finite(float64(L))
 	default:
 		adapt = protocol.None(ReasonNeverReached)
 	}
 	if tr != 0 {
-		rec = protocol.Some(float64(tr))
+		rec = protocol.Finite(float64(tr))
 	} else {
 		rec = protocol.None(ReasonNeverRecovered)
 	}

@@ -54,9 +54,9 @@ func SummarizeLabels(runs []*RunResult) LabelSummary {
 				c.Mean = protocol.None("no seed has a value")
 				c.Std = c.Mean
 			} else {
-				c.Mean = protocol.Some(stats.Mean(xs))
+				c.Mean = protocol.Finite(stats.Mean(xs))
 				if sd, ok := stats.SampleStd(xs); ok {
-					c.Std = protocol.Some(sd)
+					c.Std = protocol.Finite(sd)
 				} else {
 					c.Std = protocol.None("fewer than two seeds")
 				}
