@@ -9,9 +9,9 @@ import (
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
-// ReportRow is one of the fifteen rows of the skyfall table: its title and
-// the metric behind it; PerLabel is false for per-run metrics, which have a
-// value only in the "all" column.
+// ReportRow is one row of a family table: its title and the metric behind
+// it; PerLabel is false for per-run metrics, which have a value only in the
+// "all" column.
 type ReportRow struct {
 	Title    string
 	Metric   string
@@ -50,12 +50,9 @@ type ReportHeader struct {
 	Bound string
 }
 
-// SkyfallReport renders report.md. notes are the job's notes in order (they
-// follow the family notes).
+// SkyfallReport renders report.md for skyfall. notes are the job's notes in
+// order (they follow the family notes).
 func SkyfallReport(h ReportHeader, o *SkyfallOutput, notes []string) string {
-	var b strings.Builder
-	writeHeader(&b, h)
-
 	byFamily := map[string][]*skyfall.RunResult{}
 	for i := range o.Runs {
 		r := &o.Runs[i]
@@ -67,25 +64,67 @@ func SkyfallReport(h ReportHeader, o *SkyfallOutput, notes []string) string {
 	for i, m := range skyfall.LabelMetrics {
 		metricIndex[m] = i
 	}
-	for _, f := range o.Families.Families {
-		fmt.Fprintf(&b, "## Family %s\n\n", familyTitle(f.Name, o.Families.Baseline))
+	rep := &Report{
+		Header:          h,
+		Rows:            SkyfallReportRows,
+		KeyNoun:         "label",
+		Families:        o.Families,
+		AdvantageMetric: "adaptation_speed",
+		Notes:           notes,
+		Columns: func(fam string) ([]string, func(k int, metric string) family.Cell) {
+			sum := skyfall.SummarizeLabels(byFamily[fam])
+			return sum.Labels, func(k int, metric string) family.Cell {
+				return sum.Cells[k][metricIndex[metric]]
+			}
+		},
+	}
+	return rep.Render()
+}
+
+// Report is a protocol's report.md: the header, one table per family (the
+// protocol's metric rows against its keys — labels, tasks — and `all`), a
+// comparison of families, protocol-specific sections, and the notes.
+type Report struct {
+	Header ReportHeader
+	// Rows are the metric rows of every family table; PerKey rows have a
+	// value per key, the others only under `all`.
+	Rows []ReportRow
+	// KeyNoun names the columns ("label", "task").
+	KeyNoun  string
+	Families *family.Result
+	// Columns gives a family's keys and, for a PerKey row, its cell.
+	Columns func(family string) (keys []string, cell func(key int, metric string) family.Cell)
+	// AdvantageMetric, if set, adds the relative-advantage table.
+	AdvantageMetric string
+	// Extra is Markdown placed before the notes.
+	Extra string
+	Notes []string
+}
+
+// Render renders the report.
+func (r *Report) Render() string {
+	var b strings.Builder
+	writeHeader(&b, r.Header)
+	for _, f := range r.Families.Families {
+		fmt.Fprintf(&b, "## Family %s\n\n", familyTitle(f.Name, r.Families.Baseline))
 		fmt.Fprintf(&b, "%d run(s), %d in the aggregates. Each cell is the mean ± sample standard deviation across seeds; `--` is unavailable, `± --` means fewer than two seeds.\n\n", len(f.Runs), f.Included)
-		sum := skyfall.SummarizeLabels(byFamily[f.Name])
-		header := append([]string{"Metric"}, sum.Labels...)
+		keys, cell := r.Columns(f.Name)
+		header := append([]string{"Metric"}, keys...)
 		header = append(header, "all")
-		rows := make([][]string, 0, len(SkyfallReportRows))
-		for _, rr := range SkyfallReportRows {
+		rows := make([][]string, 0, len(r.Rows))
+		perRun := false
+		for _, rr := range r.Rows {
 			row := []string{rr.Title}
-			for li := range sum.Labels {
+			for k := range keys {
 				if rr.PerLabel {
-					c := sum.Cells[li][metricIndex[rr.Metric]]
+					c := cell(k, rr.Metric)
 					row = append(row, FormatMeanStd(c.Mean, c.Std))
 				} else {
 					row = append(row, Absent)
 				}
 			}
-			fr := familyRow(&f, rr.Metric)
-			if fr == nil {
+			perRun = perRun || !rr.PerLabel
+			if fr := familyRow(&f, rr.Metric); fr == nil {
 				row = append(row, Absent)
 			} else {
 				row = append(row, FormatMeanStd(fr.Mean, fr.Std))
@@ -93,11 +132,19 @@ func SkyfallReport(h ReportHeader, o *SkyfallOutput, notes []string) string {
 			rows = append(rows, row)
 		}
 		b.WriteString(MarkdownTable(header, rows))
-		b.WriteString("\nPer-run metrics (regret, returns, rates) have no per-label value: they appear under `all`, which holds the family's seed values (for per-label metrics, each run's mean over its labels).\n\n")
+		if perRun {
+			fmt.Fprintf(&b, "\nPer-run metrics have no per-%s value: they appear under `all`, which holds the family's seed values (for per-%s metrics, each run's mean over its %ss).\n", r.KeyNoun, r.KeyNoun, r.KeyNoun)
+		}
+		b.WriteString("\n")
 	}
-
-	writeComparison(&b, o.Families)
-	writeNotes(&b, o.Families, notes)
+	writeComparison(&b, r.Families, r.AdvantageMetric)
+	if r.Extra != "" {
+		b.WriteString(r.Extra)
+		if !strings.HasSuffix(r.Extra, "\n\n") {
+			b.WriteString("\n")
+		}
+	}
+	writeNotes(&b, r.Families, r.Notes)
 	return b.String()
 }
 
@@ -136,7 +183,7 @@ func familyRow(f *family.Family, metric string) *family.Row {
 }
 
 // writeComparison renders families as columns, metrics as rows.
-func writeComparison(b *strings.Builder, res *family.Result) {
+func writeComparison(b *strings.Builder, res *family.Result, advantage string) {
 	if len(res.Families) == 0 {
 		return
 	}
@@ -160,15 +207,15 @@ func writeComparison(b *strings.Builder, res *family.Result) {
 		rows = append(rows, row)
 	}
 	b.WriteString(MarkdownTable(header, rows))
-	if res.BaselineFound {
+	if res.BaselineFound && advantage != "" {
 		b.WriteString("\n")
-		hdr := []string{"Family", "relative adaptation advantage", "adaptation_speed test", "p", "pairs"}
+		hdr := []string{"Family", "relative adaptation advantage", advantage + " test", "p", "pairs"}
 		var rows2 [][]string
 		for _, f := range res.Families {
 			var adv, p protocol.Value
 			test, pairs := Absent, "0"
 			for _, r := range f.Rows {
-				if r.Metric == "adaptation_speed" {
+				if r.Metric == advantage {
 					adv, p = r.RelativeAdaptationAdvantage, r.PValue
 					if r.Test != "" {
 						test = r.Test

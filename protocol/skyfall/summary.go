@@ -1,16 +1,6 @@
 package skyfall
 
-import (
-	"github.com/crlbatch/crlbatch/protocol"
-	"github.com/crlbatch/crlbatch/protocol/stats"
-)
-
-// Cell is one label's metric across the seeds of a family.
-type Cell struct {
-	N    int
-	Mean protocol.Value
-	Std  protocol.Value
-}
+import "github.com/crlbatch/crlbatch/protocol/family"
 
 // LabelSummary is a family's per-label view: for each label (in order of
 // first appearance over the family's runs, in run order) and each of
@@ -19,7 +9,7 @@ type Cell struct {
 type LabelSummary struct {
 	Labels []string
 	// Cells[l][m] is label Labels[l], metric LabelMetrics[m].
-	Cells [][]Cell
+	Cells [][]family.Cell
 }
 
 // SummarizeLabels builds the per-label view of a family's runs.
@@ -44,24 +34,11 @@ func SummarizeLabels(runs []*RunResult) LabelSummary {
 			}
 		}
 	}
-	out.Cells = make([][]Cell, len(out.Labels))
+	out.Cells = make([][]family.Cell, len(out.Labels))
 	for i := range out.Labels {
-		out.Cells[i] = make([]Cell, len(LabelMetrics))
+		out.Cells[i] = make([]family.Cell, len(LabelMetrics))
 		for m := range LabelMetrics {
-			xs := vals[i][m]
-			c := Cell{N: len(xs)}
-			if len(xs) == 0 {
-				c.Mean = protocol.None("no seed has a value")
-				c.Std = c.Mean
-			} else {
-				c.Mean = protocol.Finite(stats.Mean(xs))
-				if sd, ok := stats.SampleStd(xs); ok {
-					c.Std = protocol.Finite(sd)
-				} else {
-					c.Std = protocol.None("fewer than two seeds")
-				}
-			}
-			out.Cells[i][m] = c
+			out.Cells[i][m] = family.Describe(vals[i][m])
 		}
 	}
 	return out
