@@ -27,9 +27,8 @@ type SkyfallOutput struct {
 	Window   string
 }
 
-// identityStrings are the string identity columns of the run tables (seed,
-// an int64 column, sits after run_id).
-var identityStrings = []string{"run_id", "algorithm_id", "policy_id", "task"}
+// SkyfallIdentity are the identity columns of skyfall's run tables.
+var SkyfallIdentity = []string{"run_id", "seed", "algorithm_id", "policy_id", "task"}
 
 // seedColumn decides whether seed is an int64 column: only when every run
 // that has a seed has an integer one that fits.
@@ -44,26 +43,34 @@ func seedColumn(metas []map[string]string) bool {
 	return true
 }
 
-// runColumns declares and fills the run columns shared by the run tables.
+// runColumns declares and fills the run columns every protocol's run tables
+// share: run_key, source, family, the identity fields (seed as int64 when
+// every seed is an integer, else null with the value in run_meta; the others
+// nullable strings), run_meta and, optionally, excluded.
 type runColumns struct {
 	key, source, fam StringColumn
-	ids              []StringColumn
+	identity         []string
+	ids              []StringColumn // nil entry for seed
 	seed             Int64Column
 	meta             MapColumn
 	excluded         BoolColumn
 	seedInt          bool
 }
 
-func declareRunColumns(t *Table, metas []map[string]string, withExcluded bool) *runColumns {
+func declareRunColumns(t *Table, metas []map[string]string, identity []string, withExcluded bool) *runColumns {
 	rc := &runColumns{
-		key:    t.String("run_key"),
-		source: t.String("source"),
-		fam:    t.String("family"),
+		key:      t.String("run_key"),
+		source:   t.String("source"),
+		fam:      t.String("family"),
+		identity: identity,
 	}
-	rc.ids = append(rc.ids, t.NullableString("run_id"))
-	rc.seed = t.Int64("seed")
-	for _, f := range identityStrings[1:] {
-		rc.ids = append(rc.ids, t.NullableString(f))
+	for _, f := range identity {
+		if f == "seed" {
+			rc.seed = t.Int64("seed")
+			rc.ids = append(rc.ids, StringColumn{})
+		} else {
+			rc.ids = append(rc.ids, t.NullableString(f))
+		}
 	}
 	rc.meta = t.Map("run_meta")
 	if withExcluded {
@@ -77,18 +84,22 @@ func (rc *runColumns) append(key, source, fam string, meta map[string]string, ex
 	rc.key.Append(key)
 	rc.source.Append(source)
 	rc.fam.Append(fam)
-	for i, f := range identityStrings {
-		if v, ok := meta[f]; ok {
+	for i, f := range rc.identity {
+		v, ok := meta[f]
+		if f == "seed" {
+			if ok && rc.seedInt {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				rc.seed.Append(n)
+			} else {
+				rc.seed.AppendNull()
+			}
+			continue
+		}
+		if ok {
 			rc.ids[i].Append(v)
 		} else {
 			rc.ids[i].AppendNull()
 		}
-	}
-	if s, ok := meta["seed"]; ok && rc.seedInt {
-		n, _ := strconv.ParseInt(s, 10, 64)
-		rc.seed.Append(n)
-	} else {
-		rc.seed.AppendNull()
 	}
 	rc.meta.AppendMap(meta)
 	if excluded != nil {
@@ -107,7 +118,7 @@ func metasOf(runs []SkyfallRun) []map[string]string {
 // SkyfallRunsTable is runs.parquet: one row per run × label.
 func SkyfallRunsTable(o *SkyfallOutput) (*Table, error) {
 	t := NewTable()
-	rc := declareRunColumns(t, metasOf(o.Runs), true)
+	rc := declareRunColumns(t, metasOf(o.Runs), SkyfallIdentity, true)
 	regime := t.String("regime_id")
 	origin := t.String("regime_origin")
 	nSteps := t.Int64("n_steps")
@@ -209,7 +220,7 @@ func SkyfallIntervalsTable(o *SkyfallOutput) (*Table, error) {
 // SkyfallRunSummaryTable is run_summary.parquet: one row per run.
 func SkyfallRunSummaryTable(o *SkyfallOutput) (*Table, error) {
 	t := NewTable()
-	rc := declareRunColumns(t, metasOf(o.Runs), true)
+	rc := declareRunColumns(t, metasOf(o.Runs), SkyfallIdentity, true)
 	runMetrics := make([]MetricColumn, len(skyfall.RunMetrics))
 	for i, m := range skyfall.RunMetrics {
 		runMetrics[i] = t.Metric(m)
