@@ -73,7 +73,7 @@ func SkyfallReport(h ReportHeader, o *SkyfallOutput, notes []string) string {
 		Notes:           notes,
 		Columns: func(fam string) ([]string, func(k int, metric string) family.Cell) {
 			sum := skyfall.SummarizeLabels(byFamily[fam])
-			return sum.Labels, func(k int, metric string) family.Cell {
+			return sum.Keys, func(k int, metric string) family.Cell {
 				return sum.Cells[k][metricIndex[metric]]
 			}
 		},

@@ -53,8 +53,8 @@ func TestSummarizeLabels(t *testing.T) {
 	r1 := score(t, workedExample(t), DefaultParams())
 	r2 := score(t, build(t, nil, cat(rep(0.2, "b", 4), rep(0.4, "c", 4))...), DefaultParams())
 	s := SummarizeLabels([]*RunResult{r1, r2})
-	if len(s.Labels) != 4 || s.Labels[3] != "c" {
-		t.Fatalf("labels %v", s.Labels)
+	if len(s.Keys) != 4 || s.Keys[3] != "c" {
+		t.Fatalf("labels %v", s.Keys)
 	}
 	J := 0
 	b := s.Cells[1][J]
