@@ -14,7 +14,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 	usage := func(_ context.Context, _ *cli.Command, err error, _ bool) error {
 		return &pipeline.UsageError{Err: err}
 	}
-	cmds := []*cli.Command{scoreCommand(), boundCommand(), validateCommand(), synthCommand(), versionCommand()}
+	cmds := []*cli.Command{scoreCommand(), boundCommand(), validateCommand(), checkEntryCommand(), synthCommand(), versionCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}
