@@ -132,7 +132,7 @@ func (r *Report) Render() string {
 			rows = append(rows, row)
 		}
 		b.WriteString(MarkdownTable(header, rows))
-		if perRun {
+		if perRun && len(keys) > 0 {
 			fmt.Fprintf(&b, "\nPer-run metrics have no per-%s value: they appear under `all`, which holds the family's seed values (for per-%s metrics, each run's mean over its %ss).\n", r.KeyNoun, r.KeyNoun, r.KeyNoun)
 		}
 		b.WriteString("\n")
