@@ -34,13 +34,20 @@ type Filter struct {
 type Config struct {
 	Input  string
 	Output string
-	// Protocol is "skyfall" (the others arrive with their own issue).
+	// Protocol is skyfall, safecrl, contilab or skillshift.
 	Protocol string
 	Patterns []string
 	// Concurrency bounds the objects read and the runs scored at once.
 	Concurrency int
 
 	Skyfall skyfall.Params
+
+	// WindowEpisodes is safecrl's W (0: its default, 20).
+	WindowEpisodes int
+	// WindowFraction is contilab's windowed-forgetting window (0: 0.1).
+	WindowFraction float64
+	// RankMetric is contilab's metric ranked across benchmarks ("" = acc).
+	RankMetric string
 
 	// Ceiling sources; at most one of BoundScalar, BoundMap and Spec.
 	BoundScalar *float64
@@ -106,8 +113,16 @@ func (c *Config) Check() error {
 	if c.Output == "" {
 		return Usagef("no --out given")
 	}
-	if c.Protocol != "skyfall" {
-		return Usagef("--protocol %q: this build scores skyfall only", c.Protocol)
+	switch c.Protocol {
+	case "skyfall", "safecrl", "contilab", "skillshift":
+	default:
+		return Usagef("--protocol %q: want skyfall, safecrl, contilab or skillshift", c.Protocol)
+	}
+	if c.WindowEpisodes < 0 {
+		return Usagef("--window-episodes %d: want at least 1", c.WindowEpisodes)
+	}
+	if c.WindowFraction < 0 || c.WindowFraction > 1 {
+		return Usagef("--window-fraction %v: want 0 < x ≤ 1", c.WindowFraction)
 	}
 	if c.Concurrency < 1 {
 		return Usagef("--concurrency %d: want at least 1", c.Concurrency)

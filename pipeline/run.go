@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"gocloud.dev/blob"
@@ -93,32 +94,13 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	j.log.Info("listed", "input", j.in.String(), "objects", len(objs))
 
 	j.prog.setTotal(len(objs), sumSizes(objs))
-	decoded, err := j.read(ctx, inB, objs)
-	if err != nil {
-		return nil, err
-	}
-	ropts := cfg.Reader
-	ropts.Components = cfg.components()
-	traces, err := readers.Assemble(decoded, ropts)
-	if err != nil {
-		var de *readers.DataError
-		if errors.As(err, &de) {
-			return nil, err
-		}
-		return nil, &DataError{Err: err}
-	}
-	nRuns := len(traces)
+	var files []outFile
 	var rows int64
-	for i, o := range decoded {
-		rows += int64(o.Rows)
-		j.manObj = append(j.manObj, writers.ManifestObject{
-			Key: objs[i].Rel, Size: objs[i].Size, ETag: objs[i].ETag, MD5: objs[i].MD5,
-			RowsRead: int64(o.Rows), RunsFound: o.NumRuns(), Status: "ok",
-		})
+	if cfg.Protocol == "skyfall" {
+		files, rows, err = j.runSkyfall(ctx, inB, objs)
+	} else {
+		files, rows, err = j.runRecords(ctx, inB, objs)
 	}
-	j.log.Info("assembled", "runs", nRuns, "rows", rows)
-
-	files, err := j.skyfall(ctx, sliceSource(traces))
 	if err != nil {
 		return nil, err
 	}
@@ -130,12 +112,116 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	return &Summary{Objects: len(objs), Rows: rows, Runs: j.runs, Families: j.families, Outputs: outputs, Output: j.out.String()}, nil
 }
 
-// read decodes every object with at most Concurrency at once, each into its
-// own slot, retrying transient storage errors.
+// runSkyfall reads, assembles and scores skyfall traces.
+func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]outFile, int64, error) {
+	ropts := j.cfg.Reader
+	ropts.Components = j.cfg.components()
+	if _, err := readers.DecodeObject("", "", strings.NewReader(""), ropts); err != nil {
+		return nil, 0, &UsageError{Err: err} // invalid options: nothing read yet
+	}
+	decoded, err := j.read(ctx, b, objs)
+	if err != nil {
+		return nil, 0, err
+	}
+	traces, err := readers.Assemble(decoded, ropts)
+	if err != nil {
+		return nil, 0, dataErr(err)
+	}
+	var rows int64
+	for i, o := range decoded {
+		rows += int64(o.Rows)
+		j.manifestObject(objs[i], o.Rows, o.NumRuns())
+	}
+	j.log.Info("assembled", "runs", len(traces), "rows", rows)
+	files, err := j.skyfall(ctx, sliceSource(traces))
+	return files, rows, err
+}
+
+// runRecords reads, assembles and scores the runs of a record protocol.
+func (j *job) runRecords(ctx context.Context, b *blob.Bucket, objs []object) ([]outFile, int64, error) {
+	cfg := j.cfg
+	ropts, err := readers.ProtocolRecordOptions(cfg.Protocol)
+	if err != nil {
+		return nil, 0, &UsageError{Err: err}
+	}
+	if cfg.Reader.IdentityFields != nil {
+		ropts.IdentityFields = cfg.Reader.IdentityFields
+	}
+	ropts.MaxLineBytes, ropts.MaxObjectBytes, ropts.MaxRuns = cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Reader.MaxRuns
+	if _, err := readers.DecodeRecords("", "", strings.NewReader(""), ropts); err != nil {
+		return nil, 0, &UsageError{Err: err} // invalid options: nothing read yet
+	}
+	decoded, err := readObjects(ctx, j, b, objs, func(url, rel string, r io.Reader) (*readers.ObjectRecords, error) {
+		return readers.DecodeRecords(url, rel, r, ropts)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	runs, err := readers.AssembleRecords(decoded, ropts)
+	if err != nil {
+		return nil, 0, dataErr(err)
+	}
+	var rows int64
+	for i, o := range decoded {
+		rows += int64(o.Rows)
+		j.manifestObject(objs[i], o.Rows, o.NumRuns())
+	}
+	total := len(runs)
+	kept := runs[:0:0]
+	for _, r := range runs {
+		if cfg.keep(r.Meta) {
+			kept = append(kept, r)
+		}
+	}
+	if len(cfg.Where) > 0 {
+		j.notes = append(j.notes, fmt.Sprintf("--where kept %d of %d runs", len(kept), total))
+		if len(kept) == 0 {
+			return nil, 0, &DataError{Err: fmt.Errorf("--where: no run matches %s", describeWhere(cfg.Where))}
+		}
+	}
+	j.log.Info("assembled", "runs", len(kept), "rows", rows)
+	var files []outFile
+	switch cfg.Protocol {
+	case "safecrl":
+		files, err = j.safecrl(kept, ropts.IdentityFields)
+	case "contilab":
+		files, err = j.contilab(kept, ropts.IdentityFields)
+	case "skillshift":
+		files, err = j.skillshift(kept, ropts.IdentityFields)
+	}
+	return files, rows, err
+}
+
+func (j *job) manifestObject(o object, rows, runs int) {
+	j.manObj = append(j.manObj, writers.ManifestObject{
+		Key: o.Rel, Size: o.Size, ETag: o.ETag, MD5: o.MD5,
+		RowsRead: int64(rows), RunsFound: runs, Status: "ok",
+	})
+}
+
+// dataErr keeps a reader's DataError as it is and wraps anything else.
+func dataErr(err error) error {
+	var de *readers.DataError
+	if errors.As(err, &de) {
+		return err
+	}
+	return &DataError{Err: err}
+}
+
+// read decodes every skyfall object.
 func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) ([]*readers.ObjectRuns, error) {
 	ropts := j.cfg.Reader
 	ropts.Components = j.cfg.components()
-	out := make([]*readers.ObjectRuns, len(objs))
+	return readObjects(ctx, j, b, objs, func(url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
+		return readers.DecodeObject(url, rel, r, ropts)
+	})
+}
+
+// readObjects decodes every object with at most Concurrency at once, each
+// into its own slot, retrying transient storage errors (a retried object is
+// decoded again from its first byte).
+func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []object, decode func(url, rel string, r io.Reader) (T, error)) ([]T, error) {
+	out := make([]T, len(objs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i := range objs {
@@ -148,7 +234,7 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) ([]*reade
 					return err
 				}
 				defer r.Close()
-				res, err := readers.DecodeObject(url, o.Rel, &countingReader{r: r, p: j.prog}, ropts)
+				res, err := decode(url, o.Rel, &countingReader{r: r, p: j.prog})
 				if err != nil {
 					return err
 				}
@@ -160,10 +246,7 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) ([]*reade
 					return ctx.Err()
 				}
 				var de *readers.DataError
-				if errors.As(err, &de) {
-					return err
-				}
-				if errors.Is(err, readers.ErrLimit) {
+				if errors.As(err, &de) || errors.Is(err, readers.ErrLimit) {
 					return err
 				}
 				return &StorageError{Op: "read", URL: url, Err: redactErr(err)}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"path"
 	"sort"
 	"syscall"
@@ -41,6 +42,9 @@ func transient(err error) bool {
 		gcerrors.AlreadyExists, gcerrors.FailedPrecondition, gcerrors.Unimplemented:
 		return false
 	}
+	if retryableStatus(httpStatus(err)) {
+		return true
+	}
 	var ne net.Error
 	if errors.As(err, &ne) {
 		return true
@@ -48,6 +52,30 @@ func transient(err error) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, context.DeadlineExceeded)
+}
+
+// httpStatus is the HTTP status of a failed request inside err, or 0. The
+// AWS SDK's response errors (smithy-go's ResponseError, which the S3 driver
+// reports as gcerrors.Unknown) say it through HTTPStatusCode.
+func httpStatus(err error) int {
+	var hs interface{ HTTPStatusCode() int }
+	if errors.As(err, &hs) {
+		return hs.HTTPStatusCode()
+	}
+	return 0
+}
+
+// retryableStatus reports whether a response status is throttling or a
+// server error worth another try. A request whose response was 200 can still
+// fail transiently (a body cut short), so a status that is not retryable
+// decides nothing.
+func retryableStatus(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
 }
 
 // retry runs op until it succeeds, fails permanently, or the attempts are

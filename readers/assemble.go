@@ -26,12 +26,37 @@ const SourceField = "source"
 //
 // opts must be the options the objects were decoded with (Components and
 // the limits). The traces may share memory with objects; Assemble does not
-// modify objects, so it may be called again on them.
+// modify objects held in memory, so it may be called again on them.
+// Spilled objects are read back and consumed as by AssembleEach.
 func Assemble(objects []*ObjectRuns, opts Options) ([]*skyfall.Trace, error) {
-	opts, err := opts.normalize()
+	var traces []*skyfall.Trace
+	err := assembleEach(objects, opts, func(n int) { traces = make([]*skyfall.Trace, n) },
+		func(i int, t *skyfall.Trace) error {
+			traces[i] = t
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
+	return traces, nil
+}
+
+// piece is the part of a run held by one object.
+type piece struct {
+	obj *ObjectRuns
+	p   *part
+}
+
+// run is one run of the sweep: its key and its pieces in object order.
+type run struct {
+	key    string
+	pieces []piece
+}
+
+// planRuns checks objects and opts (normalized) and groups the objects'
+// parts into runs, in order of first row. It reads only the parts'
+// headers, never their rows.
+func planRuns(objects []*ObjectRuns, opts Options) ([]*run, error) {
 	for i, o := range objects {
 		if i > 0 && objects[i-1].Key >= o.Key {
 			return nil, fmt.Errorf("readers: Assemble: objects out of bytewise key order or repeated: %q then %q", objects[i-1].Key, o.Key)
@@ -39,14 +64,9 @@ func Assemble(objects []*ObjectRuns, opts Options) ([]*skyfall.Trace, error) {
 		if !slices.Equal(o.comps, opts.Components) {
 			return nil, fmt.Errorf("readers: Assemble: %s was decoded with components %q, not %q", o.URL, o.comps, opts.Components)
 		}
-	}
-	type piece struct {
-		obj *ObjectRuns
-		p   *part
-	}
-	type run struct {
-		key    string
-		pieces []piece
+		if o.released {
+			return nil, fmt.Errorf("readers: Assemble: the rows of %s were released (by Release, or by an earlier assembly of the spilled object)", o.URL)
+		}
 	}
 	var runs []*run
 	byIdent := map[string]*run{}
@@ -78,53 +98,70 @@ func Assemble(objects []*ObjectRuns, opts Options) ([]*skyfall.Trace, error) {
 			r.pieces = append(r.pieces, piece{o, p})
 		}
 	}
-
-	traces := make([]*skyfall.Trace, len(runs))
-	for i, r := range runs {
-		// Metadata: constant within every piece, and equal across pieces.
-		meta := r.pieces[0].p.meta()
-		for _, pc := range r.pieces[1:] {
-			m := pc.p.meta()
-			for k, v := range meta {
-				if m[k] != v {
-					delete(meta, k)
-				}
-			}
-		}
-		rendered := make(map[string]string, len(meta)+1)
-		for k, v := range meta {
-			rendered[k] = render(v)
-		}
-		rendered[SourceField] = r.pieces[0].obj.Key
-
-		var t *skyfall.Trace
-		if len(r.pieces) == 1 {
-			t = r.pieces[0].p.b.Trace(rendered)
-		} else {
-			b := skyfall.NewBuilder(r.key, opts.Components)
-			for _, pc := range r.pieces {
-				appendPart(b, pc.p, opts.Components)
-			}
-			t = b.Trace(rendered)
-			if len(t.LabelNames) > opts.MaxLabels {
-				pc := r.pieces[0]
-				return nil, &DataError{URL: pc.obj.URL, Line: pc.p.firstLine, Field: "regime_id",
-					Msg: fmt.Sprintf("run %s has more than %d labels (the limit set by --max-labels)", r.key, opts.MaxLabels), Err: ErrLimit}
-			}
-		}
-		t.Key = r.key
-		traces[i] = t
-	}
-	return traces, nil
+	return runs, nil
 }
 
-// appendPart adds the rows of one part to b, in line order.
-func appendPart(b *skyfall.Builder, p *part, comps []string) {
-	pt := p.b.Trace(nil)
+// meta is the run's metadata, rendered: constant within every piece, and
+// equal across pieces; plus source.
+func (r *run) meta() map[string]string {
+	meta := r.pieces[0].p.meta()
+	for _, pc := range r.pieces[1:] {
+		m := pc.p.meta()
+		for k, v := range meta {
+			if m[k] != v {
+				delete(meta, k)
+			}
+		}
+	}
+	rendered := make(map[string]string, len(meta)+1)
+	for k, v := range meta {
+		rendered[k] = render(v)
+	}
+	rendered[SourceField] = r.pieces[0].obj.Key
+	return rendered
+}
+
+// build makes the run's trace, reading spilled pieces back through ld.
+func (r *run) build(ld *loader, opts Options) (*skyfall.Trace, error) {
+	rendered := r.meta()
+	var t *skyfall.Trace
+	if len(r.pieces) == 1 {
+		pc := r.pieces[0]
+		pt, err := ld.columns(pc)
+		if err != nil {
+			return nil, err
+		}
+		ld.done(pc)
+		t = pt
+		t.Meta = rendered
+	} else {
+		b := skyfall.NewBuilder(r.key, opts.Components)
+		for _, pc := range r.pieces {
+			pt, err := ld.columns(pc)
+			if err != nil {
+				return nil, err
+			}
+			appendPart(b, pt, pc.p.origins, opts.Components)
+			ld.done(pc)
+		}
+		t = b.Trace(rendered)
+		if len(t.LabelNames) > opts.MaxLabels {
+			pc := r.pieces[0]
+			return nil, &DataError{URL: pc.obj.URL, Line: pc.p.firstLine, Field: "regime_id",
+				Msg: fmt.Sprintf("run %s has more than %d labels (the limit set by --max-labels)", r.key, opts.MaxLabels), Err: ErrLimit}
+		}
+	}
+	t.Key = r.key
+	return t, nil
+}
+
+// appendPart adds the rows of one part, pt, to b, in line order. po holds
+// the first origin and alias of each label within the part (part.origins).
+func appendPart(b *skyfall.Builder, pt *skyfall.Trace, po map[string]labelOrigin, comps []string) {
 	// Per label of the part: its first origin and alias within the part.
 	origins := make([]labelOrigin, len(pt.LabelNames))
 	for i, name := range pt.LabelNames {
-		origins[i] = p.origins[name]
+		origins[i] = po[name]
 	}
 	cols := make([][]float64, len(comps))
 	for j, c := range comps {

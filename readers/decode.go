@@ -23,6 +23,14 @@ type ObjectRuns struct {
 
 	comps []string
 	parts []*part // in order of first row
+
+	// Spilling (spill.go): spilled once Spill has moved the parts' columns
+	// to the file spillPath ("" when there is none, or once it is
+	// removed); released once Release has dropped the rows for good.
+	spilled   bool
+	released  bool
+	spillPath string
+	pending   int // spilled parts not yet loaded by the running AssembleEach
 }
 
 // NumRuns is the number of runs (identities, plus the anonymous run) that
@@ -38,12 +46,18 @@ func (o *ObjectRuns) RunKeys() []string {
 	return keys
 }
 
-// MemBytes estimates the memory held by the object's decoded columns (the
-// capacity of every column, plus the label names), for the pipeline's
-// --memory-limit accounting. It is tens of bytes a row.
+// MemBytes estimates the memory held by the object: the capacity of every
+// decoded column plus the label names, tens of bytes a row, and the small
+// header (run identities, metadata candidates, label origins) that stays
+// in memory after Spill or Release. It is for the pipeline's
+// --memory-limit accounting.
 func (o *ObjectRuns) MemBytes() int64 {
-	var n int64
+	n := int64(objectOverhead + len(o.URL) + len(o.Key) + len(o.spillPath))
 	for _, p := range o.parts {
+		n += p.headerBytes()
+		if p.b == nil {
+			continue
+		}
 		t := p.b.Trace(nil)
 		n += int64(cap(t.Rewards))*8 + int64(cap(t.Labels))*4 +
 			int64(cap(t.Steps))*8 + int64(cap(t.HasStep)) + int64(cap(t.Invalid)) +
@@ -65,9 +79,14 @@ type part struct {
 	runKey    string       // rendered run key
 	ident     []identValue // carried identity fields, in identity-field order
 	firstLine int
-	b         *skyfall.Builder
+	b         *skyfall.Builder       // the rows; nil once spilled or released
 	origins   map[string]labelOrigin // first origin/alias of each label in this part
 	cands     []candidate            // run metadata candidates
+
+	// Where Spill put the rows: size bytes at off in the object's spill
+	// file, a skyfall binary trace of rows rows.
+	rows      int
+	off, size int64
 }
 
 type identValue struct {

@@ -15,6 +15,14 @@
 //	obj, err := readers.DecodeObject(url, key, r, opts) // one per object, concurrently
 //	traces, err := readers.Assemble(objs, opts)         // objs sorted by Key
 //
+// A sweep larger than memory: ObjectRuns.Spill moves a decoded object's row
+// columns to a temporary file (MemBytes then counts a small header), and
+// AssembleEach hands the same runs as Assemble over one at a time, reading
+// spilled rows back when their run's turn comes, so that only one run's
+// columns are held at once; it consumes spilled objects and removes their
+// files. Release drops an object that will not be assembled. See Spilling
+// below.
+//
 // DecodeObject does not close r. To cancel a long decode, cancel the reader
 // (the blob reader's context): DecodeObject then returns the reader's error.
 //
@@ -125,6 +133,51 @@
 // MaxLineBytes, MaxObjectBytes, MaxLabels (distinct labels in one run,
 // default 100000, --max-labels) and MaxRuns (runs in one object and in the
 // whole job, default 100000, --max-runs).
+//
+// # Spilling
+//
+// A run may span several objects, so no run is complete before the last
+// object is decoded, and holding every decoded object until then takes
+// memory in proportion to the sweep. Past --memory-limit the pipeline
+// spills objects as they are decoded and hands runs to the scorer one at a
+// time:
+//
+//	obj, err := readers.DecodeObject(url, key, r, opts)
+//	if over the limit { err = obj.Spill(spillDir) }   // rows to a temporary file
+//	...
+//	err = readers.AssembleEach(objs, opts, func(i int, t *skyfall.Trace) error {
+//		return score(t)                                // t is run i; drop it when done
+//	})
+//
+// Lifecycle of a spill file. Spill writes the row columns of every run of
+// the object (a skyfall binary trace per run, one after the other) to one
+// new file made by os.CreateTemp in the spill directory, and drops them
+// from memory; what stays is the header that Assemble needs without reading
+// rows (identities, run keys, the fields constant over each run, label
+// origins, row counts, where each run's columns lie in the file): some
+// hundreds of bytes a run, against tens of bytes a row. AssembleEach then
+// holds, besides the objects left in memory, one run's columns and the
+// encoding of one of its parts. The file is removed
+//
+//   - by AssembleEach (and Assemble) as soon as the last of the object's
+//     runs has been read back, and in any case before it returns, with or
+//     without an error: assembling consumes a spilled object, which can
+//     then not be assembled again;
+//   - by Release, whenever the pipeline gives up on the object (a failed
+//     job, a cancelled context): call it on every decoded object, spilled
+//     or not, that will not be assembled;
+//   - by Spill itself, when writing fails.
+//
+// Nothing else deletes it: a process killed meanwhile leaves it behind, so
+// the spill directory should be a temporary one (the files are named
+// crlbatch-spill-*).
+//
+// Reading a spill file back can fail only through the local disk (or
+// someone deleting or changing the file): those errors are plain errors,
+// never a *DataError, naming the object and the file.
+//
+// The methods of one ObjectRuns must not be called concurrently; distinct
+// objects are independent (several may be spilled at once).
 //
 // # The decoder and its benchmark
 //

@@ -53,16 +53,8 @@ func (o Options) normalize() (Options, error) {
 	if o.IdentityFields == nil {
 		o.IdentityFields = DefaultIdentityFields
 	}
-	for i, f := range o.IdentityFields {
-		if f == "" {
-			return o, fmt.Errorf("readers: identity field %d is empty", i+1)
-		}
-		if slices.Contains(schemaFields, f) {
-			return o, fmt.Errorf("readers: %q is a row field of skyfall and cannot be an identity field", f)
-		}
-		if slices.Index(o.IdentityFields, f) != i {
-			return o, fmt.Errorf("readers: identity field %q is named twice", f)
-		}
+	if err := checkIdentityFields(o.IdentityFields, schemaFields, "skyfall"); err != nil {
+		return o, err
 	}
 	for i, c := range o.Components {
 		if c == "" {
@@ -72,30 +64,40 @@ func (o Options) normalize() (Options, error) {
 			return o, fmt.Errorf("readers: component %q is named twice", c)
 		}
 	}
-	const maxInt = int(^uint(0) >> 1)
-	switch {
-	case o.MaxLineBytes == 0:
-		o.MaxLineBytes = DefaultMaxLineBytes
-	case o.MaxLineBytes < 0:
-		o.MaxLineBytes = maxInt - 8
-	}
-	switch {
-	case o.MaxObjectBytes == 0:
-		o.MaxObjectBytes = DefaultMaxObjectBytes
-	case o.MaxObjectBytes < 0:
-		o.MaxObjectBytes = 1<<63 - 1
-	}
-	switch {
-	case o.MaxLabels == 0:
-		o.MaxLabels = DefaultMaxLabels
-	case o.MaxLabels < 0:
-		o.MaxLabels = maxInt
-	}
-	switch {
-	case o.MaxRuns == 0:
-		o.MaxRuns = DefaultMaxRuns
-	case o.MaxRuns < 0:
-		o.MaxRuns = maxInt
-	}
+	o.MaxLineBytes = normalizeLimit(o.MaxLineBytes, DefaultMaxLineBytes, maxInt-8)
+	o.MaxObjectBytes = normalizeLimit(o.MaxObjectBytes, DefaultMaxObjectBytes, 1<<63-1)
+	o.MaxLabels = normalizeLimit(o.MaxLabels, DefaultMaxLabels, maxInt)
+	o.MaxRuns = normalizeLimit(o.MaxRuns, DefaultMaxRuns, maxInt)
 	return o, nil
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// normalizeLimit returns def for 0 (the default) and none for a negative v
+// (no limit), else v.
+func normalizeLimit[T int | int64](v, def, none T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return none
+	}
+	return v
+}
+
+// checkIdentityFields validates identity fields: none empty, none named
+// twice, none a row field of the protocol (schema).
+func checkIdentityFields(idents, schema []string, protocol string) error {
+	for i, f := range idents {
+		if f == "" {
+			return fmt.Errorf("readers: identity field %d is empty", i+1)
+		}
+		if slices.Contains(schema, f) {
+			return fmt.Errorf("readers: %q is a row field of %s and cannot be an identity field", f, protocol)
+		}
+		if slices.Index(idents, f) != i {
+			return fmt.Errorf("readers: identity field %q is named twice", f)
+		}
+	}
+	return nil
 }

@@ -153,4 +153,3 @@ func SkillshiftReport(h ReportHeader, o *SkillshiftOutput, notes []string) strin
 	}
 	return rep.Render()
 }
-

@@ -20,12 +20,21 @@ import (
 )
 
 const (
-	catInput   = "Input"
-	catMetric  = "Metrics"
-	catCeiling = "Ceiling"
-	catFamily  = "Families and statistics"
-	catOutput  = "Output and running"
+	catInput    = "Input"
+	catMetric   = "Metrics"
+	catCeiling  = "Ceiling"
+	catFamily   = "Families and statistics"
+	catOutput   = "Output and running"
+	catProtocol = "Other protocols"
 )
+
+// skyfallOnly are the flags that mean something only under skyfall.
+var skyfallOnly = []string{"anchor", "window", "alpha", "epsilon", "epsilon-fraction", "epsilon-abs-floor",
+	"tail-fraction", "zero-shot-window", "gamma", "episode-end", "solve-component", "reference", "spec",
+	"ceiling", "episode-end-from-spec", "bound", "bound-map"}
+
+// protocolFlags are the flags of one protocol other than skyfall.
+var protocolFlags = map[string]string{"window-episodes": "safecrl", "window-fraction": "contilab", "rank-metric": "contilab"}
 
 // inputFlags are shared by score and validate.
 func inputFlags() []cli.Flag {
@@ -34,10 +43,11 @@ func inputFlags() []cli.Flag {
 			Usage: "read flags from a YAML job file (keys are flag names, e.g. `anchor: ceiling`; `input:` gives INPUT); flags on the command line override it"},
 		&cli.StringSliceFlag{Name: "pattern", Category: catInput,
 			Usage: "read only objects whose base name matches this glob (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
-		&cli.StringFlag{Name: "identity-fields", Category: catInput, Value: strings.Join(readers.DefaultIdentityFields, ","),
-			Usage: "comma-separated row fields whose values identify a run; rows with equal values form one run, across files"},
+		&cli.StringFlag{Name: "identity-fields", Category: catInput,
+			DefaultText: "skyfall: run_id,seed,algorithm_id,policy_id,task; safecrl, contilab: run_id,seed,algorithm_id,policy_id; skillshift: method,run_id,seed,algorithm_id,policy_id",
+			Usage:       "comma-separated row fields whose values identify a run; rows with equal values form one run, across files (\"\" for none: one run per file)"},
 		&cli.StringFlag{Name: "protocol", Category: catInput, Value: "skyfall",
-			Usage: "evaluation protocol of the traces (this build: skyfall)"},
+			Usage: "evaluation protocol of the rows: skyfall (per-step RL traces), safecrl (per-episode safe RL), contilab (accuracy matrices), skillshift (per-task web-agent records)"},
 		&cli.IntFlag{Name: "max-line-bytes", Category: catInput, Value: readers.DefaultMaxLineBytes,
 			Usage: "fail on a line longer than this many bytes (a guard against runaway rows)"},
 		&cli.Int64Flag{Name: "max-object-bytes", Category: catInput, Value: readers.DefaultMaxObjectBytes,
@@ -96,7 +106,7 @@ func scoreFlags() []cli.Flag {
 		&cli.StringFlag{Name: "bound-map", Category: catCeiling, TakesFile: true,
 			Usage: "JSON file {label: ceiling}; a label missing from it is an error"},
 
-		&cli.StringFlag{Name: "group-by", Category: catFamily, Value: "algorithm_id",
+		&cli.StringFlag{Name: "group-by", Category: catFamily, DefaultText: "algorithm_id; method for skillshift",
 			Usage: "run metadata field(s) naming a family; several comma-separated fields join with /; `source` (the object a run came from) works too"},
 		&cli.StringFlag{Name: "baseline", Category: catFamily,
 			Usage: "family the others are compared with (default: ppo if present, else the first family)"},
@@ -108,6 +118,12 @@ func scoreFlags() []cli.Flag {
 			Usage: "resamples of the percentile-bootstrap confidence intervals"},
 		&cli.Uint64Flag{Name: "bootstrap-seed", Category: catFamily,
 			Usage: "seed of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
+		&cli.IntFlag{Name: "window-episodes", Category: catProtocol,
+			Usage: "safecrl: W, the episodes of each window (final reward, forgetting, success rate; default 20)"},
+		&cli.FloatFlag{Name: "window-fraction", Category: catProtocol,
+			Usage: "contilab: windowed forgetting's window as a share of a task's length (default 0.1)"},
+		&cli.StringFlag{Name: "rank-metric", Category: catProtocol,
+			Usage: "contilab: the metric ranked across benchmarks when the runs carry several `benchmark` values (default acc)"},
 		&cli.StringFlag{Name: "cpuprofile", Hidden: true, TakesFile: true, Usage: "write a Go CPU profile of the job to this file"},
 	)
 }
@@ -171,6 +187,25 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	if cfg.Output == "" {
 		return cfg, pipeline.Usagef("score: --out OUTPUT is required")
 	}
+	for _, f := range skyfallOnly {
+		if cfg.Protocol != "skyfall" && cmd.IsSet(f) {
+			return cfg, pipeline.Usagef("--%s applies to --protocol skyfall only, not %s", f, cfg.Protocol)
+		}
+	}
+	for f, proto := range protocolFlags {
+		if cmd.IsSet(f) && cfg.Protocol != proto {
+			return cfg, pipeline.Usagef("--%s applies to --protocol %s only, not %s", f, proto, cfg.Protocol)
+		}
+	}
+	cfg.WindowEpisodes = cmd.Int("window-episodes")
+	if cmd.IsSet("window-episodes") && cfg.WindowEpisodes < 1 {
+		return cfg, pipeline.Usagef("--window-episodes %d: want at least 1", cfg.WindowEpisodes)
+	}
+	cfg.WindowFraction = cmd.Float("window-fraction")
+	if cmd.IsSet("window-fraction") && !(cfg.WindowFraction > 0 && cfg.WindowFraction <= 1) {
+		return cfg, pipeline.Usagef("--window-fraction %v: want 0 < x ≤ 1", cfg.WindowFraction)
+	}
+	cfg.RankMetric = cmd.String("rank-metric")
 	cfg.Overwrite = cmd.Bool("overwrite")
 
 	p := &cfg.Skyfall
@@ -231,7 +266,14 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 		cfg.BoundMapURL = f
 	}
 
-	cfg.GroupBy = splitList(cmd.String("group-by"))
+	switch {
+	case cmd.IsSet("group-by"):
+		cfg.GroupBy = splitList(cmd.String("group-by"))
+	case cfg.Protocol == "skillshift":
+		cfg.GroupBy = []string{"method"}
+	default:
+		cfg.GroupBy = []string{"algorithm_id"}
+	}
 	cfg.Baseline = cmd.String("baseline")
 	cfg.MinSteps = cmd.Int("min-steps")
 	if cfg.Where, err = pipeline.ParseWhere(cmd.StringSlice("where")); err != nil {
@@ -258,9 +300,11 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 	if ps := cmd.StringSlice("pattern"); len(ps) > 0 {
 		cfg.Patterns = ps
 	}
-	cfg.Reader.IdentityFields = splitList(cmd.String("identity-fields"))
-	if cfg.Reader.IdentityFields == nil {
-		cfg.Reader.IdentityFields = []string{}
+	if cmd.IsSet("identity-fields") {
+		cfg.Reader.IdentityFields = splitList(cmd.String("identity-fields"))
+		if cfg.Reader.IdentityFields == nil {
+			cfg.Reader.IdentityFields = []string{}
+		}
 	}
 	cfg.Reader.MaxLineBytes = cmd.Int("max-line-bytes")
 	cfg.Reader.MaxObjectBytes = cmd.Int64("max-object-bytes")

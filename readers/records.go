@@ -1,0 +1,937 @@
+package readers
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// Generic records: the rows of the protocols other than skyfall (safecrl,
+// contilab, skillshift). Their volumes are small, so instead of a decoder
+// specialised to one row shape, DecodeRecords validates each line exactly
+// as DecodeObject does (same Open, line reader, limits, JSON scanner, error
+// messages), keeps the line, and indexes its top-level fields; the protocol
+// reads the fields it needs through the typed accessors of Record, whose
+// errors are DataErrors naming the object, the line and the field. Runs are
+// assembled as skyfall runs are (PROTOCOLS 1.2), over the identity and row
+// fields of RecordOptions.
+
+// RecordOptions configure DecodeRecords and AssembleRecords. Unlike Options
+// there is no default identity: IdentityFields must be set (see
+// ProtocolRecordOptions).
+type RecordOptions struct {
+	// Protocol names the protocol in messages ("safecrl"); optional.
+	Protocol string
+	// IdentityFields are the run identity fields, in run-key order. nil is
+	// an error (there is no default); a non-nil empty slice means none, so
+	// that every object's rows form one anonymous run. A schema field
+	// cannot be an identity field.
+	IdentityFields []string
+	// SchemaFields are the protocol's row fields: never run metadata. Every
+	// other field whose value is the same on every row of a run (identity
+	// fields included) is run metadata.
+	SchemaFields []string
+	// MaxLineBytes caps one line (without its line end). 0 means
+	// DefaultMaxLineBytes; negative means no limit other than 4 GiB, the
+	// longest line a Record can index.
+	MaxLineBytes int
+	// MaxObjectBytes caps the decompressed bytes of one object. 0 means
+	// DefaultMaxObjectBytes; negative means no limit.
+	MaxObjectBytes int64
+	// MaxRuns caps the runs of one object (in DecodeRecords) and of the
+	// whole job (in AssembleRecords). 0 means DefaultMaxRuns; negative
+	// means no limit.
+	MaxRuns int
+}
+
+// The identity and row fields of the record protocols (PROTOCOLS 3, 4, 5).
+var (
+	recordIdentity           = []string{"run_id", "seed", "algorithm_id", "policy_id"}
+	skillshiftRecordIdentity = []string{"method", "run_id", "seed", "algorithm_id", "policy_id"}
+
+	safecrlRowFields    = []string{"task", "episode", "return", "cost", "success"}
+	contilabRowFields   = []string{"kind", "after_task", "eval_task", "acc", "step", "train_task", "task", "batch", "name", "value"}
+	skillshiftRowFields = []string{"uid", "site", "condition", "success", "steps", "skill_calls", "skill_failures"}
+)
+
+// ProtocolRecordOptions returns the RecordOptions of a record protocol,
+// with default limits:
+//
+//	protocol     identity fields                                  row fields (never metadata)
+//	safecrl      run_id, seed, algorithm_id, policy_id            task, episode, return, cost, success
+//	contilab     run_id, seed, algorithm_id, policy_id            kind, after_task, eval_task, acc, step,
+//	                                                              train_task, task, batch, name, value
+//	skillshift   method, run_id, seed, algorithm_id, policy_id    uid, site, condition, success, steps,
+//	                                                              skill_calls, skill_failures
+//
+// The slices are fresh copies; the caller may replace IdentityFields
+// (--identity-fields) and set the limits.
+func ProtocolRecordOptions(protocol string) (RecordOptions, error) {
+	o := RecordOptions{Protocol: protocol}
+	switch protocol {
+	case "safecrl":
+		o.IdentityFields, o.SchemaFields = recordIdentity, safecrlRowFields
+	case "contilab":
+		o.IdentityFields, o.SchemaFields = recordIdentity, contilabRowFields
+	case "skillshift":
+		o.IdentityFields, o.SchemaFields = skillshiftRecordIdentity, skillshiftRowFields
+	default:
+		return o, fmt.Errorf("readers: %q is not a record protocol (safecrl, contilab, skillshift)", protocol)
+	}
+	o.IdentityFields = slices.Clone(o.IdentityFields)
+	o.SchemaFields = slices.Clone(o.SchemaFields)
+	return o, nil
+}
+
+// normalize validates o and fills in the limits, as Options.normalize does.
+func (o RecordOptions) normalize() (RecordOptions, error) {
+	proto := o.Protocol
+	if proto == "" {
+		proto = "the protocol"
+	}
+	if o.IdentityFields == nil {
+		return o, fmt.Errorf("readers: RecordOptions.IdentityFields is not set (an empty slice means no identity)")
+	}
+	for i, f := range o.SchemaFields {
+		if f == "" {
+			return o, fmt.Errorf("readers: row field %d is empty", i+1)
+		}
+		if slices.Index(o.SchemaFields, f) != i {
+			return o, fmt.Errorf("readers: row field %q is named twice", f)
+		}
+	}
+	if err := checkIdentityFields(o.IdentityFields, o.SchemaFields, proto); err != nil {
+		return o, err
+	}
+	o.MaxLineBytes = normalizeLimit(o.MaxLineBytes, DefaultMaxLineBytes, maxInt-8)
+	o.MaxLineBytes = int(min(uint64(o.MaxLineBytes), maxRecordLine))
+	o.MaxObjectBytes = normalizeLimit(o.MaxObjectBytes, DefaultMaxObjectBytes, 1<<63-1)
+	o.MaxRuns = normalizeLimit(o.MaxRuns, DefaultMaxRuns, maxInt)
+	return o, nil
+}
+
+// Record is one row of a record protocol (or a JSON object nested in one,
+// see Object): a validated JSON object whose fields are read through typed
+// accessors. A field set to null counts as absent for every accessor. Each
+// accessor fails with a *DataError naming the object URL, the line and the
+// field ("cfg.lr" within a nested object) when the value has another type.
+//
+// A Record is immutable and safe for concurrent use.
+type Record struct {
+	url    string
+	line   int
+	prefix string // "" for a row; "a.b." for the object at a.b
+	data   []byte // the line (shared with nested records); fields point into it
+	fields []recordField
+	keys   *recordKeys       // the field names, shared by the rows of an object
+	index  map[uint32]uint32 // key → index in fields, for records with many fields
+}
+
+// recordField is one field of a Record: its name (an index in the record's
+// recordKeys) and the raw JSON text of its value, data[start:end], without
+// surrounding whitespace. 16 bytes: offsets fit in 32 bits because
+// DecodeRecords caps lines at 4 GiB.
+type recordField struct {
+	key        uint32
+	start, end uint32
+	kind       byte
+}
+
+// recordKeys interns field names: the rows of one object share one table.
+// It only grows while the object is decoded, and is read-only afterwards.
+type recordKeys struct {
+	names []string
+	index map[string]uint32
+}
+
+func newRecordKeys() *recordKeys { return &recordKeys{index: map[string]uint32{}} }
+
+// intern returns the index of name, adding it if new, and the bytes added.
+func (k *recordKeys) intern(name []byte) (uint32, int) {
+	if i, ok := k.index[string(name)]; ok {
+		return i, 0
+	}
+	i := uint32(len(k.names))
+	s := string(name)
+	k.names = append(k.names, s)
+	k.index[s] = i
+	return i, 2*len(s) + 48
+}
+
+// recordIndexMin is the number of fields from which a record looks its
+// fields up in a map rather than linearly.
+const recordIndexMin = 32
+
+// maxRecordLine is the longest line DecodeRecords reads, whatever
+// MaxLineBytes says: offsets within a line are 32-bit.
+const maxRecordLine uint64 = math.MaxUint32 - 8
+
+// Line returns the 1-based line number of the row in its object.
+func (r *Record) Line() int { return r.line }
+
+// URL returns the URL of the object holding the row.
+func (r *Record) URL() string { return r.url }
+
+// Keys returns the record's field names in the order of the line.
+func (r *Record) Keys() []string {
+	keys := make([]string, len(r.fields))
+	for i, f := range r.fields {
+		keys[i] = r.keys.names[f.key]
+	}
+	return keys
+}
+
+func (r *Record) find(field string) int {
+	k, ok := r.keys.index[field]
+	if !ok {
+		return -1
+	}
+	return r.findKey(k)
+}
+
+// findKey returns the index in r.fields of the key k, or -1.
+func (r *Record) findKey(k uint32) int {
+	if r.index != nil {
+		if i, ok := r.index[k]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	for i := range r.fields {
+		if r.fields[i].key == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// value returns the field, ok false when it is missing or null.
+func (r *Record) value(field string) (recordField, bool) {
+	i := r.find(field)
+	if i < 0 || r.fields[i].kind == kindNull {
+		return recordField{}, false
+	}
+	return r.fields[i], true
+}
+
+func (r *Record) raw(f recordField) []byte { return r.data[f.start:f.end:f.end] }
+
+// Has reports whether the record carries field with a value other than
+// null.
+func (r *Record) Has(field string) bool {
+	_, ok := r.value(field)
+	return ok
+}
+
+// Raw returns the raw JSON text of field's value as it is in the line (null
+// included, as "null"), without surrounding whitespace, and whether the
+// field is there at all. The bytes must not be modified.
+func (r *Record) Raw(field string) ([]byte, bool) {
+	i := r.find(field)
+	if i < 0 {
+		return nil, false
+	}
+	return r.raw(r.fields[i]), true
+}
+
+// Errorf returns a *DataError about field of this record (the object URL,
+// the line, the field within its enclosing objects), for the checks a
+// protocol makes beyond the accessors' types.
+func (r *Record) Errorf(field, format string, args ...any) *DataError {
+	return &DataError{URL: r.url, Line: r.line, Field: r.fieldName(field), Msg: fmt.Sprintf(format, args...)}
+}
+
+// MissingError returns the *DataError for a required field that an
+// accessor reported absent: "got null, want <want>" when the record holds
+// null, else "missing (a <want> is required)", as the skyfall reader words
+// it for reward and regime_id. want names the type ("number", "string",
+// "integer").
+func (r *Record) MissingError(field, want string) *DataError {
+	if i := r.find(field); i >= 0 {
+		return r.Errorf(field, "got %s, want %s", kindName(r.fields[i].kind), want)
+	}
+	article := "a"
+	if want != "" && strings.IndexByte("aeiou", want[0]) >= 0 {
+		article = "an"
+	}
+	return r.Errorf(field, "missing (%s %s is required)", article, want)
+}
+
+func (r *Record) fieldName(field string) string { return r.prefix + field }
+
+func (r *Record) typeError(field string, kind byte, want string) error {
+	return r.Errorf(field, "got %s, want %s", kindName(kind), want)
+}
+
+// Number returns field as a float64 (the nearest to the literal, as
+// strconv.ParseFloat rounds; every number was checked not to overflow when
+// the line was read). present is false when the field is missing or null;
+// any other type is an error.
+func (r *Record) Number(field string) (v float64, present bool, err error) {
+	f, ok := r.value(field)
+	if !ok {
+		return 0, false, nil
+	}
+	if f.kind != kindNumber {
+		return 0, false, r.typeError(field, f.kind, "number")
+	}
+	v, _ = parseRecordNumber(r.raw(f))
+	return v, true, nil
+}
+
+// Int returns field as an int64: an integer literal within int64, or a
+// number whose value is a whole number of magnitude at most 2^53 (1e2 is
+// 100, 2.0 is 2; 1.5 is an error), as the skyfall reader reads step.
+// present is false when the field is missing or null.
+func (r *Record) Int(field string) (n int64, present bool, err error) {
+	f, ok := r.value(field)
+	if !ok {
+		return 0, false, nil
+	}
+	if f.kind != kindNumber {
+		return 0, false, r.typeError(field, f.kind, "integer")
+	}
+	lit := r.raw(f)
+	v, isInt := parseRecordNumber(lit)
+	if isInt {
+		n, perr := strconv.ParseInt(unsafeString(lit), 10, 64)
+		if perr != nil {
+			return 0, false, r.Errorf(field, "%s is out of the range of a 64-bit integer", truncLit(lit))
+		}
+		return n, true, nil
+	}
+	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return 0, false, r.Errorf(field, "got %s, want an integer", truncLit(lit))
+	}
+	return int64(v), true, nil
+}
+
+// String returns field as a string (escapes decoded; an escaped lone
+// surrogate is U+FFFD). present is false when the field is missing or
+// null; any other type is an error.
+func (r *Record) String(field string) (s string, present bool, err error) {
+	f, ok := r.value(field)
+	if !ok {
+		return "", false, nil
+	}
+	if f.kind != kindString {
+		return "", false, r.typeError(field, f.kind, "string")
+	}
+	return string(decodeRecordString(r.raw(f))), true, nil
+}
+
+// Bool returns field as a bool. present is false when the field is missing
+// or null; any other type (0 and 1 included) is an error.
+func (r *Record) Bool(field string) (b bool, present bool, err error) {
+	f, ok := r.value(field)
+	if !ok {
+		return false, false, nil
+	}
+	if f.kind != kindBool {
+		return false, false, r.typeError(field, f.kind, "bool")
+	}
+	return r.data[f.start] == 't', true, nil
+}
+
+// BoolOrNumber01 returns field as 0 or 1: false and true give 0 and 1, and
+// a number whose value is 0 or 1 (0, 1, 1.0, -0, 1e0) gives itself (-0 as
+// 0). Any other number or type is an error. present is false when the
+// field is missing or null.
+func (r *Record) BoolOrNumber01(field string) (v float64, present bool, err error) {
+	f, ok := r.value(field)
+	if !ok {
+		return 0, false, nil
+	}
+	switch f.kind {
+	case kindBool:
+		if r.data[f.start] == 't' {
+			return 1, true, nil
+		}
+		return 0, true, nil
+	case kindNumber:
+		v, _ := parseRecordNumber(r.raw(f))
+		switch v {
+		case 0:
+			return 0, true, nil
+		case 1:
+			return 1, true, nil
+		}
+		return 0, false, r.Errorf(field, "got %s, want true, false, 0 or 1", truncLit(r.raw(f)))
+	}
+	return 0, false, r.typeError(field, f.kind, "true, false, 0 or 1")
+}
+
+// Object returns field as a nested Record: its accessors read the nested
+// object's fields, and their errors name them within field ("cfg.lr"). It
+// shares the line, the URL and the line number of r. present is false when
+// the field is missing or null; any other type is an error.
+func (r *Record) Object(field string) (obj *Record, present bool, err error) {
+	f, ok := r.value(field)
+	if !ok {
+		return nil, false, nil
+	}
+	if f.kind != kindObject {
+		return nil, false, r.typeError(field, f.kind, "object")
+	}
+	sub := &Record{url: r.url, line: r.line, prefix: r.fieldName(field) + ".", data: r.data, keys: newRecordKeys()}
+	sub.indexObject(int(f.start))
+	sub.buildIndex()
+	return sub, true, nil
+}
+
+func (r *Record) buildIndex() {
+	if len(r.fields) < recordIndexMin {
+		return
+	}
+	r.index = make(map[uint32]uint32, len(r.fields))
+	for i, f := range r.fields {
+		r.index[f.key] = uint32(i)
+	}
+}
+
+// indexObject lists the members of the (valid) object at r.data[start] in
+// r.fields.
+func (r *Record) indexObject(start int) {
+	d := rowDecoder{data: r.data, pos: start + 1}
+	d.skipWS()
+	if d.data[d.pos] == '}' {
+		return
+	}
+	for {
+		key, _ := d.scanString(true, nil)
+		k, _ := r.keys.intern(key)
+		d.skipWS()
+		d.pos++ // ':'
+		d.skipWS()
+		vs := d.pos
+		kind, _ := d.skipValue(1)
+		r.fields = append(r.fields, recordField{key: k, start: uint32(vs), end: uint32(d.pos), kind: kind})
+		d.skipWS()
+		if d.data[d.pos] == '}' {
+			return
+		}
+		d.pos++ // ','
+		d.skipWS()
+	}
+}
+
+// parseRecordNumber converts a valid, non-overflowing JSON number literal
+// with the scanner's own conversion; isInt reports a literal with neither
+// fraction nor exponent.
+func parseRecordNumber(lit []byte) (v float64, isInt bool) {
+	d := rowDecoder{data: lit}
+	v, isInt, _ = d.number(true)
+	return v, isInt
+}
+
+// decodeRecordString returns the content of a valid JSON string literal.
+func decodeRecordString(lit []byte) []byte {
+	if s := lit[1 : len(lit)-1]; bytes.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	d := rowDecoder{data: lit}
+	s, _ := d.scanString(true, nil)
+	return s
+}
+
+// ObjectRecords is one decoded object of a record protocol: its rows
+// grouped by run identity, ready for AssembleRecords. As with DecodeObject,
+// objects may be decoded concurrently; AssembleRecords merges them in key
+// order.
+type ObjectRecords struct {
+	URL    string // the object URL, for errors
+	Key    string // the key relative to the input prefix: the runs' source
+	Format Format // the format found from the object's magic bytes
+	Lines  int    // lines read, blank ones included
+	Rows   int    // rows decoded (non-blank lines)
+
+	idents []string
+	schema []string
+	parts  []*recordPart // in order of first row
+	mem    int64
+}
+
+// NumRuns is the number of runs (identities, plus the anonymous run) that
+// have rows in the object.
+func (o *ObjectRecords) NumRuns() int { return len(o.parts) }
+
+// RunKeys lists the run keys of the object's runs, in order of first row.
+func (o *ObjectRecords) RunKeys() []string {
+	keys := make([]string, len(o.parts))
+	for i, p := range o.parts {
+		keys[i] = p.runKey
+	}
+	return keys
+}
+
+// MemBytes estimates the memory held by the object's records, for the
+// pipeline's --memory-limit accounting: the lines, 16 bytes a field, about
+// 110 bytes a row, and the field names; memory is taken in chunks (64 KiB
+// of lines at a time), which MemBytes counts whole.
+func (o *ObjectRecords) MemBytes() int64 { return o.mem }
+
+// recordPart is the rows of one run within one object.
+type recordPart struct {
+	anon      bool
+	identKey  string       // canonical identity tuple, to match across objects
+	runKey    string       // rendered run key
+	ident     []identValue // carried identity fields, in identity-field order
+	firstLine int
+	rows      []*Record
+	cands     []recordCandidate // run metadata candidates
+}
+
+// recordCandidate is a field that, so far, is present with one value on
+// every row of the part.
+type recordCandidate struct {
+	name  string
+	key   uint32 // the name in the object's recordKeys
+	raw   []byte // the value on the part's first row
+	kind  byte
+	canon string
+	alive bool
+	pos   int // where the field was in the last row
+}
+
+// DecodeRecords reads one object of a record protocol (plain, gzip or zstd,
+// sniffed from its first bytes), validates every line as DecodeObject does
+// (PROTOCOLS 1.1: UTF-8, the JSON grammar, one object per line, no NaN or
+// Infinity, no number overflowing float64, no key repeated within any
+// object; BOM, CRLF and blank lines accepted) and groups the rows by run
+// identity (PROTOCOLS 1.2, over opts.IdentityFields). Field types are not
+// checked here: the protocol reads them through Record's accessors.
+//
+// url names the object in errors; key is its key relative to the input
+// prefix and becomes the runs' source (and the anonymous run key). A
+// *DataError reports bad data (with url, 1-based line and field); an error
+// of r is returned wrapped, never as a DataError; invalid opts give a plain
+// error. DecodeRecords does not close r.
+func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRecords, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	rd, format, err := Open(r)
+	if err != nil {
+		return nil, locate(err, url, 1)
+	}
+	defer rd.(io.Closer).Close()
+	obj := &ObjectRecords{URL: url, Key: key, Format: format, idents: slices.Clone(opts.IdentityFields), schema: slices.Clone(opts.SchemaFields)}
+	od := &recordDecoder{
+		obj:     obj,
+		opts:    opts,
+		byIdent: map[string]*recordPart{},
+		keys:    newRecordKeys(),
+	}
+	lr := newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes)
+	for {
+		line, n, err := lr.next()
+		obj.Lines = lr.line
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, locate(err, url, n)
+		}
+		if isBlank(line) {
+			continue
+		}
+		if rerr := od.scan(line); rerr != nil {
+			return nil, &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
+		}
+		rec := od.record(line, n)
+		p, err := od.partFor(rec)
+		if err != nil {
+			return nil, err
+		}
+		od.add(p, rec)
+		obj.Rows++
+	}
+	return obj, nil
+}
+
+// recordDecoder decodes the lines of one object.
+type recordDecoder struct {
+	obj     *ObjectRecords
+	opts    RecordOptions
+	d       rowDecoder
+	fields  []rawField // the fields of the line being decoded
+	byIdent map[string]*recordPart
+	anon    *recordPart
+	last    *recordPart
+	lastCK  []byte
+	keys    *recordKeys
+	ck, tmp []byte
+	arena   []byte        // lines are carved from here
+	fArena  []recordField // and their fields from here
+	rArena  []Record      // and the records from here
+}
+
+// rawField is a top-level field as scan finds it: key aliases the line (or
+// is a fresh copy when written with escapes), the value is line[start:end].
+type rawField struct {
+	key        []byte
+	start, end int
+	kind       byte
+}
+
+// scan validates line as one JSON object and lists its top-level fields in
+// od.fields. It is the skyfall scanner's top-level loop with every field
+// treated as an extra: the same checks in the same order, the same
+// messages, nested values validated by the same skipValue.
+func (od *recordDecoder) scan(line []byte) *rowError {
+	d := &od.d
+	d.data, d.pos = line, 0
+	d.field, d.sub = nil, nil
+	od.fields = od.fields[:0]
+	d.skipWS()
+	if d.pos >= len(d.data) {
+		return d.fail("invalid JSON: empty line")
+	}
+	if d.data[d.pos] != '{' {
+		start := d.pos
+		kind, err := d.skipValue(0)
+		if err != nil {
+			return err
+		}
+		d.pos = start
+		return d.fail("got %s, want a JSON object", kindName(kind))
+	}
+	d.pos++
+	top := d.set(0)
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+	} else {
+		for {
+			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+				return d.syntax("a key")
+			}
+			koff := d.pos
+			key, err := d.scanString(true, nil)
+			if err != nil {
+				return err
+			}
+			d.field = key
+			d.skipWS()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return d.syntax("':'")
+			}
+			d.pos++
+			d.skipWS()
+			if top.add(d, key, koff) {
+				return d.fail("repeated key")
+			}
+			start := d.pos
+			kind, err := d.skipValue(1)
+			if err != nil {
+				return err
+			}
+			od.fields = append(od.fields, rawField{key: key, start: start, end: d.pos, kind: kind})
+			d.skipWS()
+			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+				d.pos++
+				d.skipWS()
+				continue
+			}
+			if d.pos < len(d.data) && d.data[d.pos] == '}' {
+				d.pos++
+				break
+			}
+			return d.syntax("',' or '}'")
+		}
+	}
+	d.field = nil
+	d.skipWS()
+	if d.pos < len(d.data) {
+		return d.fail("invalid JSON: unexpected %q at column %d after the object", string(d.data[d.pos:d.pos+utf8RuneLen(d.data[d.pos:])]), d.pos+1)
+	}
+	return nil
+}
+
+const (
+	recordArenaBytes  = 64 << 10
+	recordArenaFields = 1024
+	recordArenaRows   = 256
+	recordRowBytes    = int64(unsafe.Sizeof(Record{})) + 8 // the header and its pointer in the run
+	recordFieldBytes  = int64(unsafe.Sizeof(recordField{}))
+)
+
+// record copies the line just scanned into a Record.
+func (od *recordDecoder) record(line []byte, n int) *Record {
+	var data []byte
+	if len(line) > recordArenaBytes/4 {
+		data = bytes.Clone(line)
+		od.obj.mem += int64(len(line))
+	} else {
+		if len(line) > cap(od.arena)-len(od.arena) {
+			od.arena = make([]byte, 0, recordArenaBytes)
+			od.obj.mem += recordArenaBytes
+		}
+		l := len(od.arena)
+		od.arena = append(od.arena, line...)
+		data = od.arena[l : l+len(line) : l+len(line)]
+	}
+
+	nf := len(od.fields)
+	var fields []recordField
+	if nf > recordArenaFields/4 {
+		fields = make([]recordField, nf)
+		od.obj.mem += int64(nf) * recordFieldBytes
+	} else {
+		if nf > cap(od.fArena)-len(od.fArena) {
+			od.fArena = make([]recordField, 0, recordArenaFields)
+			od.obj.mem += recordArenaFields * recordFieldBytes
+		}
+		l := len(od.fArena)
+		od.fArena = od.fArena[:l+nf]
+		fields = od.fArena[l : l+nf : l+nf]
+	}
+	for i, f := range od.fields {
+		k, added := od.keys.intern(f.key)
+		od.obj.mem += int64(added)
+		fields[i] = recordField{key: k, start: uint32(f.start), end: uint32(f.end), kind: f.kind}
+	}
+
+	if len(od.rArena) == cap(od.rArena) {
+		od.rArena = make([]Record, 0, recordArenaRows)
+		od.obj.mem += recordArenaRows * recordRowBytes
+	}
+	od.rArena = append(od.rArena, Record{url: od.obj.URL, line: n, data: data, fields: fields, keys: od.keys})
+	rec := &od.rArena[len(od.rArena)-1]
+	rec.buildIndex()
+	return rec
+}
+
+// partFor returns the part of rec's identity, creating it on its first row.
+func (od *recordDecoder) partFor(rec *Record) (*recordPart, error) {
+	ck := od.ck[:0]
+	carried := 0
+	for i, f := range od.opts.IdentityFields {
+		v, ok := rec.value(f)
+		if !ok {
+			continue
+		}
+		carried++
+		od.tmp = appendCanonical(od.tmp[:0], rec.raw(v), v.kind)
+		ck = binary.AppendUvarint(ck, uint64(i))
+		ck = binary.AppendUvarint(ck, uint64(len(od.tmp)))
+		ck = append(ck, od.tmp...)
+	}
+	od.ck = ck
+	if od.last != nil && carried > 0 && !od.last.anon && bytes.Equal(ck, od.lastCK) {
+		return od.last, nil
+	}
+	var p *recordPart
+	if carried == 0 {
+		if p = od.anon; p == nil {
+			if p = od.newPart(rec.line, true, "", "anonymous:"+od.obj.Key, nil); p == nil {
+				return nil, od.tooManyRuns(rec.line)
+			}
+			od.anon = p
+		}
+	} else if p = od.byIdent[string(ck)]; p == nil {
+		ident := make([]identValue, 0, carried)
+		for _, f := range od.opts.IdentityFields {
+			if v, ok := rec.value(f); ok {
+				ident = append(ident, identValue{field: f, canon: string(appendCanonical(nil, rec.raw(v), v.kind))})
+			}
+		}
+		if p = od.newPart(rec.line, false, string(ck), runKey(ident), ident); p == nil {
+			return nil, od.tooManyRuns(rec.line)
+		}
+		od.byIdent[p.identKey] = p
+	}
+	od.last = p
+	od.lastCK = append(od.lastCK[:0], ck...)
+	return p, nil
+}
+
+func (od *recordDecoder) tooManyRuns(line int) error {
+	return &DataError{URL: od.obj.URL, Line: line,
+		Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", od.opts.MaxRuns), Err: ErrLimit}
+}
+
+func (od *recordDecoder) newPart(line int, anon bool, identKey, key string, ident []identValue) *recordPart {
+	if len(od.obj.parts) >= od.opts.MaxRuns {
+		return nil
+	}
+	p := &recordPart{anon: anon, identKey: identKey, runKey: key, ident: ident, firstLine: line}
+	od.obj.parts = append(od.obj.parts, p)
+	od.obj.mem += int64(len(identKey)+len(key)) + 128
+	return p
+}
+
+// add appends rec to p and updates p's metadata candidates: the fields
+// other than the row fields, present and not null, with one JSON value on
+// every row so far.
+func (od *recordDecoder) add(p *recordPart, rec *Record) {
+	p.rows = append(p.rows, rec)
+	if len(p.rows) == 1 {
+		for i, f := range rec.fields {
+			name := od.keys.names[f.key]
+			if f.kind == kindNull || slices.Contains(od.opts.SchemaFields, name) {
+				continue
+			}
+			raw := rec.raw(f)
+			p.cands = append(p.cands, recordCandidate{
+				name: name, key: f.key, raw: raw, kind: f.kind,
+				canon: string(appendCanonical(nil, raw, f.kind)), alive: true, pos: i,
+			})
+		}
+		return
+	}
+	for i := range p.cands {
+		c := &p.cands[i]
+		if !c.alive {
+			continue
+		}
+		j := c.pos
+		if j >= len(rec.fields) || rec.fields[j].key != c.key {
+			j = rec.findKey(c.key)
+		}
+		if j < 0 || rec.fields[j].kind == kindNull {
+			c.alive = false
+			continue
+		}
+		c.pos = j
+		f := rec.fields[j]
+		raw := rec.raw(f)
+		if bytes.Equal(raw, c.raw) {
+			continue
+		}
+		if f.kind != c.kind {
+			c.alive = false
+			continue
+		}
+		od.tmp = appendCanonical(od.tmp[:0], raw, f.kind)
+		if string(od.tmp) != c.canon {
+			c.alive = false
+		}
+	}
+}
+
+// meta returns the metadata constant over the part, as canonical values.
+func (p *recordPart) meta() map[string]string {
+	m := make(map[string]string, len(p.cands))
+	for _, c := range p.cands {
+		if c.alive {
+			m[c.name] = c.canon
+		}
+	}
+	return m
+}
+
+// RecordRun is one run of a record protocol: its key (identity fields as
+// "field=value|…", or "anonymous:<object key>"), its metadata and its rows
+// in object order, then line order.
+type RecordRun struct {
+	Key  string
+	Meta map[string]string
+	Rows []*Record
+}
+
+// AssembleRecords merges decoded objects into runs (PROTOCOLS 1.2), exactly
+// as Assemble does for skyfall. objects must be in bytewise key order, as
+// the pipeline lists them; the result depends on that order only.
+//
+//   - Rows with equal identity tuples form one run, across objects; all
+//     anonymous rows of one object form the run anonymous:<key>.
+//   - Runs are listed in order of their first row; a run's rows keep object
+//     order, then line order.
+//   - Metadata: every field that is not a row field (SchemaFields) and is
+//     present (non-null) on every row of the run with one JSON value,
+//     rendered as skyfall metadata is; plus source, the key of the object
+//     holding the run's first row (replacing a recorded source).
+//   - Two distinct identities that render the same run key are a DataError
+//     naming both.
+//
+// opts must be the options the objects were decoded with. The runs share
+// their Records with objects; AssembleRecords does not modify objects, so
+// it may be called again on them.
+func AssembleRecords(objects []*ObjectRecords, opts RecordOptions) ([]*RecordRun, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range objects {
+		if i > 0 && objects[i-1].Key >= o.Key {
+			return nil, fmt.Errorf("readers: AssembleRecords: objects out of bytewise key order or repeated: %q then %q", objects[i-1].Key, o.Key)
+		}
+		if !slices.Equal(o.idents, opts.IdentityFields) || !slices.Equal(o.schema, opts.SchemaFields) {
+			return nil, fmt.Errorf("readers: AssembleRecords: %s was decoded with identity fields %q and row fields %q, not %q and %q",
+				o.URL, o.idents, o.schema, opts.IdentityFields, opts.SchemaFields)
+		}
+	}
+	type recordPiece struct {
+		obj *ObjectRecords
+		p   *recordPart
+	}
+	type recordRun struct {
+		key    string
+		pieces []recordPiece
+	}
+	var runs []*recordRun
+	byIdent := map[string]*recordRun{}
+	byKey := map[string]*recordRun{}
+	for _, o := range objects {
+		for _, p := range o.parts {
+			var r *recordRun
+			if !p.anon {
+				r = byIdent[p.identKey]
+			}
+			if r == nil {
+				if prev := byKey[p.runKey]; prev != nil {
+					q := prev.pieces[0]
+					return nil, &DataError{URL: o.URL, Line: p.firstLine, Msg: fmt.Sprintf(
+						"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
+						p.runKey, describeIdent(q.p.ident), q.obj.URL, q.p.firstLine, describeIdent(p.ident))}
+				}
+				if len(runs) >= opts.MaxRuns {
+					return nil, &DataError{URL: o.URL, Line: p.firstLine,
+						Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", opts.MaxRuns), Err: ErrLimit}
+				}
+				r = &recordRun{key: p.runKey}
+				runs = append(runs, r)
+				byKey[r.key] = r
+				if !p.anon {
+					byIdent[p.identKey] = r
+				}
+			}
+			r.pieces = append(r.pieces, recordPiece{o, p})
+		}
+	}
+
+	out := make([]*RecordRun, len(runs))
+	for i, r := range runs {
+		// Metadata: constant within every piece, and equal across pieces.
+		meta := r.pieces[0].p.meta()
+		n := len(r.pieces[0].p.rows)
+		for _, pc := range r.pieces[1:] {
+			n += len(pc.p.rows)
+			m := pc.p.meta()
+			for k, v := range meta {
+				if m[k] != v {
+					delete(meta, k)
+				}
+			}
+		}
+		rendered := make(map[string]string, len(meta)+1)
+		for k, v := range meta {
+			rendered[k] = render(v)
+		}
+		rendered[SourceField] = r.pieces[0].obj.Key
+		rows := make([]*Record, 0, n)
+		for _, pc := range r.pieces {
+			rows = append(rows, pc.p.rows...)
+		}
+		out[i] = &RecordRun{Key: r.key, Meta: rendered, Rows: rows}
+	}
+	return out, nil
+}
