@@ -74,6 +74,13 @@ type Config struct {
 
 	Reader readers.Options
 
+	// MemoryLimit bounds the decoded rows held in memory; past it, objects
+	// spill to SpillDir and runs are scored one at a time. 0 means
+	// DefaultMemoryLimit().
+	MemoryLimit int64
+	// SpillDir is where spilled rows go; "" means the system temp dir.
+	SpillDir string
+
 	// Overwrite replaces a complete earlier output.
 	Overwrite bool
 
@@ -185,6 +192,9 @@ func (c *Config) Check() error {
 	}
 	if c.Resamples < 1 {
 		return Usagef("--bootstrap-resamples %d: want at least 1", c.Resamples)
+	}
+	if c.MemoryLimit < 0 {
+		return Usagef("--memory-limit %d: want a positive size", c.MemoryLimit)
 	}
 	if c.MinSteps < 0 {
 		return Usagef("--min-steps %d: want at least 0", c.MinSteps)

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/writers"
 )
@@ -119,21 +121,64 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 	if _, err := readers.DecodeObject("", "", strings.NewReader(""), ropts); err != nil {
 		return nil, 0, &UsageError{Err: err} // invalid options: nothing read yet
 	}
-	decoded, err := j.read(ctx, b, objs)
+	bud := &budget{limit: j.cfg.MemoryLimit, dir: j.cfg.SpillDir}
+	if bud.limit == 0 {
+		bud.limit = DefaultMemoryLimit()
+	}
+	if bud.dir == "" {
+		bud.dir = os.TempDir()
+	}
+	var decoded []*readers.ObjectRuns
+	defer func() {
+		// Spill files go whatever happens; in-memory objects release nothing.
+		for _, o := range decoded {
+			if o != nil {
+				o.Release()
+			}
+		}
+	}()
+	decoded, err := readObjects(ctx, j, b, objs, func(url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
+		o, err := readers.DecodeObject(url, rel, r, ropts)
+		if err != nil {
+			return nil, err
+		}
+		return o, bud.admit(o)
+	})
 	if err != nil {
 		return nil, 0, err
-	}
-	traces, err := readers.Assemble(decoded, ropts)
-	if err != nil {
-		return nil, 0, dataErr(err)
 	}
 	var rows int64
 	for i, o := range decoded {
 		rows += int64(o.Rows)
 		j.manifestObject(objs[i], o.Rows, o.NumRuns())
 	}
-	j.log.Info("assembled", "runs", len(traces), "rows", rows)
-	files, err := j.skyfall(ctx, sliceSource(traces))
+	var src traceSource
+	if bud.spilled == 0 {
+		traces, err := readers.Assemble(decoded, ropts)
+		if err != nil {
+			return nil, 0, dataErr(err)
+		}
+		j.log.Info("assembled", "runs", len(traces), "rows", rows)
+		src = sliceSource(traces)
+	} else {
+		j.log.Info("spilled decoded rows to disk; scoring one run at a time", "objects", bud.spilled, "of", len(objs),
+			"memory_limit", bud.limit, "spill_dir", bud.dir)
+		src = func(fn func(*skyfall.Trace) error) error {
+			var fnErr error
+			err := readers.AssembleEachKeep(decoded, ropts, func(_ int, t *skyfall.Trace) error {
+				fnErr = fn(t)
+				return fnErr
+			})
+			var de *readers.DataError
+			switch {
+			case err == nil || err == fnErr || errors.As(err, &de):
+				return err
+			default: // reading a spill file back failed: local disk
+				return &StorageError{Op: "spill", URL: bud.dir, Err: err}
+			}
+		}
+	}
+	files, err := j.skyfall(ctx, src)
 	return files, rows, err
 }
 

@@ -30,7 +30,7 @@ const SourceField = "source"
 // Spilled objects are read back and consumed as by AssembleEach.
 func Assemble(objects []*ObjectRuns, opts Options) ([]*skyfall.Trace, error) {
 	var traces []*skyfall.Trace
-	err := assembleEach(objects, opts, func(n int) { traces = make([]*skyfall.Trace, n) },
+	err := assembleEach(objects, opts, true, func(n int) { traces = make([]*skyfall.Trace, n) },
 		func(i int, t *skyfall.Trace) error {
 			traces[i] = t
 			return nil

@@ -118,17 +118,25 @@ func (o *ObjectRuns) Release() error {
 // their files are removed once read, and in any case before AssembleEach
 // returns (error or not), and they are released (see Release).
 func AssembleEach(objects []*ObjectRuns, opts Options, fn func(i int, t *skyfall.Trace) error) error {
-	return assembleEach(objects, opts, nil, fn)
+	return assembleEach(objects, opts, true, nil, fn)
 }
 
-// assembleEach is AssembleEach; start, when set, learns the number of runs
-// before the first call of fn.
-func assembleEach(objects []*ObjectRuns, opts Options, start func(n int), fn func(i int, t *skyfall.Trace) error) (err error) {
-	ld := &loader{}
+// AssembleEachKeep is AssembleEach without consuming spilled objects: their
+// files stay until Release, so that a caller can pass over the runs more
+// than once (a first pass deriving per-label ceilings from every run, then
+// the scoring pass).
+func AssembleEachKeep(objects []*ObjectRuns, opts Options, fn func(i int, t *skyfall.Trace) error) error {
+	return assembleEach(objects, opts, false, nil, fn)
+}
+
+// assembleEach is AssembleEach (consume) or AssembleEachKeep; start, when
+// set, learns the number of runs before the first call of fn.
+func assembleEach(objects []*ObjectRuns, opts Options, consume bool, start func(n int), fn func(i int, t *skyfall.Trace) error) (err error) {
+	ld := &loader{keep: !consume}
 	defer func() {
 		ld.close()
 		for _, o := range objects {
-			if o.spilled {
+			if o.spilled && consume {
 				if rerr := o.Release(); rerr != nil {
 					err = errors.Join(err, rerr)
 				}
@@ -169,6 +177,7 @@ type loader struct {
 	f    *os.File
 	fobj *ObjectRuns
 	buf  []byte
+	keep bool // leave spilled objects unreleased
 }
 
 // columns returns the rows of pc as a trace without metadata: the part's
@@ -213,7 +222,7 @@ func (ld *loader) columns(pc piece) (*skyfall.Trace, error) {
 // reports it then.
 func (ld *loader) done(pc piece) {
 	o := pc.obj
-	if !o.spilled || o.released {
+	if !o.spilled || o.released || ld.keep {
 		return
 	}
 	o.pending--

@@ -629,3 +629,57 @@ func BenchmarkSpill(b *testing.B) {
 		}
 	}
 }
+
+// TestAssembleEachKeep: passing over spilled objects without consuming them
+// gives the same runs every time, until the objects are released.
+func TestAssembleEachKeep(t *testing.T) {
+	objs := keepTestObjects(t)
+	want, err := Assemble(keepTestObjects(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, o := range objs {
+		if err := o.Spill(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for pass := 0; pass < 2; pass++ {
+		var got []*skyfall.Trace
+		if err := AssembleEachKeep(objs, Options{}, func(_ int, tr *skyfall.Trace) error {
+			got = append(got, tr)
+			return nil
+		}); err != nil {
+			t.Fatalf("pass %d: %v", pass, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("pass %d differs from Assemble", pass)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != len(objs) {
+		t.Errorf("%d spill files after two kept passes, want %d", len(ents), len(objs))
+	}
+	if err := AssembleEach(objs, Options{}, func(int, *skyfall.Trace) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d spill files left after the consuming pass", len(ents))
+	}
+}
+
+func keepTestObjects(t *testing.T) []*ObjectRuns {
+	t.Helper()
+	var objs []*ObjectRuns
+	for i, body := range []string{
+		`{"run_id":"a","reward":1,"regime_id":"x"}` + "\n" + `{"run_id":"b","reward":2,"regime_id":"y"}` + "\n",
+		`{"run_id":"a","reward":3,"regime_id":"y"}` + "\n" + `{"reward":4,"regime_id":"z"}` + "\n",
+	} {
+		key := fmt.Sprintf("o%d.jsonl", i)
+		o, err := DecodeObject("mem://b/"+key, key, strings.NewReader(body), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o)
+	}
+	return objs
+}

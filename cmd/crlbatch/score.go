@@ -56,6 +56,10 @@ func inputFlags() []cli.Flag {
 			Usage: "fail on a run with more distinct regime_id values than this"},
 		&cli.IntFlag{Name: "max-runs", Category: catInput, Value: readers.DefaultMaxRuns,
 			Usage: "fail on an input with more runs than this"},
+		&cli.StringFlag{Name: "memory-limit", Category: catOutput, DefaultText: "half the machine's memory",
+			Usage: "memory for decoded rows (e.g. 4GiB); past it, rows spill to --spill-dir and runs are scored one at a time, so a sweep larger than memory still scores"},
+		&cli.StringFlag{Name: "spill-dir", Category: catOutput, DefaultText: "the system temp dir", TakesFile: true,
+			Usage: "local folder for spilled rows (emptied when the job ends)"},
 		&cli.IntFlag{Name: "concurrency", Category: catOutput, Value: runtime.NumCPU(),
 			Usage: "objects read and runs scored at once (results are identical at any value)"},
 		&cli.StringFlag{Name: "log-level", Category: catOutput, Value: "warn",
@@ -318,6 +322,14 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 	}
 	cfg.Concurrency = cmd.Int("concurrency")
 	cfg.Version = version
+	if s := cmd.String("memory-limit"); s != "" {
+		n, err := pipeline.ParseBytes(s)
+		if err != nil || n < 1 {
+			return pipeline.Usagef("--memory-limit %q: want a size such as 4GiB, 512MB or 1048576", s)
+		}
+		cfg.MemoryLimit = n
+	}
+	cfg.SpillDir = cmd.String("spill-dir")
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {

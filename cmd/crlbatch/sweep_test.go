@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,5 +132,48 @@ func TestBundledExample(t *testing.T) {
 	bound, _ := params["bound"].(map[string]any)
 	if bound == nil || bound["derivation"] != "analytic" || params["baseline"] != "ppo" {
 		t.Errorf("params %v", params)
+	}
+}
+
+// TestSpillIsInvisible: with a memory limit far below the sweep, decoded
+// rows spill to disk and runs are scored one at a time (with a ceiling
+// derived from every run first); the results are byte-identical and the
+// spill folder is empty afterwards.
+func TestSpillIsInvisible(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "sweep")
+	if code, _, stderr := crl(t, "synth", "--out", in, "--seed", "5", "--seeds", "3", "--steps", "400", "--compression", "mixed", "--split-files", "2"); code != 0 {
+		t.Fatal(stderr)
+	}
+	spill := filepath.Join(dir, "spill")
+	if err := os.MkdirAll(spill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--quiet", "--spec", "experiment", "--episode-end-from-spec", "--solve-component", "progress", "--bootstrap-resamples", "500"}
+	var outs []string
+	for _, extra := range [][]string{nil, {"--memory-limit", "1KiB", "--spill-dir", spill, "--log-level", "info"}} {
+		out := filepath.Join(dir, fmt.Sprintf("out%d", len(outs)))
+		args := append(append([]string{"score", in, "--out", out}, common...), extra...)
+		code, _, stderr := crl(t, args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if extra != nil && !strings.Contains(stderr, "spilled") {
+			t.Errorf("the limited run did not spill: %s", stderr)
+		}
+		outs = append(outs, out)
+	}
+	for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "report.md"} {
+		a, _ := os.ReadFile(filepath.Join(outs[0], name))
+		b, _ := os.ReadFile(filepath.Join(outs[1], name))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs when spilling", name)
+		}
+	}
+	if left, _ := os.ReadDir(spill); len(left) != 0 {
+		t.Errorf("spill files left: %v", left)
+	}
+	if code, _, _ := crl(t, "score", in, "--out", filepath.Join(dir, "x"), "--memory-limit", "lots"); code != exitUsage {
+		t.Errorf("bad --memory-limit: exit %d", code)
 	}
 }
