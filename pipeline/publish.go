@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"gocloud.dev/blob"
@@ -15,9 +17,50 @@ import (
 // ManifestName is written last: its presence means the output is complete.
 const ManifestName = "manifest.json"
 
-// checkOutput refuses to replace a complete earlier result unless told to.
+// LatestName is the pointer object that --overwrite runs write beside the
+// first result: it holds the prefix, relative to OUTPUT, of the newest
+// complete result (attempts/<time>/), and moves only after that result's
+// manifest is written. Without it, OUTPUT itself holds the only result.
+const LatestName = "LATEST"
+
+// AttemptsDir holds the results of --overwrite runs over a complete earlier
+// result, one prefix per attempt, so that the earlier result is never
+// overwritten in place (object stores have no atomic rename).
+const AttemptsDir = "attempts/"
+
+// checkOutput decides where the results go: under OUTPUT itself when it
+// holds no complete result; refused when it does, unless --overwrite, which
+// sends them to a fresh attempt prefix under OUTPUT/attempts/.
 func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) error {
-	key := j.out.Prefix + ManifestName
+	j.target = j.out.Prefix
+	exists, err := j.exists(ctx, b, j.out.Prefix+ManifestName)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return nil
+	}
+	if !j.cfg.Overwrite {
+		return Usagef("%s already holds a complete result (%s): pass --overwrite to publish a new one beside it (the %s pointer then names the newest)", j.out, ManifestName, LatestName)
+	}
+	base := j.out.Prefix + AttemptsDir + j.start.Format("20060102T150405Z")
+	for n := 1; ; n++ {
+		cand := base + "/"
+		if n > 1 {
+			cand = fmt.Sprintf("%s-%d/", base, n)
+		}
+		taken, err := j.exists(ctx, b, cand+ManifestName)
+		if err != nil {
+			return err
+		}
+		if !taken {
+			j.target = cand
+			return nil
+		}
+	}
+}
+
+func (j *job) exists(ctx context.Context, b *blob.Bucket, key string) (bool, error) {
 	var exists bool
 	err := j.cfg.Retry.retry(ctx, func() error {
 		var err error
@@ -25,20 +68,20 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) error {
 		return err
 	})
 	if err != nil {
-		return &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+		return false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
 	}
-	if exists && !j.cfg.Overwrite {
-		return Usagef("%s already holds a complete result (%s): pass --overwrite to replace it", j.out, ManifestName)
-	}
-	return nil
+	return exists, nil
 }
 
-// publish writes the result files, then the manifest. If anything fails,
-// every file this job wrote is deleted, so no partial result is left.
+// publish writes the result files under the target prefix, then the
+// manifest, then moves the LATEST pointer. If anything fails before the
+// manifest is written, every file this job wrote is deleted, so no partial
+// result is left and an earlier result stays as it was.
 func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs int) (outputs []writers.ManifestOutput, err error) {
 	var written []string
+	committed := false
 	defer func() {
-		if err == nil {
+		if err == nil || committed {
 			return
 		}
 		// Clean up with a fresh context: the job's may be cancelled.
@@ -50,15 +93,8 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs
 			}
 		}
 	}()
-	if j.cfg.Overwrite {
-		// Mark the prefix incomplete before replacing any file.
-		key := j.out.Prefix + ManifestName
-		if derr := j.cfg.Retry.retry(ctx, func() error { return b.Delete(ctx, key) }); derr != nil && gcerrors.Code(derr) != gcerrors.NotFound {
-			return nil, &StorageError{Op: "delete", URL: j.out.ObjectURL(key), Err: redactErr(derr)}
-		}
-	}
 	for _, f := range files {
-		key := j.out.Prefix + f.name
+		key := j.target + f.name
 		written = append(written, key)
 		if err := j.put(ctx, b, key, f.data); err != nil {
 			return nil, err
@@ -89,10 +125,19 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs
 	if err := writers.WriteManifest(&buf, m); err != nil {
 		return nil, err
 	}
-	key := j.out.Prefix + ManifestName
+	key := j.target + ManifestName
 	written = append(written, key)
 	if err := j.put(ctx, b, key, buf.Bytes()); err != nil {
 		return nil, err
+	}
+	// The result is complete from here on; a failure to move the pointer
+	// is reported but leaves the result in place.
+	committed = true
+	if j.target != j.out.Prefix {
+		rel := strings.TrimPrefix(j.target, j.out.Prefix)
+		if err := j.put(ctx, b, j.out.Prefix+LatestName, []byte(rel+"\n")); err != nil {
+			return nil, err
+		}
 	}
 	return outputs, nil
 }
@@ -125,12 +170,12 @@ func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) 
 
 func contentType(key string) string {
 	switch {
-	case bytes.HasSuffix([]byte(key), []byte(".parquet")):
+	case strings.HasSuffix(key, ".parquet"):
 		return "application/vnd.apache.parquet"
-	case bytes.HasSuffix([]byte(key), []byte(".md")):
+	case strings.HasSuffix(key, ".md"):
 		return "text/markdown; charset=utf-8"
-	case bytes.HasSuffix([]byte(key), []byte(".json")):
+	case strings.HasSuffix(key, ".json"):
 		return "application/json"
 	}
-	return "application/octet-stream"
+	return "text/plain; charset=utf-8"
 }

@@ -25,7 +25,10 @@ type Summary struct {
 	Runs     int
 	Families int
 	Outputs  []writers.ManifestOutput
-	Output   string
+	// Output is the OUTPUT location; Result names the prefix holding this
+	// run's files (OUTPUT itself, or an attempt prefix under --overwrite).
+	Output string
+	Result string
 }
 
 // job carries the state of one run of the pipeline.
@@ -39,7 +42,8 @@ type job struct {
 	notes    []string
 	manObj   []writers.ManifestObject
 	families int
-	runs     int // runs scored (after --where)
+	runs     int    // runs scored (after --where)
+	target   string // the key prefix the results go to
 	params   []byte
 }
 
@@ -59,7 +63,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if j.in, err = ParseLocation(cfg.Input, false); err != nil {
 		return nil, err
 	}
-	if j.out, err = ParseLocation(cfg.Output, true); err != nil {
+	// {date} in OUTPUT is the job's start date (UTC), for nightly prefixes
+	// such as s3://lab/scores/{date}/.
+	output := strings.ReplaceAll(cfg.Output, "{date}", j.start.Format("2006-01-02"))
+	if j.out, err = ParseLocation(output, true); err != nil {
 		return nil, err
 	}
 	if j.out.Path != "" && j.out.Local && j.out.Prefix == "" {
@@ -111,7 +118,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	j.prog.done()
-	return &Summary{Objects: len(objs), Rows: rows, Runs: j.runs, Families: j.families, Outputs: outputs, Output: j.out.String()}, nil
+	return &Summary{Objects: len(objs), Rows: rows, Runs: j.runs, Families: j.families, Outputs: outputs,
+		Output: j.out.String(), Result: j.out.ObjectURL(j.target)}, nil
 }
 
 // runSkyfall reads, assembles and scores skyfall traces.

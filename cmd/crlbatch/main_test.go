@@ -202,12 +202,56 @@ func TestExistingOutputIsNotOverwritten(t *testing.T) {
 	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 0 {
 		t.Fatal(stderr)
 	}
+	first, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
 	code, _, stderr := crl(t, "score", in, "--out", out, "--quiet")
 	if code != exitUsage || !strings.Contains(stderr, "--overwrite") {
 		t.Errorf("second run: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--overwrite"); code != 0 {
-		t.Errorf("--overwrite: exit %d, %s", code, stderr)
+	// --overwrite publishes beside the first result and points LATEST at it.
+	code, stdout, stderr := crl(t, "score", in, "--out", out, "--quiet", "--overwrite")
+	if code != 0 {
+		t.Fatalf("--overwrite: exit %d, %s", code, stderr)
+	}
+	latest, err := os.ReadFile(filepath.Join(out, "LATEST"))
+	if err != nil || !strings.HasPrefix(string(latest), "attempts/") {
+		t.Fatalf("LATEST %q (%v)", latest, err)
+	}
+	attempt := filepath.Join(out, strings.TrimSpace(string(latest)))
+	if !strings.Contains(stdout, "report: "+attempt+"/report.md") {
+		t.Errorf("stdout does not name the new report: %s", stdout)
+	}
+	for _, name := range []string{"runs.parquet", "report.md", "manifest.json"} {
+		if _, err := os.Stat(filepath.Join(attempt, name)); err != nil {
+			t.Errorf("the attempt lacks %s", name)
+		}
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, "manifest.json")); !bytes.Equal(first, again) {
+		t.Error("the first result was overwritten in place")
+	}
+	// A failed --overwrite night leaves the earlier results and LATEST as
+	// they were, and no attempt files.
+	os.WriteFile(filepath.Join(in, "z.jsonl"), []byte("{not json\n"), 0o644)
+	if code, _, _ := crl(t, "score", in, "--out", out, "--quiet", "--overwrite"); code != exitData {
+		t.Errorf("failed night: exit %d", code)
+	}
+	if l2, _ := os.ReadFile(filepath.Join(out, "LATEST")); !bytes.Equal(l2, latest) {
+		t.Errorf("LATEST moved on a failed night: %q", l2)
+	}
+	if ents := listDir(t, filepath.Join(out, "attempts")); len(ents) != 1 {
+		t.Errorf("attempts after a failed night: %v", ents)
+	}
+}
+
+func TestDateTemplate(t *testing.T) {
+	in := workedExample(t)
+	dir := t.TempDir()
+	code, stdout, stderr := crl(t, "score", in, "--out", filepath.Join(dir, "scores", "{date}"), "--quiet")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	days := listDir(t, filepath.Join(dir, "scores"))
+	if len(days) != 1 || len(days[0]) != len("2006-01-02") || !strings.Contains(stdout, days[0]) {
+		t.Errorf("dated folders %v; stdout %s", days, stdout)
 	}
 }
 

@@ -71,9 +71,9 @@ func inputFlags() []cli.Flag {
 func scoreFlags() []cli.Flag {
 	return append(inputFlags(),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
-			Usage: "where to write the results: a folder, file://, s3://, gs://, azblob:// or mem:// prefix"},
+			Usage: "where to write the results: a folder, file://, s3://, gs://, azblob:// or mem:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
 		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
-			Usage: "replace a complete earlier result under --out (without it the job refuses)"},
+			Usage: "publish a new result when --out already holds a complete one: it goes to --out/attempts/<time>/ and --out/LATEST then names it; the earlier result is never overwritten (without this flag the job refuses)"},
 
 		&cli.StringFlag{Name: "anchor", Category: catMetric, Value: "segment",
 			Usage: "what adaptation and recovery are measured against: segment (the interval's own peak and tail) or ceiling (the reward's upper bound)"},
@@ -159,7 +159,7 @@ func scoreCommand() *cli.Command {
 			}
 			w := cmd.Root().Writer
 			fmt.Fprintf(w, "scored %d runs in %d families from %d objects (%d rows)\n", sum.Runs, sum.Families, sum.Objects, sum.Rows)
-			fmt.Fprintf(w, "wrote %s: ", sum.Output)
+			fmt.Fprintf(w, "wrote %s: ", sum.Result)
 			for i, o := range sum.Outputs {
 				if i > 0 {
 					fmt.Fprint(w, ", ")
@@ -167,7 +167,7 @@ func scoreCommand() *cli.Command {
 				fmt.Fprint(w, o.Name)
 			}
 			fmt.Fprintln(w, ", manifest.json")
-			fmt.Fprintf(w, "report: %s\n", reportPath(sum.Output))
+			fmt.Fprintf(w, "report: %s\n", reportPath(sum.Result))
 			return nil
 		},
 	}
