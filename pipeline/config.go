@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"path"
 	"runtime"
 	"strings"
@@ -74,6 +75,15 @@ type Config struct {
 
 	Reader readers.Options
 
+	// MaxBadRows is how many bad rows (--max-bad-rows) the job may skip in
+	// all objects together: each is listed in manifest.json (skipped) and
+	// counted in the report's notes; one more fails the job, naming the row
+	// that broke the limit. A bad row is a line that is not a valid row
+	// (readers.BadRowFunc); errors of a whole object are never skipped. 0
+	// (the default) skips none. Validate lists every bad row whatever the
+	// limit, and counts them as problems only past it.
+	MaxBadRows int
+
 	// MemoryLimit bounds the decoded rows held in memory; past it, objects
 	// spill to SpillDir and runs are scored one at a time. 0 means
 	// DefaultMemoryLimit().
@@ -140,7 +150,13 @@ func (c *Config) Check() error {
 	if len(c.Patterns) == 0 {
 		return Usagef("--pattern: at least one glob is needed")
 	}
+	if c.BoundScalar != nil && (math.IsNaN(*c.BoundScalar) || math.IsInf(*c.BoundScalar, 0)) {
+		return Usagef("--bound %v: want a finite number", *c.BoundScalar)
+	}
 	for _, p := range c.Patterns {
+		if p == "" {
+			return Usagef("--pattern: an empty glob matches no object")
+		}
 		if _, err := path.Match(p, ""); err != nil {
 			return Usagef("--pattern %q: %v", p, err)
 		}
@@ -196,11 +212,14 @@ func (c *Config) Check() error {
 	if c.MemoryLimit < 0 {
 		return Usagef("--memory-limit %d: want a positive size", c.MemoryLimit)
 	}
+	if c.MaxBadRows < 0 {
+		return Usagef("--max-bad-rows %d: want at least 0", c.MaxBadRows)
+	}
 	if c.MinSteps < 0 {
 		return Usagef("--min-steps %d: want at least 0", c.MinSteps)
 	}
 	for k, v := range c.BoundMap {
-		if v != v || v > 1e308 || v < -1e308 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return Usagef("--bound-map: label %q has a ceiling that is not a finite number", k)
 		}
 	}

@@ -71,9 +71,13 @@ func localLocation(raw, p string, q url.Values, create bool) (Location, error) {
 	}
 	dir := abs
 	loc := Location{Raw: raw, Local: true}
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && !fi.IsDir():
 		dir = filepath.Dir(abs)
 		loc.Path = filepath.Base(abs)
+	case err != nil && !create:
+		return Location{}, Usagef("%s: no such file or folder", raw)
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir), RawQuery: q.Encode()}
 	loc.BucketURL = u.String()

@@ -120,6 +120,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs
 		Families:   j.families,
 		Outputs:    outputs,
 		Notes:      notes,
+		Skipped:    j.skipped,
 	}
 	var buf bytes.Buffer
 	if err := writers.WriteManifest(&buf, m); err != nil {

@@ -182,34 +182,58 @@ func (j *job) header(params any) writers.ReportHeader {
 
 // ---- safecrl
 
+// rowCheck is RecordOptions.Check for a record protocol: the row is read
+// as its run will be scored, so that a field of the wrong type or a missing
+// one is a bad row, found (and skippable under --max-bad-rows) while the
+// object is read.
+func rowCheck(protocol string) func(*readers.Record) error {
+	switch protocol {
+	case "safecrl":
+		return func(r *readers.Record) error { _, err := safecrlEpisode(r); return err }
+	case "contilab":
+		return func(r *readers.Record) error { var run contilab.Run; return contilabRow(r, &run) }
+	case "skillshift":
+		return func(r *readers.Record) error { _, err := skillshiftTask(r); return err }
+	}
+	return nil
+}
+
 func safecrlRun(rr *readers.RecordRun) (*safecrl.Run, error) {
 	run := &safecrl.Run{Key: rr.Key, Meta: rr.Meta, Episodes: make([]safecrl.Episode, 0, len(rr.Rows))}
 	for _, r := range rr.Rows {
-		var e safecrl.Episode
-		var ok bool
-		var err error
-		if e.Task, ok, err = r.String("task"); err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, r.MissingError("task", "string")
-		}
-		if e.Episode, e.HasEpisode, err = r.Int("episode"); err != nil {
-			return nil, err
-		}
-		if e.Return, ok, err = r.Number("return"); err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, r.MissingError("return", "number")
-		}
-		if e.Cost, e.HasCost, err = r.Number("cost"); err != nil {
-			return nil, err
-		}
-		if e.Success, e.HasSuccess, err = r.BoolOrNumber01("success"); err != nil {
+		e, err := safecrlEpisode(r)
+		if err != nil {
 			return nil, err
 		}
 		run.Episodes = append(run.Episodes, e)
 	}
 	return run, nil
+}
+
+func safecrlEpisode(r *readers.Record) (safecrl.Episode, error) {
+	var e safecrl.Episode
+	var ok bool
+	var err error
+	if e.Task, ok, err = r.String("task"); err != nil {
+		return e, err
+	} else if !ok {
+		return e, r.MissingError("task", "string")
+	}
+	if e.Episode, e.HasEpisode, err = r.Int("episode"); err != nil {
+		return e, err
+	}
+	if e.Return, ok, err = r.Number("return"); err != nil {
+		return e, err
+	} else if !ok {
+		return e, r.MissingError("return", "number")
+	}
+	if e.Cost, e.HasCost, err = r.Number("cost"); err != nil {
+		return e, err
+	}
+	if e.Success, e.HasSuccess, err = r.BoolOrNumber01("success"); err != nil {
+		return e, err
+	}
+	return e, nil
 }
 
 func (j *job) safecrl(runs []*readers.RecordRun, identity []string) ([]outFile, error) {
@@ -269,110 +293,118 @@ func (j *job) safecrl(runs []*readers.RecordRun, identity []string) ([]outFile, 
 func contilabRun(rr *readers.RecordRun) (*contilab.Run, error) {
 	run := &contilab.Run{Key: rr.Key, Meta: rr.Meta}
 	for _, r := range rr.Rows {
-		kind, ok, err := r.String("kind")
-		if err != nil {
+		if err := contilabRow(r, run); err != nil {
 			return nil, err
-		} else if !ok {
-			return nil, r.MissingError("kind", "string")
-		}
-		num := func(f string) (float64, error) {
-			v, ok, err := r.Number(f)
-			if err == nil && !ok {
-				err = r.MissingError(f, "number")
-			}
-			return v, err
-		}
-		integer := func(f string) (int64, error) {
-			v, ok, err := r.Int(f)
-			if err == nil && !ok {
-				err = r.MissingError(f, "integer")
-			}
-			return v, err
-		}
-		ints := func(fs ...string) ([]int, error) {
-			out := make([]int, len(fs))
-			for i, f := range fs {
-				v, err := integer(f)
-				if err != nil {
-					return nil, err
-				}
-				if v < 0 || v > contilab.MaxIndex {
-					return nil, r.Errorf(f, "task and batch indices run from 0 to %d, got %d", contilab.MaxIndex, v)
-				}
-				out[i] = int(v)
-			}
-			return out, nil
-		}
-		switch kind {
-		case "matrix":
-			ix, err := ints("after_task", "eval_task")
-			if err != nil {
-				return nil, err
-			}
-			acc, err := num("acc")
-			if err != nil {
-				return nil, err
-			}
-			run.Matrix = append(run.Matrix, contilab.MatrixEntry{AfterTask: ix[0], EvalTask: ix[1], Acc: acc})
-		case "initial", "joint":
-			ix, err := ints("eval_task")
-			if err != nil {
-				return nil, err
-			}
-			acc, err := num("acc")
-			if err != nil {
-				return nil, err
-			}
-			if kind == "initial" {
-				run.Initial = append(run.Initial, contilab.InitialEntry{EvalTask: ix[0], Acc: acc})
-			} else {
-				run.Joint = append(run.Joint, contilab.JointEntry{EvalTask: ix[0], Acc: acc})
-			}
-		case "stream":
-			step, err := integer("step")
-			if err != nil {
-				return nil, err
-			}
-			ix, err := ints("train_task", "eval_task")
-			if err != nil {
-				return nil, err
-			}
-			acc, err := num("acc")
-			if err != nil {
-				return nil, err
-			}
-			run.Stream = append(run.Stream, contilab.StreamPoint{Step: step, TrainTask: ix[0], EvalTask: ix[1], Acc: acc})
-		case "curve":
-			ix, err := ints("task", "batch")
-			if err != nil {
-				return nil, err
-			}
-			acc, err := num("acc")
-			if err != nil {
-				return nil, err
-			}
-			run.Curve = append(run.Curve, contilab.CurvePoint{Task: ix[0], Batch: ix[1], Acc: acc})
-		case "diag":
-			name, ok, err := r.String("name")
-			if err != nil {
-				return nil, err
-			} else if !ok {
-				return nil, r.MissingError("name", "string")
-			}
-			ix, err := ints("task")
-			if err != nil {
-				return nil, err
-			}
-			v, err := num("value")
-			if err != nil {
-				return nil, err
-			}
-			run.Diags = append(run.Diags, contilab.Diag{Name: name, Task: ix[0], Value: v})
-		default:
-			return nil, r.Errorf("kind", "unknown kind %q (want matrix, initial, joint, stream, curve or diag)", kind)
 		}
 	}
 	return run, nil
+}
+
+// contilabRow adds one row to run.
+func contilabRow(r *readers.Record, run *contilab.Run) error {
+	kind, ok, err := r.String("kind")
+	if err != nil {
+		return err
+	} else if !ok {
+		return r.MissingError("kind", "string")
+	}
+	num := func(f string) (float64, error) {
+		v, ok, err := r.Number(f)
+		if err == nil && !ok {
+			err = r.MissingError(f, "number")
+		}
+		return v, err
+	}
+	integer := func(f string) (int64, error) {
+		v, ok, err := r.Int(f)
+		if err == nil && !ok {
+			err = r.MissingError(f, "integer")
+		}
+		return v, err
+	}
+	ints := func(fs ...string) ([]int, error) {
+		out := make([]int, len(fs))
+		for i, f := range fs {
+			v, err := integer(f)
+			if err != nil {
+				return nil, err
+			}
+			if v < 0 || v > contilab.MaxIndex {
+				return nil, r.Errorf(f, "task and batch indices run from 0 to %d, got %d", contilab.MaxIndex, v)
+			}
+			out[i] = int(v)
+		}
+		return out, nil
+	}
+	switch kind {
+	case "matrix":
+		ix, err := ints("after_task", "eval_task")
+		if err != nil {
+			return err
+		}
+		acc, err := num("acc")
+		if err != nil {
+			return err
+		}
+		run.Matrix = append(run.Matrix, contilab.MatrixEntry{AfterTask: ix[0], EvalTask: ix[1], Acc: acc})
+	case "initial", "joint":
+		ix, err := ints("eval_task")
+		if err != nil {
+			return err
+		}
+		acc, err := num("acc")
+		if err != nil {
+			return err
+		}
+		if kind == "initial" {
+			run.Initial = append(run.Initial, contilab.InitialEntry{EvalTask: ix[0], Acc: acc})
+		} else {
+			run.Joint = append(run.Joint, contilab.JointEntry{EvalTask: ix[0], Acc: acc})
+		}
+	case "stream":
+		step, err := integer("step")
+		if err != nil {
+			return err
+		}
+		ix, err := ints("train_task", "eval_task")
+		if err != nil {
+			return err
+		}
+		acc, err := num("acc")
+		if err != nil {
+			return err
+		}
+		run.Stream = append(run.Stream, contilab.StreamPoint{Step: step, TrainTask: ix[0], EvalTask: ix[1], Acc: acc})
+	case "curve":
+		ix, err := ints("task", "batch")
+		if err != nil {
+			return err
+		}
+		acc, err := num("acc")
+		if err != nil {
+			return err
+		}
+		run.Curve = append(run.Curve, contilab.CurvePoint{Task: ix[0], Batch: ix[1], Acc: acc})
+	case "diag":
+		name, ok, err := r.String("name")
+		if err != nil {
+			return err
+		} else if !ok {
+			return r.MissingError("name", "string")
+		}
+		ix, err := ints("task")
+		if err != nil {
+			return err
+		}
+		v, err := num("value")
+		if err != nil {
+			return err
+		}
+		run.Diags = append(run.Diags, contilab.Diag{Name: name, Task: ix[0], Value: v})
+	default:
+		return r.Errorf("kind", "unknown kind %q (want matrix, initial, joint, stream, curve or diag)", kind)
+	}
+	return nil
 }
 
 func (j *job) contilab(runs []*readers.RecordRun, identity []string) ([]outFile, error) {
@@ -475,45 +507,53 @@ func (j *job) contilab(runs []*readers.RecordRun, identity []string) ([]outFile,
 func skillshiftRun(rr *readers.RecordRun) (*skillshift.Run, error) {
 	run := &skillshift.Run{Key: rr.Key, Meta: rr.Meta, Tasks: make([]skillshift.Task, 0, len(rr.Rows))}
 	for _, r := range rr.Rows {
-		var t skillshift.Task
-		str := func(f string, required bool) (string, error) {
-			s, ok, err := r.String(f)
-			if err == nil && !ok && required {
-				err = r.MissingError(f, "string")
-			}
-			return s, err
-		}
-		var err error
-		if t.UID, err = str("uid", false); err != nil {
-			return nil, err
-		}
-		if t.Site, err = str("site", true); err != nil {
-			return nil, err
-		}
-		if t.Condition, err = str("condition", true); err != nil {
-			return nil, err
-		}
-		s, ok, err := r.BoolOrNumber01("success")
+		t, err := skillshiftTask(r)
 		if err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, r.MissingError("success", "boolean")
-		}
-		t.Success = s == 1
-		if t.Steps, ok, err = r.Number("steps"); err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, r.MissingError("steps", "number")
-		}
-		if t.SkillCalls, t.HasSkillCalls, err = r.Number("skill_calls"); err != nil {
-			return nil, err
-		}
-		if t.SkillFailures, t.HasSkillFailures, err = r.Number("skill_failures"); err != nil {
 			return nil, err
 		}
 		run.Tasks = append(run.Tasks, t)
 	}
 	return run, nil
+}
+
+func skillshiftTask(r *readers.Record) (skillshift.Task, error) {
+	var t skillshift.Task
+	str := func(f string, required bool) (string, error) {
+		s, ok, err := r.String(f)
+		if err == nil && !ok && required {
+			err = r.MissingError(f, "string")
+		}
+		return s, err
+	}
+	var err error
+	if t.UID, err = str("uid", false); err != nil {
+		return t, err
+	}
+	if t.Site, err = str("site", true); err != nil {
+		return t, err
+	}
+	if t.Condition, err = str("condition", true); err != nil {
+		return t, err
+	}
+	s, ok, err := r.BoolOrNumber01("success")
+	if err != nil {
+		return t, err
+	} else if !ok {
+		return t, r.MissingError("success", "boolean")
+	}
+	t.Success = s == 1
+	if t.Steps, ok, err = r.Number("steps"); err != nil {
+		return t, err
+	} else if !ok {
+		return t, r.MissingError("steps", "number")
+	}
+	if t.SkillCalls, t.HasSkillCalls, err = r.Number("skill_calls"); err != nil {
+		return t, err
+	}
+	if t.SkillFailures, t.HasSkillFailures, err = r.Number("skill_failures"); err != nil {
+		return t, err
+	}
+	return t, nil
 }
 
 func (j *job) skillshift(runs []*readers.RecordRun, identity []string) ([]outFile, error) {

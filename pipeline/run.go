@@ -45,6 +45,7 @@ type job struct {
 	runs     int    // runs scored (after --where)
 	target   string // the key prefix the results go to
 	params   []byte
+	skipped  []writers.SkippedRow // bad rows skipped under --max-bad-rows, in canonical order
 }
 
 // Run executes the job: list, read, assemble, score, reduce, write. On any
@@ -145,14 +146,20 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 			}
 		}
 	}()
-	decoded, err := readObjects(ctx, j, b, objs, func(url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
-		o, err := readers.DecodeObject(url, rel, r, ropts)
+	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
+	decoded, err := readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
+		opts := ropts
+		opts.OnBadRow = bad.hook(i)
+		o, err := readers.DecodeObject(url, rel, r, opts)
 		if err != nil {
 			return nil, err
 		}
 		return o, bud.admit(o)
 	})
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := j.badRows(bad); err != nil {
 		return nil, 0, err
 	}
 	var rows int64
@@ -193,21 +200,20 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 // runRecords reads, assembles and scores the runs of a record protocol.
 func (j *job) runRecords(ctx context.Context, b *blob.Bucket, objs []object) ([]outFile, int64, error) {
 	cfg := j.cfg
-	ropts, err := readers.ProtocolRecordOptions(cfg.Protocol)
+	ropts, err := j.recordOptions()
 	if err != nil {
-		return nil, 0, &UsageError{Err: err}
+		return nil, 0, err
 	}
-	if cfg.Reader.IdentityFields != nil {
-		ropts.IdentityFields = cfg.Reader.IdentityFields
-	}
-	ropts.MaxLineBytes, ropts.MaxObjectBytes, ropts.MaxRuns = cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Reader.MaxRuns
-	if _, err := readers.DecodeRecords("", "", strings.NewReader(""), ropts); err != nil {
-		return nil, 0, &UsageError{Err: err} // invalid options: nothing read yet
-	}
-	decoded, err := readObjects(ctx, j, b, objs, func(url, rel string, r io.Reader) (*readers.ObjectRecords, error) {
-		return readers.DecodeRecords(url, rel, r, ropts)
+	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
+	decoded, err := readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRecords, error) {
+		opts := ropts
+		opts.OnBadRow = bad.hook(i)
+		return readers.DecodeRecords(url, rel, r, opts)
 	})
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := j.badRows(bad); err != nil {
 		return nil, 0, err
 	}
 	runs, err := readers.AssembleRecords(decoded, ropts)
@@ -245,6 +251,40 @@ func (j *job) runRecords(ctx context.Context, b *blob.Bucket, objs []object) ([]
 	return files, rows, err
 }
 
+// recordOptions are the reader options of a record protocol, checked (a
+// usage error when invalid), with the protocol's row check.
+func (j *job) recordOptions() (readers.RecordOptions, error) {
+	cfg := j.cfg
+	ropts, err := readers.ProtocolRecordOptions(cfg.Protocol)
+	if err != nil {
+		return ropts, &UsageError{Err: err}
+	}
+	if cfg.Reader.IdentityFields != nil {
+		ropts.IdentityFields = cfg.Reader.IdentityFields
+	}
+	ropts.MaxLineBytes, ropts.MaxObjectBytes, ropts.MaxRuns = cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Reader.MaxRuns
+	if _, err := readers.DecodeRecords("", "", strings.NewReader(""), ropts); err != nil {
+		return ropts, &UsageError{Err: err} // invalid options: nothing read yet
+	}
+	ropts.Check = rowCheck(cfg.Protocol)
+	return ropts, nil
+}
+
+// badRows ends the reading of a job's objects: the error of the row past
+// --max-bad-rows, or the skipped rows into the manifest and the notes.
+func (j *job) badRows(bad *badRows) error {
+	if err := bad.err(); err != nil {
+		return err
+	}
+	rows := bad.all()
+	j.skipped = skippedRows(rows)
+	j.notes = append(j.notes, badRowNotes(rows, j.cfg.MaxBadRows)...)
+	if len(rows) > 0 {
+		j.log.Warn("skipped bad rows", "rows", len(rows), "max_bad_rows", j.cfg.MaxBadRows)
+	}
+	return nil
+}
+
 func (j *job) manifestObject(o object, rows, runs int) {
 	j.manObj = append(j.manObj, writers.ManifestObject{
 		Key: o.Rel, Size: o.Size, ETag: o.ETag, MD5: o.MD5,
@@ -261,25 +301,23 @@ func dataErr(err error) error {
 	return &DataError{Err: err}
 }
 
-// read decodes every skyfall object.
-func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) ([]*readers.ObjectRuns, error) {
-	ropts := j.cfg.Reader
-	ropts.Components = j.cfg.components()
-	return readObjects(ctx, j, b, objs, func(url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
-		return readers.DecodeObject(url, rel, r, ropts)
-	})
-}
-
 // readObjects decodes every object with at most Concurrency at once, each
 // into its own slot, retrying transient storage errors (a retried object is
-// decoded again from its first byte).
-func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []object, decode func(url, rel string, r io.Reader) (T, error)) ([]T, error) {
+// decoded again from its first byte). decode is given the object's index,
+// its URL and its key relative to the input prefix. Objects that bad (the
+// bad rows, --max-bad-rows) says no longer matter are not read, or
+// abandoned midway: their slots stay empty, and bad.err() then fails the
+// job.
+func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []object, bad *badRows, decode func(i int, url, rel string, r io.Reader) (T, error)) ([]T, error) {
 	out := make([]T, len(objs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i := range objs {
 		o := objs[i]
 		g.Go(func() error {
+			if bad != nil && bad.skip(i) {
+				return nil
+			}
 			url := j.in.ObjectURL(o.Key)
 			err := j.cfg.Retry.retry(gctx, func() error {
 				r, err := b.NewReader(gctx, o.Key, nil)
@@ -287,7 +325,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 					return err
 				}
 				defer r.Close()
-				res, err := decode(url, o.Rel, &countingReader{r: r, p: j.prog})
+				res, err := decode(i, url, o.Rel, &countingReader{r: r, p: j.prog})
 				if err != nil {
 					return err
 				}
@@ -295,6 +333,9 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				return nil
 			})
 			if err != nil {
+				if errors.Is(err, errAbandoned) {
+					return nil
+				}
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}

@@ -13,6 +13,8 @@ import (
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+
+	"github.com/crlbatch/crlbatch/readers"
 )
 
 // RetryPolicy retries transient storage errors with exponential backoff.
@@ -33,6 +35,12 @@ func DefaultRetry() RetryPolicy {
 // server errors, timeouts, reset or truncated connections.
 func transient(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	// Bad data stays bad however often it is read (a truncated gzip object
+	// wraps io.ErrUnexpectedEOF too).
+	var de *readers.DataError
+	if errors.As(err, &de) {
 		return false
 	}
 	switch gcerrors.Code(err) {

@@ -3,26 +3,79 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
+	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/protocol/contilab"
+	"github.com/crlbatch/crlbatch/protocol/safecrl"
+	"github.com/crlbatch/crlbatch/protocol/skillshift"
 	"github.com/crlbatch/crlbatch/readers"
 )
 
+// Kinds of Problem.
+const (
+	// ProblemBadRow is a line that is not a valid row: score fails on it,
+	// or skips it under --max-bad-rows.
+	ProblemBadRow = "bad row"
+	// ProblemObject is an error of a whole object (a corrupt or truncated
+	// stream, a limit): score fails on it.
+	ProblemObject = "object"
+	// ProblemRuns is an error found when the objects' rows are assembled
+	// into runs (two identities with one run key, too many runs or labels),
+	// or, for the record protocols, when a run is scored (rows that
+	// contradict each other).
+	ProblemRuns = "runs"
+	// ProblemInput is an error of the input as a whole (no object).
+	ProblemInput = "input"
+)
+
+// ProblemKinds lists the kinds of Problem in the order reports count them.
+var ProblemKinds = []string{ProblemBadRow, ProblemObject, ProblemRuns, ProblemInput}
+
 // Problem is one problem found by Validate.
 type Problem struct {
+	Kind   string // ProblemBadRow, ProblemObject, ProblemRuns or ProblemInput
 	Object string // object URL; "" for a problem of the whole input
-	Err    error
+	Line   int    // 1-based line; 0 when the problem concerns no line
+	Err    error  // the message names the object and line
 }
 
 // ValidateReport is what Validate found.
 type ValidateReport struct {
-	Objects  int
-	Rows     int64
-	Runs     []RunInfo
+	Objects int
+	Rows    int64 // rows decoded, the bad rows left out
+	BadRows int   // bad rows found, each a Problem of kind ProblemBadRow
+	// MaxBadRows is Config.MaxBadRows: as many bad rows as this (and no
+	// other problem) would be skipped by score, so they fail nothing.
+	MaxBadRows int
+	// Runs are the assembled runs; nil when the runs could not be
+	// assembled (a ProblemRuns).
+	Runs []RunInfo
+	// Problems in canonical order: object by object in key order (its bad
+	// rows in line order, then its own error), then the problems of the
+	// runs and of the input.
 	Problems []Problem
+}
+
+// Failed reports whether score would fail on the input with the same
+// configuration: any problem but a bad row, or more bad rows than
+// MaxBadRows.
+func (r *ValidateReport) Failed() bool {
+	return r.BadRows > r.MaxBadRows || len(r.Problems) > r.BadRows
+}
+
+// Count returns the number of problems of each kind.
+func (r *ValidateReport) Count() map[string]int {
+	m := make(map[string]int, len(ProblemKinds))
+	for _, p := range r.Problems {
+		m[p.Kind]++
+	}
+	return m
 }
 
 // RunInfo describes one assembled run.
@@ -30,13 +83,20 @@ type RunInfo struct {
 	Key    string
 	Source string
 	Rows   int
-	Labels int
+	Labels int // distinct labels (skyfall); 0 for the other protocols
 }
 
-// Validate lists and reads the input, assembles runs and reports every
-// problem it meets (every object is read even after one fails), writing
-// nothing. It returns an error only when the job cannot proceed at all
-// (usage, storage, cancellation); bad data goes into the report.
+// Validate lists and reads the input and assembles runs, as score does
+// under Config's protocol and reader options, and reports every problem it
+// meets, writing nothing: every bad row of every object (read on past
+// them, with no limit, as --max-bad-rows would skip them), the error of
+// every object that fails as a whole, every run-key conflict, and, for the
+// record protocols, every run that its protocol cannot score (with the
+// default parameters). It does not score skyfall runs: their problems
+// depend on score's flags (a ceiling missing a label). It returns an error
+// only when the job cannot proceed at all (usage, storage, cancellation);
+// bad data goes into the report. The report is the same at any
+// concurrency.
 func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	if cfg.Output == "" {
 		cfg.Output = "mem://"
@@ -52,6 +112,16 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	if j.in, err = ParseLocation(cfg.Input, false); err != nil {
 		return nil, err
 	}
+	var recOpts readers.RecordOptions
+	skyOpts := cfg.Reader
+	skyOpts.Components = cfg.components()
+	if cfg.Protocol == "skyfall" {
+		if _, err := readers.DecodeObject("", "", strings.NewReader(""), skyOpts); err != nil {
+			return nil, &UsageError{Err: err} // invalid options: nothing read yet
+		}
+	} else if recOpts, err = j.recordOptions(); err != nil {
+		return nil, err
+	}
 	j.prog = newProgress(cfg.Progress, cfg.Terminal)
 	defer j.prog.stop()
 	b, closeFn, err := openBucket(ctx, cfg.Opener, j.in)
@@ -63,21 +133,163 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &ValidateReport{Objects: len(objs)}
+	rep := &ValidateReport{Objects: len(objs), MaxBadRows: cfg.MaxBadRows}
 	if len(objs) == 0 {
-		rep.Problems = append(rep.Problems, Problem{Err: errors.New(j.in.String() + ": no object matches the patterns")})
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemInput, Err: errors.New(j.in.String() + ": no object matches the patterns")})
 		return rep, nil
 	}
-	ropts := cfg.Reader
-	ropts.Components = cfg.components()
-	decoded := make([]*readers.ObjectRuns, len(objs))
-	errs := make([]error, len(objs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cfg.Concurrency)
 	j.prog.setTotal(len(objs), sumSizes(objs))
+	bad := newBadRows(len(objs), -1)
+	if cfg.Protocol == "skyfall" {
+		decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
+			opts := skyOpts
+			opts.OnBadRow = bad.hook(i)
+			return readers.DecodeObject(url, rel, r, opts)
+		})
+		if err != nil {
+			return nil, err
+		}
+		good := rep.collect(j, objs, bad, errs, func(i int) int64 { return int64(decoded[i].Rows) })
+		var ok []*readers.ObjectRuns
+		for _, i := range good {
+			ok = append(ok, decoded[i])
+		}
+		if rep.runProblems(dataErrors(readers.RunKeyConflicts(ok))...) {
+			return rep, nil
+		}
+		traces, err := readers.Assemble(ok, skyOpts)
+		if err != nil {
+			rep.runProblems(err)
+			return rep, nil
+		}
+		rep.Runs = []RunInfo{}
+		for _, t := range traces {
+			rep.Runs = append(rep.Runs, RunInfo{Key: t.Key, Source: t.Meta[readers.SourceField], Rows: t.Len(), Labels: len(t.LabelNames)})
+		}
+		return rep, nil
+	}
+	decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRecords, error) {
+		opts := recOpts
+		opts.OnBadRow = bad.hook(i)
+		return readers.DecodeRecords(url, rel, r, opts)
+	})
+	if err != nil {
+		return nil, err
+	}
+	good := rep.collect(j, objs, bad, errs, func(i int) int64 { return int64(decoded[i].Rows) })
+	var ok []*readers.ObjectRecords
+	for _, i := range good {
+		ok = append(ok, decoded[i])
+	}
+	if rep.runProblems(dataErrors(readers.RecordRunKeyConflicts(ok))...) {
+		return rep, nil
+	}
+	runs, err := readers.AssembleRecords(ok, recOpts)
+	if err != nil {
+		rep.runProblems(err)
+		return rep, nil
+	}
+	rep.Runs = []RunInfo{}
+	for _, r := range runs {
+		rep.Runs = append(rep.Runs, RunInfo{Key: r.Key, Source: r.Meta[readers.SourceField], Rows: len(r.Rows)})
+		if err := scoreRecordRun(cfg.Protocol, r); err != nil {
+			rep.runProblems(fmt.Errorf("run %s (from %s): %w", r.Key, r.Meta[readers.SourceField], err))
+		}
+	}
+	return rep, nil
+}
+
+// scoreRecordRun scores one run of a record protocol with the default
+// parameters, for the problems a run's rows can have together (a repeated
+// cell, more failures than calls) that no single row shows.
+func scoreRecordRun(protocol string, rr *readers.RecordRun) error {
+	switch protocol {
+	case "safecrl":
+		run, err := safecrlRun(rr)
+		if err != nil {
+			return err
+		}
+		p := safecrl.DefaultParams()
+		_, err = safecrl.Score(run, &p)
+		return err
+	case "contilab":
+		run, err := contilabRun(rr)
+		if err != nil {
+			return err
+		}
+		p := contilab.DefaultParams()
+		_, err = contilab.Score(run, &p)
+		return err
+	case "skillshift":
+		run, err := skillshiftRun(rr)
+		if err != nil {
+			return err
+		}
+		_, err = skillshift.Score(run)
+		return err
+	}
+	return nil
+}
+
+// collect adds the objects' bad rows and errors to the report, object by
+// object, and returns the indices of the objects that decoded.
+func (rep *ValidateReport) collect(j *job, objs []object, bad *badRows, errs []error, rows func(i int) int64) []int {
+	var good []int
+	for i, e := range errs {
+		url := j.in.ObjectURL(objs[i].Key)
+		for _, de := range bad.of(i) {
+			rep.Problems = append(rep.Problems, Problem{Kind: ProblemBadRow, Object: url, Line: de.Line, Err: de})
+			rep.BadRows++
+		}
+		if e != nil {
+			p := Problem{Kind: ProblemObject, Object: url, Err: e}
+			var de *readers.DataError
+			if errors.As(e, &de) {
+				p.Line = de.Line
+			}
+			rep.Problems = append(rep.Problems, p)
+			continue
+		}
+		rep.Rows += rows(i)
+		good = append(good, i)
+	}
+	return good
+}
+
+func dataErrors(des []*readers.DataError) []error {
+	out := make([]error, len(des))
+	for i, de := range des {
+		out[i] = de
+	}
+	return out
+}
+
+// runProblems adds problems of the runs; it reports whether there were any.
+func (rep *ValidateReport) runProblems(errs ...error) bool {
+	for _, e := range errs {
+		p := Problem{Kind: ProblemRuns, Err: e}
+		var de *readers.DataError
+		if errors.As(e, &de) {
+			p.Object, p.Line = de.URL, de.Line
+		}
+		rep.Problems = append(rep.Problems, p)
+	}
+	return len(errs) > 0
+}
+
+// validateObjects decodes every object as readObjects does, but an object
+// that fails with bad data does not stop the others: its error goes into
+// errs. Storage errors and cancellation still end the whole validation.
+func validateObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []object, bad *badRows, decode func(i int, url, rel string, r io.Reader) (T, error)) ([]T, []error, error) {
+	out := make([]T, len(objs))
+	errs := make([]error, len(objs)) // each task writes its own slot
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.cfg.Concurrency)
 	for i := range objs {
 		g.Go(func() error {
-			one, err := j.read(gctx, b, objs[i:i+1])
+			one, err := readObjects(gctx, j, b, objs[i:i+1], nil, func(_ int, url, rel string, r io.Reader) (T, error) {
+				return decode(i, url, rel, r)
+			})
 			if err != nil {
 				if IsStorage(err) || gctx.Err() != nil {
 					return err
@@ -85,32 +297,15 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 				errs[i] = err
 				return nil
 			}
-			decoded[i] = one[0]
+			out[i] = one[0]
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var good []*readers.ObjectRuns
-	for i, e := range errs {
-		if e != nil {
-			rep.Problems = append(rep.Problems, Problem{Object: j.in.ObjectURL(objs[i].Key), Err: e})
-			continue
-		}
-		rep.Rows += int64(decoded[i].Rows)
-		good = append(good, decoded[i])
-	}
-	traces, err := readers.Assemble(good, ropts)
-	if err != nil {
-		rep.Problems = append(rep.Problems, Problem{Err: err})
-		return rep, nil
-	}
-	for _, t := range traces {
-		rep.Runs = append(rep.Runs, RunInfo{Key: t.Key, Source: t.Meta[readers.SourceField], Rows: t.Len(), Labels: len(t.LabelNames)})
-	}
-	return rep, nil
+	return out, errs, nil
 }

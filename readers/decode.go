@@ -15,11 +15,12 @@ import (
 // for Assemble. Objects are decoded independently of each other, so the
 // pipeline may decode several at once; Assemble merges them in key order.
 type ObjectRuns struct {
-	URL    string // the object URL, for errors
-	Key    string // the key relative to the input prefix: the runs' source
-	Format Format // the format found from the object's magic bytes
-	Lines  int    // lines read, blank ones included
-	Rows   int    // rows decoded (non-blank lines)
+	URL     string // the object URL, for errors
+	Key     string // the key relative to the input prefix: the runs' source
+	Format  Format // the format found from the object's magic bytes
+	Lines   int    // lines read, blank ones included
+	Rows    int    // rows decoded (non-blank lines, less the skipped ones)
+	Skipped int    // bad rows skipped (Options.OnBadRow returned nil)
 
 	comps []string
 	parts []*part // in order of first row
@@ -117,7 +118,8 @@ type candidate struct {
 //
 // A *DataError reports bad data (with url, 1-based line and field); an
 // error of r is returned wrapped (errors.Is sees it), never as a DataError;
-// invalid opts give a plain error.
+// invalid opts give a plain error. With opts.OnBadRow set, bad rows go to
+// it instead (skipped, or the error it returns is returned as it is).
 func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, error) {
 	opts, err := opts.normalize()
 	if err != nil {
@@ -151,7 +153,17 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 			continue
 		}
 		if rerr := od.dec.decode(line); rerr != nil {
-			return nil, &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
+			// Nothing of the row has been applied yet: decode validates the
+			// whole line before partFor and add touch any state.
+			de := &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
+			if opts.OnBadRow == nil {
+				return nil, de
+			}
+			if err := opts.OnBadRow(de); err != nil {
+				return nil, err
+			}
+			obj.Skipped++
+			continue
 		}
 		p, err := od.partFor(n)
 		if err != nil {

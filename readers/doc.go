@@ -33,8 +33,32 @@
 // error of the underlying reader is returned wrapped ("URL: line N: read:
 // …", errors.Is finds it) and is never a DataError (exit status 3). Invalid
 // Options give a plain error (a usage error, exit status 2). Errors caused
-// by a limit also match errors.Is(err, ErrLimit). Nothing is skipped: the
+// by a limit also match errors.Is(err, ErrLimit). Nothing is skipped
+// unless Options.OnBadRow (RecordOptions.OnBadRow) says so: by default the
 // first bad line fails its object.
+//
+// Skipping bad rows (--max-bad-rows). A bad row is a line that is not a
+// valid row: invalid JSON or UTF-8, not an object, a repeated key, NaN or
+// an overflowing number, a field of the wrong type, a missing reward or
+// regime_id (for the record protocols, whatever RecordOptions.Check
+// rejects). With OnBadRow set, each bad row's *DataError goes to it, in
+// line order; returning nil skips the line whole (no identity, label,
+// origin, metadata candidate or column of it is kept: the row is validated
+// completely before anything is applied), returning an error stops the
+// decode with that error. ObjectRuns.Skipped counts the skipped lines. The
+// errors of an object as a whole are never bad rows and still fail it: a
+// corrupt or truncated gzip or zstd stream, a line over MaxLineBytes, an
+// object over MaxObjectBytes, the MaxLabels and MaxRuns limits, a failing
+// reader. Counting across objects and the limit are the caller's (the
+// pipeline's) business:
+//
+//	opts.OnBadRow = func(row *readers.DataError) error {
+//		mu.Lock(); defer mu.Unlock()
+//		if skipped = append(skipped, row); len(skipped) > limit {
+//			return errTooMany
+//		}
+//		return nil
+//	}
 //
 // # Objects
 //

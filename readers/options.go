@@ -45,7 +45,30 @@ type Options struct {
 	// MaxRuns caps the runs of one object (in DecodeObject) and of the whole
 	// job (in Assemble). 0 means DefaultMaxRuns; negative means no limit.
 	MaxRuns int
+	// OnBadRow, when set, lets DecodeObject skip bad rows instead of failing
+	// on the first one; see BadRowFunc. nil (the default) means nothing is
+	// skipped. Assemble and the spilling functions ignore it.
+	OnBadRow BadRowFunc
 }
+
+// BadRowFunc decides what happens to a bad row, a line that is not a valid
+// row of its protocol: invalid JSON or UTF-8, not an object, a repeated
+// key, a number that is not valid JSON or overflows float64, a field of the
+// wrong type, a missing required field (reward, regime_id; for the record
+// protocols, whatever RecordOptions.Check rejects). It is called with the
+// row's *DataError (URL, 1-based line, field, message), once per bad row, in
+// line order, from the goroutine decoding the object; it may keep the
+// error. Returning nil skips the line: it still counts in Lines and now in
+// Skipped, never in Rows, and nothing of it reaches the runs (no identity,
+// label, metadata candidate or column). Returning an error stops the
+// decode, which returns that error as it is.
+//
+// Problems of the object as a whole are never bad rows and always fail it:
+// a corrupt or truncated compressed stream (invalid UTF-8 that breaks the
+// framing of a gzip or zstd stream is one), a line over MaxLineBytes, an
+// object over MaxObjectBytes, a run over MaxLabels, an object over
+// MaxRuns, and errors of the underlying reader.
+type BadRowFunc func(row *DataError) error
 
 // normalize validates o and returns it with the defaults filled in and the
 // "no limit" values replaced by the largest ones.

@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -48,6 +49,21 @@ type RecordOptions struct {
 	// whole job (in AssembleRecords). 0 means DefaultMaxRuns; negative
 	// means no limit.
 	MaxRuns int
+	// Check, when set, checks each row beyond the JSON grammar (the
+	// protocol's field types and required fields), so that a bad field is
+	// found while the object is read, as a bad row, rather than when its run
+	// is scored. DecodeRecords calls it once per valid JSON row, before the
+	// row joins a run, from the decoding goroutine; the Record is valid only
+	// during the call (it views a reused line buffer) and must not be kept.
+	// A *DataError it returns (found with errors.As, as the Record's
+	// accessors, Errorf and MissingError make them) is a bad row: it fails
+	// the object, or goes to OnBadRow. Any other error is returned as it is.
+	Check func(row *Record) error
+	// OnBadRow, when set, lets DecodeRecords skip bad rows instead of
+	// failing on the first one, exactly as Options.OnBadRow does for
+	// DecodeObject. nil means nothing is skipped. AssembleRecords ignores
+	// it.
+	OnBadRow BadRowFunc
 }
 
 // The identity and row fields of the record protocols (PROTOCOLS 3, 4, 5).
@@ -445,11 +461,12 @@ func decodeRecordString(lit []byte) []byte {
 // objects may be decoded concurrently; AssembleRecords merges them in key
 // order.
 type ObjectRecords struct {
-	URL    string // the object URL, for errors
-	Key    string // the key relative to the input prefix: the runs' source
-	Format Format // the format found from the object's magic bytes
-	Lines  int    // lines read, blank ones included
-	Rows   int    // rows decoded (non-blank lines)
+	URL     string // the object URL, for errors
+	Key     string // the key relative to the input prefix: the runs' source
+	Format  Format // the format found from the object's magic bytes
+	Lines   int    // lines read, blank ones included
+	Rows    int    // rows decoded (non-blank lines, less the skipped ones)
+	Skipped int    // bad rows skipped (RecordOptions.OnBadRow returned nil)
 
 	idents []string
 	schema []string
@@ -511,7 +528,8 @@ type recordCandidate struct {
 // prefix and becomes the runs' source (and the anonymous run key). A
 // *DataError reports bad data (with url, 1-based line and field); an error
 // of r is returned wrapped, never as a DataError; invalid opts give a plain
-// error. DecodeRecords does not close r.
+// error. With opts.OnBadRow set, bad rows (invalid JSON, and what
+// opts.Check rejects) go to it instead. DecodeRecords does not close r.
 func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRecords, error) {
 	opts, err := opts.normalize()
 	if err != nil {
@@ -542,10 +560,30 @@ func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRec
 		if isBlank(line) {
 			continue
 		}
+		// A bad row is found before anything of it is kept: scan and Check
+		// see the line in place, and only commit copies it.
+		var bad *DataError
 		if rerr := od.scan(line); rerr != nil {
-			return nil, &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
+			bad = &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
+		} else if opts.Check != nil {
+			if err := opts.Check(od.view(line, n)); err != nil && !errors.As(err, &bad) {
+				return nil, err
+			}
 		}
-		rec := od.record(line, n)
+		if bad != nil {
+			if opts.OnBadRow == nil {
+				return nil, bad
+			}
+			if err := opts.OnBadRow(bad); err != nil {
+				return nil, err
+			}
+			obj.Skipped++
+			continue
+		}
+		if opts.Check == nil {
+			od.view(line, n)
+		}
+		rec := od.commit()
 		p, err := od.partFor(rec)
 		if err != nil {
 			return nil, err
@@ -571,6 +609,8 @@ type recordDecoder struct {
 	arena   []byte        // lines are carved from here
 	fArena  []recordField // and their fields from here
 	rArena  []Record      // and the records from here
+	vFields []recordField // the fields of the line being decoded, for view
+	vRec    Record        // the line being decoded, before commit
 }
 
 // rawField is a top-level field as scan finds it: key aliases the line (or
@@ -663,8 +703,27 @@ const (
 	recordFieldBytes  = int64(unsafe.Sizeof(recordField{}))
 )
 
-// record copies the line just scanned into a Record.
-func (od *recordDecoder) record(line []byte, n int) *Record {
+// view indexes the line just scanned as od.vRec, a Record over the line
+// itself: valid until the next line, it is what Check sees and what commit
+// copies.
+func (od *recordDecoder) view(line []byte, n int) *Record {
+	fields := od.vFields[:0]
+	for _, f := range od.fields {
+		k, added := od.keys.intern(f.key)
+		od.obj.mem += int64(added)
+		fields = append(fields, recordField{key: k, start: uint32(f.start), end: uint32(f.end), kind: f.kind})
+	}
+	od.vFields = fields
+	od.vRec = Record{url: od.obj.URL, line: n, data: line, fields: fields, keys: od.keys}
+	od.vRec.buildIndex()
+	return &od.vRec
+}
+
+// commit copies od.vRec, the line and its fields, into the object's arenas
+// and returns the kept Record.
+func (od *recordDecoder) commit() *Record {
+	v := &od.vRec
+	line := v.data
 	var data []byte
 	if len(line) > recordArenaBytes/4 {
 		data = bytes.Clone(line)
@@ -679,7 +738,7 @@ func (od *recordDecoder) record(line []byte, n int) *Record {
 		data = od.arena[l : l+len(line) : l+len(line)]
 	}
 
-	nf := len(od.fields)
+	nf := len(v.fields)
 	var fields []recordField
 	if nf > recordArenaFields/4 {
 		fields = make([]recordField, nf)
@@ -693,20 +752,17 @@ func (od *recordDecoder) record(line []byte, n int) *Record {
 		od.fArena = od.fArena[:l+nf]
 		fields = od.fArena[l : l+nf : l+nf]
 	}
-	for i, f := range od.fields {
-		k, added := od.keys.intern(f.key)
-		od.obj.mem += int64(added)
-		fields[i] = recordField{key: k, start: uint32(f.start), end: uint32(f.end), kind: f.kind}
-	}
+	copy(fields, v.fields)
 
 	if len(od.rArena) == cap(od.rArena) {
 		od.rArena = make([]Record, 0, recordArenaRows)
 		od.obj.mem += recordArenaRows * recordRowBytes
 	}
-	od.rArena = append(od.rArena, Record{url: od.obj.URL, line: n, data: data, fields: fields, keys: od.keys})
-	rec := &od.rArena[len(od.rArena)-1]
-	rec.buildIndex()
-	return rec
+	// The index (records with many fields) maps keys to positions, the
+	// same in the copy: it moves over with it.
+	od.rArena = append(od.rArena, Record{url: v.url, line: v.line, data: data, fields: fields, keys: v.keys, index: v.index})
+	*v = Record{}
+	return &od.rArena[len(od.rArena)-1]
 }
 
 // partFor returns the part of rec's identity, creating it on its first row.

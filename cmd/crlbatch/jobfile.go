@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sort"
-	"strconv"
 
 	"github.com/urfave/cli/v3"
 	"go.yaml.in/yaml/v3"
@@ -53,6 +51,9 @@ func applyJobFile(cmd *cli.Command) (input string, err error) {
 		}
 		if cmd.IsSet(e.key) {
 			continue // the command line wins
+		}
+		if len(e.values) != 1 && !isSliceFlag(cmd, e.key) {
+			return "", pipeline.Usagef("%s: line %d: %s takes one value, got %d", file, e.line, e.key, len(e.values))
 		}
 		for _, v := range e.values {
 			if err := cmd.Set(e.key, v); err != nil {
@@ -125,5 +126,15 @@ func parseJobFile(file string, data []byte) ([]jobEntry, error) {
 	return out, nil
 }
 
-var _ = fmt.Sprint
-var _ = strconv.Itoa
+// isSliceFlag reports whether the named flag may be given several times.
+func isSliceFlag(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, ok := f.(*cli.StringSliceFlag)
+				return ok
+			}
+		}
+	}
+	return false
+}

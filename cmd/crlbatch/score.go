@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -56,6 +55,8 @@ func inputFlags() []cli.Flag {
 			Usage: "fail on a run with more distinct regime_id values than this"},
 		&cli.IntFlag{Name: "max-runs", Category: catInput, Value: readers.DefaultMaxRuns,
 			Usage: "fail on an input with more runs than this"},
+		&cli.IntFlag{Name: "max-bad-rows", Category: catInput, Value: 0,
+			Usage: "skip up to this many bad rows in all (invalid JSON, a field of the wrong type, a missing reward or regime_id, …), each named in manifest.json and counted in the report; one more fails the job, naming it (validate lists every bad row, and fails only past this many). Errors of a whole object (corrupt gzip or zstd, --max-line-bytes, --max-object-bytes) are never skipped"},
 		&cli.StringFlag{Name: "memory-limit", Category: catOutput, DefaultText: "half the machine's memory",
 			Usage: "memory for decoded rows (e.g. 4GiB); past it, rows spill to --spill-dir and runs are scored one at a time, so a sweep larger than memory still scores"},
 		&cli.StringFlag{Name: "spill-dir", Category: catOutput, DefaultText: "the system temp dir", TakesFile: true,
@@ -220,8 +221,16 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 		p.Alpha = &x
 	}
 	if cmd.IsSet("epsilon") {
+		if p.Anchor != skyfall.AnchorCeiling {
+			return cfg, pipeline.Usagef("--epsilon is the ceiling anchor's tolerance; under --anchor %s recovery uses --epsilon-fraction and --epsilon-abs-floor", p.Anchor)
+		}
 		x := cmd.Float("epsilon")
 		p.Epsilon = &x
+	}
+	for _, f := range []string{"epsilon-fraction", "epsilon-abs-floor"} {
+		if cmd.IsSet(f) && p.Anchor == skyfall.AnchorCeiling {
+			return cfg, pipeline.Usagef("--%s shapes the segment anchor's recovery band; under --anchor ceiling use --epsilon", f)
+		}
 	}
 	p.EpsilonFraction = cmd.Float("epsilon-fraction")
 	p.EpsilonAbsFloor = cmd.Float("epsilon-abs-floor")
@@ -238,8 +247,8 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 		if err != nil {
 			return cfg, pipeline.Usagef("--reference: %v", err)
 		}
-		if err := json.Unmarshal(data, &cfg.Reference); err != nil {
-			return cfg, pipeline.Usagef("--reference %s: want a JSON object {run key: [rewards]}: %v", f, err)
+		if cfg.Reference, err = readReference(f, data); err != nil {
+			return cfg, &pipeline.UsageError{Err: err}
 		}
 	}
 
@@ -261,11 +270,8 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 		if err != nil {
 			return cfg, pipeline.Usagef("--bound-map: %v", err)
 		}
-		if err := json.Unmarshal(data, &cfg.BoundMap); err != nil {
-			return cfg, pipeline.Usagef("--bound-map %s: want a JSON object {label: number}: %v", f, err)
-		}
-		if cfg.BoundMap == nil {
-			cfg.BoundMap = map[string]float64{}
+		if cfg.BoundMap, err = readBoundMap(f, data); err != nil {
+			return cfg, &pipeline.UsageError{Err: err}
 		}
 		cfg.BoundMapURL = f
 	}
@@ -314,6 +320,9 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 	cfg.Reader.MaxObjectBytes = cmd.Int64("max-object-bytes")
 	cfg.Reader.MaxLabels = cmd.Int("max-labels")
 	cfg.Reader.MaxRuns = cmd.Int("max-runs")
+	if cfg.MaxBadRows = cmd.Int("max-bad-rows"); cfg.MaxBadRows < 0 {
+		return pipeline.Usagef("--max-bad-rows %d: want at least 0", cfg.MaxBadRows)
+	}
 	for name, v := range map[string]int64{"max-line-bytes": int64(cfg.Reader.MaxLineBytes), "max-object-bytes": cfg.Reader.MaxObjectBytes,
 		"max-labels": int64(cfg.Reader.MaxLabels), "max-runs": int64(cfg.Reader.MaxRuns)} {
 		if v < 1 {

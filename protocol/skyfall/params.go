@@ -132,10 +132,8 @@ func (p *Params) Check() error {
 		}
 		return nil
 	}
-	if p.Alpha != nil {
-		if err := finite("alpha", *p.Alpha); err != nil {
-			return err
-		}
+	if p.Alpha != nil && !(*p.Alpha > 0 && *p.Alpha <= 1) {
+		return fmt.Errorf("alpha %v: the adapted fraction wants 0 < alpha ≤ 1", *p.Alpha)
 	}
 	if p.Epsilon != nil {
 		if err := finite("epsilon", *p.Epsilon); err != nil {
