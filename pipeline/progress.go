@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io"
 	"strings"
 	"sync"
@@ -100,13 +101,20 @@ func (p *progress) stop() {
 }
 
 // countingReader counts the bytes read from storage for the progress report.
+// It also hashes them, when h is set, to find objects stored twice.
 type countingReader struct {
 	r io.Reader
 	p *progress
+	h *maphash.Hash
+	n int64
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.p.add(n)
+	c.n += int64(n)
+	if c.h != nil {
+		c.h.Write(b[:n])
+	}
 	return n, err
 }

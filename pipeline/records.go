@@ -292,10 +292,44 @@ func (j *job) safecrl(runs []*readers.RecordRun, identity []string) ([]outFile, 
 
 func contilabRun(rr *readers.RecordRun) (*contilab.Run, error) {
 	run := &contilab.Run{Key: rr.Key, Meta: rr.Meta}
+	// A record repeated within a run is an error naming both rows (the
+	// protocol package refuses it too, without knowing where rows came from).
+	type seenAt struct {
+		url  string
+		line int
+	}
+	seen := map[string]seenAt{}
 	for _, r := range rr.Rows {
+		before := len(run.Matrix) + len(run.Initial) + len(run.Joint) + len(run.Stream) + len(run.Curve) + len(run.Diags)
 		if err := contilabRow(r, run); err != nil {
 			return nil, err
 		}
+		if len(run.Matrix)+len(run.Initial)+len(run.Joint)+len(run.Stream)+len(run.Curve)+len(run.Diags) == before {
+			continue
+		}
+		var key string
+		switch kind, _, _ := r.String("kind"); kind {
+		case "matrix":
+			e := run.Matrix[len(run.Matrix)-1]
+			key = fmt.Sprintf("matrix cell (after_task %d, eval_task %d)", e.AfterTask, e.EvalTask)
+		case "initial":
+			key = fmt.Sprintf("initial accuracy of eval_task %d", run.Initial[len(run.Initial)-1].EvalTask)
+		case "joint":
+			key = fmt.Sprintf("joint accuracy of eval_task %d", run.Joint[len(run.Joint)-1].EvalTask)
+		case "stream":
+			e := run.Stream[len(run.Stream)-1]
+			key = fmt.Sprintf("stream point (step %d, eval_task %d)", e.Step, e.EvalTask)
+		case "curve":
+			e := run.Curve[len(run.Curve)-1]
+			key = fmt.Sprintf("curve point (task %d, batch %d)", e.Task, e.Batch)
+		case "diag":
+			e := run.Diags[len(run.Diags)-1]
+			key = fmt.Sprintf("diagnostic %q of task %d", e.Name, e.Task)
+		}
+		if prev, dup := seen[key]; dup {
+			return nil, r.Errorf("kind", "run %s: the %s is recorded twice (first at %s line %d)", rr.Key, key, prev.url, prev.line)
+		}
+		seen[key] = seenAt{r.URL(), r.Line()}
 	}
 	return run, nil
 }
@@ -310,8 +344,12 @@ func contilabRow(r *readers.Record, run *contilab.Run) error {
 	}
 	num := func(f string) (float64, error) {
 		v, ok, err := r.Number(f)
-		if err == nil && !ok {
+		switch {
+		case err != nil:
+		case !ok:
 			err = r.MissingError(f, "number")
+		case f == "acc" && v < 0:
+			err = r.Errorf(f, "negative accuracy %v", v)
 		}
 		return v, err
 	}
@@ -552,6 +590,24 @@ func skillshiftTask(r *readers.Record) (skillshift.Task, error) {
 	}
 	if t.SkillFailures, t.HasSkillFailures, err = r.Number("skill_failures"); err != nil {
 		return t, err
+	}
+	// The checks skillshift.Score makes on one task, made here too so that
+	// the error names the object and line.
+	switch {
+	case t.Site == "":
+		return t, r.Errorf("site", "empty site")
+	case t.Condition == "":
+		return t, r.Errorf("condition", "empty condition")
+	case t.Steps < 0:
+		return t, r.Errorf("steps", "negative step count %v", t.Steps)
+	case t.HasSkillCalls && t.SkillCalls < 0:
+		return t, r.Errorf("skill_calls", "negative count %v", t.SkillCalls)
+	case t.HasSkillFailures && t.SkillFailures < 0:
+		return t, r.Errorf("skill_failures", "negative count %v", t.SkillFailures)
+	case t.HasSkillFailures && !t.HasSkillCalls:
+		return t, r.Errorf("skill_failures", "recorded without skill_calls")
+	case t.HasSkillFailures && t.SkillFailures > t.SkillCalls:
+		return t, r.Errorf("skill_failures", "%v failures exceed %v skill calls", t.SkillFailures, t.SkillCalls)
 	}
 	return t, nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"gocloud.dev/blob"
@@ -44,6 +46,11 @@ type job struct {
 	families int
 	runs     int    // runs scored (after --where)
 	target   string // the key prefix the results go to
+
+	hashOnce sync.Once
+	hashSeed maphash.Seed
+	hashMu   sync.Mutex
+	hashes   map[string][2]uint64 // object key → size and hash of its bytes
 	params   []byte
 	skipped  []writers.SkippedRow // bad rows skipped under --max-bad-rows, in canonical order
 }
@@ -167,6 +174,9 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 		rows += int64(o.Rows)
 		j.manifestObject(objs[i], o.Rows, o.NumRuns())
 	}
+	if err := j.checkRows(objs, rows); err != nil {
+		return nil, 0, err
+	}
 	var src traceSource
 	if bud.spilled == 0 {
 		traces, err := readers.Assemble(decoded, ropts)
@@ -224,6 +234,9 @@ func (j *job) runRecords(ctx context.Context, b *blob.Bucket, objs []object) ([]
 	for i, o := range decoded {
 		rows += int64(o.Rows)
 		j.manifestObject(objs[i], o.Rows, o.NumRuns())
+	}
+	if err := j.checkRows(objs, rows); err != nil {
+		return nil, 0, err
 	}
 	total := len(runs)
 	kept := runs[:0:0]
@@ -325,11 +338,13 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 					return err
 				}
 				defer r.Close()
-				res, err := decode(i, url, o.Rel, &countingReader{r: r, p: j.prog})
+				cr := &countingReader{r: r, p: j.prog, h: j.newHash()}
+				res, err := decode(i, url, o.Rel, cr)
 				if err != nil {
 					return err
 				}
 				out[i] = res
+				j.noteHash(o.Key, cr.n, cr.h.Sum64())
 				return nil
 			})
 			if err != nil {
@@ -364,4 +379,60 @@ func sumSizes(objs []object) int64 {
 		s += o.Size
 	}
 	return s
+}
+
+// newHash returns a hash of object bytes, seeded once per job.
+func (j *job) newHash() *maphash.Hash {
+	j.hashOnce.Do(func() { j.hashSeed = maphash.MakeSeed() })
+	h := new(maphash.Hash)
+	h.SetSeed(j.hashSeed)
+	return h
+}
+
+// noteHash records the size and hash of an object's bytes as read.
+func (j *job) noteHash(key string, size int64, h uint64) {
+	j.hashMu.Lock()
+	defer j.hashMu.Unlock()
+	if j.hashes == nil {
+		j.hashes = map[string][2]uint64{}
+	}
+	j.hashes[key] = [2]uint64{uint64(size), h}
+}
+
+// noteDuplicates names, in the notes, objects whose bytes are identical:
+// the same run written twice, or copied under a second key, would otherwise
+// be counted twice (or as a second anonymous run) without a word.
+func (j *job) noteDuplicates(objs []object) {
+	first := map[[2]uint64]int{}
+	groups := map[int][]string{}
+	var order []int
+	for i, o := range objs {
+		h, ok := j.hashes[o.Key]
+		if !ok || h[0] == 0 {
+			continue
+		}
+		if f, seen := first[h]; seen {
+			if len(groups[f]) == 0 {
+				order = append(order, f)
+				groups[f] = []string{objs[f].Rel}
+			}
+			groups[f] = append(groups[f], o.Rel)
+			continue
+		}
+		first[h] = i
+	}
+	for _, f := range order {
+		j.notes = append(j.notes, fmt.Sprintf("objects %s hold the same bytes: their rows are read once per object", strings.Join(groups[f], ", ")))
+	}
+}
+
+// checkRows fails a job whose objects hold no row at all (writers that
+// crashed before their first flush): an empty result must not pass for a
+// scored night. It also notes objects stored twice.
+func (j *job) checkRows(objs []object, rows int64) error {
+	if rows == 0 {
+		return &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}
+	}
+	j.noteDuplicates(objs)
+	return nil
 }

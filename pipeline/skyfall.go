@@ -128,6 +128,10 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 			return nil
 		}
 		ri := &runInfo{key: t.Key, meta: t.Meta, nSteps: t.Len(), allZero: allZero(t.Rewards)}
+		if _, constant := t.Meta["gamma"]; t.HasGamma && !constant && p.Gamma == nil {
+			j.notes = append(j.notes, fmt.Sprintf("run %s: gamma differs between rows (or is missing from some); the first recorded, %s, discounts its return",
+				t.Key, strconv.FormatFloat(t.Gamma, 'g', -1, 64)))
+		}
 		runsInfo = append(runsInfo, ri)
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {

@@ -231,6 +231,10 @@ func (od *objectDecoder) partFor(line int) (*part, error) {
 			sig = append(sig, 0)
 			continue
 		}
+		if k := ex[j].kind; k == kindObject || k == kindArray {
+			return nil, &DataError{URL: od.obj.URL, Line: line, Field: f,
+				Msg: fmt.Sprintf("an identity field must be a string, number or boolean, got %s", kindName(k))}
+		}
 		od.idPos[i] = j
 		sig = append(sig, ex[j].kind)
 		sig = binary.AppendUvarint(sig, uint64(len(ex[j].val)))

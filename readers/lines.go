@@ -21,6 +21,7 @@ type lineReader struct {
 	scan  int // bytes before scan hold no '\n'
 	end   int // end of valid data
 	eof   bool
+	err   error // a read error held back until the lines before it are out
 	max   int
 	line  int  // number of the last line returned (1-based)
 	first bool // the BOM check is pending
@@ -57,6 +58,9 @@ func (lr *lineReader) next() ([]byte, int, error) {
 				return lr.finish(line)
 			}
 			return nil, lr.line, io.EOF
+		}
+		if lr.err != nil {
+			return nil, lr.line + 1, lr.err
 		}
 		if err := lr.fill(); err != nil {
 			return nil, lr.line + 1, err
@@ -115,6 +119,12 @@ func (lr *lineReader) fill() error {
 			return nil
 		}
 		if err != nil {
+			if n > 0 {
+				// Hand out the complete lines read before the error first,
+				// so that it is reported at the line it broke.
+				lr.err = err
+				return nil
+			}
 			return err
 		}
 		if n > 0 {

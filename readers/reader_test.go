@@ -490,3 +490,23 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityMustBeScalar: PROTOCOLS 1.1 makes the identity fields scalars;
+// an array or object there is an error naming the object, line and field.
+func TestIdentityMustBeScalar(t *testing.T) {
+	for _, row := range []string{
+		`{"run_id":["a"],"reward":1,"regime_id":"x"}`,
+		`{"seed":{"s":1},"reward":1,"regime_id":"x"}`,
+	} {
+		_, err := DecodeObject("mem://b/o.jsonl", "o.jsonl", strings.NewReader(`{"reward":1,"regime_id":"x"}`+"\n"+row+"\n"), Options{})
+		var de *DataError
+		if !errors.As(err, &de) || de.Line != 2 || (de.Field != "run_id" && de.Field != "seed") {
+			t.Errorf("%s: %v, want an identity error at line 2", row, err)
+		}
+		opts, _ := ProtocolRecordOptions("safecrl")
+		_, err = DecodeRecords("mem://b/o.jsonl", "o.jsonl", strings.NewReader(strings.Replace(row, `"reward":1,"regime_id":"x"`, `"task":"t","return":1`, 1)+"\n"), opts)
+		if !errors.As(err, &de) || de.Line != 1 {
+			t.Errorf("records %s: %v, want an identity error at line 1", row, err)
+		}
+	}
+}

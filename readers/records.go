@@ -774,6 +774,10 @@ func (od *recordDecoder) partFor(rec *Record) (*recordPart, error) {
 		if !ok {
 			continue
 		}
+		if v.kind == kindObject || v.kind == kindArray {
+			return nil, &DataError{URL: rec.url, Line: rec.line, Field: f,
+				Msg: fmt.Sprintf("an identity field must be a string, number or boolean, got %s", kindName(v.kind))}
+		}
 		carried++
 		od.tmp = appendCanonical(od.tmp[:0], rec.raw(v), v.kind)
 		ck = binary.AppendUvarint(ck, uint64(i))
