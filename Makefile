@@ -10,9 +10,12 @@ all: lint test
 build:
 	$(GO) build -o bin/crlbatch ./cmd/crlbatch
 
-# The whole suite: unit tests, end-to-end tests of the command, spec examples.
+# The whole suite under the race detector: unit tests, end-to-end tests of
+# the command, the corpus, and the integration tests against real S3, GCS
+# and Azure servers and DuckDB (skipped with a message until
+# .ci/install-services has installed them; CI requires them).
 test:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 test-short:
 	$(GO) test -short $(PKGS)
@@ -59,3 +62,17 @@ example:
 
 clean:
 	rm -rf bin results
+
+# Side by side (issue 7): crlbatch score against DuckDB's read_ndjson + GROUP BY
+# and pandas on the same synthetic sweep (BENCH_BYTES, default 1 GB of JSONL,
+# plain and zstd, generated once under BENCH_DIR and reused), alternating
+# rounds; prints medians and ratios as Markdown (bench/compare.sh says what
+# it needs and measures; docs/performance.md keeps the latest table). The 4 GB
+# variant scores under --memory-limit and compares its peak RSS with the 1 GB
+# run's (run bench-compare first). Not run in CI.
+.PHONY: bench-compare bench-compare-4g
+bench-compare: build
+	bench/compare.sh
+
+bench-compare-4g: build
+	BENCH_BYTES=4000000000 bench/compare.sh

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -122,8 +123,8 @@ func openBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func(
 	}
 	b, closeFn, err := op(ctx, l.BucketURL)
 	if err != nil {
-		if strings.Contains(err.Error(), "no driver registered") || strings.Contains(err.Error(), "invalid") ||
-			strings.Contains(err.Error(), "unsupported") {
+		if msg := err.Error(); strings.Contains(msg, "no driver registered") || strings.Contains(msg, "invalid") ||
+			strings.Contains(msg, "unsupported") || strings.Contains(msg, "unknown query parameter") {
 			return nil, nil, Usagef("%s: %v", l, redactErr(err))
 		}
 		return nil, nil, &StorageError{Op: "open", URL: l.String(), Err: redactErr(err)}
@@ -133,11 +134,23 @@ func openBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func(
 
 var secretParams = []string{"key", "secret", "token", "sig", "password", "credential", "sas", "signature", "auth"}
 
+// secretInText finds name=value pairs whose name looks like a secret, and
+// user:password@ in URLs, anywhere in a message (drivers repeat URLs inside
+// longer errors).
+var (
+	secretInText   = regexp.MustCompile(`(?i)([?&;\s"'(]?[a-z0-9_.-]*(?:key|secret|token|sig|password|credential|sas|signature|auth)[a-z0-9_.-]*=)([^&\s"')]+)`)
+	userinfoInText = regexp.MustCompile(`(://)[^/@\s"']+@`)
+)
+
 // Redact removes the values of URL query parameters that may hold secrets
-// (access keys, SAS signatures, tokens).
+// (access keys, SAS signatures, tokens) and user:password parts, from a URL
+// or from any message that quotes one.
 func Redact(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.RawQuery == "" {
+	if err != nil || u.Scheme == "" || strings.ContainsAny(s, " \t\n") {
+		return redactText(s)
+	}
+	if u.RawQuery == "" && u.User == nil {
 		return s
 	}
 	q := u.Query()
@@ -166,6 +179,11 @@ func Redact(s string) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+func redactText(s string) string {
+	s = secretInText.ReplaceAllString(s, "${1}REDACTED")
+	return userinfoInText.ReplaceAllString(s, "${1}REDACTED@")
 }
 
 type redacted struct{ err error }

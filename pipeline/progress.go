@@ -103,16 +103,20 @@ func (p *progress) stop() {
 // countingReader counts the bytes read from storage for the progress report.
 // It also hashes them, when h is set, to find objects stored twice.
 type countingReader struct {
-	r io.Reader
-	p *progress
-	h *maphash.Hash
-	n int64
+	r     io.Reader
+	p     *progress
+	h     *maphash.Hash
+	n     int64
+	touch func() // reports progress to the retry watchdog
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.p.add(n)
 	c.n += int64(n)
+	if n > 0 && c.touch != nil {
+		c.touch()
+	}
 	if c.h != nil {
 		c.h.Write(b[:n])
 	}

@@ -62,7 +62,7 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) error {
 
 func (j *job) exists(ctx context.Context, b *blob.Bucket, key string) (bool, error) {
 	var exists bool
-	err := j.cfg.Retry.retry(ctx, func() error {
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
 		var err error
 		exists, err = b.Exists(ctx, key)
 		return err
@@ -146,17 +146,23 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs
 // put writes one object with retries; a failed attempt is aborted by
 // cancelling its writer's context, so no half-written object remains.
 func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) error {
-	err := j.cfg.Retry.retry(ctx, func() error {
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType(key)})
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(data); err != nil {
-			cancel()
-			w.Close()
-			return err
+		// Written in chunks, so that an upload that moves counts as progress.
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 1<<20)
+			if _, err := w.Write(rest[:n]); err != nil {
+				cancel()
+				w.Close()
+				return err
+			}
+			rest = rest[n:]
+			touch()
 		}
 		return w.Close()
 	})

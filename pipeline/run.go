@@ -332,13 +332,13 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				return nil
 			}
 			url := j.in.ObjectURL(o.Key)
-			err := j.cfg.Retry.retry(gctx, func() error {
-				r, err := b.NewReader(gctx, o.Key, nil)
+			err := j.cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
+				r, err := b.NewReader(actx, o.Key, nil)
 				if err != nil {
 					return err
 				}
 				defer r.Close()
-				cr := &countingReader{r: r, p: j.prog, h: j.newHash()}
+				cr := &countingReader{r: r, p: j.prog, h: j.newHash(), touch: touch}
 				res, err := decode(i, url, o.Rel, cr)
 				if err != nil {
 					return err

@@ -144,3 +144,17 @@ func isUsage(err error) bool {
 }
 
 var _ = bytes.Equal
+
+func TestRedactInMessages(t *testing.T) {
+	msg := `open bucket "s3://b?endpoint=http://h:1&secret_access_key=hunter2&region=x": unknown query parameter "secret_access_key"`
+	got := Redact(msg)
+	if strings.Contains(got, "hunter2") || !strings.Contains(got, "REDACTED") || !strings.Contains(got, "region=x") {
+		t.Errorf("Redact(%q) = %q", msg, got)
+	}
+	if got := Redact("GET https://user:pw@host/x failed; AccountKey=abc123== sig=zz"); strings.Contains(got, "pw@") || strings.Contains(got, "abc123") || strings.Contains(got, "zz") {
+		t.Errorf("Redact = %q", got)
+	}
+	if got := redactErr(errors.New(msg)).Error(); strings.Contains(got, "hunter2") {
+		t.Errorf("redactErr = %q", got)
+	}
+}

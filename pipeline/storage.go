@@ -3,11 +3,13 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"path"
 	"sort"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -17,23 +19,43 @@ import (
 	"github.com/crlbatch/crlbatch/readers"
 )
 
-// RetryPolicy retries transient storage errors with exponential backoff.
+// RetryPolicy retries transient storage errors with exponential backoff,
+// and bounds every attempt: one that makes no progress for IdleTimeout (a
+// request the store accepted and never answered, a body that stopped
+// halfway, a client retrying without end) is abandoned and counts as a
+// transient failure. No new attempt starts once MaxElapsed has passed since
+// the first, so a persistent fault fails the job in bounded time.
 type RetryPolicy struct {
 	// Attempts is the number of tries (1 = no retry).
 	Attempts int
 	// Initial and Max bound the backoff between tries.
 	Initial time.Duration
 	Max     time.Duration
+	// IdleTimeout abandons an attempt without progress for this long; 0
+	// means never.
+	IdleTimeout time.Duration
+	// MaxElapsed stops retrying once this long has passed since the first
+	// attempt; 0 means no bound beyond Attempts.
+	MaxElapsed time.Duration
 }
 
-// DefaultRetry tries five times, waiting 200 ms, 400 ms, 800 ms, 1.6 s.
+// DefaultRetry tries five times, waiting 200 ms, 400 ms, 800 ms, 1.6 s,
+// abandons an attempt after 20 s without progress, and starts no attempt
+// more than 60 s after the first.
 func DefaultRetry() RetryPolicy {
-	return RetryPolicy{Attempts: 5, Initial: 200 * time.Millisecond, Max: 5 * time.Second}
+	return RetryPolicy{Attempts: 5, Initial: 200 * time.Millisecond, Max: 5 * time.Second,
+		IdleTimeout: 20 * time.Second, MaxElapsed: 60 * time.Second}
 }
+
+// errStalled is the cause of an attempt abandoned for want of progress.
+var errStalled = errors.New("the store made no progress")
 
 // transient reports whether a storage error is worth retrying: throttling,
 // server errors, timeouts, reset or truncated connections.
 func transient(err error) bool {
+	if errors.Is(err, errStalled) {
+		return true
+	}
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
@@ -86,17 +108,20 @@ func retryableStatus(code int) bool {
 	return false
 }
 
-// retry runs op until it succeeds, fails permanently, or the attempts are
-// spent; it returns the last error.
-func (p RetryPolicy) retry(ctx context.Context, op func() error) error {
+// retry runs op until it succeeds, fails permanently, or the attempts (or
+// MaxElapsed) are spent; it returns the last error. Each attempt runs under
+// its own context, cancelled when op reports no progress (touch) for
+// IdleTimeout.
+func (p RetryPolicy) retry(ctx context.Context, op func(ctx context.Context, touch func()) error) error {
 	attempts := max(p.Attempts, 1)
 	wait := p.Initial
+	start := time.Now()
 	var err error
 	for i := 0; i < attempts; i++ {
-		if err = op(); err == nil || !transient(err) || ctx.Err() != nil {
+		if err = p.attempt(ctx, op); err == nil || !transient(err) || ctx.Err() != nil {
 			return err
 		}
-		if i == attempts-1 {
+		if i == attempts-1 || p.MaxElapsed > 0 && time.Since(start)+wait > p.MaxElapsed {
 			break
 		}
 		select {
@@ -105,6 +130,40 @@ func (p RetryPolicy) retry(ctx context.Context, op func() error) error {
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, p.Max)
+	}
+	return err
+}
+
+// attempt runs op once under a watchdog that cancels it after IdleTimeout
+// without a call of touch.
+func (p RetryPolicy) attempt(ctx context.Context, op func(ctx context.Context, touch func()) error) error {
+	if p.IdleTimeout <= 0 {
+		return op(ctx, func() {})
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var last atomic.Int64
+	last.Store(time.Now().UnixNano())
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		tick := time.NewTicker(max(p.IdleTimeout/8, 10*time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				if now.Sub(time.Unix(0, last.Load())) > p.IdleTimeout {
+					cancel(errStalled)
+					return
+				}
+			}
+		}
+	}()
+	err := op(actx, func() { last.Store(time.Now().UnixNano()) })
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errStalled) {
+		return fmt.Errorf("%w for %v (%v)", errStalled, p.IdleTimeout, err)
 	}
 	return err
 }
@@ -124,7 +183,7 @@ type object struct {
 func list(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, rp RetryPolicy) ([]object, error) {
 	if loc.Path != "" {
 		var attrs *blob.Attributes
-		err := rp.retry(ctx, func() error {
+		err := rp.retry(ctx, func(ctx context.Context, _ func()) error {
 			var err error
 			attrs, err = b.Attributes(ctx, loc.Path)
 			return err
@@ -141,7 +200,7 @@ func list(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, 
 	for {
 		var page []*blob.ListObject
 		var next []byte
-		err := rp.retry(ctx, func() error {
+		err := rp.retry(ctx, func(ctx context.Context, _ func()) error {
 			var err error
 			page, next, err = b.ListPage(ctx, token, 1000, &blob.ListOptions{Prefix: loc.Prefix})
 			return err

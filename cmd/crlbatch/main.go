@@ -68,7 +68,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := app.Run(ctx, args)
 	code := exitCode(ctx, err)
 	if err != nil {
-		fmt.Fprintf(stderr, "crlbatch: %v\n", err)
+		msg := err.Error()
+		if code == exitInterrupt && errors.Is(err, context.Canceled) {
+			msg = "interrupted: nothing was published, and files written so far were removed"
+		}
+		// Drivers quote URLs in their errors: never print a secret.
+		fmt.Fprintf(stderr, "crlbatch: %s\n", pipeline.Redact(msg))
 	}
 	return code
 }

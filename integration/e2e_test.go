@@ -1,0 +1,106 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/pipeline"
+)
+
+// TestCloudEndToEnd scores the sweep from each server into a bucket of the
+// same server and checks the result against the local one: same files,
+// Parquet byte for byte, the report byte for byte but for the line naming
+// the input, the manifest but for what must differ, and DuckDB's reading of
+// them. It also checks the requests the job made
+// (one read per object, one listing page), refusing to replace a complete
+// result, --overwrite, and a single object as INPUT.
+func TestCloudEndToEnd(t *testing.T) {
+	for _, name := range []string{"s3", "gcs", "azure"} {
+		t.Run(name, func(t *testing.T) {
+			f := getFixture(t)
+			c := getCloud(t, name)
+			ctx := context.Background()
+			in := c.url(inBucket, inPrefix)
+			out := c.url(outBucket, "e2e")
+
+			c.proxy.Reset()
+			r := f.score(ctx, nil, in, out, "--concurrency", "4")
+			if r.code != 0 {
+				t.Fatalf("%s\nserver log:\n%s", r, c.srv.LogTail(20))
+			}
+			rc := countRequests(c.proxy.Log())
+			t.Logf("%s in %v; %v", name, r.elapsed.Round(1e6), rc)
+			report, _, _ := strings.Cut(out, "?")
+			if report += "/report.md"; !strings.Contains(r.stdout, "report: "+report+"\n") {
+				t.Errorf("stdout does not say the report is %s:\n%s", report, r.stdout)
+			}
+
+			dir, names := download(t, c, "e2e")
+			compareWithLocal(t, dir, names, f.ref, pipeline.Redact(in))
+			checkParquet(t, f, dir, f.runs)
+
+			// Requests: every object read once, nothing else read, the skipped
+			// files never fetched, one listing page for a small prefix.
+			want := map[string]bool{}
+			for _, k := range f.objects {
+				want[inPrefix+"/"+k] = true
+			}
+			for k, n := range rc.gets {
+				if !want[k] {
+					t.Errorf("the job read %s, which it must not (%d GETs)", k, n)
+				} else if n != 1 {
+					t.Errorf("the job read %s %d times, want once", k, n)
+				}
+			}
+			if len(rc.gets) != len(want) {
+				t.Errorf("the job read %d objects, want %d", len(rc.gets), len(want))
+			}
+			if n := rc.byKind["list"]; n != 1 {
+				t.Errorf("%d listing requests, want 1 (one page)", n)
+			}
+			if n := rc.byKind["put"]; n < len(outputNames) || n > 2*len(outputNames) {
+				t.Errorf("%d upload requests for %d files", n, len(outputNames))
+			}
+
+			// A complete result is not replaced without --overwrite (exit 2),
+			// and is untouched; with it, the new result goes to an attempt
+			// prefix that LATEST names, the same again, and the first result
+			// stays as it was.
+			r = f.score(ctx, nil, in, out)
+			if r.code != 2 || !strings.Contains(r.stderr, "--overwrite") {
+				t.Errorf("a second run without --overwrite: want exit 2 naming --overwrite, got %s", r)
+			}
+			r = f.score(ctx, nil, in, out, "--overwrite")
+			if r.code != 0 {
+				t.Fatalf("--overwrite: %s", r)
+			}
+			dir, names = download(t, c, "e2e")
+			if !slices.Contains(names, "LATEST") {
+				t.Fatalf("--overwrite wrote no LATEST beside the first result: %q", names)
+			}
+			latest, err := os.ReadFile(filepath.Join(dir, "LATEST"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			attempt := strings.TrimSuffix(strings.TrimSpace(string(latest)), "/")
+			if !strings.HasPrefix(attempt, "attempts/") {
+				t.Fatalf("LATEST holds %q, want attempts/<time>/", latest)
+			}
+			compareWithLocal(t, dir, slices.DeleteFunc(names, func(n string) bool { return n == "LATEST" }), f.ref, pipeline.Redact(in))
+			dir, names = download(t, c, "e2e/"+attempt)
+			compareWithLocal(t, dir, names, f.ref, pipeline.Redact(in))
+
+			// One object as INPUT.
+			r = f.score(ctx, nil, c.url(inBucket, singleKey), c.url(outBucket, "single"))
+			if r.code != 0 {
+				t.Fatalf("one object: %s", r)
+			}
+			dir, names = download(t, c, "single")
+			compareWithLocal(t, dir, names, f.refSingle, pipeline.Redact(c.url(inBucket, singleKey)))
+		})
+	}
+}
