@@ -144,6 +144,9 @@ func refAssemble(objs []object, idFields []string) ([]refRun, error) {
 			var ident, key []string
 			for _, f := range idFields {
 				if e, ok := extras[f]; ok && e.Canon != "" {
+					if e.Canon[0] == 'j' { // an object or array: identities are scalars
+						return nil, fmt.Errorf("identity field %s is not a scalar", f)
+					}
 					ident = append(ident, f+"\x00"+e.Canon)
 					key = append(key, f+"="+e.Canon[1:])
 				}
