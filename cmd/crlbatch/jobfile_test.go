@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,6 +48,27 @@ func FuzzParseJobFile(f *testing.F) {
 				t.Fatalf("key %q accepted twice", e.key)
 			}
 			seen[e.key] = true
+		}
+		// Accepted input round-trips: written back as YAML (every value
+		// quoted) it parses to the same keys and values.
+		var b strings.Builder
+		for _, e := range entries {
+			fmt.Fprintf(&b, "%s:\n", strconv.Quote(e.key))
+			for _, v := range e.values {
+				fmt.Fprintf(&b, "  - %s\n", strconv.Quote(v))
+			}
+		}
+		again, err := parseJobFile("again.yaml", []byte(b.String()))
+		if err != nil {
+			t.Fatalf("re-encoded job file refused: %v\n%s", err, b.String())
+		}
+		if len(again) != len(entries) {
+			t.Fatalf("%d entries after the round trip, want %d", len(again), len(entries))
+		}
+		for i := range entries {
+			if again[i].key != entries[i].key || strings.Join(again[i].values, "\x00") != strings.Join(entries[i].values, "\x00") {
+				t.Fatalf("entry %d: %+v after the round trip, want %+v", i, again[i], entries[i])
+			}
 		}
 	})
 }
