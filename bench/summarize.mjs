@@ -1,0 +1,181 @@
+// Prints the tables of bench/compare.sh (Markdown) from its measurements.
+//
+//   node bench/summarize.mjs DIR/results.tsv DIR/run.env [BASELINE/results.tsv]
+//
+// results.tsv: one line per timed run, tab-separated:
+//   tool input round bytes wall_s user_s sys_s maxrss_kb
+// run.env: key=value lines describing the invocation (machine, load, sweep).
+// The baseline is the results.tsv of the 1 GB run: the peak RSS of crlbatch
+// on it is compared with this run's (issue 7: within 1.5x with spilling).
+//
+// Every figure is the median over rounds (peak RSS: median, and the maximum).
+// MB is 10^6 bytes of JSONL, decompressed: zstd input is counted by the JSON
+// it holds, so that its MB/s compares with plain. MiB of RSS is 2^20 bytes.
+import { readFileSync } from 'node:fs';
+
+const [resultsPath, envPath, baselinePath] = process.argv.slice(2);
+if (!resultsPath || !envPath) {
+  console.error('usage: node bench/summarize.mjs results.tsv run.env [baseline-results.tsv]');
+  process.exit(2);
+}
+
+const readResults = (p) => readFileSync(p, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => {
+  const [tool, input, round, bytes, wall, user, sys, rss, others] = l.split('\t');
+  return { tool, input, round: +round, bytes: +bytes, wall: +wall, cpu: +user + +sys, rss: +rss / 1024, others: +(others || 0) };
+});
+const env = Object.fromEntries(readFileSync(envPath, 'utf8').split('\n').filter((l) => l.includes('='))
+  .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function summarize(results) {
+  const groups = new Map();
+  for (const r of results) {
+    const k = `${r.tool}\t${r.input}`;
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(r);
+  }
+  const out = new Map();
+  for (const [k, rs] of groups) {
+    const [tool, input] = k.split('\t');
+    const bytes = rs[0].bytes;
+    const wall = median(rs.map((r) => r.wall));
+    const cpu = median(rs.map((r) => r.cpu));
+    out.set(k, {
+      tool, input, n: rs.length, mb: bytes / 1e6, wall, cpu,
+      mbps: bytes / 1e6 / wall, mbpsCPU: bytes / 1e6 / cpu,
+      rss: median(rs.map((r) => r.rss)), rssMax: Math.max(...rs.map((r) => r.rss)),
+      best: Math.min(...rs.map((r) => r.wall)), others: median(rs.map((r) => r.others)),
+      walls: rs.map((r) => r.wall),
+    });
+  }
+  return out;
+}
+
+const S = summarize(readResults(resultsPath));
+const get = (tool, input) => S.get(`${tool}\t${input}`);
+const f = (x, d = 2) => (x === undefined || !Number.isFinite(x) ? '--' : x.toFixed(d));
+const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '--');
+const mark = (ok) => (ok === undefined ? '' : ok ? 'met' : 'not met');
+const lines = [];
+const p = (s = '') => lines.push(s);
+
+const label = {
+  crlbatch: 'crlbatch score',
+  'crlbatch-nospill': 'crlbatch score, default --memory-limit',
+  'crlbatch-c1': 'crlbatch score --concurrency 1',
+  'crlbatch-1core': 'crlbatch score --concurrency 1, GOMAXPROCS=1',
+  duckdb: `DuckDB read_ndjson(columns=…) + GROUP BY, ${env.duckdb_threads || 2} threads`,
+  'duckdb-auto': `DuckDB read_ndjson (auto-detected schema) + GROUP BY, ${env.duckdb_threads || 2} threads`,
+  pandas: 'pandas read_json + groupby',
+};
+const inputLabel = {
+  plain: 'plain', zstd: 'zstd', 'slice-plain': `plain, ${env.slice_objects}-object slice`,
+  'slice-zstd': `zstd, ${env.slice_objects}-object slice`,
+};
+
+p(`### ${f(env.raw_bytes / 1e6, 0)} MB of JSONL: ${env.objects} objects (one run each, per-step extras), ` +
+  `zstd copy ${f(env.zstd_bytes / 1e6, 0)} MB; ${env.rounds} alternating rounds, medians`);
+p();
+p(`- machine: ${env.nproc} cores, ${env.cpu}, ${env.mem_gib} GiB; ${env.go}; ${env.node}; ${env.python}`);
+p(`- crlbatch ${env.crlbatch_rev}; ${env.duckdb_engine || 'DuckDB not run'}; ${env.pandas_engine || 'pandas not run'}`);
+p(`- ${env.date}; load average before ${env.load_before}, after ${env.load_after}`);
+p(`- crlbatch flags: \`${env.crlbatch_flags}\`${env.memory_limit ? `, \`--memory-limit ${env.memory_limit}\`` : ''}`);
+p();
+p('| tool | input | MB | wall s | CPU s | MB/s | MB/s per CPU s | peak RSS MiB (median / max) | best wall s | others\' CPU |');
+p('| :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |');
+const order = ['crlbatch', 'crlbatch-nospill', 'duckdb', 'duckdb-auto', 'pandas', 'crlbatch-c1', 'crlbatch-1core'];
+const inputs = ['plain', 'zstd', 'slice-plain', 'slice-zstd'];
+for (const input of inputs) {
+  for (const tool of order) {
+    const s = get(tool, input);
+    if (!s) continue;
+    p(`| ${label[tool]} | ${inputLabel[input]} | ${f(s.mb, 0)} | ${f(s.wall)} | ${f(s.cpu)} | ${f(s.mbps, 0)} | ` +
+      `${f(s.mbpsCPU, 0)} | ${f(s.rss, 0)} / ${f(s.rssMax, 0)} | ${f(s.best)} | ${pct(s.others)} |`);
+  }
+}
+p();
+p('Medians over the rounds; best wall s is the fastest round. Others\' CPU: the median share of the machine that');
+p('other processes used during the runs (from /proc/stat); well above 0 % means the times above include');
+p('competition for the cores, and the comparison holds only as far as it hit every tool alike.');
+const busy = [...S.values()].filter((s) => s.others > 0.1);
+if (busy.length) p(`\n**The machine was shared**: others took over 10 % of it during ${busy.map((s) => `${s.tool}/${s.input}`).join(', ')}.`);
+p();
+
+// Ratios: throughput > 1 means crlbatch is faster; RSS < 1 means it holds less.
+p('| ratio (crlbatch / other) | plain | zstd | issue 7 target |');
+p('| :-- | --: | --: | :-- |');
+const ratio = (a, b, what) => (a && b ? (what === 'rss' ? a.rss / b.rss : a.mbps / b.mbps) : NaN);
+const row = (name, ta, ia, tb, ib, what, target) => {
+  const rp = ratio(get(ta, ia[0]), get(tb, ib[0]), what);
+  const rz = ratio(get(ta, ia[1]), get(tb, ib[1]), what);
+  if (!Number.isFinite(rp) && !Number.isFinite(rz)) return;
+  p(`| ${name} | ${f(rp)}x | ${f(rz)}x | ${target} |`);
+};
+row('throughput, crlbatch / DuckDB (same files)', 'crlbatch', ['plain', 'zstd'], 'duckdb', ['plain', 'zstd'], 'mbps',
+  `≥ 1.0x: ${mark(ratio(get('crlbatch', 'plain'), get('duckdb', 'plain'), 'mbps') >= 1)}`);
+row('peak RSS, crlbatch / DuckDB (same files)', 'crlbatch', ['plain', 'zstd'], 'duckdb', ['plain', 'zstd'], 'rss',
+  `< 1.0x: ${mark(ratio(get('crlbatch', 'plain'), get('duckdb', 'plain'), 'rss') < 1)}`);
+row('throughput, crlbatch / DuckDB with auto-detected schema', 'crlbatch', ['plain', 'zstd'], 'duckdb-auto', ['plain', 'zstd'], 'mbps', '');
+row('peak RSS, crlbatch / DuckDB with auto-detected schema', 'crlbatch', ['plain', 'zstd'], 'duckdb-auto', ['plain', 'zstd'], 'rss', '');
+row('throughput, crlbatch / pandas (same slice)', 'crlbatch', ['slice-plain', 'slice-zstd'], 'pandas',
+  ['slice-plain', 'slice-zstd'], 'mbps', '');
+row('peak RSS, crlbatch / pandas (same slice)', 'crlbatch', ['slice-plain', 'slice-zstd'], 'pandas',
+  ['slice-plain', 'slice-zstd'], 'rss', '');
+row('throughput, crlbatch on the whole sweep / pandas on the slice', 'crlbatch', ['plain', 'zstd'], 'pandas',
+  ['slice-plain', 'slice-zstd'], 'mbps', '');
+p();
+
+const zs = [];
+for (const [tool, ip, iz] of [['crlbatch', 'plain', 'zstd'], ['duckdb', 'plain', 'zstd'], ['duckdb-auto', 'plain', 'zstd'], ['pandas', 'slice-plain', 'slice-zstd'],
+  ['crlbatch', 'slice-plain', 'slice-zstd']]) {
+  const a = get(tool, ip);
+  const b = get(tool, iz);
+  if (a && b) zs.push(`${tool}${ip.startsWith('slice') ? ' (slice)' : ''} ${pct(b.mbps / a.mbps)}`);
+}
+if (zs.length) {
+  const c = get('crlbatch', 'plain');
+  const z = get('crlbatch', 'zstd');
+  p(`zstd throughput as a share of plain (MB/s of the JSON inside): ${zs.join(', ')}` +
+    (c && z ? ` — issue 7 target for crlbatch ≥ 70 %: ${mark(z.mbps / c.mbps >= 0.7)}.` : '.'));
+  p();
+}
+
+const c2 = get('crlbatch', 'plain');
+const c1 = get('crlbatch-c1', 'plain');
+const k1 = get('crlbatch-1core', 'plain');
+if (c2 && (c1 || k1)) {
+  const parts = [];
+  if (c1) parts.push(`--concurrency 1 → ${env.nproc}: ${f(c1.wall / c2.wall)}x (${f(c1.wall)} s → ${f(c2.wall)} s)`);
+  if (k1) parts.push(`one core (GOMAXPROCS=1 --concurrency 1) → ${env.nproc}: ${f(k1.wall / c2.wall)}x (${f(k1.wall)} s → ${f(c2.wall)} s)`);
+  p(`crlbatch speed-up, wall time on plain input: ${parts.join('; ')} — issue 7 target ≥ 1.6x: ` +
+    `${mark((k1 || c1).wall / c2.wall >= 1.6)}${k1 ? ' (judged on the one-core run)' : ''}.`);
+  p();
+}
+
+if (baselinePath) {
+  const B = summarize(readResults(baselinePath));
+  const b = B.get('crlbatch\tplain');
+  const bz = B.get('crlbatch\tzstd');
+  const here = [['plain', c2, b], ['zstd', get('crlbatch', 'zstd'), bz]].filter(([, a, c]) => a && c);
+  if (here.length) {
+    p(`Flat memory: crlbatch peak RSS on this ${f(env.raw_bytes / 1e9, 1)} GB sweep` +
+      `${env.memory_limit ? ` (--memory-limit ${env.memory_limit})` : ''} against the ${f(b.mb / 1e3, 1)} GB run's (default limit):`);
+    p();
+    p('| input | this run, max MiB | 1 GB run, median MiB | ratio | issue 7 target ≤ 1.5x |');
+    p('| :-- | --: | --: | --: | :-- |');
+    for (const [input, a, c] of here) {
+      p(`| ${input} | ${f(a.rssMax, 0)} | ${f(c.rss, 0)} | ${f(a.rssMax / c.rss)}x | ${mark(a.rssMax / c.rss <= 1.5)} |`);
+    }
+    const ns = get('crlbatch-nospill', 'plain');
+    if (ns) p(`\nWithout the limit (default: half the machine's memory, no spilling) the same sweep peaks at ${f(ns.rssMax, 0)} MiB (${f(ns.rssMax / b.rss)}x).`);
+    p();
+  }
+}
+
+p('Wall times per round (s): ' + [...S.values()].map((s) => `${s.tool}/${s.input} ${s.walls.map((w) => w.toFixed(2)).join(' ')}`).join('; '));
+process.stdout.write(lines.join('\n') + '\n');
