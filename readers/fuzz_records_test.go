@@ -26,18 +26,34 @@ func refRecordLine(line []byte) bool {
 // start skipped, '\n' ends, a '\r' before it dropped, blank lines skipped)
 // and returns the 1-based number of the first line the reference rejects,
 // or 0.
-func refFirstBadLine(data []byte) int {
+func refFirstBadLine(data []byte, identity []string) int {
 	data = bytes.TrimPrefix(data, bom)
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(bytes.Trim(line, " \t\r")) == 0 {
 			continue
 		}
-		if !refRecordLine(line) {
+		if !refRecordLine(line) || !refScalarIdentity(line, identity) {
 			return i + 1
 		}
 	}
 	return 0
+}
+
+// refScalarIdentity reports whether every identity field of a valid line is
+// a scalar or null (PROTOCOLS 1.1: identities are scalars).
+func refScalarIdentity(line []byte, identity []string) bool {
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		return false
+	}
+	for _, f := range identity {
+		switch m[f].(type) {
+		case map[string]any, []any:
+			return false
+		}
+	}
+	return true
 }
 
 // sameRecord compares two records field by field: the same names (in the
@@ -129,7 +145,7 @@ func FuzzDecodeRecords(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		obj, err := DecodeRecords(testURL, "k", bytes.NewReader(data), opts)
 		if !bytes.HasPrefix(data, gzipMagic) && !bytes.HasPrefix(data, zstdMagic) {
-			bad := refFirstBadLine(data)
+			bad := refFirstBadLine(data, opts.IdentityFields)
 			switch {
 			case bad == 0 && err != nil:
 				t.Fatalf("%q: %v; the reference accepts it", data, err)
