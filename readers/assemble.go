@@ -68,35 +68,20 @@ func planRuns(objects []*ObjectRuns, opts Options) ([]*run, error) {
 			return nil, fmt.Errorf("readers: Assemble: the rows of %s were released (by Release, or by an earlier assembly of the spilled object)", o.URL)
 		}
 	}
-	var runs []*run
-	byIdent := map[string]*run{}
-	byKey := map[string]*run{}
-	for _, o := range objects {
-		for _, p := range o.parts {
-			var r *run
-			if !p.anon {
-				r = byIdent[p.identKey]
-			}
-			if r == nil {
-				if prev := byKey[p.runKey]; prev != nil {
-					q := prev.pieces[0]
-					return nil, &DataError{URL: o.URL, Line: p.firstLine, Msg: fmt.Sprintf(
-						"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
-						p.runKey, describeIdent(q.p.ident), q.obj.URL, q.p.firstLine, describeIdent(p.ident))}
-				}
-				if len(runs) >= opts.MaxRuns {
-					return nil, &DataError{URL: o.URL, Line: p.firstLine,
-						Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", opts.MaxRuns), Err: ErrLimit}
-				}
-				r = &run{key: p.runKey}
-				runs = append(runs, r)
-				byKey[r.key] = r
-				if !p.anon {
-					byIdent[p.identKey] = r
-				}
-			}
-			r.pieces = append(r.pieces, piece{o, p})
+	groups, err := groupRuns(objects, func(o *ObjectRuns) string { return o.URL },
+		func(o *ObjectRuns) []*part { return o.parts },
+		func(p *part) partHeader { return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine} },
+		opts.MaxRuns)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]*run, len(groups))
+	for i, g := range groups {
+		r := &run{key: g[0].p.runKey, pieces: make([]piece, len(g))}
+		for k, pc := range g {
+			r.pieces[k] = piece{pc.obj, pc.p}
 		}
+		runs[i] = r
 	}
 	return runs, nil
 }
@@ -193,4 +178,61 @@ func appendPart(b *skyfall.Builder, pt *skyfall.Trace, po map[string]labelOrigin
 		row.Gamma, row.HasGamma = pt.Gamma, pt.HasGamma && i == 0
 		b.Add(&row)
 	}
+}
+
+// partHeader is what run grouping needs of a part of one object, for both
+// skyfall objects and record objects.
+type partHeader struct {
+	anon      bool
+	identKey  string
+	runKey    string
+	ident     []identValue
+	firstLine int
+}
+
+// pieceOf is one part of a run and the object holding it.
+type pieceOf[O, P any] struct {
+	obj O
+	p   P
+}
+
+// groupRuns groups the parts of objects (in bytewise key order) into runs
+// (PROTOCOLS 1.2): parts with equal identities form one run across objects,
+// each anonymous part a run of its own; runs in order of their first part,
+// pieces in object order. Two distinct identities with one run key, and more
+// than maxRuns runs, are DataErrors.
+func groupRuns[O, P any](objects []O, url func(O) string, parts func(O) []P, head func(P) partHeader, maxRuns int) ([][]pieceOf[O, P], error) {
+	var runs [][]pieceOf[O, P]
+	byIdent := map[string]int{}
+	byKey := map[string]int{}
+	for _, o := range objects {
+		for _, p := range parts(o) {
+			h := head(p)
+			i, found := 0, false
+			if !h.anon {
+				i, found = byIdent[h.identKey]
+			}
+			if !found {
+				if prev, clash := byKey[h.runKey]; clash {
+					first := runs[prev][0]
+					q := head(first.p)
+					return nil, &DataError{URL: url(o), Line: h.firstLine, Msg: fmt.Sprintf(
+						"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
+						h.runKey, describeIdent(q.ident), url(first.obj), q.firstLine, describeIdent(h.ident))}
+				}
+				if len(runs) >= maxRuns {
+					return nil, &DataError{URL: url(o), Line: h.firstLine,
+						Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", maxRuns), Err: ErrLimit}
+				}
+				i = len(runs)
+				runs = append(runs, nil)
+				byKey[h.runKey] = i
+				if !h.anon {
+					byIdent[h.identKey] = i
+				}
+			}
+			runs[i] = append(runs[i], pieceOf[O, P]{o, p})
+		}
+	}
+	return runs, nil
 }

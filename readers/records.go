@@ -929,43 +929,21 @@ func AssembleRecords(objects []*ObjectRecords, opts RecordOptions) ([]*RecordRun
 				o.URL, o.idents, o.schema, opts.IdentityFields, opts.SchemaFields)
 		}
 	}
-	type recordPiece struct {
-		obj *ObjectRecords
-		p   *recordPart
-	}
+	type recordPiece = pieceOf[*ObjectRecords, *recordPart]
 	type recordRun struct {
 		key    string
 		pieces []recordPiece
 	}
-	var runs []*recordRun
-	byIdent := map[string]*recordRun{}
-	byKey := map[string]*recordRun{}
-	for _, o := range objects {
-		for _, p := range o.parts {
-			var r *recordRun
-			if !p.anon {
-				r = byIdent[p.identKey]
-			}
-			if r == nil {
-				if prev := byKey[p.runKey]; prev != nil {
-					q := prev.pieces[0]
-					return nil, &DataError{URL: o.URL, Line: p.firstLine, Msg: fmt.Sprintf(
-						"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
-						p.runKey, describeIdent(q.p.ident), q.obj.URL, q.p.firstLine, describeIdent(p.ident))}
-				}
-				if len(runs) >= opts.MaxRuns {
-					return nil, &DataError{URL: o.URL, Line: p.firstLine,
-						Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", opts.MaxRuns), Err: ErrLimit}
-				}
-				r = &recordRun{key: p.runKey}
-				runs = append(runs, r)
-				byKey[r.key] = r
-				if !p.anon {
-					byIdent[p.identKey] = r
-				}
-			}
-			r.pieces = append(r.pieces, recordPiece{o, p})
-		}
+	groups, err := groupRuns(objects, func(o *ObjectRecords) string { return o.URL },
+		func(o *ObjectRecords) []*recordPart { return o.parts },
+		func(p *recordPart) partHeader { return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine} },
+		opts.MaxRuns)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]*recordRun, len(groups))
+	for i, g := range groups {
+		runs[i] = &recordRun{key: g[0].p.runKey, pieces: g}
 	}
 
 	out := make([]*RecordRun, len(runs))
