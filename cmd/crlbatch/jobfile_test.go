@@ -53,6 +53,10 @@ func FuzzParseJobFile(f *testing.F) {
 		// quoted) it parses to the same keys and values.
 		var b strings.Builder
 		for _, e := range entries {
+			if len(e.values) == 0 {
+				fmt.Fprintf(&b, "%s: []\n", strconv.Quote(e.key))
+				continue
+			}
 			fmt.Fprintf(&b, "%s:\n", strconv.Quote(e.key))
 			for _, v := range e.values {
 				fmt.Fprintf(&b, "  - %s\n", strconv.Quote(v))
