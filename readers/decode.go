@@ -104,6 +104,7 @@ type labelOrigin struct {
 // of the part.
 type candidate struct {
 	name  string
+	id    uint8 // the field's key ID in the row decoder, or noKey
 	raw   []byte
 	kind  byte
 	canon string
@@ -138,6 +139,10 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 		byIdent: map[string]*part{},
 		intern:  map[string]string{},
 		idPos:   make([]int, len(opts.IdentityFields)),
+		idIDs:   make([]uint8, len(opts.IdentityFields)),
+	}
+	for i, f := range opts.IdentityFields {
+		od.idIDs[i] = od.dec.top.intern([]byte(f), -1)
 	}
 	lr := newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes)
 	for {
@@ -200,7 +205,10 @@ type objectDecoder struct {
 	byIdent  map[string]*part
 	anon     *part
 	intern   map[string]string
-	idPos    []int // where each identity field was in the last row's extras
+	idPos    []int   // where each identity field was in the last row's extras
+	idIDs    []uint8 // each identity field's key ID in dec's keyTable
+	labelGen int     // dec.labelGen when label was interned
+	label    string
 	sig      []byte
 	lastSig  []byte
 	lastPart *part
@@ -226,7 +234,7 @@ func (od *objectDecoder) partFor(line int) (*part, error) {
 	ex := od.dec.extras
 	sig := od.sig[:0]
 	for i, f := range od.opts.IdentityFields {
-		j := findExtra(ex, f, od.idPos[i])
+		j := od.dec.extraAt(od.idIDs[i], f, od.idPos[i])
 		if j < 0 || ex[j].kind == kindNull {
 			sig = append(sig, 0)
 			continue
@@ -332,7 +340,10 @@ func (od *objectDecoder) internBytes(b []byte) string {
 func (od *objectDecoder) add(p *part, line int) error {
 	d := od.dec
 	row := &d.row
-	row.Label = od.internBytes(d.label)
+	if od.labelGen != d.labelGen {
+		od.label, od.labelGen = od.internBytes(d.label), d.labelGen
+	}
+	row.Label = od.label
 	row.Origin, row.AliasOf = "", ""
 	if row.HasOrigin {
 		row.Origin = od.internBytes(d.origin)
@@ -370,7 +381,7 @@ func (od *objectDecoder) add(p *part, line int) error {
 				continue
 			}
 			p.cands = append(p.cands, candidate{
-				name: string(e.key), raw: bytes.Clone(e.val), kind: e.kind,
+				name: string(e.key), id: e.id, raw: bytes.Clone(e.val), kind: e.kind,
 				canon: string(appendCanonical(nil, e.val, e.kind)), alive: true, pos: i,
 			})
 		}
@@ -381,7 +392,7 @@ func (od *objectDecoder) add(p *part, line int) error {
 		if !c.alive {
 			continue
 		}
-		j := findExtra(ex, c.name, c.pos)
+		j := d.extraAt(c.id, c.name, c.pos)
 		if j < 0 || ex[j].kind == kindNull {
 			c.alive = false
 			continue

@@ -50,6 +50,13 @@ func fastRow(line []byte, comps []string) (*refRow, error) {
 	if err := d.decode(line); err != nil {
 		return nil, err
 	}
+	out := decodedRow(d)
+	slices.SortFunc(out.Extras, func(a, b refExtra) int { return strings.Compare(a.Key, b.Key) })
+	return out, nil
+}
+
+// decodedRow is the row d decoded last, extras in the order of the line.
+func decodedRow(d *rowDecoder) *refRow {
 	r := d.row
 	out := &refRow{Reward: r.Reward, Label: string(d.label), Comps: slices.Clone(r.Comps), Invalid: r.Invalid}
 	if r.HasOrigin {
@@ -76,8 +83,7 @@ func fastRow(line []byte, comps []string) (*refRow, error) {
 		}
 		out.Extras = append(out.Extras, x)
 	}
-	slices.SortFunc(out.Extras, func(a, b refExtra) int { return strings.Compare(a.Key, b.Key) })
-	return out, nil
+	return out
 }
 
 // refDecode is the reference decoder: encoding/json, plus the checks it
@@ -395,6 +401,64 @@ func FuzzDecodeRow(f *testing.F) {
 			t.Fatalf("%q: scanner: %v; reference: %v", line, got, werr)
 		case !got.equal(want):
 			t.Fatalf("%q:\nscanner   %v\nreference %v", line, got, want)
+		}
+	})
+}
+
+// FuzzDecodeSequence checks the fast path for rows shaped like the ones
+// before (keys.go) against the general path: every line of the input goes
+// through one decoder that has seen the lines before it, and through a
+// fresh decoder that has seen nothing. Both must give the same row, extras
+// in the same order, or the same error, field and message alike. The
+// lookups of identity and metadata fields by key ID must find what a
+// search by name finds.
+func FuzzDecodeSequence(f *testing.F) {
+	f.Add([]byte(rows0))
+	f.Add(benchRows(40))
+	f.Add([]byte(okRow + "\n" + okRow + "\n" + strings.Replace(okRow, `"run_id"`, `"run_\u0069d"`, 1)))
+	for _, s := range []string{
+		// A cached value continued: "3" then "35", "a" then "a"x.
+		"{\"reward\":1,\"regime_id\":\"a\",\"seed\":3}\n{\"reward\":1,\"regime_id\":\"a\",\"seed\":35}\n{\"reward\":1,\"regime_id\":\"a\",\"seed\":3.5}\n{\"reward\":1,\"regime_id\":\"a\",\"seed\":3e1}",
+		"{\"reward\":1,\"regime_id\":\"a\",\"t\":\"x\"}\n{\"reward\":1,\"regime_id\":\"a\"x,\"t\":\"x\"}\n{\"reward\":1,\"regime_id\":\"a\",\"t\":\"x\"y}",
+		// Repeated keys, predicted and not; keys out of the usual order.
+		"{\"reward\":1,\"regime_id\":\"a\",\"k\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"k\":1,\"k\":1}\n{\"regime_id\":\"a\",\"k\":1,\"reward\":1,\"reward\":2}",
+		"{\"reward\":1,\"regime_id\":\"a\",\"components\":{\"progress\":1,\"c\":2}}\n{\"reward\":1,\"regime_id\":\"a\",\"components\":{\"progress\":1,\"progress\":2}}\n{\"reward\":1,\"regime_id\":\"a\",\"components\":{\"c\":1 ,\"progress\":\"x\"}}",
+		// gamma cached, then of another type; labels with escapes.
+		"{\"reward\":1,\"regime_id\":\"a\\u0062\",\"gamma\":0.99}\n{\"reward\":1,\"regime_id\":\"a\\u0062\",\"gamma\":0.99}\n{\"reward\":1,\"regime_id\":\"ab\",\"gamma\":\"0.99\"}\n{\"reward\":1,\"regime_id\":\"ab\",\"gamma\":null}",
+		// Whitespace around the punctuation of a predicted key.
+		"{\"reward\":1,\"regime_id\":\"a\"}\n{ \"reward\" : 1 , \"regime_id\" :\"a\" }\n{\"reward\"\t:1,\"regime_id\":\"a\"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	idents := DefaultIdentityFields
+	f.Fuzz(func(t *testing.T, data []byte) {
+		seq := newRowDecoder(fuzzComps)
+		var ids []uint8
+		for _, name := range idents {
+			ids = append(ids, seq.top.intern([]byte(name), -1))
+		}
+		for n, line := range bytes.Split(data, []byte("\n")) {
+			fresh := newRowDecoder(fuzzComps)
+			gerr, werr := seq.decode(line), fresh.decode(line)
+			switch {
+			case gerr != nil && werr != nil:
+				if *gerr != *werr {
+					t.Fatalf("line %d %q:\nafter the lines before: %v\nalone:                  %v", n+1, line, gerr, werr)
+				}
+				continue
+			case gerr != nil || werr != nil:
+				t.Fatalf("line %d %q:\nafter the lines before: %v\nalone:                  %v", n+1, line, gerr, werr)
+			}
+			got, want := decodedRow(seq), decodedRow(fresh)
+			if !got.equal(want) {
+				t.Fatalf("line %d %q:\nafter the lines before: %v\nalone:                  %v", n+1, line, got, want)
+			}
+			for i, name := range idents {
+				j, k := seq.extraAt(ids[i], name, 0), findExtra(fresh.extras, name, 0)
+				if (j < 0) != (k < 0) || j >= 0 && !bytes.Equal(seq.extras[j].val, fresh.extras[k].val) {
+					t.Fatalf("line %d %q: field %s found at %d by ID, %d by name", n+1, line, name, j, k)
+				}
+			}
 		}
 	})
 }

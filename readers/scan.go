@@ -88,6 +88,7 @@ type extra struct {
 	key  []byte
 	val  []byte
 	kind byte
+	id   uint8 // the key's ID in the decoder's top-level keyTable, or noKey
 }
 
 // rowDecoder is the hand-written scanner specialised to skyfall rows. It
@@ -113,10 +114,25 @@ type rowDecoder struct {
 	aliasBuf []byte
 	sets     []*keySet // one per nesting depth, for repeated-key checks
 	escaped  bool      // the last scanString met an escape
+
+	// The fast path for rows shaped like the ones before (keys.go).
+	top      *keyTable // top-level keys; the schema fields first, as IDs 0-7
+	compKeys *keyTable // components keys; the requested components first
+	gammaID  uint8
+	exSeen   uint64         // IDs of the top-level keys among extras
+	exAt     [maxKeys]int16 // where each of them is in extras
+	labelRaw []byte         // raw text of the last valid regime_id
+	labelDec []byte         // and its decoded value
+	labelGen int            // counts the changes of labelRaw
 }
 
+// schemaNames are the schema fields by their f* constant.
+var schemaNames = [...]string{fReward: "reward", fRegimeID: "regime_id", fRegimeOrigin: "regime_origin",
+	fAliasOf: "alias_of", fStep: "step", fComponents: "components", fInvalidAction: "invalid_action",
+	fEffectiveRank: "effective_rank"}
+
 func newRowDecoder(components []string) *rowDecoder {
-	d := &rowDecoder{comps: components}
+	d := &rowDecoder{comps: components, top: newKeyTable(), compKeys: newKeyTable()}
 	d.row.Comps = make([]float64, len(components))
 	if len(components) > 8 {
 		d.compIdx = make(map[string]int, len(components))
@@ -124,7 +140,28 @@ func newRowDecoder(components []string) *rowDecoder {
 			d.compIdx[c] = i
 		}
 	}
+	for f, name := range schemaNames {
+		d.top.intern([]byte(name), f)
+	}
+	d.gammaID = d.top.intern([]byte("gamma"), -1)
+	for i, c := range components {
+		if d.compKeys.lookup(c) == noKey {
+			d.compKeys.intern([]byte(c), i)
+		}
+	}
 	return d
+}
+
+// extraAt returns the index in d.extras of the top-level key with ID id
+// (name when id is noKey, trying hint first), or -1 when the row lacks it.
+func (d *rowDecoder) extraAt(id uint8, name string, hint int) int {
+	if id != noKey {
+		if d.exSeen&(1<<id) != 0 {
+			return int(d.exAt[id])
+		}
+		return -1
+	}
+	return findExtra(d.extras, name, hint)
 }
 
 // keySet finds a repeated key within one object. Small objects compare
@@ -264,6 +301,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	d.data, d.pos = line, 0
 	d.field, d.sub = nil, nil
 	d.seen = 0
+	d.exSeen = 0
 	d.extras = d.extras[:0]
 	d.label, d.origin, d.alias = nil, nil, nil
 	r := &d.row
@@ -290,57 +328,61 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
 	} else {
+		prev := startKey
+		var ids uint64 // IDs of the keys met so far
 		for {
 			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 				return d.syntax("a key")
 			}
 			koff := d.pos
-			key, err := d.scanString(true, nil)
-			if err != nil {
-				return err
+			var key []byte
+			id := d.top.predict(prev, d.data, d.pos)
+			if id != noKey {
+				key = d.top.keys[id].name
+				d.pos += len(d.top.keys[id].quoted)
+			} else {
+				k, err := d.scanString(true, nil)
+				if err != nil {
+					return err
+				}
+				key = k
+				if id = d.top.intern(k, -1); id != noKey {
+					key = d.top.keys[id].name
+				}
 			}
+			d.top.follow(prev, id)
+			prev = id
 			d.field = key
-			d.skipWS()
 			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return d.syntax("':'")
+				d.skipWS()
+				if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+					return d.syntax("':'")
+				}
 			}
 			d.pos++
 			d.skipWS()
-			if f := schemaField(key); f >= 0 {
-				if d.seen&(1<<f) != 0 {
+			f := -1
+			if id != noKey {
+				if ids&(1<<id) != 0 {
 					return d.fail("repeated key")
 				}
+				ids |= 1 << id
+				f = d.top.keys[id].field
+			} else if top.add(d, key, koff) {
+				return d.fail("repeated key")
+			}
+			if f >= 0 {
 				d.seen |= 1 << f
 				if err := d.schemaValue(f); err != nil {
 					return err
 				}
-			} else {
-				if top.add(d, key, koff) {
-					return d.fail("repeated key")
-				}
-				start := d.pos
-				kind, err := d.skipValue(1)
-				if err != nil {
-					return err
-				}
-				d.extras = append(d.extras, extra{key: key, val: d.data[start:d.pos], kind: kind})
-				if string(key) == "gamma" {
-					switch kind {
-					case kindNumber:
-						end := d.pos
-						d.pos = start
-						v, _, err := d.number(true)
-						if err != nil {
-							return err
-						}
-						d.pos = end
-						r.Gamma, r.HasGamma = v, true
-					case kindNull:
-					default:
-						d.pos = start
-						return d.typeError(kind, "number")
-					}
-				}
+			} else if err := d.extraValue(key, id); err != nil {
+				return err
+			}
+			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+				d.pos++
+				d.skipWS()
+				continue
 			}
 			d.skipWS()
 			if d.pos < len(d.data) && d.data[d.pos] == ',' {
@@ -366,6 +408,65 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	if d.seen&(1<<fRegimeID) == 0 {
 		return &rowError{field: "regime_id", msg: "missing (a string is required)"}
 	}
+	return nil
+}
+
+// extraValue validates the value at d.pos of key, a top-level key that is
+// not a schema field (id is its ID, or noKey), and appends it to d.extras.
+// A value whose raw bytes repeat the key's last valid value is not
+// validated again.
+func (d *rowDecoder) extraValue(key []byte, id uint8) *rowError {
+	start := d.pos
+	var ki *keyInfo
+	if id != noKey {
+		ki = &d.top.keys[id]
+	}
+	var kind byte
+	hit := false
+	if ki != nil && !ki.off {
+		if n := ki.cached(d.data, d.pos); n > 0 {
+			d.pos += n
+			kind, hit = ki.lastKind, true
+			ki.hits++
+		}
+	}
+	if !hit {
+		k, err := d.skipValue(1)
+		if err != nil {
+			return err
+		}
+		kind = k
+	}
+	val := d.data[start:d.pos]
+	if id == d.gammaID {
+		switch kind {
+		case kindNumber:
+			if hit {
+				d.row.Gamma = ki.lastNum
+			} else {
+				d.pos = start
+				v, _, err := d.number(true)
+				if err != nil {
+					return err
+				}
+				d.row.Gamma = v
+			}
+			d.row.HasGamma = true
+		case kindNull:
+		default:
+			d.pos = start
+			return d.typeError(kind, "number")
+		}
+	}
+	if !hit && ki != nil && !ki.off {
+		ki.remember(val, kind)
+		ki.lastNum = d.row.Gamma
+	}
+	if id != noKey {
+		d.exSeen |= 1 << id
+		d.exAt[id] = int16(len(d.extras))
+	}
+	d.extras = append(d.extras, extra{key: key, val: val, kind: kind, id: id})
 	return nil
 }
 
@@ -419,6 +520,12 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 		if k != kindString {
 			return d.wrongType("string")
 		}
+		if n := len(d.labelRaw); n > 0 && len(d.data)-d.pos >= n && bytes.Equal(d.data[d.pos:d.pos+n], d.labelRaw) {
+			d.pos += n // a string ends at its closing quote: the same label
+			d.label = d.labelDec
+			return nil
+		}
+		start := d.pos
 		s, err := d.scanString(true, d.labelBuf[:0])
 		if err != nil {
 			return err
@@ -427,6 +534,9 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 		if d.escaped {
 			d.labelBuf = s[:0]
 		}
+		d.labelRaw = append(d.labelRaw[:0], d.data[start:d.pos]...)
+		d.labelDec = append(d.labelDec[:0], s...)
+		d.labelGen++
 	case fRegimeOrigin, fAliasOf:
 		switch k {
 		case kindNull:
@@ -527,40 +637,66 @@ func (d *rowDecoder) components() *rowError {
 		d.pos++
 		return nil
 	}
+	t := d.compKeys
+	prev := startKey
+	var ids uint64
 	for {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return d.syntax("a key")
 		}
 		koff := d.pos
-		key, err := d.scanString(true, nil)
-		if err != nil {
-			return err
+		var key []byte
+		id := t.predict(prev, d.data, d.pos)
+		if id != noKey {
+			key = t.keys[id].name
+			d.pos += len(t.keys[id].quoted)
+		} else {
+			k, err := d.scanString(true, nil)
+			if err != nil {
+				return err
+			}
+			key = k
+			if id = t.intern(k, -1); id != noKey {
+				key = t.keys[id].name
+			}
 		}
+		t.follow(prev, id)
+		prev = id
 		d.sub = key
-		if set.add(d, key, koff) {
-			return d.fail("repeated key")
+		idx := -1
+		if id != noKey {
+			if ids&(1<<id) != 0 {
+				return d.fail("repeated key")
+			}
+			ids |= 1 << id
+			idx = t.keys[id].field
+		} else {
+			if set.add(d, key, koff) {
+				return d.fail("repeated key")
+			}
+			if d.compIdx != nil {
+				if i, ok := d.compIdx[string(key)]; ok {
+					idx = i
+				}
+			} else {
+				for i, c := range d.comps {
+					if c == string(key) {
+						idx = i
+						break
+					}
+				}
+			}
 		}
-		d.skipWS()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return d.syntax("':'")
+			d.skipWS()
+			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+				return d.syntax("':'")
+			}
 		}
 		d.pos++
 		d.skipWS()
 		if d.peekKind() != kindNumber {
 			return d.wrongType("number")
-		}
-		idx := -1
-		if d.compIdx != nil {
-			if i, ok := d.compIdx[string(key)]; ok {
-				idx = i
-			}
-		} else {
-			for i, c := range d.comps {
-				if c == string(key) {
-					idx = i
-					break
-				}
-			}
 		}
 		v, _, err := d.number(idx >= 0)
 		if err != nil {

@@ -1,0 +1,157 @@
+package readers
+
+import "bytes"
+
+// The rows of one object nearly always repeat one shape: the same keys in
+// the same order, most identity and metadata values unchanged from the
+// previous row. The row decoder exploits that without trusting it: a
+// keyTable numbers the keys it has met, predicts each key from the one
+// before it, and confirms the prediction by comparing the raw bytes; a
+// value cache skips the validation of a value whose raw bytes equal the
+// last valid value of the same key. Whatever does not match takes the
+// general path, so a row decodes to exactly what a fresh decoder gives it,
+// error messages included (FuzzDecodeSequence checks this).
+
+// maxKeys bounds a keyTable: its keys' IDs are bits of a uint64. Keys met
+// once the table is full take the general path (keySet) for good.
+const maxKeys = 64
+
+// noKey is the ID of no key: a key not in the table, or no prediction.
+// startKey stands for the start of an object, before its first key.
+const (
+	noKey    uint8 = 0xff
+	startKey uint8 = 0xfe
+)
+
+// keyInfo is one key of a keyTable.
+type keyInfo struct {
+	name   []byte // the decoded key
+	quoted []byte // `"name"` when those raw bytes decode to name, else nil
+	field  int    // what the key is to the decoder (schema field, component index), or -1
+	next   uint8  // the ID of the key that followed this one last time, or noKey
+
+	// The value cache (top-level keys other than schema fields).
+	last     []byte  // raw text of the last valid value; nil when none or off
+	lastKind byte    // its kind
+	lastNum  float64 // its value, when the key is gamma and the value a number
+	hits     int
+	misses   int
+	off      bool // values change too often for the cache to pay
+}
+
+// keyTable numbers the keys of one object level (the top level, or the
+// components object) across the rows of an object.
+type keyTable struct {
+	keys  []keyInfo
+	ids   map[string]uint8
+	first uint8 // the ID of the first key of the last object, or noKey
+}
+
+func newKeyTable() *keyTable {
+	return &keyTable{ids: make(map[string]uint8), first: noKey}
+}
+
+// intern returns the ID of name, adding it (with field) when the table has
+// room; noKey when it has none.
+func (t *keyTable) intern(name []byte, field int) uint8 {
+	if id, ok := t.ids[string(name)]; ok {
+		return id
+	}
+	if len(t.keys) >= maxKeys {
+		return noKey
+	}
+	id := uint8(len(t.keys))
+	k := keyInfo{name: bytes.Clone(name), field: field, next: noKey}
+	if k.name == nil {
+		k.name = []byte{}
+	}
+	if plainKey(name) {
+		k.quoted = make([]byte, 0, len(name)+2)
+		k.quoted = append(append(append(k.quoted, '"'), name...), '"')
+	}
+	t.keys = append(t.keys, k)
+	t.ids[string(k.name)] = id
+	return id
+}
+
+// lookup returns the ID of name, or noKey when it is not in the table.
+func (t *keyTable) lookup(name string) uint8 {
+	if id, ok := t.ids[name]; ok {
+		return id
+	}
+	return noKey
+}
+
+// plainKey reports whether `"name"` as raw JSON decodes to name: printable
+// ASCII without '"' or '\\'.
+func plainKey(name []byte) bool {
+	for _, c := range name {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// predict returns the predicted key's ID when data at pos starts with its
+// quoted form (then the key string ends at pos+len(quoted)), else noKey.
+func (t *keyTable) predict(prev uint8, data []byte, pos int) uint8 {
+	var p uint8
+	switch prev {
+	case startKey:
+		p = t.first
+	case noKey:
+		return noKey
+	default:
+		p = t.keys[prev].next
+	}
+	if p == noKey {
+		return noKey
+	}
+	q := t.keys[p].quoted
+	if q != nil && len(data)-pos >= len(q) && bytes.Equal(data[pos:pos+len(q)], q) {
+		return p
+	}
+	return noKey
+}
+
+// follow records that key id came after key prev (startKey: first). After
+// a key not in the table there is nothing to record.
+func (t *keyTable) follow(prev, id uint8) {
+	switch prev {
+	case startKey:
+		t.first = id
+	case noKey:
+	default:
+		t.keys[prev].next = id
+	}
+}
+
+// cached returns the length of the cached value of k when the raw bytes at
+// pos repeat it, else 0. A number must also end where the cached one ends
+// ("3" is not a prefix match of "35").
+func (k *keyInfo) cached(data []byte, pos int) int {
+	n := len(k.last)
+	if n == 0 || len(data)-pos < n || !bytes.Equal(data[pos:pos+n], k.last) {
+		return 0
+	}
+	if k.lastKind == kindNumber && pos+n < len(data) {
+		switch data[pos+n] {
+		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', 'e', 'E', '+', '-':
+			return 0
+		}
+	}
+	return n
+}
+
+// remember keeps val, just validated, as k's cached value, unless the
+// cache has stopped paying for k.
+func (k *keyInfo) remember(val []byte, kind byte) {
+	k.misses++
+	if k.misses > 32 && k.misses > 2*k.hits {
+		k.off, k.last = true, nil
+		return
+	}
+	k.last = append(k.last[:0], val...)
+	k.lastKind = kind
+}
