@@ -216,19 +216,6 @@ type objectDecoder struct {
 	tmp      []byte
 }
 
-// findExtra returns the index of the extra named name, trying hint first.
-func findExtra(ex []extra, name string, hint int) int {
-	if hint < len(ex) && string(ex[hint].key) == name {
-		return hint
-	}
-	for i := range ex {
-		if string(ex[i].key) == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // partFor returns the part of the current row's identity.
 func (od *objectDecoder) partFor(line int) (*part, error) {
 	ex := od.dec.extras
@@ -245,8 +232,8 @@ func (od *objectDecoder) partFor(line int) (*part, error) {
 		}
 		od.idPos[i] = j
 		sig = append(sig, ex[j].kind)
-		sig = binary.AppendUvarint(sig, uint64(len(ex[j].val)))
-		sig = append(sig, ex[j].val...)
+		sig = binary.AppendUvarint(sig, uint64(len(od.dec.exVal(&ex[j]))))
+		sig = append(sig, od.dec.exVal(&ex[j])...)
 	}
 	od.sig = sig
 	if od.lastPart != nil && bytes.Equal(sig, od.lastSig) {
@@ -258,12 +245,12 @@ func (od *objectDecoder) partFor(line int) (*part, error) {
 	ck := od.ck[:0]
 	carried := 0
 	for i, f := range od.opts.IdentityFields {
-		j := findExtra(ex, f, od.idPos[i])
+		j := od.dec.extraAt(od.idIDs[i], f, od.idPos[i])
 		if j < 0 || ex[j].kind == kindNull {
 			continue
 		}
 		carried++
-		od.tmp = appendCanonical(od.tmp[:0], ex[j].val, ex[j].kind)
+		od.tmp = appendCanonical(od.tmp[:0], od.dec.exVal(&ex[j]), ex[j].kind)
 		ck = binary.AppendUvarint(ck, uint64(i))
 		ck = binary.AppendUvarint(ck, uint64(len(od.tmp)))
 		ck = append(ck, od.tmp...)
@@ -282,11 +269,11 @@ func (od *objectDecoder) partFor(line int) (*part, error) {
 	} else if p = od.byIdent[string(ck)]; p == nil {
 		ident := make([]identValue, 0, carried)
 		for i, f := range od.opts.IdentityFields {
-			j := findExtra(ex, f, od.idPos[i])
+			j := od.dec.extraAt(od.idIDs[i], f, od.idPos[i])
 			if j < 0 || ex[j].kind == kindNull {
 				continue
 			}
-			ident = append(ident, identValue{field: f, canon: string(appendCanonical(nil, ex[j].val, ex[j].kind))})
+			ident = append(ident, identValue{field: f, canon: string(appendCanonical(nil, od.dec.exVal(&ex[j]), ex[j].kind))})
 		}
 		p = od.newPart(line, false, string(ck), runKey(ident), ident)
 		if p == nil {
@@ -381,8 +368,8 @@ func (od *objectDecoder) add(p *part, line int) error {
 				continue
 			}
 			p.cands = append(p.cands, candidate{
-				name: string(e.key), id: e.id, raw: bytes.Clone(e.val), kind: e.kind,
-				canon: string(appendCanonical(nil, e.val, e.kind)), alive: true, pos: i,
+				name: string(d.exKey(&ex[i])), id: e.id, raw: bytes.Clone(d.exVal(&ex[i])), kind: e.kind,
+				canon: string(appendCanonical(nil, d.exVal(&ex[i]), e.kind)), alive: true, pos: i,
 			})
 		}
 		return nil
@@ -398,10 +385,10 @@ func (od *objectDecoder) add(p *part, line int) error {
 			continue
 		}
 		c.pos = j
-		if bytes.Equal(ex[j].val, c.raw) {
+		if bytes.Equal(od.dec.exVal(&ex[j]), c.raw) {
 			continue
 		}
-		if ex[j].kind != c.kind || !od.sameCanon(ex[j], c.canon) {
+		if ex[j].kind != c.kind || !od.sameCanon(&ex[j], c.canon) {
 			c.alive = false
 		}
 	}
@@ -431,7 +418,7 @@ func describeIdent(ident []identValue) string {
 	return strings.Join(parts, ", ")
 }
 
-func (od *objectDecoder) sameCanon(e extra, canon string) bool {
-	od.tmp = appendCanonical(od.tmp[:0], e.val, e.kind)
+func (od *objectDecoder) sameCanon(e *extra, canon string) bool {
+	od.tmp = appendCanonical(od.tmp[:0], od.dec.exVal(e), e.kind)
 	return string(od.tmp) == canon
 }

@@ -76,10 +76,11 @@ func decodedRow(d *rowDecoder) *refRow {
 	if r.HasGamma {
 		out.Gamma = &r.Gamma
 	}
-	for _, e := range d.extras {
-		x := refExtra{Key: string(e.key), Raw: string(e.val)}
+	for i := range d.extras {
+		e := &d.extras[i]
+		x := refExtra{Key: string(d.exKey(e)), Raw: string(d.exVal(e))}
 		if e.kind != kindNull {
-			x.Canon = string(appendCanonical(nil, e.val, e.kind))
+			x.Canon = string(appendCanonical(nil, d.exVal(e), e.kind))
 		}
 		out.Extras = append(out.Extras, x)
 	}
@@ -454,8 +455,8 @@ func FuzzDecodeSequence(f *testing.F) {
 				t.Fatalf("line %d %q:\nafter the lines before: %v\nalone:                  %v", n+1, line, got, want)
 			}
 			for i, name := range idents {
-				j, k := seq.extraAt(ids[i], name, 0), findExtra(fresh.extras, name, 0)
-				if (j < 0) != (k < 0) || j >= 0 && !bytes.Equal(seq.extras[j].val, fresh.extras[k].val) {
+				j, k := seq.extraAt(ids[i], name, 0), fresh.findExtra(name, 0)
+				if (j < 0) != (k < 0) || j >= 0 && !bytes.Equal(seq.exVal(&seq.extras[j]), fresh.exVal(&fresh.extras[k])) {
 					t.Fatalf("line %d %q: field %s found at %d by ID, %d by name", n+1, line, name, j, k)
 				}
 			}

@@ -81,14 +81,18 @@ func schemaField(k []byte) int {
 }
 
 // extra is a top-level field that is not a schema field: a run identity
-// field, gamma, run metadata or a per-step value. key and val alias the line
-// (or, for a key written with escapes, a fresh copy); val is the value's raw
-// JSON text without surrounding whitespace.
+// field, gamma, run metadata or a per-step value. It holds no pointer (the
+// decoder appends one for most fields of every row; a pointer would cost a
+// write barrier each while the collector runs): its value is the raw JSON
+// text d.data[vs:ve] without surrounding whitespace, its key is the key
+// table's name for id, else d.data[ks:ke] or, for a key written with
+// escapes (ks < 0), d.keyCopies[ke]. rowDecoder.exKey and exVal resolve
+// them.
 type extra struct {
-	key  []byte
-	val  []byte
-	kind byte
-	id   uint8 // the key's ID in the decoder's top-level keyTable, or noKey
+	vs, ve int
+	ks, ke int
+	kind   byte
+	id     uint8 // the key's ID in the decoder's top-level keyTable, or noKey
 }
 
 // rowDecoder is the hand-written scanner specialised to skyfall rows. It
@@ -107,8 +111,10 @@ type rowDecoder struct {
 	seen     uint32
 	data     []byte
 	pos      int
-	field    []byte // top-level key being decoded, for errors
-	sub      []byte // components key being decoded, for errors
+	field    []byte // top-level key being decoded, for errors, when fieldRef is 0
+	sub      []byte // components key being decoded, for errors, when subRef is 0
+	fieldRef uint8  // 1 + the ID of the top-level key being decoded; 0 for none or noKey
+	subRef   uint8  // 1 + the ID of the components key being decoded; 0 for none or noKey
 	labelBuf []byte
 	origBuf  []byte
 	aliasBuf []byte
@@ -116,14 +122,44 @@ type rowDecoder struct {
 	escaped  bool      // the last scanString met an escape
 
 	// The fast path for rows shaped like the ones before (keys.go).
-	top      *keyTable // top-level keys; the schema fields first, as IDs 0-7
-	compKeys *keyTable // components keys; the requested components first
-	gammaID  uint8
-	exSeen   uint64         // IDs of the top-level keys among extras
-	exAt     [maxKeys]int16 // where each of them is in extras
-	labelRaw []byte         // raw text of the last valid regime_id
-	labelDec []byte         // and its decoded value
-	labelGen int            // counts the changes of labelRaw
+	top       *keyTable // top-level keys; the schema fields first, as IDs 0-7
+	compKeys  *keyTable // components keys; the requested components first
+	gammaID   uint8
+	exSeen    uint64         // IDs of the top-level keys among extras
+	exAt      [maxKeys]int16 // where each of them is in extras
+	labelRaw  []byte         // raw text of the last valid regime_id
+	labelDec  []byte         // and its decoded value
+	labelGen  int            // counts the changes of labelRaw
+	keyCopies [][]byte       // decoded keys of extras written with escapes
+}
+
+// exKey returns the (decoded) key of e.
+func (d *rowDecoder) exKey(e *extra) []byte {
+	switch {
+	case e.id != noKey:
+		return d.top.keys[e.id].name
+	case e.ks >= 0:
+		return d.data[e.ks:e.ke]
+	}
+	return d.keyCopies[e.ke]
+}
+
+// exVal returns the raw JSON text of e's value.
+func (d *rowDecoder) exVal(e *extra) []byte { return d.data[e.vs:e.ve] }
+
+// findExtra returns the index of the extra named name, trying hint first,
+// or -1.
+func (d *rowDecoder) findExtra(name string, hint int) int {
+	ex := d.extras
+	if hint < len(ex) && string(d.exKey(&ex[hint])) == name {
+		return hint
+	}
+	for i := range ex {
+		if string(d.exKey(&ex[i])) == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // schemaNames are the schema fields by their f* constant.
@@ -161,7 +197,7 @@ func (d *rowDecoder) extraAt(id uint8, name string, hint int) int {
 		}
 		return -1
 	}
-	return findExtra(d.extras, name, hint)
+	return d.findExtra(name, hint)
 }
 
 // keySet finds a repeated key within one object. Small objects compare
@@ -248,12 +284,35 @@ func (d *rowDecoder) set(depth int) *keySet {
 	return s
 }
 
+// clearField and clearSub forget the key being decoded. (The IDs are there
+// so that the fast path stores no pointer for each key.)
+func (d *rowDecoder) clearField() {
+	d.fieldRef = 0
+	if d.field != nil {
+		d.field = nil
+	}
+}
+
+func (d *rowDecoder) clearSub() {
+	d.subRef = 0
+	if d.sub != nil {
+		d.sub = nil
+	}
+}
+
 // fieldName names the field being decoded, for errors.
 func (d *rowDecoder) fieldName() string {
-	if d.sub != nil {
-		return string(d.field) + "." + string(d.sub)
+	field, sub := d.field, d.sub
+	if d.fieldRef != 0 {
+		field = d.top.keys[d.fieldRef-1].name
 	}
-	return string(d.field)
+	if d.subRef != 0 {
+		sub = d.compKeys.keys[d.subRef-1].name
+	}
+	if sub != nil {
+		return string(field) + "." + string(sub)
+	}
+	return string(field)
 }
 
 func (d *rowDecoder) fail(format string, args ...any) *rowError {
@@ -299,10 +358,15 @@ func (d *rowDecoder) skipWS() {
 // d.extras. Everything it returns aliases line or d's buffers.
 func (d *rowDecoder) decode(line []byte) *rowError {
 	d.data, d.pos = line, 0
-	d.field, d.sub = nil, nil
+	d.clearField()
+	d.clearSub()
 	d.seen = 0
 	d.exSeen = 0
 	d.extras = d.extras[:0]
+	if len(d.keyCopies) > 0 {
+		clear(d.keyCopies)
+		d.keyCopies = d.keyCopies[:0]
+	}
 	d.label, d.origin, d.alias = nil, nil, nil
 	r := &d.row
 	comps := r.Comps
@@ -336,6 +400,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 			}
 			koff := d.pos
 			var key []byte
+			keyEscaped := false
 			id := d.top.predict(prev, d.data, d.pos)
 			if id != noKey {
 				key = d.top.keys[id].name
@@ -345,14 +410,16 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				if err != nil {
 					return err
 				}
-				key = k
+				key, keyEscaped = k, d.escaped
 				if id = d.top.intern(k, -1); id != noKey {
 					key = d.top.keys[id].name
 				}
 			}
 			d.top.follow(prev, id)
 			prev = id
-			d.field = key
+			if d.fieldRef = id + 1; id == noKey { // noKey + 1 wraps to 0
+				d.field = key
+			}
 			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
 				d.skipWS()
 				if d.pos >= len(d.data) || d.data[d.pos] != ':' {
@@ -376,7 +443,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				if err := d.schemaValue(f); err != nil {
 					return err
 				}
-			} else if err := d.extraValue(key, id); err != nil {
+			} else if err := d.extraValue(key, id, koff, keyEscaped); err != nil {
 				return err
 			}
 			if d.pos < len(d.data) && d.data[d.pos] == ',' {
@@ -397,7 +464,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 			return d.syntax("',' or '}'")
 		}
 	}
-	d.field = nil
+	d.clearField()
 	d.skipWS()
 	if d.pos < len(d.data) {
 		return d.fail("invalid JSON: unexpected %q at column %d after the object", string(d.data[d.pos:d.pos+utf8RuneLen(d.data[d.pos:])]), d.pos+1)
@@ -412,10 +479,11 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 }
 
 // extraValue validates the value at d.pos of key, a top-level key that is
-// not a schema field (id is its ID, or noKey), and appends it to d.extras.
+// not a schema field (id is its ID, or noKey; koff is where its string
+// starts, keyEscaped whether it has escapes), and appends it to d.extras.
 // A value whose raw bytes repeat the key's last valid value is not
 // validated again.
-func (d *rowDecoder) extraValue(key []byte, id uint8) *rowError {
+func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool) *rowError {
 	start := d.pos
 	var ki *keyInfo
 	if id != noKey {
@@ -466,7 +534,16 @@ func (d *rowDecoder) extraValue(key []byte, id uint8) *rowError {
 		d.exSeen |= 1 << id
 		d.exAt[id] = int16(len(d.extras))
 	}
-	d.extras = append(d.extras, extra{key: key, val: val, kind: kind, id: id})
+	e := extra{vs: start, ve: d.pos, kind: kind, id: id}
+	switch {
+	case id != noKey:
+	case keyEscaped:
+		e.ks, e.ke = -1, len(d.keyCopies)
+		d.keyCopies = append(d.keyCopies, key)
+	default:
+		e.ks, e.ke = koff+1, koff+1+len(key)
+	}
+	d.extras = append(d.extras, e)
 	return nil
 }
 
@@ -662,7 +739,9 @@ func (d *rowDecoder) components() *rowError {
 		}
 		t.follow(prev, id)
 		prev = id
-		d.sub = key
+		if d.subRef = id + 1; id == noKey {
+			d.sub = key
+		}
 		idx := -1
 		if id != noKey {
 			if ids&(1<<id) != 0 {
@@ -713,7 +792,7 @@ func (d *rowDecoder) components() *rowError {
 		}
 		if d.pos < len(d.data) && d.data[d.pos] == '}' {
 			d.pos++
-			d.sub = nil
+			d.clearSub()
 			return nil
 		}
 		return d.syntax("',' or '}'")
