@@ -131,6 +131,8 @@ type rowDecoder struct {
 	labelDec  []byte         // and its decoded value
 	labelGen  int            // counts the changes of labelRaw
 	keyCopies [][]byte       // decoded keys of extras written with escapes
+	intVal    int64          // the last number, when intOK: see number
+	intOK     bool
 }
 
 // exKey returns the (decoded) key of e.
@@ -651,7 +653,9 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 		if err != nil {
 			return err
 		}
-		if isInt {
+		if isInt && d.intOK {
+			r.Step = d.intVal
+		} else if isInt {
 			n, perr := strconv.ParseInt(unsafeString(d.data[start:d.pos]), 10, 64)
 			if perr != nil {
 				return d.fail("%s is out of the range of a 64-bit integer", d.data[start:d.pos])
@@ -1103,8 +1107,10 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // number scans the number at d.pos per the JSON grammar. With want it
 // returns the nearest float64; without, it only checks that the number does
 // not overflow float64 (parsing only when the magnitude is borderline). isInt
-// reports a literal with neither fraction nor exponent.
+// reports a literal with neither fraction nor exponent; with want, such a
+// literal of at most 18 digits also sets d.intVal (and d.intOK).
 func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
+	d.intOK = false
 	data := d.data
 	start := d.pos
 	pos := start
@@ -1210,6 +1216,12 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		}
 		if nd <= 19 {
 			neg := data[start] == '-'
+			if isInt && nd <= 18 { // below 10^18: exact in an int64
+				d.intVal, d.intOK = int64(m), true
+				if neg {
+					d.intVal = -d.intVal
+				}
+			}
 			e := exp - (fracEnd - fracStart)
 			if m <= 1<<53 && e >= -22 && e <= 22 {
 				// Clinger's fast path: both factors exact, one rounding.
