@@ -231,6 +231,16 @@ func (od *objectDecoder) partFor(line int) (*part, error) {
 				Msg: fmt.Sprintf("an identity field must be a string, number or boolean, got %s", kindName(k))}
 		}
 		od.idPos[i] = j
+		if ex[j].hit {
+			// The bytes of the key's cached value, version gen: shorter
+			// than the bytes, and never equal to the marker of other
+			// bytes (a kind is a letter). Equal identities may still
+			// differ here (one cached, one not); canonical values settle
+			// that below.
+			sig = append(sig, 1)
+			sig = binary.AppendUvarint(sig, uint64(od.dec.top.keys[ex[j].id].gen))
+			continue
+		}
 		sig = append(sig, ex[j].kind)
 		sig = binary.AppendUvarint(sig, uint64(len(od.dec.exVal(&ex[j]))))
 		sig = append(sig, od.dec.exVal(&ex[j])...)

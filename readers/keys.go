@@ -34,6 +34,7 @@ type keyInfo struct {
 	last     []byte  // raw text of the last valid value; nil when none or off
 	lastKind byte    // its kind
 	lastNum  float64 // its value, when the key is gamma and the value a number
+	gen      uint64  // counts the changes of last
 	hits     int
 	misses   int
 	off      bool // values change too often for the cache to pay
@@ -154,4 +155,5 @@ func (k *keyInfo) remember(val []byte, kind byte) {
 	}
 	k.last = append(k.last[:0], val...)
 	k.lastKind = kind
+	k.gen++
 }

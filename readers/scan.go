@@ -93,6 +93,7 @@ type extra struct {
 	ks, ke int
 	kind   byte
 	id     uint8 // the key's ID in the decoder's top-level keyTable, or noKey
+	hit    bool  // the value repeats the key's cached value (keyInfo.gen)
 }
 
 // rowDecoder is the hand-written scanner specialised to skyfall rows. It
@@ -536,7 +537,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 		d.exSeen |= 1 << id
 		d.exAt[id] = int16(len(d.extras))
 	}
-	e := extra{vs: start, ve: d.pos, kind: kind, id: id}
+	e := extra{vs: start, ve: d.pos, kind: kind, id: id, hit: hit}
 	switch {
 	case id != noKey:
 	case keyEscaped:
