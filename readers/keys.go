@@ -1,6 +1,9 @@
 package readers
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // The rows of one object nearly always repeat one shape: the same keys in
 // the same order, most identity and metadata values unchanged from the
@@ -25,13 +28,15 @@ const (
 
 // keyInfo is one key of a keyTable.
 type keyInfo struct {
-	name   []byte // the decoded key
-	quoted []byte // `"name"` when those raw bytes decode to name, else nil
-	field  int    // what the key is to the decoder (schema field, component index), or -1
-	next   uint8  // the ID of the key that followed this one last time, or noKey
+	name   []byte  // the decoded key
+	quoted []byte  // `"name"` when those raw bytes decode to name, else nil
+	q      pattern // quoted, for a quick comparison
+	field  int     // what the key is to the decoder (schema field, component index), or -1
+	next   uint8   // the ID of the key that followed this one last time, or noKey
 
 	// The value cache (top-level keys other than schema fields).
 	last     []byte  // raw text of the last valid value; nil when none or off
+	lastP    pattern // last, for a quick comparison
 	lastKind byte    // its kind
 	lastNum  float64 // its value, when the key is gamma and the value a number
 	gen      uint64  // counts the changes of last
@@ -69,6 +74,7 @@ func (t *keyTable) intern(name []byte, field int) uint8 {
 	if plainKey(name) {
 		k.quoted = make([]byte, 0, len(name)+2)
 		k.quoted = append(append(append(k.quoted, '"'), name...), '"')
+		k.q = makePattern(k.quoted)
 	}
 	t.keys = append(t.keys, k)
 	t.ids[string(k.name)] = id
@@ -106,14 +112,46 @@ func (t *keyTable) predict(prev uint8, data []byte, pos int) uint8 {
 	default:
 		p = t.keys[prev].next
 	}
-	if p == noKey {
+	if p == noKey || t.keys[p].quoted == nil || !t.keys[p].q.at(data, pos, t.keys[p].quoted) {
 		return noKey
 	}
-	q := t.keys[p].quoted
-	if q != nil && len(data)-pos >= len(q) && bytes.Equal(data[pos:pos+len(q)], q) {
+	return p
+}
+
+// pattern holds a short byte string (up to 16 bytes) as two masked
+// little-endian words, so that finding it at a position of a line takes
+// two loads and compares instead of a call to bytes.Equal.
+type pattern struct {
+	w, m [2]uint64
+}
+
+func makePattern(b []byte) pattern {
+	var p pattern
+	if len(b) > 16 {
 		return p
 	}
-	return noKey
+	var buf [16]byte
+	copy(buf[:], b)
+	for i := range 2 {
+		p.w[i] = binary.LittleEndian.Uint64(buf[8*i:])
+		if n := len(b) - 8*i; n >= 8 {
+			p.m[i] = ^uint64(0)
+		} else if n > 0 {
+			p.m[i] = 1<<(8*uint(n)) - 1
+		}
+	}
+	return p
+}
+
+// at reports whether data at pos starts with b, the bytes of p.
+func (p *pattern) at(data []byte, pos int, b []byte) bool {
+	if len(b) <= 16 && len(data)-pos >= 16 {
+		d := data[pos : pos+16]
+		x := binary.LittleEndian.Uint64(d)&p.m[0] ^ p.w[0]
+		y := binary.LittleEndian.Uint64(d[8:])&p.m[1] ^ p.w[1]
+		return x|y == 0
+	}
+	return len(data)-pos >= len(b) && bytes.Equal(data[pos:pos+len(b)], b)
 }
 
 // follow records that key id came after key prev (startKey: first). After
@@ -133,7 +171,7 @@ func (t *keyTable) follow(prev, id uint8) {
 // ("3" is not a prefix match of "35").
 func (k *keyInfo) cached(data []byte, pos int) int {
 	n := len(k.last)
-	if n == 0 || len(data)-pos < n || !bytes.Equal(data[pos:pos+n], k.last) {
+	if n == 0 || !k.lastP.at(data, pos, k.last) {
 		return 0
 	}
 	if k.lastKind == kindNumber && pos+n < len(data) {
@@ -154,6 +192,7 @@ func (k *keyInfo) remember(val []byte, kind byte) {
 		return
 	}
 	k.last = append(k.last[:0], val...)
+	k.lastP = makePattern(k.last)
 	k.lastKind = kind
 	k.gen++
 }

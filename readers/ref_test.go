@@ -431,6 +431,15 @@ func FuzzDecodeSequence(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	// More keys than a keyTable holds, at the top level and in components;
+	// then the same rows with a key repeated past the table's end.
+	var many, manyComps strings.Builder
+	for i := range maxKeys + 10 {
+		fmt.Fprintf(&many, `,"k%d":%d`, i, i)
+		fmt.Fprintf(&manyComps, `,"c%d":%d`, i, i)
+	}
+	wide := `{"reward":1,"regime_id":"a"` + many.String() + `,"components":{"progress":2` + manyComps.String() + `}}`
+	f.Add([]byte(wide + "\n" + wide + "\n" + strings.Replace(wide, `}}`, `,"c70":1}}`, 1) + "\n" + strings.Replace(wide, `,"components"`, `,"k71":1,"components"`, 1)))
 	idents := DefaultIdentityFields
 	f.Fuzz(func(t *testing.T, data []byte) {
 		seq := newRowDecoder(fuzzComps)

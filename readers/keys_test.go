@@ -1,0 +1,52 @@
+package readers
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPattern: pattern.at agrees with bytes.HasPrefix for every length up
+// to and past 16, at every position, the end of the data included.
+func TestPattern(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		data := make([]byte, rng.IntN(40))
+		for i := range data {
+			data[i] = "ab\"\x00\xff"[rng.IntN(5)]
+		}
+		for pos := 0; pos <= len(data); pos++ {
+			var b []byte
+			if rng.IntN(2) == 0 && pos < len(data) {
+				b = bytes.Clone(data[pos:min(len(data), pos+rng.IntN(20))]) // a true prefix, often
+			} else {
+				b = make([]byte, rng.IntN(20))
+				for i := range b {
+					b[i] = "ab\"\x00\xff"[rng.IntN(5)]
+				}
+			}
+			p := makePattern(b)
+			if got, want := p.at(data, pos, b), bytes.HasPrefix(data[pos:], b); got != want {
+				t.Fatalf("%q at %d of %q: %v, want %v", b, pos, data, got, want)
+			}
+		}
+	}
+}
+
+// TestKeyTableFull: past maxKeys distinct keys, new keys get noKey and the
+// keys already in keep their IDs.
+func TestKeyTableFull(t *testing.T) {
+	kt := newKeyTable()
+	for i := range maxKeys + 5 {
+		id := kt.intern([]byte{'k', byte(i)}, -1)
+		if i < maxKeys && int(id) != i || i >= maxKeys && id != noKey {
+			t.Fatalf("key %d: ID %d", i, id)
+		}
+	}
+	if id := kt.intern([]byte{'k', 3}, -1); id != 3 {
+		t.Fatalf("ID %d", id)
+	}
+	if kt.keys[3].quoted != nil {
+		t.Fatalf("a key with a control byte has a raw form %q", kt.keys[3].quoted)
+	}
+}
