@@ -13,6 +13,7 @@ import (
 	stdjson "encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"syscall"
 	"testing"
@@ -349,5 +350,27 @@ func TestMemBytes(t *testing.T) {
 	t.Logf("%.1f bytes a row in memory, %.1f in JSON", perRow, float64(len(data))/float64(o.Rows))
 	if perRow < 40 || perRow > 100 {
 		t.Errorf("%.1f bytes a row", perRow)
+	}
+}
+
+// BenchmarkDecodeFile decodes the JSONL (or compressed) file named by
+// CRLBATCH_BENCH_FILE, for profiling on real sweeps (`crlbatch synth`
+// output, say); skipped when it is unset.
+func BenchmarkDecodeFile(b *testing.B) {
+	name := os.Getenv("CRLBATCH_BENCH_FILE")
+	if name == "" {
+		b.Skip("CRLBATCH_BENCH_FILE is not set")
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := cpuMeter(b, len(data))
+	defer done()
+	opts := Options{Components: []string{"progress", "collision", "success"}}
+	for b.Loop() {
+		if _, err := DecodeObject("bench", "bench", bytes.NewReader(data), opts); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

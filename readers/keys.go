@@ -103,16 +103,17 @@ func plainKey(name []byte) bool {
 // predict returns the predicted key's ID when data at pos starts with its
 // quoted form (then the key string ends at pos+len(quoted)), else noKey.
 func (t *keyTable) predict(prev uint8, data []byte, pos int) uint8 {
-	var p uint8
-	switch prev {
-	case startKey:
-		p = t.first
-	case noKey:
-		return noKey
-	default:
+	p := t.first
+	if prev != startKey {
+		if prev == noKey {
+			return noKey
+		}
 		p = t.keys[prev].next
 	}
-	if p == noKey || t.keys[p].quoted == nil || !t.keys[p].q.at(data, pos, t.keys[p].quoted) {
+	if p == noKey {
+		return noKey
+	}
+	if k := &t.keys[p]; k.quoted == nil || !k.q.at(data, pos, k.quoted) {
 		return noKey
 	}
 	return p
@@ -145,12 +146,13 @@ func makePattern(b []byte) pattern {
 
 // at reports whether data at pos starts with b, the bytes of p.
 func (p *pattern) at(data []byte, pos int, b []byte) bool {
-	if len(b) <= 16 && len(data)-pos >= 16 {
-		d := data[pos : pos+16]
-		x := binary.LittleEndian.Uint64(d)&p.m[0] ^ p.w[0]
-		y := binary.LittleEndian.Uint64(d[8:])&p.m[1] ^ p.w[1]
-		return x|y == 0
+	if pos+16 <= len(data) && len(b) <= 16 {
+		return (binary.LittleEndian.Uint64(data[pos:])&p.m[0]^p.w[0])|(binary.LittleEndian.Uint64(data[pos+8:])&p.m[1]^p.w[1]) == 0
 	}
+	return atSlow(data, pos, b)
+}
+
+func atSlow(data []byte, pos int, b []byte) bool {
 	return len(data)-pos >= len(b) && bytes.Equal(data[pos:pos+len(b)], b)
 }
 

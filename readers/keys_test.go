@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -10,10 +11,11 @@ import (
 // to and past 16, at every position, the end of the data included.
 func TestPattern(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 3000 {
+	const alphabet = ".,\"\x00\xff" // '.' and ',' differ in one bit
+	for range 20000 {
 		data := make([]byte, rng.IntN(40))
 		for i := range data {
-			data[i] = "ab\"\x00\xff"[rng.IntN(5)]
+			data[i] = alphabet[rng.IntN(len(alphabet))]
 		}
 		for pos := 0; pos <= len(data); pos++ {
 			var b []byte
@@ -22,12 +24,22 @@ func TestPattern(t *testing.T) {
 			} else {
 				b = make([]byte, rng.IntN(20))
 				for i := range b {
-					b[i] = "ab\"\x00\xff"[rng.IntN(5)]
+					b[i] = alphabet[rng.IntN(len(alphabet))]
 				}
 			}
 			p := makePattern(b)
 			if got, want := p.at(data, pos, b), bytes.HasPrefix(data[pos:], b); got != want {
 				t.Fatalf("%q at %d of %q: %v, want %v", b, pos, data, got, want)
+			}
+			if len(b) > 0 {
+				// One byte off, anywhere: never a match.
+				c := bytes.Clone(b)
+				i := rng.IntN(len(c))
+				c[i] = alphabet[(strings.IndexByte(alphabet, c[i])+1+rng.IntN(len(alphabet)-1))%len(alphabet)]
+				p := makePattern(c)
+				if got, want := p.at(data, pos, c), bytes.HasPrefix(data[pos:], c); got != want {
+					t.Fatalf("%q at %d of %q: %v, want %v", c, pos, data, got, want)
+				}
 			}
 		}
 	}
