@@ -9,7 +9,8 @@ import (
 // the same order, most identity and metadata values unchanged from the
 // previous row. The row decoder exploits that without trusting it: a
 // keyTable numbers the keys it has met, predicts each key from the one
-// before it, and confirms the prediction by comparing the raw bytes; a
+// before it (one of the last two keys seen after it), and confirms the
+// prediction by comparing the raw bytes; a
 // value cache skips the validation of a value whose raw bytes equal the
 // last valid value of the same key. Whatever does not match takes the
 // general path, so a row decodes to exactly what a fresh decoder gives it,
@@ -33,6 +34,7 @@ type keyInfo struct {
 	q      pattern // quoted, for a quick comparison
 	field  int     // what the key is to the decoder (schema field, component index), or -1
 	next   uint8   // the ID of the key that followed this one last time, or noKey
+	alt    uint8   // the one that followed it before, when it was another key
 
 	// The value cache (top-level keys other than schema fields).
 	last     []byte  // raw text of the last valid value; nil when none or off
@@ -48,13 +50,14 @@ type keyInfo struct {
 // keyTable numbers the keys of one object level (the top level, or the
 // components object) across the rows of an object.
 type keyTable struct {
-	keys  []keyInfo
-	ids   map[string]uint8
-	first uint8 // the ID of the first key of the last object, or noKey
+	keys     []keyInfo
+	ids      map[string]uint8
+	first    uint8 // the ID of the first key of the last object, or noKey
+	firstAlt uint8 // the first key of an object before, when it was another
 }
 
 func newKeyTable() *keyTable {
-	return &keyTable{ids: make(map[string]uint8), first: noKey}
+	return &keyTable{ids: make(map[string]uint8), first: noKey, firstAlt: noKey}
 }
 
 // intern returns the ID of name, adding it (with field) when the table has
@@ -67,7 +70,7 @@ func (t *keyTable) intern(name []byte, field int) uint8 {
 		return noKey
 	}
 	id := uint8(len(t.keys))
-	k := keyInfo{name: bytes.Clone(name), field: field, next: noKey}
+	k := keyInfo{name: bytes.Clone(name), field: field, next: noKey, alt: noKey}
 	if k.name == nil {
 		k.name = []byte{}
 	}
@@ -103,20 +106,28 @@ func plainKey(name []byte) bool {
 // predict returns the predicted key's ID when data at pos starts with its
 // quoted form (then the key string ends at pos+len(quoted)), else noKey.
 func (t *keyTable) predict(prev uint8, data []byte, pos int) uint8 {
-	p := t.first
+	p, alt := t.first, t.firstAlt
 	if prev != startKey {
 		if prev == noKey {
 			return noKey
 		}
-		p = t.keys[prev].next
+		p, alt = t.keys[prev].next, t.keys[prev].alt
 	}
 	if p == noKey {
 		return noKey
 	}
-	if k := &t.keys[p]; k.quoted == nil || !k.q.at(data, pos, k.quoted) {
+	if k := &t.keys[p]; k.quoted != nil && k.q.at(data, pos, k.quoted) {
+		return p
+	}
+	// An optional field (effective_rank on some rows) makes two keys
+	// alternate after the one before it.
+	if alt == noKey {
 		return noKey
 	}
-	return p
+	if k := &t.keys[alt]; k.quoted != nil && k.q.at(data, pos, k.quoted) {
+		return alt
+	}
+	return noKey
 }
 
 // pattern holds a short byte string (up to 16 bytes) as two masked
@@ -161,10 +172,14 @@ func atSlow(data []byte, pos int, b []byte) bool {
 func (t *keyTable) follow(prev, id uint8) {
 	switch prev {
 	case startKey:
-		t.first = id
+		if t.first != id {
+			t.firstAlt, t.first = t.first, id
+		}
 	case noKey:
 	default:
-		t.keys[prev].next = id
+		if k := &t.keys[prev]; k.next != id {
+			k.alt, k.next = k.next, id
+		}
 	}
 }
 
