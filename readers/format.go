@@ -70,7 +70,7 @@ func Open(r io.Reader) (io.Reader, Format, error) {
 	case bytes.HasPrefix(head, zstdMagic):
 		zr, err := zstd.NewReader(br,
 			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderLowmem(false),
 			zstd.WithDecoderMaxWindow(ZstdMaxWindow))
 		if err != nil {
 			return nil, Zstd, decompressError(src, Zstd, err)
