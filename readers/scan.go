@@ -46,7 +46,8 @@ func kindName(k byte) string {
 	return "?"
 }
 
-// Schema fields, as bits of rowDecoder.seen.
+// Schema fields, as bits of rowDecoder.seen and as the IDs of their keys in
+// the top-level keyTable (newRowDecoder interns them first, in this order).
 const (
 	fReward = iota
 	fRegimeID
@@ -57,28 +58,6 @@ const (
 	fInvalidAction
 	fEffectiveRank
 )
-
-func schemaField(k []byte) int {
-	switch string(k) { // no allocation: the compiler compares in place
-	case "reward":
-		return fReward
-	case "regime_id":
-		return fRegimeID
-	case "regime_origin":
-		return fRegimeOrigin
-	case "alias_of":
-		return fAliasOf
-	case "step":
-		return fStep
-	case "components":
-		return fComponents
-	case "invalid_action":
-		return fInvalidAction
-	case "effective_rank":
-		return fEffectiveRank
-	}
-	return -1
-}
 
 // extra is a top-level field that is not a schema field: a run identity
 // field, gamma, run metadata or a per-step value. It holds no pointer (the
