@@ -426,6 +426,8 @@ func FuzzDecodeSequence(f *testing.F) {
 		"{\"reward\":1,\"regime_id\":\"a\",\"components\":{\"progress\":1,\"c\":2}}\n{\"reward\":1,\"regime_id\":\"a\",\"components\":{\"progress\":1,\"progress\":2}}\n{\"reward\":1,\"regime_id\":\"a\",\"components\":{\"c\":1 ,\"progress\":\"x\"}}",
 		// gamma cached, then of another type; labels with escapes.
 		"{\"reward\":1,\"regime_id\":\"a\\u0062\",\"gamma\":0.99}\n{\"reward\":1,\"regime_id\":\"a\\u0062\",\"gamma\":0.99}\n{\"reward\":1,\"regime_id\":\"ab\",\"gamma\":\"0.99\"}\n{\"reward\":1,\"regime_id\":\"ab\",\"gamma\":null}",
+		// Lines that end where a value should start.
+		"{\"reward\":1,\"regime_id\":\"a\",\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":\n{\"reward\":1,\"regime_id\":\"a\",\"x\": \n{\"reward\":1,\"regime_id\":\"a\",\"x\":-",
 		// Whitespace around the punctuation of a predicted key.
 		"{\"reward\":1,\"regime_id\":\"a\"}\n{ \"reward\" : 1 , \"regime_id\" :\"a\" }\n{\"reward\"\t:1,\"regime_id\":\"a\"\n",
 	} {

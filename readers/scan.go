@@ -200,8 +200,12 @@ func (s *keySet) reset() {
 	s.bloom = 0
 	s.keys = s.keys[:0]
 	s.offs = s.offs[:0]
-	s.m = nil
-	s.coll = nil
+	if s.m != nil { // no pointer store on the common path
+		s.m = nil
+	}
+	if s.coll != nil {
+		s.coll = nil
+	}
 }
 
 // add records k, decoded from the string starting at off in d.data, and
@@ -481,11 +485,24 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 		}
 	}
 	if !hit {
-		k, err := d.skipValue(1)
+		var err *rowError
+		var c byte // the line may end here: skipValue reports that
+		if d.pos < len(d.data) {
+			c = d.data[d.pos]
+		}
+		switch {
+		case c == '"':
+			kind = kindString
+			_, err = d.scanString(false, nil)
+		case c == '-' || c-'0' < 10:
+			kind = kindNumber
+			_, _, err = d.number(false)
+		default:
+			kind, err = d.skipValue(1)
+		}
 		if err != nil {
 			return err
 		}
-		kind = k
 	}
 	val := d.data[start:d.pos]
 	if id == d.gammaID {
