@@ -475,7 +475,9 @@ func TestSpillMemBytes(t *testing.T) {
 	if heap0-heap1 < 3*before {
 		t.Errorf("the heap fell by %d bytes, want most of %d", heap0-heap1, 4*before)
 	}
-	if per := float64(st.Size()) / rows; per > float64(before)/rows {
+	// The file keeps labels, steps and invalid_action at a byte a row where
+	// memory keeps runs and bitmaps: about the size of the compact columns.
+	if per := float64(st.Size()) / rows; per > 1.1*float64(before)/rows {
 		t.Errorf("%.1f bytes a row on disk", per)
 	}
 	// Many small runs: the header still is a small part.

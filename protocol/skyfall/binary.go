@@ -48,7 +48,8 @@ import (
 // effective_rank), 1 for its label (fewer than 128 labels), 1 for its step
 // (steps moving by less than 64), 1 for invalid_action and a bit per flag:
 // the rows of the readers decode benchmark take 35 bytes a row encoded,
-// against 51 in memory and 490 as JSON.
+// against 51 in a Trace's dense columns, 34 in a Builder's compact ones and
+// 490 as JSON.
 //
 // Only well-formed traces are encoded: MarshalBinary, AppendBinary and
 // WriteTo return an error for a trace that fails Validate, whose columns
