@@ -72,18 +72,6 @@ type skyfallParams struct {
 // order. A run handed to fn may be kept only until fn's work on it is done.
 type traceSource func(fn func(t *skyfall.Trace) error) error
 
-// sliceSource serves runs held in memory.
-func sliceSource(traces []*skyfall.Trace) traceSource {
-	return func(fn func(*skyfall.Trace) error) error {
-		for _, t := range traces {
-			if err := fn(t); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 // runInfo is what the reduction and the tables need of a run once its
 // columns are gone.
 type runInfo struct {
