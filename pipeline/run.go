@@ -185,9 +185,14 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 			"memory_limit", bud.limit, "spill_dir", bud.dir)
 	}
 	j.log.Info("scoring one run at a time", "rows", rows)
-	src := func(fn func(*skyfall.Trace) error) error {
+	aopts := ropts
+	// The runs being scored, and the one being assembled, lend their
+	// columns to the next ones.
+	aopts.Traces = &skyfall.TracePool{Max: j.cfg.Concurrency + 1}
+	src := traceSource{pool: aopts.Traces}
+	src.each = func(fn func(*skyfall.Trace) error) error {
 		var fnErr error
-		err := readers.AssembleEachKeep(decoded, ropts, func(_ int, t *skyfall.Trace) error {
+		err := readers.AssembleEachKeep(decoded, aopts, func(_ int, t *skyfall.Trace) error {
 			fnErr = fn(t)
 			return fnErr
 		})

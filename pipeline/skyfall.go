@@ -69,8 +69,15 @@ type skyfallParams struct {
 }
 
 // traceSource hands over the assembled runs one at a time, in canonical
-// order. A run handed to fn may be kept only until fn's work on it is done.
-type traceSource func(fn func(t *skyfall.Trace) error) error
+// order, through each. A run handed to fn may be kept only until fn's work
+// on it is done; it is then given back with done, which lends its row
+// columns to a later run.
+type traceSource struct {
+	each func(fn func(t *skyfall.Trace) error) error
+	pool *skyfall.TracePool
+}
+
+func (s traceSource) done(t *skyfall.Trace) { s.pool.Put(t) }
 
 // runInfo is what the reduction and the tables need of a run once its
 // columns are gone.
@@ -107,12 +114,13 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 	total := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
-	err = src(func(t *skyfall.Trace) error {
+	err = src.each(func(t *skyfall.Trace) error {
 		if err := gctx.Err(); err != nil {
 			return err
 		}
 		total++
 		if !cfg.keep(t.Meta) {
+			src.done(t)
 			return nil
 		}
 		ri := &runInfo{key: t.Key, meta: t.Meta, nSteps: t.Len(), allZero: allZero(t.Rewards)}
@@ -130,6 +138,7 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 				ref = &skyfall.Reference{Rewards: r}
 			}
 			res, err := skyfall.Score(t, &p, ref)
+			src.done(t)
 			if err != nil {
 				var miss *skyfall.MissingLabelError
 				if errors.As(err, &miss) {
@@ -317,7 +326,8 @@ func (j *job) ceiling(src traceSource) (*skyfall.Ceiling, *ceilingInfo, error) {
 	case cfg.CeilingMode == CeilingDataRelative:
 		// The best reward observed per label over every run kept.
 		m := map[string]float64{}
-		err := src(func(t *skyfall.Trace) error {
+		err := src.each(func(t *skyfall.Trace) error {
+			defer src.done(t)
 			if !cfg.keep(t.Meta) {
 				return nil
 			}
@@ -355,7 +365,8 @@ func (j *job) ceiling(src traceSource) (*skyfall.Ceiling, *ceilingInfo, error) {
 			if err != nil {
 				return nil, nil, &DataError{Err: err}
 			}
-			err = src(func(t *skyfall.Trace) error {
+			err = src.each(func(t *skyfall.Trace) error {
+				defer src.done(t)
 				if !cfg.keep(t.Meta) {
 					return nil
 				}

@@ -23,6 +23,11 @@
 // files. Release drops an object that will not be assembled. See Spilling
 // below.
 //
+// Assembled traces never share memory with the objects. Options.Traces
+// lends the assembly functions the row columns of traces the caller is done
+// with (a skyfall.TracePool: put a trace back once scored), so that a pass
+// over the runs does not allocate one set of columns per run.
+//
 // DecodeObject does not close r. To cancel a long decode, cancel the reader
 // (the blob reader's context): DecodeObject then returns the reader's error.
 //

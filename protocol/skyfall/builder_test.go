@@ -493,3 +493,111 @@ func BenchmarkBuilder(b *testing.B) {
 		b.ReportMetric(float64(size)/n, "B/row")
 	})
 }
+
+// TestTracePool: traces made from a pool holding dirty columns of every
+// size are exactly the traces made without one; Put clears the trace's row
+// columns; columns are reused when large enough, and the pool does not
+// grow past what was put.
+func TestTracePool(t *testing.T) {
+	pool := new(TracePool)
+	rng := rand.New(rand.NewPCG(8, 9))
+	for k := range 60 {
+		n := []int{0, 1, 5, 100, 1000, 5000}[rng.IntN(6)]
+		comps := [][]string{nil, {"a"}, {"a", "b", "c"}}[rng.IntN(3)]
+		b := NewBuilder("k", comps)
+		g := &rowGen{rng: rng, nComps: len(comps), labels: 1 + rng.IntN(20)}
+		var r Row
+		for range n {
+			g.next(&r)
+			b.Add(&r)
+		}
+		what := fmt.Sprintf("trace %d (%d rows)", k, n)
+		got := b.TraceFrom(pool, map[string]string{"m": "1"})
+		checkSameTrace(t, what, got, b.Trace(map[string]string{"m": "1"}))
+		// Dirty every column before handing it back.
+		for _, c := range [][]float64{got.Rewards, got.EffRank} {
+			for i := range c {
+				c[i] = math.NaN()
+			}
+		}
+		for _, c := range got.Components {
+			for i := range c {
+				c[i] = -1
+			}
+		}
+		for i := range got.HasStep {
+			got.HasStep[i] = true
+		}
+		for i := range got.HasEffRank {
+			got.HasEffRank[i] = true
+		}
+		for i := range got.Invalid {
+			got.Invalid[i] = 7
+		}
+		if rng.IntN(4) > 0 {
+			pool.Put(got)
+			if got.Rewards != nil || got.Components != nil || got.HasEffRank != nil || got.Key != "k" {
+				t.Fatalf("%s: Put left the columns or cleared the key", what)
+			}
+		}
+	}
+	if n := len(pool.f64.cols); n > DefaultPoolTraces*(2+3) {
+		t.Errorf("the pool holds %d float columns", n)
+	}
+
+	// Decoding a binary trace into dirty pooled columns gives the trace.
+	for name, want := range binaryCases() {
+		data, err := want.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plain, pooled Trace
+		if err := plain.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := pooled.UnmarshalBinaryFrom(pool, data); err != nil {
+			t.Fatal(err)
+		}
+		checkSameTrace(t, "binary "+name, &pooled, &plain)
+		for i := range pooled.Rewards {
+			pooled.Rewards[i] = -3
+		}
+		for i := range pooled.HasStep {
+			pooled.HasStep[i] = !pooled.HasStep[i]
+		}
+		pool.Put(&pooled)
+	}
+
+	// Max bounds what the pool keeps.
+	small := &TracePool{Max: 2}
+	for range 10 {
+		b := NewBuilder("k", []string{"a", "b"})
+		b.Add(&Row{Reward: 1, Label: "x", Comps: []float64{1, 2}, Invalid: 0, HasStep: true, HasEffRank: true})
+		small.Put(b.Trace(nil))
+	}
+	if n := len(small.f64.cols); n != 2*4 {
+		t.Errorf("a pool of 2 traces holds %d float columns, want 8", n)
+	}
+	if n := len(small.b.cols); n != 2*2 {
+		t.Errorf("a pool of 2 traces holds %d bool columns, want 4", n)
+	}
+
+	// A large enough column is reused.
+	b := NewBuilder("k", []string{"a"})
+	for i := range 100 {
+		b.Add(&Row{Reward: float64(i), Label: "x", Comps: []float64{1}, Invalid: -1})
+	}
+	p := new(TracePool)
+	t1 := b.TraceFrom(p, nil)
+	r1 := &t1.Rewards[0]
+	p.Put(t1)
+	t2 := b.TraceFrom(p, nil)
+	if &t2.Rewards[0] != r1 && &t2.Components["a"][0] != r1 {
+		t.Errorf("a column was not reused")
+	}
+	var nilPool *TracePool
+	nilPool.Put(t2)
+	if t2.Rewards != nil {
+		t.Errorf("Put on a nil pool left the columns")
+	}
+}

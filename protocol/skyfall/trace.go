@@ -232,13 +232,17 @@ func (b *Builder) Add(r *Row) {
 
 // Trace materialises the trace's dense columns; the trace shares no memory
 // with the builder. meta becomes Trace.Meta as given.
-func (b *Builder) Trace(meta map[string]string) *Trace {
+func (b *Builder) Trace(meta map[string]string) *Trace { return b.TraceFrom(nil, meta) }
+
+// TraceFrom is Trace taking the row columns from pool when it holds some
+// large enough (pool may be nil).
+func (b *Builder) TraceFrom(pool *TracePool, meta map[string]string) *Trace {
 	n := b.n
 	t := &Trace{Key: b.key, Meta: meta, Gamma: b.gamma, HasGamma: b.hasGamma}
 	if n > 0 {
-		t.Rewards = make([]float64, n)
+		t.Rewards = column(pool, poolF64, n, false)
 		b.rewards.copyTo(t.Rewards)
-		t.Labels = make([]int32, n)
+		t.Labels = column(pool, poolI32, n, false)
 		b.labels.fill(t.Labels)
 	}
 	t.LabelNames = slices.Clone(b.labelNames)
@@ -254,7 +258,7 @@ func (b *Builder) Trace(meta map[string]string) *Trace {
 		}
 	}
 	if b.anyStep {
-		t.Steps, t.HasStep = make([]int64, n), make([]bool, n)
+		t.Steps, t.HasStep = column(pool, poolI64, n, false), column(pool, poolB, n, true)
 		b.steps.fill(t.Steps, t.HasStep)
 	}
 	if len(b.compNames) > 0 {
@@ -262,18 +266,18 @@ func (b *Builder) Trace(meta map[string]string) *Trace {
 		for i, name := range b.compNames {
 			var col []float64
 			if n > 0 {
-				col = make([]float64, n)
+				col = column(pool, poolF64, n, true)
 				b.comps[i].expand(col)
 			}
 			t.Components[name] = col
 		}
 	}
 	if b.anyInv {
-		t.Invalid = make([]int8, n)
+		t.Invalid = column(pool, poolI8, n, false)
 		b.invalid.fill(t.Invalid)
 	}
 	if b.anyRank {
-		t.EffRank, t.HasEffRank = make([]float64, n), make([]bool, n)
+		t.EffRank, t.HasEffRank = column(pool, poolF64, n, true), column(pool, poolB, n, true)
 		b.rank.expand(t.EffRank)
 		b.rank.mask.bools(t.HasEffRank)
 	}
