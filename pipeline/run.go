@@ -190,6 +190,12 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 	// columns to the next ones.
 	aopts.Traces = &skyfall.TracePool{Max: j.cfg.Concurrency + 1}
 	src := traceSource{pool: aopts.Traces}
+	src.release = func() {
+		for _, o := range decoded {
+			o.Release() // a spill file that will not go is removed again on return
+		}
+		aopts.Traces = nil
+	}
 	src.each = func(fn func(*skyfall.Trace) error) error {
 		var fnErr error
 		err := readers.AssembleEachKeep(decoded, aopts, func(_ int, t *skyfall.Trace) error {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,10 +72,12 @@ type skyfallParams struct {
 // traceSource hands over the assembled runs one at a time, in canonical
 // order, through each. A run handed to fn may be kept only until fn's work
 // on it is done; it is then given back with done, which lends its row
-// columns to a later run.
+// columns to a later run. release, when set, drops the runs for good once
+// the last pass is over.
 type traceSource struct {
-	each func(fn func(t *skyfall.Trace) error) error
-	pool *skyfall.TracePool
+	each    func(fn func(t *skyfall.Trace) error) error
+	pool    *skyfall.TracePool
+	release func()
 }
 
 func (s traceSource) done(t *skyfall.Trace) { s.pool.Put(t) }
@@ -156,6 +159,15 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 	if werr := g.Wait(); werr != nil {
 		err = werr
 	}
+	// Nothing reads the runs after this pass. Their decoded rows and the
+	// pooled columns are most of the heap: drop them and collect now, so
+	// that the reduction and the writers reuse that memory rather than
+	// grow the heap past it (docs/decisions.md).
+	src.pool = nil
+	if src.release != nil {
+		src.release()
+	}
+	runtime.GC()
 	if err != nil {
 		return nil, err
 	}
