@@ -31,8 +31,9 @@ import (
 const chunkLen = 4096
 
 // chunked is an append-only sequence held in chunks of chunkLen elements.
-// The first chunk grows by doubling up to chunkLen (small runs stay small);
-// later chunks are allocated full size. len > 0 implies len(last) > 0.
+// The first chunk grows by doubling, from 128 bytes up to chunkLen elements
+// (small runs stay small); later chunks are allocated full size. len > 0
+// implies len(last) > 0.
 type chunked[T any] struct {
 	full [][]T // each of length chunkLen
 	last []T
@@ -49,7 +50,9 @@ func (c *chunked[T]) push(v T) {
 
 func (c *chunked[T]) grow() {
 	if cap(c.last) < chunkLen {
-		s := make([]T, len(c.last), min(max(2*cap(c.last), 16), chunkLen))
+		var zero T
+		first := max(2, 128/int(unsafe.Sizeof(zero))) // 128 bytes to begin with
+		s := make([]T, len(c.last), min(max(2*cap(c.last), first), chunkLen))
 		copy(s, c.last)
 		c.last = s
 		return

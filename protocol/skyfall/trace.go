@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Trace is one run held in columns: one entry per row for the per-step
@@ -284,20 +285,17 @@ func (b *Builder) TraceFrom(pool *TracePool, meta map[string]string) *Trace {
 	return t
 }
 
-// Rough sizes, for MemBytes, of a Builder and of one label's bookkeeping
-// (map entry, name and origin slots) besides the label's bytes.
-const (
-	builderOverhead = 400
-	labelOverhead   = 96
-)
+// Rough size, for MemBytes, of one label's bookkeeping (map entry, name and
+// origin slots) besides the label's bytes.
+const labelOverhead = 96
 
-// MemBytes estimates the memory the builder holds: every column chunk by
-// its capacity, and the labels.
+// MemBytes estimates the memory the builder holds: the Builder itself,
+// every column chunk by its capacity, and the labels.
 func (b *Builder) MemBytes() int64 {
-	m := int64(builderOverhead) + b.rewards.memBytes() + b.labels.memBytes() + b.steps.memBytes() +
+	m := int64(unsafe.Sizeof(*b)) + b.rewards.memBytes() + b.labels.memBytes() + b.steps.memBytes() +
 		b.invalid.memBytes() + b.rank.memBytes()
 	for i := range b.comps {
-		m += 48 + int64(len(b.compNames[i])) + b.comps[i].memBytes()
+		m += int64(unsafe.Sizeof(b.comps[i])+16) + int64(len(b.compNames[i])) + b.comps[i].memBytes()
 	}
 	for _, l := range b.labelNames {
 		m += labelOverhead + int64(len(l))
