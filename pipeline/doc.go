@@ -9,6 +9,13 @@
 // errgroups whose tasks each write their own slot, so that every output is in
 // the canonical order of PROTOCOLS whatever the number of workers.
 //
+// Memory: decoded objects hold their rows in compact columns; every pass
+// over the runs (a ceiling derived from the data, then scoring) assembles
+// them one at a time, the runs being scored lend their dense columns to the
+// next ones, and past --memory-limit objects spill to local disk. Once the
+// scoring pass is over the decoded rows are dropped and collected at once
+// (runtime.GC), before the reduction and the writers allocate.
+//
 // Errors carry their kind so that the command line can map them to exit
 // statuses: *UsageError (2), *readers.DataError and *DataError (1),
 // *StorageError (3), and context cancellation (130/143).

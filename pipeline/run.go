@@ -177,30 +177,39 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 	if err := j.checkRows(objs, rows); err != nil {
 		return nil, 0, err
 	}
-	var src traceSource
-	if bud.spilled == 0 {
-		traces, err := readers.Assemble(decoded, ropts)
-		if err != nil {
-			return nil, 0, dataErr(err)
-		}
-		j.log.Info("assembled", "runs", len(traces), "rows", rows)
-		src = sliceSource(traces)
-	} else {
-		j.log.Info("spilled decoded rows to disk; scoring one run at a time", "objects", bud.spilled, "of", len(objs),
+	// Runs are assembled one at a time, for each pass over them (see
+	// skyfall): only the runs being scored are held as dense traces, besides
+	// the decoded objects' compact columns.
+	if bud.spilled > 0 {
+		j.log.Info("spilled decoded rows to disk", "objects", bud.spilled, "of", len(objs),
 			"memory_limit", bud.limit, "spill_dir", bud.dir)
-		src = func(fn func(*skyfall.Trace) error) error {
-			var fnErr error
-			err := readers.AssembleEachKeep(decoded, ropts, func(_ int, t *skyfall.Trace) error {
-				fnErr = fn(t)
-				return fnErr
-			})
-			var de *readers.DataError
-			switch {
-			case err == nil || err == fnErr || errors.As(err, &de):
-				return err
-			default: // reading a spill file back failed: local disk
-				return &StorageError{Op: "spill", URL: bud.dir, Err: err}
-			}
+	}
+	j.log.Info("scoring one run at a time", "rows", rows)
+	aopts := ropts
+	// The runs being scored, and the one being assembled, lend their
+	// columns to the next ones.
+	aopts.Traces = &skyfall.TracePool{Max: j.cfg.Concurrency + 1}
+	src := traceSource{pool: aopts.Traces}
+	src.release = func() {
+		for _, o := range decoded {
+			o.Release() // a spill file that will not go is removed again on return
+		}
+		aopts.Traces = nil
+	}
+	src.each = func(fn func(*skyfall.Trace) error) error {
+		var fnErr error
+		err := readers.AssembleEachKeep(decoded, aopts, func(_ int, t *skyfall.Trace) error {
+			fnErr = fn(t)
+			return fnErr
+		})
+		var de *readers.DataError
+		switch {
+		case err == nil || err == fnErr:
+			return err
+		case errors.As(err, &de) || bud.spilled == 0:
+			return dataErr(err)
+		default: // reading a spill file back failed: local disk
+			return &StorageError{Op: "spill", URL: bud.dir, Err: err}
 		}
 	}
 	files, err := j.skyfall(ctx, src)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,20 +70,17 @@ type skyfallParams struct {
 }
 
 // traceSource hands over the assembled runs one at a time, in canonical
-// order. A run handed to fn may be kept only until fn's work on it is done.
-type traceSource func(fn func(t *skyfall.Trace) error) error
-
-// sliceSource serves runs held in memory.
-func sliceSource(traces []*skyfall.Trace) traceSource {
-	return func(fn func(*skyfall.Trace) error) error {
-		for _, t := range traces {
-			if err := fn(t); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+// order, through each. A run handed to fn may be kept only until fn's work
+// on it is done; it is then given back with done, which lends its row
+// columns to a later run. release, when set, drops the runs for good once
+// the last pass is over.
+type traceSource struct {
+	each    func(fn func(t *skyfall.Trace) error) error
+	pool    *skyfall.TracePool
+	release func()
 }
+
+func (s traceSource) done(t *skyfall.Trace) { s.pool.Put(t) }
 
 // runInfo is what the reduction and the tables need of a run once its
 // columns are gone.
@@ -119,12 +117,13 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 	total := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
-	err = src(func(t *skyfall.Trace) error {
+	err = src.each(func(t *skyfall.Trace) error {
 		if err := gctx.Err(); err != nil {
 			return err
 		}
 		total++
 		if !cfg.keep(t.Meta) {
+			src.done(t)
 			return nil
 		}
 		ri := &runInfo{key: t.Key, meta: t.Meta, nSteps: t.Len(), allZero: allZero(t.Rewards)}
@@ -142,6 +141,7 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 				ref = &skyfall.Reference{Rewards: r}
 			}
 			res, err := skyfall.Score(t, &p, ref)
+			src.done(t)
 			if err != nil {
 				var miss *skyfall.MissingLabelError
 				if errors.As(err, &miss) {
@@ -159,6 +159,15 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 	if werr := g.Wait(); werr != nil {
 		err = werr
 	}
+	// Nothing reads the runs after this pass. Their decoded rows and the
+	// pooled columns are most of the heap: drop them and collect now, so
+	// that the reduction and the writers reuse that memory rather than
+	// grow the heap past it (docs/decisions.md).
+	src.pool = nil
+	if src.release != nil {
+		src.release()
+	}
+	runtime.GC()
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +338,8 @@ func (j *job) ceiling(src traceSource) (*skyfall.Ceiling, *ceilingInfo, error) {
 	case cfg.CeilingMode == CeilingDataRelative:
 		// The best reward observed per label over every run kept.
 		m := map[string]float64{}
-		err := src(func(t *skyfall.Trace) error {
+		err := src.each(func(t *skyfall.Trace) error {
+			defer src.done(t)
 			if !cfg.keep(t.Meta) {
 				return nil
 			}
@@ -367,7 +377,8 @@ func (j *job) ceiling(src traceSource) (*skyfall.Ceiling, *ceilingInfo, error) {
 			if err != nil {
 				return nil, nil, &DataError{Err: err}
 			}
-			err = src(func(t *skyfall.Trace) error {
+			err = src.each(func(t *skyfall.Trace) error {
+				defer src.done(t)
 				if !cfg.keep(t.Meta) {
 					return nil
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/crlbatch/crlbatch/protocol/contilab"
 	"github.com/crlbatch/crlbatch/protocol/safecrl"
 	"github.com/crlbatch/crlbatch/protocol/skillshift"
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
 )
 
@@ -157,15 +158,20 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 		if rep.runProblems(dataErrors(readers.RunKeyConflicts(ok))...) {
 			return rep, nil
 		}
-		traces, err := readers.Assemble(ok, skyOpts)
+		// One run at a time, as score assembles them.
+		aopts := skyOpts
+		aopts.Traces = new(skyfall.TracePool)
+		runs := []RunInfo{}
+		err = readers.AssembleEach(ok, aopts, func(_ int, t *skyfall.Trace) error {
+			runs = append(runs, RunInfo{Key: t.Key, Source: t.Meta[readers.SourceField], Rows: t.Len(), Labels: len(t.LabelNames)})
+			aopts.Traces.Put(t)
+			return nil
+		})
 		if err != nil {
 			rep.runProblems(err)
 			return rep, nil
 		}
-		rep.Runs = []RunInfo{}
-		for _, t := range traces {
-			rep.Runs = append(rep.Runs, RunInfo{Key: t.Key, Source: t.Meta[readers.SourceField], Rows: t.Len(), Labels: len(t.LabelNames)})
-		}
+		rep.Runs = runs
 		return rep, nil
 	}
 	decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRecords, error) {

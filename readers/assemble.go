@@ -25,8 +25,10 @@ const SourceField = "source"
 //     naming both.
 //
 // opts must be the options the objects were decoded with (Components and
-// the limits). The traces may share memory with objects; Assemble does not
-// modify objects held in memory, so it may be called again on them.
+// the limits), plus Traces if the caller lends columns. The traces share
+// no memory with objects (each is materialised from its parts' compact
+// columns); Assemble does not modify objects held in memory, so it may be
+// called again on them.
 // Spilled objects are read back and consumed as by AssembleEach.
 func Assemble(objects []*ObjectRuns, opts Options) ([]*skyfall.Trace, error) {
 	var traces []*skyfall.Trace
@@ -127,9 +129,10 @@ func (r *run) build(ld *loader, opts Options) (*skyfall.Trace, error) {
 				return nil, err
 			}
 			appendPart(b, pt, pc.p.origins, opts.Components)
+			opts.Traces.Put(pt)
 			ld.done(pc)
 		}
-		t = b.Trace(rendered)
+		t = b.TraceFrom(opts.Traces, rendered)
 		if len(t.LabelNames) > opts.MaxLabels {
 			pc := r.pieces[0]
 			return nil, &DataError{URL: pc.obj.URL, Line: pc.p.firstLine, Field: "regime_id",

@@ -47,27 +47,17 @@ func (o *ObjectRuns) RunKeys() []string {
 	return keys
 }
 
-// MemBytes estimates the memory held by the object: the capacity of every
-// decoded column plus the label names, tens of bytes a row, and the small
-// header (run identities, metadata candidates, label origins) that stays
-// in memory after Spill or Release. It is for the pipeline's
+// MemBytes estimates the memory held by the object: the rows in the
+// builders' compact columns (every chunk by its capacity, the label names),
+// and the small header (run identities, metadata candidates, label origins)
+// that stays in memory after Spill or Release. It is for the pipeline's
 // --memory-limit accounting.
 func (o *ObjectRuns) MemBytes() int64 {
 	n := int64(objectOverhead + len(o.URL) + len(o.Key) + len(o.spillPath))
 	for _, p := range o.parts {
 		n += p.headerBytes()
-		if p.b == nil {
-			continue
-		}
-		t := p.b.Trace(nil)
-		n += int64(cap(t.Rewards))*8 + int64(cap(t.Labels))*4 +
-			int64(cap(t.Steps))*8 + int64(cap(t.HasStep)) + int64(cap(t.Invalid)) +
-			int64(cap(t.EffRank))*8 + int64(cap(t.HasEffRank))
-		for _, c := range t.Components {
-			n += int64(cap(c)) * 8
-		}
-		for _, l := range t.LabelNames {
-			n += int64(len(l)) + 16
+		if p.b != nil {
+			n += p.b.MemBytes()
 		}
 	}
 	return n

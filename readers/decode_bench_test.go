@@ -339,7 +339,8 @@ func TestBenchRowsDecode(t *testing.T) {
 }
 
 // TestMemBytes: decoded rows are held in compact columns, tens of bytes a
-// row, not the JSON's hundreds.
+// row, not the JSON's hundreds. These rows carry four dense float columns
+// (reward, two components, effective_rank): 32 bytes, and little besides.
 func TestMemBytes(t *testing.T) {
 	data := benchRows(20000)
 	o, err := DecodeObject("x", "x", bytes.NewReader(data), Options{Components: benchComps})
@@ -348,7 +349,7 @@ func TestMemBytes(t *testing.T) {
 	}
 	perRow := float64(o.MemBytes()) / float64(o.Rows)
 	t.Logf("%.1f bytes a row in memory, %.1f in JSON", perRow, float64(len(data))/float64(o.Rows))
-	if perRow < 40 || perRow > 100 {
+	if perRow < 32 || perRow > 100 {
 		t.Errorf("%.1f bytes a row", perRow)
 	}
 }

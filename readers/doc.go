@@ -8,12 +8,16 @@
 //
 // The pipeline calls DecodeObject once per object, possibly for several
 // objects at a time (each call is independent and uses one goroutine), then
-// Assemble once with every decoded object in bytewise key order. The result
-// depends only on the objects' contents and keys and on Options, never on
-// the order or concurrency of the DecodeObject calls.
+// assembles the runs of every decoded object, in bytewise key order: all at
+// once with Assemble, or one at a time with AssembleEach and AssembleEachKeep
+// (the pipeline's way: a decoded object keeps its rows in compact columns,
+// and only the runs being scored are materialised as dense traces). The
+// result depends only on the objects' contents and keys and on Options,
+// never on the order or concurrency of the DecodeObject calls.
 //
 //	obj, err := readers.DecodeObject(url, key, r, opts) // one per object, concurrently
 //	traces, err := readers.Assemble(objs, opts)         // objs sorted by Key
+//	err = readers.AssembleEachKeep(objs, opts, score)   // or one run at a time, as often as needed
 //
 // A sweep larger than memory: ObjectRuns.Spill moves a decoded object's row
 // columns to a temporary file (MemBytes then counts a small header), and
@@ -22,6 +26,11 @@
 // columns are held at once; it consumes spilled objects and removes their
 // files. Release drops an object that will not be assembled. See Spilling
 // below.
+//
+// Assembled traces never share memory with the objects. Options.Traces
+// lends the assembly functions the row columns of traces the caller is done
+// with (a skyfall.TracePool: put a trace back once scored), so that a pass
+// over the runs does not allocate one set of columns per run.
 //
 // DecodeObject does not close r. To cancel a long decode, cancel the reader
 // (the blob reader's context): DecodeObject then returns the reader's error.

@@ -3,6 +3,8 @@ package readers
 import (
 	"fmt"
 	"slices"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
 // Defaults of Options. A zero field of Options takes its default.
@@ -49,6 +51,11 @@ type Options struct {
 	// on the first one; see BadRowFunc. nil (the default) means nothing is
 	// skipped. Assemble and the spilling functions ignore it.
 	OnBadRow BadRowFunc
+	// Traces, when set, lends Assemble, AssembleEach and AssembleEachKeep
+	// the row columns of the traces they hand over (see skyfall.TracePool):
+	// a caller that is done with a trace puts it back, and a later run
+	// fills the same columns. DecodeObject ignores it.
+	Traces *skyfall.TracePool
 }
 
 // BadRowFunc decides what happens to a bad row, a line that is not a valid

@@ -107,8 +107,8 @@ func (o *ObjectRuns) Release() error {
 // in memory, only one run's columns (and one run's encoded part) are held
 // at a time.
 //
-// fn may keep t; t may share memory with in-memory objects, as Assemble's
-// traces do. An error of fn stops AssembleEach, which returns it as it is.
+// fn may keep t, which shares no memory with the objects (with
+// Options.Traces set, fn may instead put it back once done). An error of fn stops AssembleEach, which returns it as it is.
 // A run-key collision or the --max-runs limit is reported before fn is
 // first called, as Assemble would; the --max-labels limit of a run spanning
 // objects, and a failure to read a spill file back, after fn has had the
@@ -132,7 +132,7 @@ func AssembleEachKeep(objects []*ObjectRuns, opts Options, fn func(i int, t *sky
 // assembleEach is AssembleEach (consume) or AssembleEachKeep; start, when
 // set, learns the number of runs before the first call of fn.
 func assembleEach(objects []*ObjectRuns, opts Options, consume bool, start func(n int), fn func(i int, t *skyfall.Trace) error) (err error) {
-	ld := &loader{keep: !consume}
+	ld := &loader{keep: !consume, pool: opts.Traces}
 	defer func() {
 		ld.close()
 		for _, o := range objects {
@@ -178,6 +178,7 @@ type loader struct {
 	fobj *ObjectRuns
 	buf  []byte
 	keep bool // leave spilled objects unreleased
+	pool *skyfall.TracePool
 }
 
 // columns returns the rows of pc as a trace without metadata: the part's
@@ -185,7 +186,7 @@ type loader struct {
 func (ld *loader) columns(pc piece) (*skyfall.Trace, error) {
 	p, o := pc.p, pc.obj
 	if p.b != nil {
-		return p.b.Trace(nil), nil
+		return p.b.TraceFrom(ld.pool, nil), nil
 	}
 	if ld.fobj != o {
 		ld.close()
@@ -206,7 +207,7 @@ func (ld *loader) columns(pc piece) (*skyfall.Trace, error) {
 		return nil, fmt.Errorf("readers: reading back the spilled rows of %s from %s: %w", o.URL, o.spillPath, err)
 	}
 	t := new(skyfall.Trace)
-	if err := t.UnmarshalBinary(buf); err != nil {
+	if err := t.UnmarshalBinaryFrom(ld.pool, buf); err != nil {
 		return nil, fmt.Errorf("readers: reading back the spilled rows of %s from %s: %w", o.URL, o.spillPath, err)
 	}
 	if t.Len() != p.rows || t.Key != p.runKey {

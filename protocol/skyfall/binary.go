@@ -48,7 +48,8 @@ import (
 // effective_rank), 1 for its label (fewer than 128 labels), 1 for its step
 // (steps moving by less than 64), 1 for invalid_action and a bit per flag:
 // the rows of the readers decode benchmark take 35 bytes a row encoded,
-// against 51 in memory and 490 as JSON.
+// against 51 in a Trace's dense columns, 34 in a Builder's compact ones and
+// 490 as JSON.
 //
 // Only well-formed traces are encoded: MarshalBinary, AppendBinary and
 // WriteTo return an error for a trace that fails Validate, whose columns
@@ -339,7 +340,11 @@ func (e *encoder) trace(t *Trace) {
 // UnmarshalBinary replaces t with the trace encoded in data
 // (encoding.BinaryUnmarshaler). data must hold exactly one encoding; the
 // trace does not keep a reference to it. On error t is left unchanged.
-func (t *Trace) UnmarshalBinary(data []byte) error {
+func (t *Trace) UnmarshalBinary(data []byte) error { return t.UnmarshalBinaryFrom(nil, data) }
+
+// UnmarshalBinaryFrom is UnmarshalBinary taking the row columns from pool
+// when it holds some large enough (pool may be nil).
+func (t *Trace) UnmarshalBinaryFrom(pool *TracePool, data []byte) error {
 	if len(data) < binaryHeader+binaryTrailer || string(data[:4]) != binaryMagic {
 		if len(data) >= 4 && string(data[:4]) == binaryMagic {
 			return fmt.Errorf("%w: %d bytes, too short", ErrBinaryFormat, len(data))
@@ -360,7 +365,7 @@ func (t *Trace) UnmarshalBinary(data []byte) error {
 	var nt Trace
 	nt.HasGamma = flags&flagGamma != 0
 	nt.Gamma = math.Float64frombits(binary.LittleEndian.Uint64(data[6:]))
-	d := decoder{b: body[binaryHeader:]}
+	d := decoder{b: body[binaryHeader:], pool: pool}
 	d.trace(&nt)
 	if d.err != nil {
 		return d.err
@@ -378,8 +383,9 @@ func (t *Trace) UnmarshalBinary(data []byte) error {
 // decoder reads from b; the first problem is kept in err and every later
 // read returns zero values.
 type decoder struct {
-	b   []byte
-	err error
+	b    []byte
+	err  error
+	pool *TracePool // where row columns come from (nil: new ones)
 }
 
 func (d *decoder) fail(format string, args ...any) {
@@ -454,7 +460,7 @@ func (d *decoder) f64s(what string) []float64 {
 	if !ok {
 		return nil
 	}
-	xs := make([]float64, n)
+	xs := column(d.pool, poolF64, n, false)
 	b := d.b[:8*n]
 	for i := range xs {
 		xs[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
@@ -468,7 +474,7 @@ func (d *decoder) bits(what string) []bool {
 	if !ok {
 		return nil
 	}
-	bs := make([]bool, n)
+	bs := column(d.pool, poolB, n, false)
 	nb := (n + 7) / 8
 	b := d.b[:nb]
 	for i := range bs {
@@ -487,7 +493,7 @@ func (d *decoder) labels(what string, numLabels int) []int32 {
 	if !ok {
 		return nil
 	}
-	ls := make([]int32, n)
+	ls := column(d.pool, poolI32, n, false)
 	for i := range ls {
 		var v uint64
 		if len(d.b) > 0 && d.b[0] < 0x80 {
@@ -513,7 +519,7 @@ func (d *decoder) steps(what string) []int64 {
 	if !ok {
 		return nil
 	}
-	ss := make([]int64, n)
+	ss := column(d.pool, poolI64, n, false)
 	var prev int64
 	for i := range ss {
 		var z uint64
@@ -537,7 +543,7 @@ func (d *decoder) int8s(what string) []int8 {
 	if !ok {
 		return nil
 	}
-	xs := make([]int8, n)
+	xs := column(d.pool, poolI8, n, false)
 	for i, c := range d.b[:n] {
 		xs[i] = int8(c)
 	}

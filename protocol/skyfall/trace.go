@@ -1,6 +1,11 @@
 package skyfall
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"slices"
+	"unsafe"
+)
 
 // Trace is one run held in columns: one entry per row for the per-step
 // columns, one entry per label for the per-label ones. Rows keep the order in
@@ -121,49 +126,75 @@ type Row struct {
 
 // Builder assembles a Trace row by row. Row values are copied, so a caller may
 // reuse one Row (and its Comps slice) for every call.
+//
+// A Builder holds its rows in compact columns (columns.go): dense rewards,
+// run-length labels and steps, bitmaps for flags, and only the non-zero
+// component values and the recorded effective ranks, all in fixed-size
+// chunks. Trace materialises the dense columns; every value comes back bit
+// for bit, in row order.
 type Builder struct {
-	t         Trace
+	key       string
+	n         int
 	compNames []string
-	comps     [][]float64
-	labelIdx  map[string]int32
-	origin    []string
-	hasOrigin []bool
-	alias     []string
-	hasAlias  []bool
-	anyStep   bool
-	anyInv    bool
-	anyRank   bool
+
+	labelIdx   map[string]int32
+	labelNames []string
+	origin     []string
+	hasOrigin  []bool
+	alias      []string
+	hasAlias   []bool
+	lastLabel  string // the label of the last row, to skip the map lookup
+	lastIdx    int32
+
+	rewards chunked[float64]
+	labels  labelCol
+	steps   stepCol
+	comps   []sparse // rows whose value is not +0.0
+	invalid invalidCol
+	rank    sparse // rows carrying effective_rank
+
+	anyStep, anyInv, anyRank bool
+	gamma                    float64
+	hasGamma                 bool
 }
 
 // NewBuilder returns a builder keeping the named components.
 func NewBuilder(key string, components []string) *Builder {
-	b := &Builder{compNames: append([]string(nil), components...), labelIdx: map[string]int32{}}
-	b.t.Key = key
-	b.comps = make([][]float64, len(components))
-	return b
+	return &Builder{
+		key:       key,
+		compNames: append([]string(nil), components...),
+		labelIdx:  map[string]int32{},
+		comps:     make([]sparse, len(components)),
+	}
 }
 
 // Len is the number of rows added so far.
-func (b *Builder) Len() int { return len(b.t.Rewards) }
+func (b *Builder) Len() int { return b.n }
 
 // NumLabels is the number of distinct labels added so far.
-func (b *Builder) NumLabels() int { return len(b.t.LabelNames) }
+func (b *Builder) NumLabels() int { return len(b.labelNames) }
 
 // Add appends one row.
 func (b *Builder) Add(r *Row) {
-	n := len(b.t.Rewards)
-	b.t.Rewards = append(b.t.Rewards, r.Reward)
-	li, ok := b.labelIdx[r.Label]
-	if !ok {
-		li = int32(len(b.t.LabelNames))
-		b.labelIdx[r.Label] = li
-		b.t.LabelNames = append(b.t.LabelNames, r.Label)
-		b.origin = append(b.origin, "")
-		b.hasOrigin = append(b.hasOrigin, false)
-		b.alias = append(b.alias, "")
-		b.hasAlias = append(b.hasAlias, false)
+	n := b.n
+	b.n++
+	b.rewards.push(r.Reward)
+	li := b.lastIdx
+	if n == 0 || r.Label != b.lastLabel {
+		var ok bool
+		li, ok = b.labelIdx[r.Label]
+		if !ok {
+			li = int32(len(b.labelNames))
+			b.labelIdx[r.Label] = li
+			b.labelNames = append(b.labelNames, r.Label)
+			b.origin = append(b.origin, "")
+			b.hasOrigin = append(b.hasOrigin, false)
+			b.alias = append(b.alias, "")
+			b.hasAlias = append(b.hasAlias, false)
+		}
+		b.lastLabel, b.lastIdx = r.Label, li
 	}
-	b.t.Labels = append(b.t.Labels, li)
+	b.labels.add(n, li)
 	if r.HasOrigin && !b.hasOrigin[li] {
 		b.origin[li], b.hasOrigin[li] = r.Origin, true
 	}
@@ -171,53 +202,51 @@ func (b *Builder) Add(r *Row) {
 		b.alias[li], b.hasAlias[li] = r.AliasOf, true
 	}
 	if r.HasStep && !b.anyStep {
+		// The rows before the first step hold 0, absent.
 		b.anyStep = true
-		b.t.Steps = make([]int64, n, n+1)
-		b.t.HasStep = make([]bool, n, n+1)
+		if n > 0 {
+			b.steps.add(0, 0, false)
+		}
 	}
 	if b.anyStep {
-		b.t.Steps = append(b.t.Steps, r.Step)
-		b.t.HasStep = append(b.t.HasStep, r.HasStep)
+		b.steps.add(n, r.Step, r.HasStep)
 	}
 	for i := range b.comps {
-		v := 0.0
-		if i < len(r.Comps) {
-			v = r.Comps[i]
+		if i < len(r.Comps) && math.Float64bits(r.Comps[i]) != 0 {
+			b.comps[i].add(n, r.Comps[i])
 		}
-		b.comps[i] = append(b.comps[i], v)
 	}
-	if r.Invalid >= 0 && !b.anyInv {
-		b.anyInv = true
-		b.t.Invalid = make([]int8, n, n+1)
-		for i := range b.t.Invalid {
-			b.t.Invalid[i] = -1
-		}
+	if r.Invalid >= 0 {
+		b.anyInv = true // the rows before the first one hold -1
 	}
 	if b.anyInv {
-		b.t.Invalid = append(b.t.Invalid, r.Invalid)
+		b.invalid.add(n, r.Invalid)
 	}
-	if r.HasEffRank && !b.anyRank {
+	if r.HasEffRank {
 		b.anyRank = true
-		b.t.EffRank = make([]float64, n, n+1)
-		b.t.HasEffRank = make([]bool, n, n+1)
+		b.rank.add(n, r.EffRank)
 	}
-	if b.anyRank {
-		x := r.EffRank
-		if !r.HasEffRank {
-			x = 0
-		}
-		b.t.EffRank = append(b.t.EffRank, x)
-		b.t.HasEffRank = append(b.t.HasEffRank, r.HasEffRank)
-	}
-	if r.HasGamma && !b.t.HasGamma {
-		b.t.Gamma, b.t.HasGamma = r.Gamma, true
+	if r.HasGamma && !b.hasGamma {
+		b.gamma, b.hasGamma = r.Gamma, true
 	}
 }
 
-// Trace finishes the trace. meta becomes Trace.Meta as given.
-func (b *Builder) Trace(meta map[string]string) *Trace {
-	t := b.t
-	t.Meta = meta
+// Trace materialises the trace's dense columns; the trace shares no memory
+// with the builder. meta becomes Trace.Meta as given.
+func (b *Builder) Trace(meta map[string]string) *Trace { return b.TraceFrom(nil, meta) }
+
+// TraceFrom is Trace taking the row columns from pool when it holds some
+// large enough (pool may be nil).
+func (b *Builder) TraceFrom(pool *TracePool, meta map[string]string) *Trace {
+	n := b.n
+	t := &Trace{Key: b.key, Meta: meta, Gamma: b.gamma, HasGamma: b.hasGamma}
+	if n > 0 {
+		t.Rewards = column(pool, poolF64, n, false)
+		b.rewards.copyTo(t.Rewards)
+		t.Labels = column(pool, poolI32, n, false)
+		b.labels.fill(t.Labels)
+	}
+	t.LabelNames = slices.Clone(b.labelNames)
 	t.Origins = make([]string, len(t.LabelNames))
 	for i, name := range t.LabelNames {
 		switch {
@@ -229,13 +258,49 @@ func (b *Builder) Trace(meta map[string]string) *Trace {
 			t.Origins[i] = name
 		}
 	}
+	if b.anyStep {
+		t.Steps, t.HasStep = column(pool, poolI64, n, false), column(pool, poolB, n, true)
+		b.steps.fill(t.Steps, t.HasStep)
+	}
 	if len(b.compNames) > 0 {
 		t.Components = make(map[string][]float64, len(b.compNames))
 		for i, name := range b.compNames {
-			t.Components[name] = b.comps[i]
+			var col []float64
+			if n > 0 {
+				col = column(pool, poolF64, n, true)
+				b.comps[i].expand(col)
+			}
+			t.Components[name] = col
 		}
 	}
-	return &t
+	if b.anyInv {
+		t.Invalid = column(pool, poolI8, n, false)
+		b.invalid.fill(t.Invalid)
+	}
+	if b.anyRank {
+		t.EffRank, t.HasEffRank = column(pool, poolF64, n, true), column(pool, poolB, n, true)
+		b.rank.expand(t.EffRank)
+		b.rank.mask.bools(t.HasEffRank)
+	}
+	return t
+}
+
+// Rough size, for MemBytes, of one label's bookkeeping (map entry, name and
+// origin slots) besides the label's bytes.
+const labelOverhead = 96
+
+// MemBytes estimates the memory the builder holds: the Builder itself,
+// every column chunk by its capacity, and the labels.
+func (b *Builder) MemBytes() int64 {
+	m := int64(unsafe.Sizeof(*b)) + b.rewards.memBytes() + b.labels.memBytes() + b.steps.memBytes() +
+		b.invalid.memBytes() + b.rank.memBytes()
+	for i := range b.comps {
+		m += int64(unsafe.Sizeof(b.comps[i])+16) + int64(len(b.compNames[i])) + b.comps[i].memBytes()
+	}
+	for _, l := range b.labelNames {
+		m += labelOverhead + int64(len(l))
+	}
+	return m
 }
 
 // Interval is a maximal run of consecutive rows with the same label
