@@ -48,7 +48,7 @@
 #   BENCH_SLICE_BYTES   about this much JSONL for pandas (100000000)
 #   BENCH_MEMORY_LIMIT  crlbatch --memory-limit; spill files go to DIR/spill.
 #                       Default: none (crlbatch's own, half the machine's
-#                       memory) up to 1 GB; 64MiB above (see docs/performance.md)
+#                       memory) up to 1 GB; 16MiB above (see docs/performance.md)
 #   BENCH_PANDAS        1 to run pandas (default 1 up to 1 GB, 0 above)
 #   BENCH_ONECORE       1 to run the one-core crlbatch runs (default 1 up to 1 GB, 0 above)
 #   BENCH_DUCKDB_AUTO   1 to also run DuckDB with schema auto-detection (default 1)
@@ -88,7 +88,7 @@ NODE="${BENCH_NODE:-node}"
 big=0
 [ "$BYTES" -gt 1000000000 ] && big=1
 if [ "$big" = 1 ]; then
-	MEMLIMIT="${BENCH_MEMORY_LIMIT-64MiB}"
+	MEMLIMIT="${BENCH_MEMORY_LIMIT-16MiB}"
 	PANDAS="${BENCH_PANDAS:-0}"
 	ONECORE="${BENCH_ONECORE:-0}"
 	BASELINE="${BENCH_BASELINE-/tmp/crlbatch-bench-1000000000/results.tsv}"

@@ -65,6 +65,7 @@ func (j *job) reduce(runs []scoredRun, metrics []family.Metric, advantage string
 	fopt.Resamples = cfg.Resamples
 	fopt.Seed = cfg.BootstrapSeed
 	fopt.GroupBy = strings.Join(cfg.GroupBy, ",")
+	fopt.Each = j.each
 	fopt.AdvantageMetric = advantage
 	fres, err := family.Aggregate(metrics, fruns, fopt)
 	if err != nil {

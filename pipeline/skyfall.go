@@ -221,6 +221,7 @@ func (j *job) skyfall(ctx context.Context, src traceSource) ([]outFile, error) {
 	fopt.Resamples = cfg.Resamples
 	fopt.Seed = cfg.BootstrapSeed
 	fopt.GroupBy = strings.Join(cfg.GroupBy, ",")
+	fopt.Each = j.each
 	fres, err := family.Aggregate(metrics, runs, fopt)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,13 @@ type Options struct {
 	// TruncatedShare flags runs shorter than this share of their family's
 	// longest run (0.9).
 	TruncatedShare float64
+	// Each, when set, calls work(i) for every i in [0, n), in any order
+	// and possibly at once, and returns when all calls have. Aggregate
+	// hands it the family × metric cells (each bootstraps on its own seed
+	// and writes its own slot, so the result does not depend on the
+	// order); nil calls them one after another. This package starts no
+	// goroutine: the caller owns the concurrency.
+	Each func(n int, work func(i int))
 }
 
 // DefaultOptions are the defaults of PROTOCOLS 1.6.
@@ -218,13 +225,26 @@ func Aggregate(metrics []Metric, runs []Run, opt Options) (*Result, error) {
 		f := &res.Families[fi]
 		res.Notes = append(res.Notes, familyNotes(f, runs, opt)...)
 		f.Rows = make([]Row, len(metrics))
-		for m, met := range metrics {
+	}
+	each := opt.Each
+	if each == nil {
+		each = func(n int, work func(int)) {
+			for i := range n {
+				work(i)
+			}
+		}
+	}
+	if nm := len(metrics); nm > 0 {
+		each(len(res.Families)*nm, func(i int) {
+			f, m := &res.Families[i/nm], i%nm
 			xs := values(f, m)
-			row := describe(f.Name, met, xs, opt)
+			row := describe(f.Name, metrics[m], xs, opt)
 			compare(&row, f, base, runs, m, xs, baseMean[m], res, opt)
 			f.Rows[m] = row
-		}
-		adjust(f.Rows)
+		})
+	}
+	for fi := range res.Families {
+		adjust(res.Families[fi].Rows)
 	}
 	return res, nil
 }

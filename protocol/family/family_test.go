@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crlbatch/crlbatch/protocol"
@@ -267,5 +268,50 @@ func TestBadInput(t *testing.T) {
 	r.Values[0] = protocol.Value{}
 	if _, err := Aggregate(metrics, []Run{r}, opts()); err == nil {
 		t.Error("an absent value without a reason must fail")
+	}
+}
+
+// TestEach: handing the cells to Options.Each in reverse order, or all at
+// once on goroutines, gives the result of the plain loop, every cell once.
+func TestEach(t *testing.T) {
+	runs := []Run{run("a0", "a", "0", 1, 2, 3), run("a1", "a", "1", 2, 3, 4), run("a2", "a", "2", 5, 1, 4),
+		run("b0", "b", "0", 2, 2, 3), run("b1", "b", "1", 3, 1, 4), run("b2", "b", "2", 1, 1, 4),
+		run("c0", "c", "0", 7, math.NaN(), 3)}
+	o := opts()
+	o.Baseline = "b"
+	plain, err := Aggregate(metrics, runs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	o.Each = func(n int, work func(int)) {
+		if n != 3*len(metrics) {
+			t.Errorf("%d cells, want %d", n, 3*len(metrics))
+		}
+		for i := n - 1; i >= 0; i-- {
+			calls++
+			work(i)
+		}
+	}
+	reversed, err := Aggregate(metrics, runs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3*len(metrics) || !reflect.DeepEqual(plain, reversed) {
+		t.Errorf("%d calls; reversed order gives another result", calls)
+	}
+	o.Each = func(n int, work func(int)) {
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { work(i) })
+		}
+		wg.Wait()
+	}
+	concurrent, err := Aggregate(metrics, runs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(plain, concurrent) {
+		t.Error("cells computed at once give another result")
 	}
 }

@@ -1,0 +1,34 @@
+package pipeline
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// each calls work(i) for every i in [0, n) on at most --concurrency
+// goroutines and returns when all calls have returned. It is the
+// family.Options.Each of the job: the family statistics of distinct cells
+// are independent, so their order does not change the result.
+func (j *job) each(n int, work func(i int)) {
+	workers := min(j.cfg.Concurrency, n)
+	if workers <= 1 {
+		for i := range n {
+			work(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				work(i)
+			}
+		})
+	}
+	wg.Wait()
+}
