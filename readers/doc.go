@@ -247,24 +247,26 @@
 //
 //	go test ./readers -run XXX -bench Decode -benchmem -cpu 1 -count 6
 //
-//	decoder                      MB/s   MB/s (CPU)   allocs/row
-//	encoding/json (struct)         63           64         29.5
-//	goccy/go-json (struct)        259          265         19.5
-//	valyala/fastjson (Parser)     254          268          0.26
-//	this scanner                  381          388          0.011
-//	DecodeObject, plain           326          379          0.017
-//	DecodeObject, gzip            149          154          0.018
-//	DecodeObject, zstd            198          262          0.018
+// (BenchmarkDecodeFile, also matched, decodes the file named by
+// CRLBATCH_BENCH_FILE, a real sweep's object, and skips without it.)
 //
-// Best of six runs. MB/s is wall clock (SetBytes); MB/s (CPU) is bytes per
-// second of process CPU time, garbage collection included (the cpuMB/s
-// metric): the machine was shared with other jobs while these were taken,
-// which made wall-clock numbers swing by up to a factor of two and CPU-time
-// numbers by about 15 %. The DecodeObject rows do everything the reader
+//	decoder                      MB/s   MB/s (CPU)   allocs/row
+//	encoding/json (struct)         62           62         29.5
+//	goccy/go-json (struct)        270          269         19.5
+//	valyala/fastjson (Parser)     271          270          0.26
+//	this scanner                  508          505          0.012
+//	DecodeObject, plain           480          477          0.017
+//	DecodeObject, gzip            161          160          0.018
+//	DecodeObject, zstd            310          308          0.017
+//
+// Best of six runs, on a quiet machine. MB/s is wall clock (SetBytes); MB/s
+// (CPU) is bytes per second of process CPU time, garbage collection
+// included (the cpuMB/s metric), which swings much less than wall clock
+// when the machine is shared. The DecodeObject rows do everything the reader
 // does per object (line splitting, decompression, full validation, identity
 // grouping, metadata inference, the Builder), the others the row decoding
 // and the Builder only; the libraries check less than the scanner (no
 // repeated keys, no overflow, no capture of extras). The scanner is the
-// choice: about 1.45 times the fast libraries and 6 times encoding/json,
+// choice: about 1.9 times the fast libraries and 8 times encoding/json,
 // while being the only one that checks everything PROTOCOLS 1.1 asks.
 package readers
