@@ -123,13 +123,14 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 	defer rd.(io.Closer).Close()
 	obj := &ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components}
 	od := &objectDecoder{
-		obj:     obj,
-		opts:    opts,
-		dec:     newRowDecoder(opts.Components),
-		byIdent: map[string]*part{},
-		intern:  map[string]string{},
-		idPos:   make([]int, len(opts.IdentityFields)),
-		idIDs:   make([]uint8, len(opts.IdentityFields)),
+		obj:      obj,
+		opts:     opts,
+		dec:      newRowDecoder(opts.Components),
+		byIdent:  map[string]*part{},
+		intern:   map[string]string{},
+		idPos:    make([]int, len(opts.IdentityFields)),
+		idIDs:    make([]uint8, len(opts.IdentityFields)),
+		lastGens: make([]uint64, len(opts.IdentityFields)),
 	}
 	for i, f := range opts.IdentityFields {
 		od.idIDs[i] = od.dec.top.intern([]byte(f), -1)
@@ -202,12 +203,71 @@ type objectDecoder struct {
 	sig      []byte
 	lastSig  []byte
 	lastPart *part
+	lastGens []uint64 // per identity field: 0 absent, else the version of its cached value
+	gensOK   bool     // lastGens describe lastPart's row
 	ck       []byte
 	tmp      []byte
 }
 
+// sameAsLast reports whether every identity field of the current row is
+// absent, or repeats its cached value, exactly as on the last row given a
+// part: then the row belongs to that part, with no signature to build.
+func (od *objectDecoder) sameAsLast() bool {
+	if !od.gensOK || od.lastPart == nil {
+		return false
+	}
+	d := od.dec
+	for i, id := range od.idIDs {
+		var g uint64
+		if j := d.extraAt(id, "", 0); j >= 0 && d.extras[j].kind != kindNull {
+			if !d.extras[j].hit {
+				return false
+			}
+			g = d.top.keys[id].gen
+		}
+		if g != od.lastGens[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// noteGens records the identity fields' cache versions of the current row,
+// whose part partFor has just found.
+func (od *objectDecoder) noteGens() {
+	d := od.dec
+	od.gensOK = true
+	for i, id := range od.idIDs {
+		if id == noKey {
+			od.gensOK = false
+			return
+		}
+		var g uint64
+		if j := d.extraAt(id, "", 0); j >= 0 && d.extras[j].kind != kindNull {
+			if !d.extras[j].hit {
+				od.gensOK = false
+				return
+			}
+			g = d.top.keys[id].gen
+		}
+		od.lastGens[i] = g
+	}
+}
+
 // partFor returns the part of the current row's identity.
 func (od *objectDecoder) partFor(line int) (*part, error) {
+	if od.sameAsLast() {
+		return od.lastPart, nil
+	}
+	p, err := od.findPart(line)
+	if err == nil {
+		od.noteGens()
+	}
+	return p, err
+}
+
+// findPart is partFor on the general path.
+func (od *objectDecoder) findPart(line int) (*part, error) {
 	ex := od.dec.extras
 	sig := od.sig[:0]
 	for i, f := range od.opts.IdentityFields {

@@ -2,6 +2,7 @@ package readers
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -60,5 +61,47 @@ func TestKeyTableFull(t *testing.T) {
 	}
 	if kt.keys[3].quoted != nil {
 		t.Fatalf("a key with a control byte has a raw form %q", kt.keys[3].quoted)
+	}
+}
+
+// TestRunOfCachedIdentity: rows find their run through the cached identity
+// values also when identities alternate, repeat after another, change in
+// a row that is then skipped as bad, or go missing.
+func TestRunOfCachedIdentity(t *testing.T) {
+	row := func(id string, r int) string {
+		if id == "" {
+			return fmt.Sprintf(`{"reward":%d,"regime_id":"a"}`, r)
+		}
+		return fmt.Sprintf(`{"run_id":%q,"reward":%d,"regime_id":"a"}`, id, r)
+	}
+	var lines []string
+	want := map[string][]float64{}
+	add := func(id string, r int) {
+		lines = append(lines, row(id, r))
+		key := "run_id=" + id
+		if id == "" {
+			key = "anonymous:x"
+		}
+		want[key] = append(want[key], float64(r))
+	}
+	seq := []string{"x", "x", "y", "y", "x", "x", "y", "y", "x", "", "", "x", "z", "x"}
+	for i, id := range seq {
+		add(id, i)
+		switch i {
+		case 5, 10:
+			// A bad row with the identity of the next row: it updates the
+			// cache of run_id, and is skipped; the next row repeats the
+			// cached value, yet belongs to another run than the row before.
+			lines = append(lines, fmt.Sprintf(`{"run_id":%q,"reward":"bad","regime_id":"a"}`, seq[i+1]))
+		}
+	}
+	opts := Options{OnBadRow: func(*DataError) error { return nil }}
+	traces := mustDecode(t, opts, object{"x", strings.Join(lines, "\n")})
+	got := map[string][]float64{}
+	for _, tr := range traces {
+		got[tr.Key] = tr.Rewards
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("runs %v\nwant %v", got, want)
 	}
 }
