@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -154,6 +155,7 @@ func scoreCommand() *cli.Command {
 				}
 				defer stop()
 			}
+			defer softMemoryLimit(cfg.MemoryLimit)()
 			sum, err := pipeline.Run(ctx, cfg)
 			if err != nil {
 				return err
@@ -400,4 +402,28 @@ func startCPUProfile(file string) (func(), error) {
 		return nil, pipeline.Usagef("--cpuprofile: %v", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// softHeadroom is what a job holds besides the decoded rows that
+// --memory-limit budgets: objects being decoded, the runs being scored in
+// dense form, the family statistics.
+const softHeadroom = 96 << 20
+
+// softMemoryLimit sets the Go runtime's soft memory limit to an explicit
+// --memory-limit plus softHeadroom, unless GOMEMLIMIT is set, and returns
+// the function that restores the previous limit. Under a small limit the
+// rows spill and the heap's peak then depends on when the collector
+// happens to run; a soft limit makes it collect before the heap outgrows
+// what the job needs (docs/decisions.md). Without --memory-limit (limit 0)
+// nothing changes.
+func softMemoryLimit(limit int64) func() {
+	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	soft := limit + softHeadroom
+	if soft < limit { // overflow
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(soft)
+	return func() { debug.SetMemoryLimit(prev) }
 }
