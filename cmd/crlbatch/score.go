@@ -59,7 +59,7 @@ func inputFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-bad-rows", Category: catInput, Value: 0,
 			Usage: "skip up to this many bad rows in all (invalid JSON, a field of the wrong type, a missing reward or regime_id, …), each named in manifest.json and counted in the report; one more fails the job, naming it (validate lists every bad row, and fails only past this many). Errors of a whole object (corrupt gzip or zstd, --max-line-bytes, --max-object-bytes) are never skipped"},
 		&cli.StringFlag{Name: "memory-limit", Category: catOutput, DefaultText: "half the machine's memory",
-			Usage: "memory for decoded rows (e.g. 4GiB); past it, rows spill to --spill-dir and runs are scored one at a time, so a sweep larger than memory still scores"},
+			Usage: "memory for decoded rows (e.g. 4GiB); past it, rows spill to --spill-dir and runs are scored one at a time, so a sweep larger than memory still scores. Given explicitly, it also sets Go's soft memory limit to it plus 96MiB (unless GOMEMLIMIT is set)"},
 		&cli.StringFlag{Name: "spill-dir", Category: catOutput, DefaultText: "the system temp dir", TakesFile: true,
 			Usage: "local folder for spilled rows (emptied when the job ends)"},
 		&cli.IntFlag{Name: "concurrency", Category: catOutput, Value: runtime.NumCPU(),
