@@ -10,11 +10,11 @@ import (
 // previous row. The row decoder exploits that without trusting it: a
 // keyTable numbers the keys it has met, predicts each key from the one
 // before it (one of the last two keys seen after it), and confirms the
-// prediction by comparing the raw bytes; a
-// value cache skips the validation of a value whose raw bytes equal the
-// last valid value of the same key. Whatever does not match takes the
-// general path, so a row decodes to exactly what a fresh decoder gives it,
-// error messages included (FuzzDecodeSequence checks this).
+// prediction by comparing the raw bytes; a value cache skips the
+// validation of a value whose raw bytes equal the last valid value of the
+// same key. Whatever does not match takes the general path, so a row
+// decodes to exactly what a fresh decoder gives it, error messages
+// included (FuzzDecodeSequence checks this).
 
 // maxKeys bounds a keyTable: its keys' IDs are bits of a uint64. Keys met
 // once the table is full take the general path (keySet) for good.
