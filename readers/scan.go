@@ -381,39 +381,18 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 		prev := startKey
 		var ids uint64 // IDs of the keys met so far
 		for {
-			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return d.syntax("a key")
-			}
 			koff := d.pos
-			var key []byte
-			keyEscaped := false
-			id := d.top.predict(prev, d.data, d.pos)
-			if id != noKey {
-				key = d.top.keys[id].name
-				d.pos += len(d.top.keys[id].quoted)
-			} else {
-				k, err := d.scanString(true, nil)
-				if err != nil {
-					return err
-				}
-				key, keyEscaped = k, d.escaped
-				if id = d.top.intern(k, -1); id != noKey {
-					key = d.top.keys[id].name
-				}
+			key, id, keyEscaped, err := d.key(d.top, prev)
+			if err != nil {
+				return err
 			}
-			d.top.follow(prev, id)
 			prev = id
 			if d.fieldRef = id + 1; id == noKey { // noKey + 1 wraps to 0
 				d.field = key
 			}
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				d.skipWS()
-				if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-					return d.syntax("':'")
-				}
+			if err := d.colon(); err != nil {
+				return err
 			}
-			d.pos++
-			d.skipWS()
 			f := -1
 			if id != noKey {
 				if ids&(1<<id) != 0 {
@@ -461,6 +440,45 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	if d.seen&(1<<fRegimeID) == 0 {
 		return &rowError{field: "regime_id", msg: "missing (a string is required)"}
 	}
+	return nil
+}
+
+// key reads the key string at d.pos of an object whose keys t numbers,
+// prev being the ID of the key before it (startKey for the first): the
+// predicted key when its raw bytes are there, else the scanned string,
+// interned when t has room. It returns the decoded key (t's copy when the
+// key has an ID), its ID or noKey, and whether it was written with
+// escapes, and records in t that it followed prev.
+func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped bool, err *rowError) {
+	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		return nil, noKey, false, d.syntax("a key")
+	}
+	if id = t.predict(prev, d.data, d.pos); id != noKey {
+		d.pos += len(t.keys[id].quoted)
+		key = t.keys[id].name
+	} else {
+		if key, err = d.scanString(true, nil); err != nil {
+			return nil, noKey, false, err
+		}
+		escaped = d.escaped
+		if id = t.intern(key, -1); id != noKey {
+			key = t.keys[id].name
+		}
+	}
+	t.follow(prev, id)
+	return key, id, escaped, nil
+}
+
+// colon reads the ':' after a key and the whitespace around it.
+func (d *rowDecoder) colon() *rowError {
+	if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+		d.skipWS()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return d.syntax("':'")
+		}
+	}
+	d.pos++
+	d.skipWS()
 	return nil
 }
 
@@ -728,26 +746,11 @@ func (d *rowDecoder) components() *rowError {
 	prev := startKey
 	var ids uint64
 	for {
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.syntax("a key")
-		}
 		koff := d.pos
-		var key []byte
-		id := t.predict(prev, d.data, d.pos)
-		if id != noKey {
-			key = t.keys[id].name
-			d.pos += len(t.keys[id].quoted)
-		} else {
-			k, err := d.scanString(true, nil)
-			if err != nil {
-				return err
-			}
-			key = k
-			if id = t.intern(k, -1); id != noKey {
-				key = t.keys[id].name
-			}
+		key, id, _, err := d.key(t, prev)
+		if err != nil {
+			return err
 		}
-		t.follow(prev, id)
 		prev = id
 		if d.subRef = id + 1; id == noKey {
 			d.sub = key
@@ -776,14 +779,9 @@ func (d *rowDecoder) components() *rowError {
 				}
 			}
 		}
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			d.skipWS()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return d.syntax("':'")
-			}
+		if err := d.colon(); err != nil {
+			return err
 		}
-		d.pos++
-		d.skipWS()
 		if d.peekKind() != kindNumber {
 			return d.wrongType("number")
 		}
