@@ -241,23 +241,31 @@ func (c *labelCol) fill(dst []int32) {
 		c.dense.copyTo(dst)
 		return
 	}
-	rd := c.runs.reader()
-	k := c.runs.len()
-	if k == 0 {
-		return
-	}
-	run := rd.next()
-	for j := 0; j < k; j++ {
-		end := len(dst)
-		var next labelRun
-		if j+1 < k {
-			next = rd.next()
-			end = next.start
-		}
+	eachRun(&c.runs, len(dst), func(r labelRun) int { return r.start }, func(run labelRun, end int) {
 		seg := dst[run.start:end]
 		for i := range seg {
 			seg[i] = run.label
 		}
+	})
+}
+
+// eachRun calls fn with every run of runs in order and the row where it
+// ends: the next run's start (as start gives it), or n after the last.
+func eachRun[R any](runs *chunked[R], n int, start func(R) int, fn func(run R, end int)) {
+	k := runs.len()
+	if k == 0 {
+		return
+	}
+	rd := runs.reader()
+	run := rd.next()
+	for j := 0; j < k; j++ {
+		end := n
+		var next R
+		if j+1 < k {
+			next = rd.next()
+			end = start(next)
+		}
+		fn(run, end)
 		run = next
 	}
 }
@@ -333,19 +341,7 @@ func (c *stepCol) fill(steps []int64, has []bool) {
 		c.has.bools(has)
 		return
 	}
-	rd := c.runs.reader()
-	k := c.runs.len()
-	if k == 0 {
-		return
-	}
-	run := rd.next()
-	for j := 0; j < k; j++ {
-		end := len(steps)
-		var next stepRun
-		if j+1 < k {
-			next = rd.next()
-			end = next.start
-		}
+	eachRun(&c.runs, len(steps), func(r stepRun) int { return r.start }, func(run stepRun, end int) {
 		v := run.first
 		for i := run.start; i < end; i++ {
 			steps[i] = v
@@ -357,8 +353,7 @@ func (c *stepCol) fill(steps []int64, has []bool) {
 				seg[i] = true
 			}
 		}
-		run = next
-	}
+	})
 }
 
 func (c *stepCol) memBytes() int64 {
