@@ -72,7 +72,7 @@ func planRuns(objects []*ObjectRuns, opts Options) ([]*run, error) {
 	}
 	groups, err := groupRuns(objects, func(o *ObjectRuns) string { return o.URL },
 		func(o *ObjectRuns) []*part { return o.parts },
-		func(p *part) partHeader { return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine} },
+		(*part).header,
 		opts.MaxRuns)
 	if err != nil {
 		return nil, err
@@ -193,6 +193,14 @@ type partHeader struct {
 	firstLine int
 }
 
+func (p *part) header() partHeader {
+	return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine}
+}
+
+func (p *recordPart) header() partHeader {
+	return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine}
+}
+
 // pieceOf is one part of a run and the object holding it.
 type pieceOf[O, P any] struct {
 	obj O
@@ -218,10 +226,7 @@ func groupRuns[O, P any](objects []O, url func(O) string, parts func(O) []P, hea
 			if !found {
 				if prev, clash := byKey[h.runKey]; clash {
 					first := runs[prev][0]
-					q := head(first.p)
-					return nil, &DataError{URL: url(o), Line: h.firstLine, Msg: fmt.Sprintf(
-						"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
-						h.runKey, describeIdent(q.ident), url(first.obj), q.firstLine, describeIdent(h.ident))}
+					return nil, keyClash(runHeader{url(first.obj), head(first.p)}, runHeader{url(o), h})
 				}
 				if len(runs) >= maxRuns {
 					return nil, &DataError{URL: url(o), Line: h.firstLine,

@@ -13,7 +13,7 @@ func RunKeyConflicts(objects []*ObjectRuns) []*DataError {
 	var hs []runHeader
 	for _, o := range objects {
 		for _, p := range o.parts {
-			hs = append(hs, runHeader{url: o.URL, anon: p.anon, identKey: p.identKey, runKey: p.runKey, ident: p.ident, firstLine: p.firstLine})
+			hs = append(hs, runHeader{o.URL, p.header()})
 		}
 	}
 	return runKeyConflicts(hs)
@@ -25,20 +25,24 @@ func RecordRunKeyConflicts(objects []*ObjectRecords) []*DataError {
 	var hs []runHeader
 	for _, o := range objects {
 		for _, p := range o.parts {
-			hs = append(hs, runHeader{url: o.URL, anon: p.anon, identKey: p.identKey, runKey: p.runKey, ident: p.ident, firstLine: p.firstLine})
+			hs = append(hs, runHeader{o.URL, p.header()})
 		}
 	}
 	return runKeyConflicts(hs)
 }
 
-// runHeader is what a conflict check needs of one part.
+// runHeader is a part's header and the URL of its object.
 type runHeader struct {
-	url       string
-	anon      bool
-	identKey  string
-	runKey    string
-	ident     []identValue
-	firstLine int
+	url string
+	partHeader
+}
+
+// keyClash is the error of h, whose run key prev's distinct identity
+// rendered first.
+func keyClash(prev, h runHeader) *DataError {
+	return &DataError{URL: h.url, Line: h.firstLine, Msg: fmt.Sprintf(
+		"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
+		h.runKey, describeIdent(prev.ident), prev.url, prev.firstLine, describeIdent(h.ident))}
 }
 
 func runKeyConflicts(hs []runHeader) []*DataError {
@@ -58,9 +62,7 @@ func runKeyConflicts(hs []runHeader) []*DataError {
 			byKey[h.runKey] = h
 			continue
 		}
-		out = append(out, &DataError{URL: h.url, Line: h.firstLine, Msg: fmt.Sprintf(
-			"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
-			h.runKey, describeIdent(prev.ident), prev.url, prev.firstLine, describeIdent(h.ident))})
+		out = append(out, keyClash(*prev, *h))
 	}
 	return out
 }

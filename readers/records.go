@@ -936,7 +936,7 @@ func AssembleRecords(objects []*ObjectRecords, opts RecordOptions) ([]*RecordRun
 	}
 	groups, err := groupRuns(objects, func(o *ObjectRecords) string { return o.URL },
 		func(o *ObjectRecords) []*recordPart { return o.parts },
-		func(p *recordPart) partHeader { return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine} },
+		(*recordPart).header,
 		opts.MaxRuns)
 	if err != nil {
 		return nil, err
