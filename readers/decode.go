@@ -151,11 +151,7 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 		if rerr := od.dec.decode(line); rerr != nil {
 			// Nothing of the row has been applied yet: decode validates the
 			// whole line before partFor and add touch any state.
-			de := &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
-			if opts.OnBadRow == nil {
-				return nil, de
-			}
-			if err := opts.OnBadRow(de); err != nil {
+			if err := handBadRow(opts.OnBadRow, &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}); err != nil {
 				return nil, err
 			}
 			obj.Skipped++
@@ -171,6 +167,16 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 		obj.Rows++
 	}
 	return obj, nil
+}
+
+// handBadRow hands a bad row to onBad (Options.OnBadRow): nil when the row is
+// skipped, else the error that ends the object (the row's own when there
+// is no onBad).
+func handBadRow(onBad func(*DataError) error, bad *DataError) error {
+	if onBad == nil {
+		return bad
+	}
+	return onBad(bad)
 }
 
 // locate adds the URL and line to an error of the line reader or the

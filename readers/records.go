@@ -571,10 +571,7 @@ func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRec
 			}
 		}
 		if bad != nil {
-			if opts.OnBadRow == nil {
-				return nil, bad
-			}
-			if err := opts.OnBadRow(bad); err != nil {
+			if err := handBadRow(opts.OnBadRow, bad); err != nil {
 				return nil, err
 			}
 			obj.Skipped++

@@ -567,6 +567,17 @@ func TestSpillAssembleEachMemory(t *testing.T) {
 	}
 }
 
+// decodable keeps the objects that decode without error.
+func decodable(objs []object, opts Options) []object {
+	var ok []object
+	for _, o := range objs {
+		if _, err := DecodeObject("mem://b/"+o.key, o.key, strings.NewReader(o.data), opts); err == nil {
+			ok = append(ok, o)
+		}
+	}
+	return ok
+}
+
 // FuzzSpill: over random sweeps, spilling any subset of the objects
 // changes nothing in what AssembleEach (or Assemble) hands over, and
 // leaves no file behind.
@@ -577,12 +588,7 @@ func FuzzSpill(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, mask uint8) {
 		objs := genObjects(seed)
 		opts := Options{Components: []string{"progress"}}
-		var ok []object
-		for _, o := range objs {
-			if _, err := DecodeObject("mem://b/"+o.key, o.key, strings.NewReader(o.data), opts); err == nil {
-				ok = append(ok, o)
-			}
-		}
+		ok := decodable(objs, opts)
 		want, werr := Assemble(decodeObjects(t, opts, ok...), opts)
 		dir := t.TempDir()
 		spill := func(decoded []*ObjectRuns) {
@@ -694,12 +700,7 @@ func TestAssembleTracePool(t *testing.T) {
 	for seed := range uint64(40) {
 		objs := genObjects(seed)
 		opts := Options{Components: []string{"progress"}}
-		var ok []object
-		for _, o := range objs {
-			if _, err := DecodeObject("mem://b/"+o.key, o.key, strings.NewReader(o.data), opts); err == nil {
-				ok = append(ok, o)
-			}
-		}
+		ok := decodable(objs, opts)
 		want, werr := Assemble(decodeObjects(t, opts, ok...), opts)
 		decoded := decodeObjects(t, opts, ok...)
 		dir := t.TempDir()
