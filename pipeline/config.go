@@ -106,6 +106,10 @@ type Config struct {
 	Opener Opener
 	// Retry tunes retries of transient storage errors.
 	Retry RetryPolicy
+
+	// chunkBytes overrides readers.DefaultChunkBytes, the size of the
+	// chunks of an object decoded on several cores (tests).
+	chunkBytes int
 }
 
 // DefaultConfig returns the defaults of INTERFACE.md.

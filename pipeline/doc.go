@@ -7,7 +7,10 @@
 // file://, s3://, gs://, azblob://, mem://); the drivers are blank-imported by
 // the binary, never here. Concurrency lives here and nowhere else: bounded
 // errgroups whose tasks each write their own slot, so that every output is in
-// the canonical order of PROTOCOLS whatever the number of workers.
+// the canonical order of PROTOCOLS whatever the number of workers. An object
+// holding more than 1/--concurrency of the sweep's bytes is decoded in
+// chunks on --concurrency goroutines and merged in order (chunks.go), with
+// exactly the result of decoding it on one.
 //
 // Memory: decoded objects hold their rows in compact columns; every pass
 // over the runs (a ceiling derived from the data, then scoring) assembles

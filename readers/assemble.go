@@ -135,8 +135,7 @@ func (r *run) build(ld *loader, opts Options) (*skyfall.Trace, error) {
 		t = b.TraceFrom(opts.Traces, rendered)
 		if len(t.LabelNames) > opts.MaxLabels {
 			pc := r.pieces[0]
-			return nil, &DataError{URL: pc.obj.URL, Line: pc.p.firstLine, Field: "regime_id",
-				Msg: fmt.Sprintf("run %s has more than %d labels (the limit set by --max-labels)", r.key, opts.MaxLabels), Err: ErrLimit}
+			return nil, tooManyLabels(pc.obj.URL, pc.p.firstLine, r.key, opts.MaxLabels)
 		}
 	}
 	t.Key = r.key

@@ -78,6 +78,15 @@ type part struct {
 	// file, a skyfall binary trace of rows rows.
 	rows      int
 	off, size int64
+
+	// In a chunk's part (chunks.go): each label new to the part, with the
+	// line that brought it.
+	newLabels []labelLine
+}
+
+type labelLine struct {
+	label string
+	line  int
 }
 
 type identValue struct {
@@ -121,7 +130,25 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 		return nil, locate(err, url, 1)
 	}
 	defer rd.(io.Closer).Close()
-	obj := &ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components}
+	od := newObjectDecoder(&ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components}, opts)
+	lr := newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes)
+	for {
+		line, n, err := lr.next()
+		od.obj.Lines = lr.line
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, locate(err, url, n)
+		}
+		if err := od.line(line, n); err != nil {
+			return nil, err
+		}
+	}
+	return od.obj, nil
+}
+
+func newObjectDecoder(obj *ObjectRuns, opts Options) *objectDecoder {
 	od := &objectDecoder{
 		obj:      obj,
 		opts:     opts,
@@ -135,38 +162,33 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 	for i, f := range opts.IdentityFields {
 		od.idIDs[i] = od.dec.top.intern([]byte(f), -1)
 	}
-	lr := newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes)
-	for {
-		line, n, err := lr.next()
-		obj.Lines = lr.line
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, locate(err, url, n)
-		}
-		if isBlank(line) {
-			continue
-		}
-		if rerr := od.dec.decode(line); rerr != nil {
-			// Nothing of the row has been applied yet: decode validates the
-			// whole line before partFor and add touch any state.
-			if err := handBadRow(opts.OnBadRow, &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}); err != nil {
-				return nil, err
-			}
-			obj.Skipped++
-			continue
-		}
-		p, err := od.partFor(n)
-		if err != nil {
-			return nil, err
-		}
-		if err := od.add(p, n); err != nil {
-			return nil, err
-		}
-		obj.Rows++
+	return od
+}
+
+// line decodes line n of the object and adds it to its run; a bad row goes
+// to opts.OnBadRow. The error ends the object.
+func (od *objectDecoder) line(line []byte, n int) error {
+	if isBlank(line) {
+		return nil
 	}
-	return obj, nil
+	if rerr := od.dec.decode(line); rerr != nil {
+		// Nothing of the row has been applied yet: decode validates the
+		// whole line before partFor and add touch any state.
+		if err := handBadRow(od.opts.OnBadRow, &DataError{URL: od.obj.URL, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}); err != nil {
+			return err
+		}
+		od.obj.Skipped++
+		return nil
+	}
+	p, err := od.partFor(n)
+	if err != nil {
+		return err
+	}
+	if err := od.add(p, n); err != nil {
+		return err
+	}
+	od.obj.Rows++
+	return nil
 }
 
 // handBadRow hands a bad row to onBad (Options.OnBadRow): nil when the row is
@@ -213,6 +235,7 @@ type objectDecoder struct {
 	gensOK   bool     // lastGens describe lastPart's row
 	ck       []byte
 	tmp      []byte
+	chunk    bool // decoding one chunk of the object (chunks.go)
 }
 
 // sameAsLast reports whether every identity field of the current row is
@@ -352,8 +375,17 @@ func (od *objectDecoder) findPart(line int) (*part, error) {
 }
 
 func (od *objectDecoder) tooManyRuns(line int) error {
-	return &DataError{URL: od.obj.URL, Line: line,
-		Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", od.opts.MaxRuns), Err: ErrLimit}
+	return tooManyRuns(od.obj.URL, line, od.opts.MaxRuns)
+}
+
+func tooManyRuns(url string, line, max int) error {
+	return &DataError{URL: url, Line: line,
+		Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", max), Err: ErrLimit}
+}
+
+func tooManyLabels(url string, line int, runKey string, max int) error {
+	return &DataError{URL: url, Line: line, Field: "regime_id",
+		Msg: fmt.Sprintf("run %s has more than %d labels (the limit set by --max-labels)", runKey, max), Err: ErrLimit}
 }
 
 func (od *objectDecoder) newPart(line int, anon bool, identKey, key string, ident []identValue) *part {
@@ -406,9 +438,13 @@ func (od *objectDecoder) add(p *part, line int) error {
 	}
 	nl := p.b.NumLabels()
 	p.b.Add(row)
-	if p.b.NumLabels() > nl && p.b.NumLabels() > od.opts.MaxLabels {
-		return &DataError{URL: od.obj.URL, Line: line, Field: "regime_id",
-			Msg: fmt.Sprintf("run %s has more than %d labels (the limit set by --max-labels)", p.runKey, od.opts.MaxLabels), Err: ErrLimit}
+	if p.b.NumLabels() > nl {
+		if od.chunk {
+			p.newLabels = append(p.newLabels, labelLine{row.Label, line})
+		}
+		if p.b.NumLabels() > od.opts.MaxLabels {
+			return tooManyLabels(od.obj.URL, line, p.runKey, od.opts.MaxLabels)
+		}
 	}
 	if row.HasOrigin || row.HasAliasOf {
 		if p.origins == nil {

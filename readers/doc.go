@@ -32,6 +32,14 @@
 // with (a skyfall.TracePool: put a trace back once scored), so that a pass
 // over the runs does not allocate one set of columns per run.
 //
+// One object larger than a core's share: SplitObject reads it as chunks of
+// whole lines (Chunks.Next), DecodeChunk decodes each on its own (on any
+// goroutine the caller likes), and Chunks.Merge puts them back together in
+// order, into exactly what DecodeObject returns, the same error at the same
+// line included, with the bad rows before it handed to OnBadRow in line
+// order from the merging goroutine. FuzzDecodeChunked holds the two ways to
+// the same result.
+//
 // DecodeObject does not close r. To cancel a long decode, cancel the reader
 // (the blob reader's context): DecodeObject then returns the reader's error.
 //
@@ -73,7 +81,7 @@
 //
 // The format is found from the first bytes only, never the name: 1f 8b is
 // gzip (several members are read in turn), 28 b5 2f fd is zstd (several
-// frames likewise; one goroutine, low-memory mode, windows up to 256 MiB),
+// frames likewise; one goroutine, windows up to 256 MiB),
 // anything else is plain JSON Lines. A truncated or corrupt stream, and
 // trailing bytes after a gzip member, are DataErrors at the line being read.
 // Options.MaxObjectBytes (--max-object-bytes, default 64 GiB) caps the

@@ -64,7 +64,8 @@ type Options struct {
 // wrong type, a missing required field (reward, regime_id; for the record
 // protocols, whatever RecordOptions.Check rejects). It is called with the
 // row's *DataError (URL, 1-based line, field, message), once per bad row, in
-// line order, from the goroutine decoding the object; it may keep the
+// line order, from the goroutine calling DecodeObject (or Chunks.Merge, for
+// an object decoded in chunks); it may keep the
 // error. Returning nil skips the line: it still counts in Lines and now in
 // Skipped, never in Rows, and nothing of it reaches the runs (no identity,
 // label, metadata candidate or column). Returning an error stops the

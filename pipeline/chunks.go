@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"io"
+	"sync"
+
+	"github.com/crlbatch/crlbatch/readers"
+)
+
+// One large object on several cores. Objects are decoded one per
+// goroutine; an object holding more than a core's share of the sweep (one
+// big file, or one much bigger than the rest) would leave the other cores
+// idle, so it is split into newline-aligned chunks decoded on --concurrency
+// goroutines and merged in order (readers.SplitObject). The result is
+// exactly DecodeObject's, errors and bad rows included, so the outputs do
+// not depend on which objects were split.
+
+// splitObject reports whether object i of objs is decoded in chunks: with
+// more than one core, when it is at least two chunks long and its listed
+// size is more than 1/--concurrency of the sweep's.
+func (j *job) splitObject(objs []object, i int) bool {
+	c := j.cfg.Concurrency
+	if c < 2 || objs[i].Size < 2*int64(j.chunkBytes()) {
+		return false
+	}
+	var total int64
+	for _, o := range objs {
+		total += o.Size
+	}
+	return objs[i].Size*int64(c) > total
+}
+
+func (j *job) chunkBytes() int {
+	if j.cfg.chunkBytes > 0 {
+		return j.cfg.chunkBytes
+	}
+	return readers.DefaultChunkBytes
+}
+
+// decodeChunked decodes one object as DecodeObject does, its chunks on
+// workers goroutines. The calling goroutine merges; one more reads (and
+// decompresses) ahead. At most about 2×workers chunks are held at once.
+func decodeChunked(url, rel string, r io.Reader, opts readers.Options, workers, size int) (*readers.ObjectRuns, error) {
+	c, err := readers.SplitObject(url, rel, r, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	type pending struct {
+		ch  *readers.Chunk
+		res chan *readers.ChunkRuns
+	}
+	stop := make(chan struct{})
+	todo := make(chan pending)
+	order := make(chan pending, workers) // the chunks in order, for the merge
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(order)
+		defer close(todo)
+		for {
+			ch, err := c.Next(size)
+			if err != nil { // io.EOF: a broken stream is the last chunk's error
+				return
+			}
+			p := pending{ch, make(chan *readers.ChunkRuns, 1)}
+			// A chunk is in order before it is handed to a worker, and
+			// handed to one before the next is read: the chunk the merge
+			// waits for is always decoding or about to be.
+			select {
+			case order <- p:
+			case <-stop:
+				return
+			}
+			select {
+			case todo <- p:
+			case <-stop:
+				return
+			}
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			for p := range todo {
+				p.res <- readers.DecodeChunk(p.ch)
+			}
+		})
+	}
+	for p := range order {
+		if err = c.Merge(<-p.res); err != nil {
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return c.Object()
+}

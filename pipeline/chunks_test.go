@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"gocloud.dev/blob"
+)
+
+// oneBigObject writes a synthetic sweep as one object whose runs
+// interleave line by line, with a few bad rows among them, beside one small
+// object: the big one is more than a core's share of the sweep.
+func oneBigObject(t *testing.T, ctx context.Context, b *blob.Bucket) {
+	t.Helper()
+	if _, err := SynthBucket(ctx, b, "src/", SynthConfig{Seeds: 2, Steps: 150, Seed: 9, Extras: true}); err != nil {
+		t.Fatal(err)
+	}
+	var runs [][]string
+	it := b.List(&blob.ListOptions{Prefix: "src/"})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := b.ReadAll(ctx, obj.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"))
+	}
+	if len(runs) < 2 {
+		t.Fatalf("%d synthetic runs", len(runs))
+	}
+	small := runs[len(runs)-1]
+	runs = runs[:len(runs)-1]
+	var big strings.Builder
+	for i := 0; ; i++ {
+		wrote := false
+		for _, r := range runs {
+			if i < len(r) {
+				big.WriteString(r[i])
+				big.WriteByte('\n')
+				wrote = true
+			}
+		}
+		if !wrote {
+			break
+		}
+		if i == 40 || i == 97 {
+			big.WriteString(`{"reward": "not a number", "regime_id": "calm"}` + "\n")
+		}
+	}
+	if err := b.WriteAll(ctx, "sweep/big.jsonl", []byte(big.String()), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WriteAll(ctx, "sweep/small.jsonl", []byte(strings.Join(small, "\n")+"\n"), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSplitObjectIsInvisible: an object decoded in chunks on several
+// goroutines gives the same result files, byte for byte, and the same
+// manifest (bad rows included) as the same object decoded on one, and the
+// same error when its bad rows go over --max-bad-rows.
+func TestSplitObjectIsInvisible(t *testing.T) {
+	ctx := context.Background()
+	op := &memOpener{}
+	b, _, _ := op.open(ctx, "mem://lab")
+	oneBigObject(t, ctx, b)
+
+	score := func(out string, concurrency, chunk, maxBad int) (map[string][]byte, error) {
+		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
+		cfg.Concurrency, cfg.chunkBytes, cfg.MaxBadRows = concurrency, chunk, maxBad
+		j := &job{cfg: &cfg}
+		var objs []object
+		for _, key := range []string{"sweep/big.jsonl", "sweep/small.jsonl"} {
+			a, err := b.Attributes(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs = append(objs, object{Key: key, Size: a.Size})
+		}
+		if j.splitObject(objs, 0) != (concurrency > 1) || j.splitObject(objs, 1) {
+			t.Fatalf("concurrency %d: the big object must be split exactly when there are several cores, the small one never", concurrency)
+		}
+		if _, err := Run(ctx, cfg); err != nil {
+			return nil, err
+		}
+		files := map[string][]byte{}
+		for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "report.md", "manifest.json"} {
+			data, err := b.ReadAll(ctx, out+"/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[name] = data
+		}
+		var m map[string]any
+		if err := json.Unmarshal(files["manifest.json"], &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "started_at")
+		delete(m, "finished_at")
+		delete(m, "output")
+		files["manifest.json"], _ = json.Marshal(m)
+		return files, nil
+	}
+	whole, err := score("whole", 1, 300, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(whole["manifest.json"], []byte(`"reason":"reward: got string, want number"`)) != 2 {
+		t.Fatalf("the bad rows are not in the manifest: %s", whole["manifest.json"])
+	}
+	split, err := score("split", 3, 300, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range whole {
+		if !bytes.Equal(split[name], data) {
+			t.Errorf("%s differs when the big object is decoded in chunks:\n%s\n%s", name, split[name], data)
+		}
+	}
+	_, werr := score("whole-over", 1, 300, 1)
+	_, serr := score("split-over", 3, 300, 1)
+	if werr == nil || serr == nil || werr.Error() != serr.Error() {
+		t.Errorf("over --max-bad-rows: whole %v, split %v", werr, serr)
+	}
+}

@@ -1,0 +1,342 @@
+package readers
+
+import (
+	"cmp"
+	"errors"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+)
+
+// Decoding one large object on several cores. DecodeObject decodes an
+// object on the goroutine that calls it; an object much larger than the
+// others would keep one core busy while the rest wait. Chunks splits such an
+// object into newline-aligned chunks of lines, DecodeChunk decodes a chunk
+// on its own (each chunk with a fresh row decoder, which gives exactly the
+// rows and errors of a decoder that has seen the lines before: see
+// FuzzDecodeSequence), and Merge puts the chunks back together, in order,
+// into exactly what DecodeObject returns: the same runs in the same order,
+// the same rows, metadata candidates and label origins, the same counts, and
+// the same error, found at the same line, with the bad rows before it handed
+// to Options.OnBadRow in line order. This package starts no goroutine: the
+// caller runs DecodeChunk wherever it likes.
+
+// DefaultChunkBytes is a chunk size that keeps the per-chunk costs (a fresh
+// row decoder, merging the chunk's runs) small beside the decoding.
+const DefaultChunkBytes = 4 << 20
+
+// Chunks reads one object as chunks of lines and merges the decoded chunks.
+// Next is called from one goroutine, Merge (and then Object) from one
+// goroutine, which may be another.
+type Chunks struct {
+	url, key string
+	opts     Options
+	rd       io.Reader // the decompressed stream
+	format   Format
+
+	// Next's side.
+	lr     *lineReader
+	issued int       // chunks handed out
+	done   bool      // the stream is at its end, or broke
+	bufs   sync.Pool // *[]byte: the line buffers of decoded chunks, for Next
+
+	// Merge's side.
+	obj     *ObjectRuns
+	merged  int // chunks merged
+	byIdent map[string]*part
+	anon    *part
+	labels  map[*part]map[string]struct{} // the labels of each run so far
+	pool    *skyfall.TracePool
+	err     error // the error that ended the object
+}
+
+// SplitObject opens one object (plain, gzip or zstd, sniffed from its first
+// bytes) for chunked decoding; url, key and opts are as for DecodeObject.
+// The caller calls Close when done with r.
+func SplitObject(url, key string, r io.Reader, opts Options) (*Chunks, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	rd, format, err := Open(r)
+	if err != nil {
+		return nil, locate(err, url, 1)
+	}
+	return &Chunks{
+		url: url, key: key, opts: opts, rd: rd, format: format,
+		lr:      newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes),
+		obj:     &ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components},
+		byIdent: map[string]*part{},
+		labels:  map[*part]map[string]struct{}{},
+		pool:    &skyfall.TracePool{Max: 1},
+	}, nil
+}
+
+// Close releases the decompressor.
+func (c *Chunks) Close() error { return c.rd.(io.Closer).Close() }
+
+// Chunk is a run of consecutive lines of one object.
+type Chunk struct {
+	c     *Chunks
+	seq   int
+	first int    // the number of the first line
+	lines int    // the number of the last line read so far (ObjectRuns.Lines)
+	data  []byte // the lines, one after the other
+	ends  []int  // where each line ends in data
+	err   error  // the stream broke after the last line: the object's error
+}
+
+// Next reads the next chunk: whole lines, at least size bytes of them
+// unless the object ends first. After the last chunk it returns io.EOF. A
+// chunk after which the stream broke (a corrupt compressed stream, a line
+// over MaxLineBytes, an object over MaxObjectBytes, a read error) is the
+// last one: the error comes out of Merge, after the lines before it.
+func (c *Chunks) Next(size int) (*Chunk, error) {
+	if c.done {
+		return nil, io.EOF
+	}
+	ch := &Chunk{c: c, seq: c.issued, first: c.lr.line + 1}
+	if b, ok := c.bufs.Get().(*[]byte); ok {
+		ch.data = (*b)[:0]
+	} else {
+		ch.data = make([]byte, 0, size+size/8)
+	}
+	for len(ch.data) < size {
+		line, n, err := c.lr.next()
+		if err == io.EOF {
+			c.done = true
+			break
+		}
+		if err != nil {
+			ch.err = locate(err, c.url, n)
+			c.done = true
+			break
+		}
+		ch.data = append(ch.data, line...)
+		ch.ends = append(ch.ends, len(ch.data))
+	}
+	ch.lines = c.lr.line
+	if len(ch.ends) == 0 && ch.err == nil {
+		return nil, io.EOF
+	}
+	c.issued++
+	return ch, nil
+}
+
+// Len is the number of bytes of lines in the chunk.
+func (ch *Chunk) Len() int { return len(ch.data) }
+
+// ChunkRuns is one decoded chunk, for Merge.
+type ChunkRuns struct {
+	seq   int
+	lines int
+	obj   *ObjectRuns  // the chunk's runs, rows and skipped rows
+	bad   []*DataError // the bad rows skipped, in line order (with OnBadRow set)
+	stop  error        // what ends the object within this chunk, if anything
+}
+
+// DecodeChunk decodes the lines of one chunk. It only reads what the chunk
+// and its Chunks share, so chunks of one object may be decoded at once on
+// several goroutines.
+func DecodeChunk(ch *Chunk) *ChunkRuns {
+	c := ch.c
+	cr := &ChunkRuns{seq: ch.seq, lines: ch.lines}
+	opts := c.opts
+	if opts.OnBadRow != nil {
+		// Merge hands the bad rows on, in order with the rest.
+		opts.OnBadRow = func(de *DataError) error {
+			cr.bad = append(cr.bad, de)
+			return nil
+		}
+	}
+	od := newObjectDecoder(&ObjectRuns{URL: c.url, Key: c.key, Format: c.format, comps: opts.Components}, opts)
+	od.chunk = true
+	start := 0
+	for i, end := range ch.ends {
+		// A chunk holding more runs, or a run with more labels, than the
+		// limits allow stops here; the object as a whole went over them
+		// at this line or before, which Merge finds.
+		if err := od.line(ch.data[start:end], ch.first+i); err != nil {
+			cr.stop = err
+			break
+		}
+		start = end
+	}
+	if cr.stop == nil {
+		cr.stop = ch.err
+	}
+	cr.obj = od.obj
+	// Nothing decoded points into the lines (labels, metadata and
+	// messages are copies): the buffer serves a later chunk.
+	buf := ch.data
+	ch.data, ch.ends = nil, nil
+	c.bufs.Put(&buf)
+	return cr
+}
+
+// A chunk's events, merged in line order: a run first seen, a label new to
+// a run, a bad row.
+const (
+	evPart = iota
+	evLabel
+	evBad
+)
+
+type chunkEvent struct {
+	line  int
+	kind  int
+	p     *part
+	label string
+	bad   *DataError
+}
+
+// Merge adds the next decoded chunk, in the order Next handed the chunks
+// out. It fails with the object's first error, at the line DecodeObject
+// would have stopped; bad rows before it go to Options.OnBadRow.
+func (c *Chunks) Merge(cr *ChunkRuns) error {
+	if c.err != nil {
+		return c.err
+	}
+	if cr.seq != c.merged {
+		return errors.New("readers: chunks merged out of order")
+	}
+	c.merged++
+	if err := c.merge(cr); err != nil {
+		c.err = err
+		return err
+	}
+	return nil
+}
+
+func (c *Chunks) merge(cr *ChunkRuns) error {
+	co := cr.obj
+	var evs []chunkEvent
+	for _, p := range co.parts {
+		evs = append(evs, chunkEvent{line: p.firstLine, kind: evPart, p: p})
+		for _, l := range p.newLabels {
+			evs = append(evs, chunkEvent{line: l.line, kind: evLabel, p: p, label: l.label})
+		}
+	}
+	for _, de := range cr.bad {
+		evs = append(evs, chunkEvent{line: de.Line, kind: evBad, bad: de})
+	}
+	// A row that brings a new run brings its first label too: the run
+	// comes first, as in DecodeObject.
+	slices.SortFunc(evs, func(a, b chunkEvent) int {
+		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.kind, b.kind))
+	})
+	global := make(map[*part]*part, len(co.parts))
+	for _, e := range evs {
+		switch e.kind {
+		case evPart:
+			gp := c.byIdent[e.p.identKey]
+			if e.p.anon {
+				gp = c.anon
+			}
+			if gp == nil {
+				if len(c.obj.parts) >= c.opts.MaxRuns {
+					return tooManyRuns(c.url, e.line, c.opts.MaxRuns)
+				}
+				gp = &part{anon: e.p.anon, identKey: e.p.identKey, runKey: e.p.runKey, ident: e.p.ident, firstLine: e.p.firstLine}
+				c.obj.parts = append(c.obj.parts, gp)
+				if gp.anon {
+					c.anon = gp
+				} else {
+					c.byIdent[gp.identKey] = gp
+				}
+				c.labels[gp] = map[string]struct{}{}
+			}
+			global[e.p] = gp
+		case evLabel:
+			gp := global[e.p]
+			set := c.labels[gp]
+			if _, ok := set[e.label]; !ok {
+				set[e.label] = struct{}{}
+				if len(set) > c.opts.MaxLabels {
+					return tooManyLabels(c.url, e.line, gp.runKey, c.opts.MaxLabels)
+				}
+			}
+		case evBad:
+			if err := c.opts.OnBadRow(e.bad); err != nil {
+				return err
+			}
+		}
+	}
+	if cr.stop != nil {
+		return cr.stop
+	}
+	for _, p := range co.parts {
+		gp := global[p]
+		if gp.b == nil {
+			// The run's first chunk: its rows, candidates and origins
+			// are the run's so far.
+			gp.b, gp.cands, gp.origins = p.b, p.cands, p.origins
+			continue
+		}
+		t := p.b.TraceFrom(c.pool, nil)
+		appendPart(gp.b, t, p.origins, c.opts.Components)
+		c.pool.Put(t)
+		gp.mergeOrigins(p.origins)
+		gp.mergeCands(p.cands)
+	}
+	c.obj.Rows += co.Rows
+	c.obj.Skipped += co.Skipped
+	c.obj.Lines = cr.lines
+	return nil
+}
+
+// mergeOrigins adds the first origins and aliases of a later chunk's rows
+// of the run: a label keeps the first it had.
+func (p *part) mergeOrigins(later map[string]labelOrigin) {
+	for label, lo := range later {
+		if p.origins == nil {
+			p.origins = map[string]labelOrigin{}
+		}
+		cur := p.origins[label]
+		changed := false
+		if lo.hasOrigin && !cur.hasOrigin {
+			cur.origin, cur.hasOrigin, changed = lo.origin, true, true
+		}
+		if lo.hasAlias && !cur.hasAlias {
+			cur.alias, cur.hasAlias, changed = lo.alias, true, true
+		}
+		if changed {
+			p.origins[label] = cur
+		}
+	}
+}
+
+// mergeCands keeps a metadata candidate of the run alive only if a later
+// chunk's rows of the run all carry the same value: its candidate of that
+// name (taken from its first row of the run) is alive, of the same kind,
+// with the same canonical value.
+func (p *part) mergeCands(later []candidate) {
+	for i := range p.cands {
+		c := &p.cands[i]
+		if !c.alive {
+			continue
+		}
+		alive := false
+		for j := range later {
+			if l := &later[j]; l.name == c.name {
+				alive = l.alive && l.kind == c.kind && l.canon == c.canon
+				break
+			}
+		}
+		c.alive = alive
+	}
+}
+
+// Object returns the decoded object once every chunk has been merged: what
+// DecodeObject returns for the same bytes and options.
+func (c *Chunks) Object() (*ObjectRuns, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	if !c.done || c.merged != c.issued {
+		return nil, errors.New("readers: Object before every chunk was read and merged")
+	}
+	return c.obj, nil
+}

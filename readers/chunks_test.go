@@ -1,0 +1,225 @@
+package readers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// badLog records the bad rows an OnBadRow saw; with stopAt > 0 it fails on
+// the stopAt-th.
+type badLog struct {
+	stopAt int
+	rows   []string
+}
+
+func (l *badLog) hook() BadRowFunc {
+	return func(de *DataError) error {
+		l.rows = append(l.rows, fmt.Sprintf("%d: %v", de.Line, de))
+		if l.stopAt > 0 && len(l.rows) == l.stopAt {
+			return fmt.Errorf("stopped at bad row %d (line %d)", len(l.rows), de.Line)
+		}
+		return nil
+	}
+}
+
+// decodeChunked decodes data through SplitObject in chunks of size bytes;
+// with parallel, the chunks are decoded on their own goroutines (at most
+// four at once) and merged in order, as the pipeline does.
+func decodeChunked(data []byte, opts Options, size int, parallel bool) (*ObjectRuns, error) {
+	c, err := SplitObject(testURL, "x.jsonl", bytes.NewReader(data), opts)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if !parallel {
+		for {
+			ch, err := c.Next(size)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Merge(DecodeChunk(ch)); err != nil {
+				return nil, err
+			}
+		}
+		return c.Object()
+	}
+	var chunks []*Chunk
+	for {
+		ch, err := c.Next(size)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, ch)
+	}
+	results := make([]*ChunkRuns, len(chunks))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, ch := range chunks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			results[i] = DecodeChunk(ch)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	for _, cr := range results {
+		if err := c.Merge(cr); err != nil {
+			return nil, err
+		}
+	}
+	return c.Object()
+}
+
+// sameObject fails unless got is exactly want: counts, runs in order, their
+// headers, rows, metadata and label origins.
+func sameObject(t *testing.T, got, want *ObjectRuns) {
+	t.Helper()
+	if got.URL != want.URL || got.Key != want.Key || got.Format != want.Format ||
+		got.Lines != want.Lines || got.Rows != want.Rows || got.Skipped != want.Skipped {
+		t.Fatalf("object %q %q %v lines %d rows %d skipped %d, want %q %q %v %d %d %d",
+			got.URL, got.Key, got.Format, got.Lines, got.Rows, got.Skipped,
+			want.URL, want.Key, want.Format, want.Lines, want.Rows, want.Skipped)
+	}
+	if len(got.parts) != len(want.parts) {
+		t.Fatalf("%d runs %q, want %d %q", len(got.parts), got.RunKeys(), len(want.parts), want.RunKeys())
+	}
+	for i, g := range got.parts {
+		w := want.parts[i]
+		if !reflect.DeepEqual(g.header(), w.header()) {
+			t.Fatalf("run %d: header %+v, want %+v", i, g.header(), w.header())
+		}
+		if gt, wt := g.b.Trace(nil), w.b.Trace(nil); !reflect.DeepEqual(gt, wt) {
+			t.Fatalf("run %s: trace\n%+v\nwant\n%+v", w.runKey, gt, wt)
+		}
+		if gm, wm := g.meta(), w.meta(); !maps.Equal(gm, wm) {
+			t.Fatalf("run %s: metadata %v, want %v", w.runKey, gm, wm)
+		}
+		if !maps.Equal(g.origins, w.origins) {
+			t.Fatalf("run %s: origins %v, want %v", w.runKey, g.origins, w.origins)
+		}
+	}
+}
+
+// checkChunked decodes data whole and in chunks of size bytes, under the
+// same options and bad-row policy, and requires the same object, or the
+// same error after the same bad rows.
+func checkChunked(t *testing.T, data []byte, opts Options, size int, badMode, stopAt int, parallel bool) {
+	t.Helper()
+	run := func(chunked bool) (*ObjectRuns, error, *badLog) {
+		o := opts
+		log := &badLog{stopAt: stopAt}
+		if badMode > 0 {
+			o.OnBadRow = log.hook()
+		}
+		if chunked {
+			obj, err := decodeChunked(data, o, size, parallel)
+			return obj, err, log
+		}
+		obj, err := DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), o)
+		return obj, err, log
+	}
+	want, werr, wlog := run(false)
+	got, gerr, glog := run(true)
+	if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+		t.Fatalf("chunks of %d bytes: error %v, want %v", size, gerr, werr)
+	}
+	if gerr != nil && errors.Is(gerr, ErrLimit) != errors.Is(werr, ErrLimit) {
+		t.Fatalf("error %v: ErrLimit differs", gerr)
+	}
+	if !reflect.DeepEqual(glog.rows, wlog.rows) {
+		t.Fatalf("chunks of %d bytes: bad rows\n%q\nwant\n%q", size, glog.rows, wlog.rows)
+	}
+	if werr == nil {
+		sameObject(t, got, want)
+	}
+}
+
+// chunkInput joins the objects of a random sweep into one object: runs
+// interleave, labels and metadata change between chunks, and the byte-order
+// marks of the later objects become bad rows.
+func chunkInput(seed uint64) []byte {
+	var b strings.Builder
+	for k := range uint64(3) {
+		for _, o := range genObjects(seed*3 + k) {
+			b.WriteString(o.data)
+		}
+	}
+	return []byte(b.String())
+}
+
+func TestChunksMatchDecodeObject(t *testing.T) {
+	for seed := range uint64(60) {
+		data := chunkInput(seed)
+		for _, size := range []int{1, 7, 64, 300, 1 << 20} {
+			for badMode := range 3 {
+				stopAt := 0
+				if badMode == 2 {
+					stopAt = 2
+				}
+				for _, lim := range []Options{{}, {MaxRuns: 2}, {MaxLabels: 1}, {MaxRuns: 3, MaxLabels: 2}} {
+					opts := lim
+					opts.Components = []string{"progress"}
+					checkChunked(t, data, opts, size, badMode, stopAt, seed%2 == 0)
+				}
+			}
+		}
+	}
+}
+
+// The stream's own errors (a line too long, a corrupt compressed stream,
+// an object too large) end the object at the same line as DecodeObject,
+// after the bad rows before them.
+func TestChunksStreamErrors(t *testing.T) {
+	rows := `{"run_id":"a","reward":1,"regime_id":"x"}` + "\n" +
+		`{"run_id":"a","reward":oops,"regime_id":"x"}` + "\n" +
+		`{"run_id":"b","reward":2,"regime_id":"y"}` + "\n"
+	long := rows + `{"run_id":"a","reward":1,"regime_id":"` + strings.Repeat("z", 200) + `"}` + "\n" + rows
+	zs := zst(t, []byte(long))
+	cases := []struct {
+		name string
+		data []byte
+		opts Options
+	}{
+		{"line too long", []byte(long), Options{MaxLineBytes: 100}},
+		{"object too large", []byte(long), Options{MaxObjectBytes: 150}},
+		{"truncated zstd", zs[:len(zs)-3], Options{}},
+		{"gzip", gz(t, []byte(long)), Options{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, size := range []int{1, 50, 1 << 20} {
+				for badMode := range 2 {
+					checkChunked(t, tc.data, tc.opts, size, badMode, 0, true)
+				}
+			}
+		})
+	}
+}
+
+// FuzzDecodeChunked: decoding in chunks of any size, under any limits and
+// bad-row policy, gives exactly what DecodeObject gives.
+func FuzzDecodeChunked(f *testing.F) {
+	for s := range uint64(16) {
+		f.Add(chunkInput(s), uint16(s*13), uint8(s), uint8(s>>1))
+	}
+	f.Add([]byte("\ufeff{\"reward\":1,\"regime_id\":\"a\"}\r\n\n{\"reward\":2,\"regime_id\":\"b\"}"), uint16(1), uint8(0), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, size uint16, limits, bad uint8) {
+		opts := Options{Components: []string{"progress"}, MaxRuns: int(limits & 3), MaxLabels: int(limits >> 2 & 3)}
+		checkChunked(t, data, opts, 1+int(size%512), int(bad%3), int(bad>>2&3), bad&16 != 0)
+	})
+}
