@@ -29,7 +29,12 @@
 #        read_json(lines=True) + groupby count/mean/var on the slice, and
 #        crlbatch on the same slice;
 #      crlbatch --concurrency 1, and --concurrency 1 with GOMAXPROCS=1 (one
-#        core), on the plain sweep.
+#        core), on the plain sweep;
+#      with BENCH_ONE_OBJECT=1, crlbatch (and crlbatch --concurrency 1) and
+#        DuckDB's bare query on the same sweep as one object
+#        (DIR/one-plain/sweep.jsonl, DIR/one-zstd/sweep.jsonl.zst: the
+#        objects concatenated, a sweep of one big file), where crlbatch
+#        decodes the object in chunks on every core.
 #    Each run is timed by /usr/bin/time (wall, user+sys CPU, peak RSS of the
 #    process), the CPU time other processes took meanwhile is noted (from
 #    /proc/stat, so that a shared machine shows), and its answer is checked:
@@ -52,6 +57,7 @@
 #   BENCH_PANDAS        1 to run pandas (default 1 up to 1 GB, 0 above)
 #   BENCH_ONECORE       1 to run the one-core crlbatch runs (default 1 up to 1 GB, 0 above)
 #   BENCH_DUCKDB_AUTO   1 to also run DuckDB with schema auto-detection (default 1)
+#   BENCH_ONE_OBJECT    1 to also run on the sweep as one object (default 1 up to 1 GB, 0 above)
 #   BENCH_NOSPILL       1 to also run crlbatch without the limit (default 1 when a limit is set)
 #   BENCH_BASELINE      results.tsv of the 1 GB run, for the memory comparison
 #                       (default /tmp/crlbatch-bench-1000000000/results.tsv above 1 GB)
@@ -91,11 +97,13 @@ if [ "$big" = 1 ]; then
 	MEMLIMIT="${BENCH_MEMORY_LIMIT-16MiB}"
 	PANDAS="${BENCH_PANDAS:-0}"
 	ONECORE="${BENCH_ONECORE:-0}"
+	ONE_OBJECT="${BENCH_ONE_OBJECT:-0}"
 	BASELINE="${BENCH_BASELINE-/tmp/crlbatch-bench-1000000000/results.tsv}"
 else
 	MEMLIMIT="${BENCH_MEMORY_LIMIT:-}"
 	PANDAS="${BENCH_PANDAS:-1}"
 	ONECORE="${BENCH_ONECORE:-1}"
+	ONE_OBJECT="${BENCH_ONE_OBJECT:-1}"
 	BASELINE="${BENCH_BASELINE:-}"
 fi
 DUCKDB_AUTO="${BENCH_DUCKDB_AUTO:-1}"
@@ -144,7 +152,7 @@ rm -rf "$fp_dir"
 stamp="synth ${synth_args[*]} (plain, zstd) slice $SLICE_BYTES generator $fingerprint"
 if [ "${BENCH_REGEN:-0}" = 1 ] || [ ! -f "$DIR/sweep.stamp" ] || [ "$(cat "$DIR/sweep.stamp")" != "$stamp" ]; then
 	echo "bench-compare: generating the sweep in $DIR (once; later runs reuse it)" >&2
-	rm -rf "$DIR/sweep.stamp" "$DIR/plain" "$DIR/zstd" "$DIR/slice-plain" "$DIR/slice-zstd" "$DIR"/*.tmp
+	rm -rf "$DIR/sweep.stamp" "$DIR/plain" "$DIR/zstd" "$DIR/slice-plain" "$DIR/slice-zstd" "$DIR/one-plain" "$DIR/one-zstd" "$DIR"/*.tmp
 	"$CRLBATCH" synth --out "$DIR/plain.tmp" "${synth_args[@]}" --compression none >&2
 	"$CRLBATCH" synth --out "$DIR/zstd.tmp" "${synth_args[@]}" --compression zstd >&2
 	mv "$DIR/plain.tmp" "$DIR/plain"
@@ -179,6 +187,16 @@ slice_plain_files=("$DIR"/slice-plain/*/*.jsonl)
 slice_zstd_files=("$DIR"/slice-zstd/*/*.jsonl.zst)
 [ "${#plain_files[@]}" = "$objects" ] && [ "${#zstd_files[@]}" = "$objects" ] ||
 	die "$DIR holds ${#plain_files[@]} plain and ${#zstd_files[@]} zstd objects, want $objects each: BENCH_REGEN=1 to generate again"
+# The sweep as one object: the objects one after the other (zstd frames
+# concatenated make one valid zstd stream).
+if [ "$ONE_OBJECT" = 1 ] && { [ ! -f "$DIR/one-plain/sweep.jsonl" ] || [ ! -f "$DIR/one-zstd/sweep.jsonl.zst" ]; }; then
+	rm -rf "$DIR/one-plain" "$DIR/one-zstd"
+	mkdir -p "$DIR/one-plain.tmp" "$DIR/one-zstd.tmp"
+	cat "${plain_files[@]}" >"$DIR/one-plain.tmp/sweep.jsonl"
+	cat "${zstd_files[@]}" >"$DIR/one-zstd.tmp/sweep.jsonl.zst"
+	mv "$DIR/one-plain.tmp" "$DIR/one-plain"
+	mv "$DIR/one-zstd.tmp" "$DIR/one-zstd"
+fi
 
 # Enough disk for spill files and outputs?
 avail=$(df -P -B1 "$DIR" | awk 'NR == 2 { print $4 }')
@@ -252,6 +270,7 @@ check_query() {
 
 # Into the page cache: every run reads from memory, none from disk.
 cat "${plain_files[@]}" "${zstd_files[@]}" >/dev/null
+[ "$ONE_OBJECT" = 1 ] && cat "$DIR/one-plain/sweep.jsonl" "$DIR/one-zstd/sweep.jsonl.zst" >/dev/null
 
 # check_sum TOOL SUM: every run of TOOL (plain or zstd, any schema) found
 # the same reward sum.
@@ -316,6 +335,16 @@ for round in $(seq 1 "$ROUNDS"); do
 			measure crlbatch "$input" "$round" "$slice_bytes" "$CRLBATCH" score "$DIR/$input" --out "$DIR/out" "${CRL_FLAGS[@]}" "${spill_args[@]}"
 			check_crl "$slice_rows"
 		done
+	fi
+	if [ "$ONE_OBJECT" = 1 ]; then
+		for input in one-plain one-zstd; do
+			measure crlbatch "$input" "$round" "$raw_bytes" "$CRLBATCH" score "$DIR/$input" --out "$DIR/out" "${CRL_FLAGS[@]}" "${spill_args[@]}"
+			check_crl "$rows"
+			measure duckdb "$input" "$round" "$raw_bytes" "$NODE" "$bench/duckdb_query.mjs" "$DIR/$input"/sweep.jsonl*
+			check_sum duckdb "$(check_query "$rows")"
+		done
+		measure crlbatch-c1 one-plain "$round" "$raw_bytes" "$CRLBATCH" score "$DIR/one-plain" --out "$DIR/out" "${CRL_FLAGS[@]}" --concurrency 1 "${spill_args[@]}"
+		check_crl "$rows"
 	fi
 	if [ "$ONECORE" = 1 ]; then
 		measure crlbatch-c1 plain "$round" "$raw_bytes" "$CRLBATCH" score "$DIR/plain" --out "$DIR/out" "${CRL_FLAGS[@]}" --concurrency 1 "${spill_args[@]}"

@@ -76,6 +76,7 @@ const label = {
 const inputLabel = {
   plain: 'plain', zstd: 'zstd', 'slice-plain': `plain, ${env.slice_objects}-object slice`,
   'slice-zstd': `zstd, ${env.slice_objects}-object slice`,
+  'one-plain': 'plain, as one object', 'one-zstd': 'zstd, as one object',
 };
 
 p(`### ${f(env.raw_bytes / 1e6, 0)} MB of JSONL: ${env.objects} objects (one run each, per-step extras), ` +
@@ -89,7 +90,7 @@ p();
 p('| tool | input | MB | wall s | CPU s | MB/s | MB/s per CPU s | peak RSS MiB (median / max) | best wall s | others\' CPU |');
 p('| :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |');
 const order = ['crlbatch', 'crlbatch-nospill', 'duckdb', 'duckdb-auto', 'pandas', 'crlbatch-c1', 'crlbatch-1core'];
-const inputs = ['plain', 'zstd', 'slice-plain', 'slice-zstd'];
+const inputs = ['plain', 'zstd', 'slice-plain', 'slice-zstd', 'one-plain', 'one-zstd'];
 for (const input of inputs) {
   for (const tool of order) {
     const s = get(tool, input);
@@ -128,6 +129,10 @@ row('peak RSS, crlbatch / pandas (same slice)', 'crlbatch', ['slice-plain', 'sli
   ['slice-plain', 'slice-zstd'], 'rss', '');
 row('throughput, crlbatch on the whole sweep / pandas on the slice', 'crlbatch', ['plain', 'zstd'], 'pandas',
   ['slice-plain', 'slice-zstd'], 'mbps', '');
+row('throughput, crlbatch / DuckDB, the sweep as one object', 'crlbatch', ['one-plain', 'one-zstd'], 'duckdb',
+  ['one-plain', 'one-zstd'], 'mbps', '');
+row('peak RSS, crlbatch / DuckDB, the sweep as one object', 'crlbatch', ['one-plain', 'one-zstd'], 'duckdb',
+  ['one-plain', 'one-zstd'], 'rss', '');
 p();
 
 const zs = [];
@@ -154,6 +159,14 @@ if (c2 && (c1 || k1)) {
   if (k1) parts.push(`one core (GOMAXPROCS=1 --concurrency 1) → ${env.nproc}: ${f(k1.wall / c2.wall)}x (${f(k1.wall)} s → ${f(c2.wall)} s)`);
   p(`crlbatch speed-up, wall time on plain input: ${parts.join('; ')} — issue 7 target ≥ 1.6x: ` +
     `${mark((k1 || c1).wall / c2.wall >= 1.6)}${k1 ? ' (judged on the one-core run)' : ''}.`);
+  p();
+}
+
+const o2 = get('crlbatch', 'one-plain');
+const o1 = get('crlbatch-c1', 'one-plain');
+if (o2 && o1) {
+  p(`The sweep as one object: decoded in chunks on ${env.nproc} cores against --concurrency 1 (one goroutine), ` +
+    `${f(o1.wall / o2.wall)}x (${f(o1.wall)} s → ${f(o2.wall)} s wall, ${f(o1.cpu)} → ${f(o2.cpu)} s CPU).`);
   p();
 }
 

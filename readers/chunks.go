@@ -25,7 +25,7 @@ import (
 
 // DefaultChunkBytes is a chunk size that keeps the per-chunk costs (a fresh
 // row decoder, merging the chunk's runs) small beside the decoding.
-const DefaultChunkBytes = 4 << 20
+const DefaultChunkBytes = 2 << 20
 
 // Chunks reads one object as chunks of lines and merges the decoded chunks.
 // Next is called from one goroutine, Merge (and then Object) from one
