@@ -30,6 +30,15 @@ func (j *job) splitObject(objs []object, i int) bool {
 	return objs[i].Size*int64(c) > total
 }
 
+// decodeSkyfall decodes object i of objs: in chunks on several cores when
+// splitObject says so, else with DecodeObject.
+func (j *job) decodeSkyfall(objs []object, i int, url, rel string, r io.Reader, opts readers.Options) (*readers.ObjectRuns, error) {
+	if j.splitObject(objs, i) {
+		return decodeChunked(url, rel, r, opts, j.cfg.Concurrency, j.chunkBytes())
+	}
+	return readers.DecodeObject(url, rel, r, opts)
+}
+
 func (j *job) chunkBytes() int {
 	if j.cfg.chunkBytes > 0 {
 		return j.cfg.chunkBytes

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -126,6 +127,21 @@ func TestSplitObjectIsInvisible(t *testing.T) {
 		if !bytes.Equal(split[name], data) {
 			t.Errorf("%s differs when the big object is decoded in chunks:\n%s\n%s", name, split[name], data)
 		}
+	}
+	// validate reads the big object in chunks too, and finds the same.
+	validate := func(concurrency int) string {
+		cfg := memJob(t, op, "mem://lab/sweep", "")
+		cfg.Concurrency, cfg.chunkBytes = concurrency, 300
+		rep, err := Validate(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%+v", *rep)
+	}
+	if w, s := validate(1), validate(3); w != s {
+		t.Errorf("validate differs when the big object is decoded in chunks:\n%s\n%s", s, w)
+	} else if !strings.Contains(w, "BadRows:2") {
+		t.Errorf("validate found other than the two bad rows: %s", w)
 	}
 	_, werr := score("whole-over", 1, 300, 1)
 	_, serr := score("split-over", 3, 300, 1)

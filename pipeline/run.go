@@ -157,13 +157,7 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 	decoded, err := readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
 		opts := ropts
 		opts.OnBadRow = bad.hook(i)
-		var o *readers.ObjectRuns
-		var err error
-		if j.splitObject(objs, i) {
-			o, err = decodeChunked(url, rel, r, opts, j.cfg.Concurrency, j.chunkBytes())
-		} else {
-			o, err = readers.DecodeObject(url, rel, r, opts)
-		}
+		o, err := j.decodeSkyfall(objs, i, url, rel, r, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -145,7 +145,7 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 		decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
 			opts := skyOpts
 			opts.OnBadRow = bad.hook(i)
-			return readers.DecodeObject(url, rel, r, opts)
+			return j.decodeSkyfall(objs, i, url, rel, r, opts)
 		})
 		if err != nil {
 			return nil, err

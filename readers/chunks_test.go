@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 )
 
 // badLog records the bad rows an OnBadRow saw; with stopAt > 0 it fails on
@@ -222,4 +223,36 @@ func FuzzDecodeChunked(f *testing.F) {
 		opts := Options{Components: []string{"progress"}, MaxRuns: int(limits & 3), MaxLabels: int(limits >> 2 & 3)}
 		checkChunked(t, data, opts, 1+int(size%512), int(bad%3), int(bad>>2&3), bad&16 != 0)
 	})
+}
+
+// An error of the underlying reader comes out of Merge as DecodeObject
+// returns it: wrapped, at the line it broke, after the lines before it.
+func TestChunksReaderError(t *testing.T) {
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, `{"run_id":"r%d","reward":%d,"regime_id":"x"}`+"\n", i%3, i)
+	}
+	data := []byte(b.String())
+	broken := errors.New("connection reset")
+	for _, cut := range []int{0, 17, len(data) / 2, len(data) - 5} {
+		open := func() io.Reader { return io.MultiReader(bytes.NewReader(data[:cut]), iotest.ErrReader(broken)) }
+		_, werr := DecodeObject(testURL, "x.jsonl", open(), Options{})
+		c, err := SplitObject(testURL, "x.jsonl", open(), Options{})
+		if err == nil {
+			for {
+				ch, nerr := c.Next(64)
+				if nerr == io.EOF {
+					_, err = c.Object()
+					break
+				}
+				if err = c.Merge(DecodeChunk(ch)); err != nil {
+					break
+				}
+			}
+			c.Close()
+		}
+		if werr == nil || err == nil || err.Error() != werr.Error() || !errors.Is(err, broken) || !errors.Is(werr, broken) {
+			t.Errorf("cut at %d: chunks %v, whole %v", cut, err, werr)
+		}
+	}
 }
