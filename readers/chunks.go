@@ -40,7 +40,7 @@ type Chunks struct {
 	lr     *lineReader
 	issued int       // chunks handed out
 	done   bool      // the stream is at its end, or broke
-	bufs   sync.Pool // *[]byte: the line buffers of decoded chunks, for Next
+	bufs   sync.Pool // *lineBuf: the buffers of decoded chunks, for Next
 
 	// Merge's side.
 	obj     *ObjectRuns
@@ -49,7 +49,11 @@ type Chunks struct {
 	anon    *part
 	labels  map[*part]map[string]struct{} // the labels of each run so far
 	pool    *skyfall.TracePool
-	err     error // the error that ended the object
+	// The builders of chunks' runs whose rows were copied into the run's
+	// own: DecodeChunk resets and fills them again, so that the rows of a
+	// large object are not left behind as garbage chunk by chunk.
+	builders sync.Pool
+	err      error // the error that ended the object
 }
 
 // SplitObject opens one object (plain, gzip or zstd, sniffed from its first
@@ -98,8 +102,8 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 		return nil, io.EOF
 	}
 	ch := &Chunk{c: c, seq: c.issued, first: c.lr.line + 1}
-	if b, ok := c.bufs.Get().(*[]byte); ok {
-		ch.data = (*b)[:0]
+	if b, ok := c.bufs.Get().(*lineBuf); ok {
+		ch.data, ch.ends = b.data[:0], b.ends[:0]
 	} else {
 		ch.data = make([]byte, 0, size+size/8)
 	}
@@ -123,6 +127,12 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 	}
 	c.issued++
 	return ch, nil
+}
+
+// lineBuf is what a chunk holds its lines in.
+type lineBuf struct {
+	data []byte
+	ends []int
 }
 
 // Len is the number of bytes of lines in the chunk.
@@ -153,6 +163,7 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	}
 	od := newObjectDecoder(&ObjectRuns{URL: c.url, Key: c.key, Format: c.format, comps: opts.Components}, opts)
 	od.chunk = true
+	od.builders = &c.builders
 	start := 0
 	for i, end := range ch.ends {
 		// A chunk holding more runs, or a run with more labels, than the
@@ -170,9 +181,8 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	cr.obj = od.obj
 	// Nothing decoded points into the lines (labels, metadata and
 	// messages are copies): the buffer serves a later chunk.
-	buf := ch.data
+	c.bufs.Put(&lineBuf{ch.data, ch.ends})
 	ch.data, ch.ends = nil, nil
-	c.bufs.Put(&buf)
 	return cr
 }
 
@@ -278,6 +288,7 @@ func (c *Chunks) merge(cr *ChunkRuns) error {
 		t := p.b.TraceFrom(c.pool, nil)
 		appendPart(gp.b, t, p.origins, c.opts.Components)
 		c.pool.Put(t)
+		c.builders.Put(p.b)
 		gp.mergeOrigins(p.origins)
 		gp.mergeCands(p.cands)
 	}

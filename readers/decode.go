@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
@@ -235,7 +236,8 @@ type objectDecoder struct {
 	gensOK   bool     // lastGens describe lastPart's row
 	ck       []byte
 	tmp      []byte
-	chunk    bool // decoding one chunk of the object (chunks.go)
+	chunk    bool       // decoding one chunk of the object (chunks.go)
+	builders *sync.Pool // of *skyfall.Builder, for new runs (chunks.go); nil: new ones
 }
 
 // sameAsLast reports whether every identity field of the current row is
@@ -392,8 +394,16 @@ func (od *objectDecoder) newPart(line int, anon bool, identKey, key string, iden
 	if len(od.obj.parts) >= od.opts.MaxRuns {
 		return nil
 	}
-	p := &part{anon: anon, identKey: identKey, runKey: key, ident: ident, firstLine: line,
-		b: skyfall.NewBuilder(key, od.opts.Components)}
+	var b *skyfall.Builder
+	if od.builders != nil {
+		b, _ = od.builders.Get().(*skyfall.Builder)
+	}
+	if b != nil {
+		b.Reset(key)
+	} else {
+		b = skyfall.NewBuilder(key, od.opts.Components)
+	}
+	p := &part{anon: anon, identKey: identKey, runKey: key, ident: ident, firstLine: line, b: b}
 	od.obj.parts = append(od.obj.parts, p)
 	return p
 }

@@ -359,6 +359,36 @@ func TestBuilderMatchesDense(t *testing.T) {
 	}
 }
 
+// TestBuilderReset: a builder reset after any rows builds the next run
+// exactly as a new builder would, reusing its chunks, again and again.
+func TestBuilderReset(t *testing.T) {
+	sizes := []int{0, 1, 64, chunkLen - 1, chunkLen + 1, 3*chunkLen + 17, 20_000}
+	seed := uint64(1000)
+	for _, comps := range [][]string{nil, {"progress", "collision", "success"}} {
+		b := NewBuilder("k0", comps)
+		for round := range 3 * len(sizes) {
+			seed++
+			n := sizes[(round*5)%len(sizes)]
+			rng := rand.New(rand.NewPCG(seed, 7))
+			g := &rowGen{rng: rng, nComps: len(comps), labels: []int{1, 5, 3000}[round%3]}
+			key := fmt.Sprintf("k%d", round+1)
+			b.Reset(key)
+			want := newDenseBuilder(key, comps)
+			what := fmt.Sprintf("round %d: %d rows after a reset, components %q (seed %d)", round, n, comps, seed)
+			if b.Len() != 0 || b.NumLabels() != 0 {
+				t.Fatalf("%s: Len %d, NumLabels %d after Reset", what, b.Len(), b.NumLabels())
+			}
+			var r Row
+			for range n {
+				g.next(&r)
+				b.Add(&r)
+				want.Add(&r)
+			}
+			checkSameTrace(t, what, b.Trace(nil), want.Trace(nil))
+		}
+	}
+}
+
 // TestBuilderRegular: the usual shapes take the compact forms, and the
 // fallbacks keep memory near the dense size.
 func TestBuilderRegular(t *testing.T) {

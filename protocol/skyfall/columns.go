@@ -35,8 +35,9 @@ const chunkLen = 4096
 // (small runs stay small); later chunks are allocated full size. len > 0
 // implies len(last) > 0.
 type chunked[T any] struct {
-	full [][]T // each of length chunkLen
-	last []T
+	full  [][]T // each of length chunkLen
+	last  []T
+	spare [][]T // empty full-size chunks that reset kept, for grow to take
 }
 
 func (c *chunked[T]) len() int { return len(c.full)*chunkLen + len(c.last) }
@@ -49,6 +50,17 @@ func (c *chunked[T]) push(v T) {
 }
 
 func (c *chunked[T]) grow() {
+	if k := len(c.spare); k > 0 {
+		s := c.spare[k-1]
+		c.spare = c.spare[:k-1]
+		if cap(c.last) < chunkLen {
+			c.last = append(s, c.last...)
+			return
+		}
+		c.full = append(c.full, c.last)
+		c.last = s
+		return
+	}
 	if cap(c.last) < chunkLen {
 		var zero T
 		first := max(2, 128/int(unsafe.Sizeof(zero))) // 128 bytes to begin with
@@ -59,6 +71,19 @@ func (c *chunked[T]) grow() {
 	}
 	c.full = append(c.full, c.last)
 	c.last = make([]T, 0, chunkLen)
+}
+
+// reset empties the sequence, keeping its full-size chunks for the
+// elements to come.
+func (c *chunked[T]) reset() {
+	for _, s := range c.full {
+		c.spare = append(c.spare, s[:0])
+	}
+	if cap(c.last) == chunkLen {
+		c.spare = append(c.spare, c.last[:0])
+	}
+	clear(c.full)
+	c.full, c.last = c.full[:0], nil
 }
 
 // top returns the last element; the sequence must not be empty.
@@ -84,7 +109,7 @@ func (c *chunked[T]) copyTo(dst []T) {
 func (c *chunked[T]) memBytes() int64 {
 	var zero T
 	size := int64(unsafe.Sizeof(zero))
-	return int64(len(c.full)*chunkLen+cap(c.last))*size + int64(cap(c.full))*24
+	return int64((len(c.full)+len(c.spare))*chunkLen+cap(c.last))*size + int64(cap(c.full)+cap(c.spare))*24
 }
 
 // reader walks a chunked sequence from its start.
@@ -192,6 +217,11 @@ func (s *sparse) expand(dst []float64) {
 	})
 }
 
+func (s *sparse) reset() {
+	s.mask.words.reset()
+	s.vals.reset()
+}
+
 func (s *sparse) memBytes() int64 { return s.mask.words.memBytes() + s.vals.memBytes() }
 
 // labelRun starts a run of rows with one label.
@@ -268,6 +298,12 @@ func eachRun[R any](runs *chunked[R], n int, start func(R) int, fn func(run R, e
 		fn(run, end)
 		run = next
 	}
+}
+
+func (c *labelCol) reset() {
+	c.runs.reset()
+	c.dense.reset()
+	c.isDen = false
 }
 
 func (c *labelCol) memBytes() int64 { return c.runs.memBytes() + c.dense.memBytes() }
@@ -356,6 +392,13 @@ func (c *stepCol) fill(steps []int64, has []bool) {
 	})
 }
 
+func (c *stepCol) reset() {
+	c.runs.reset()
+	c.vals.reset()
+	c.has.words.reset()
+	c.isDen = false
+}
+
 func (c *stepCol) memBytes() int64 {
 	return c.runs.memBytes() + c.vals.memBytes() + c.has.words.memBytes()
 }
@@ -404,6 +447,12 @@ func (c *invalidCol) fill(dst []int8) {
 			dst[o.row] = o.v
 		}
 	})
+}
+
+func (c *invalidCol) reset() {
+	c.one.words.reset()
+	c.zero.words.reset()
+	c.other.reset()
 }
 
 func (c *invalidCol) memBytes() int64 {

@@ -231,6 +231,26 @@ func (b *Builder) Add(r *Row) {
 	}
 }
 
+// Reset empties the builder for the rows of another run, key, with the
+// same components. The memory of its columns is kept for those rows, so a
+// caller that builds many short-lived runs allocates it once.
+func (b *Builder) Reset(key string) {
+	b.key, b.n = key, 0
+	clear(b.labelIdx)
+	b.labelNames, b.origin, b.alias, b.hasOrigin, b.hasAlias = nil, nil, nil, nil, nil
+	b.lastLabel, b.lastIdx = "", 0
+	b.rewards.reset()
+	b.labels.reset()
+	b.steps.reset()
+	for i := range b.comps {
+		b.comps[i].reset()
+	}
+	b.invalid.reset()
+	b.rank.reset()
+	b.anyStep, b.anyInv, b.anyRank = false, false, false
+	b.gamma, b.hasGamma = 0, false
+}
+
 // Trace materialises the trace's dense columns; the trace shares no memory
 // with the builder. meta becomes Trace.Meta as given.
 func (b *Builder) Trace(meta map[string]string) *Trace { return b.TraceFrom(nil, meta) }
