@@ -93,7 +93,8 @@ type Chunk struct {
 }
 
 // Next reads the next chunk: whole lines, at least size bytes of them
-// unless the object ends first. After the last chunk it returns io.EOF. A
+// (counting each line end, so that blank lines fill chunks too) unless the
+// object ends first. After the last chunk it returns io.EOF. A
 // chunk after which the stream broke (a corrupt compressed stream, a line
 // over MaxLineBytes, an object over MaxObjectBytes, a read error) is the
 // last one: the error comes out of Merge, after the lines before it.
@@ -107,7 +108,8 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 	} else {
 		ch.data = make([]byte, 0, size+size/8)
 	}
-	for len(ch.data) < size {
+	size = max(size, 1)
+	for len(ch.data)+len(ch.ends) < size {
 		line, n, err := c.lr.next()
 		if err == io.EOF {
 			c.done = true
@@ -134,9 +136,6 @@ type lineBuf struct {
 	data []byte
 	ends []int
 }
-
-// Len is the number of bytes of lines in the chunk.
-func (ch *Chunk) Len() int { return len(ch.data) }
 
 // ChunkRuns is one decoded chunk, for Merge.
 type ChunkRuns struct {

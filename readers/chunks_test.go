@@ -256,3 +256,37 @@ func TestChunksReaderError(t *testing.T) {
 		}
 	}
 }
+
+// Blank lines fill chunks as their line ends count, so a run of them is
+// cut like any other lines; a size below one line still reads a line.
+func TestChunksBlankLines(t *testing.T) {
+	data := []byte(strings.Repeat("\n", 10_000) + `{"reward":1,"regime_id":"a"}` + "\n" + strings.Repeat(" \r\n", 500))
+	for _, size := range []int{0, 1, 64} {
+		c, err := SplitObject(testURL, "x.jsonl", bytes.NewReader(data), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := 0
+		for {
+			ch, err := c.Next(size)
+			if err == io.EOF {
+				break
+			}
+			if len(ch.ends) > max(size, 1) {
+				t.Fatalf("size %d: a chunk of %d lines", size, len(ch.ends))
+			}
+			chunks++
+			if err := c.Merge(DecodeChunk(ch)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		obj, err := c.Object()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj.Lines != 10_501 || obj.Rows != 1 || chunks < 10_501/max(size, 1) {
+			t.Errorf("size %d: %d lines, %d rows in %d chunks", size, obj.Lines, obj.Rows, chunks)
+		}
+		c.Close()
+	}
+}
