@@ -33,7 +33,7 @@ const DefaultChunkBytes = 2 << 20
 type Chunks struct {
 	url, key string
 	opts     Options
-	rd       io.Reader // the decompressed stream
+	rc       io.Closer // the decompressor
 	format   Format
 
 	// Next's side.
@@ -64,13 +64,12 @@ func SplitObject(url, key string, r io.Reader, opts Options) (*Chunks, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, format, err := Open(r)
+	lr, format, rc, err := openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
 	if err != nil {
-		return nil, locate(err, url, 1)
+		return nil, err
 	}
 	return &Chunks{
-		url: url, key: key, opts: opts, rd: rd, format: format,
-		lr:      newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes),
+		url: url, key: key, opts: opts, rc: rc, format: format, lr: lr,
 		obj:     &ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components},
 		byIdent: map[string]*part{},
 		labels:  map[*part]map[string]struct{}{},
@@ -79,7 +78,7 @@ func SplitObject(url, key string, r io.Reader, opts Options) (*Chunks, error) {
 }
 
 // Close releases the decompressor.
-func (c *Chunks) Close() error { return c.rd.(io.Closer).Close() }
+func (c *Chunks) Close() error { return c.rc.Close() }
 
 // Chunk is a run of consecutive lines of one object.
 type Chunk struct {

@@ -30,8 +30,9 @@ func (l *badLog) hook() BadRowFunc {
 	}
 }
 
-// decodeChunked decodes data through SplitObject in chunks of size bytes;
-// with parallel, the chunks are decoded on their own goroutines (at most
+// decodeChunked decodes data through SplitObject in chunks of size bytes.
+// Each chunk is merged as soon as it is read and decoded, or, with
+// parallel, once all are read, decoded on their own goroutines (at most
 // four at once) and merged in order, as the pipeline does.
 func decodeChunked(data []byte, opts Options, size int, parallel bool) (*ObjectRuns, error) {
 	c, err := SplitObject(testURL, "x.jsonl", bytes.NewReader(data), opts)
@@ -39,21 +40,6 @@ func decodeChunked(data []byte, opts Options, size int, parallel bool) (*ObjectR
 		return nil, err
 	}
 	defer c.Close()
-	if !parallel {
-		for {
-			ch, err := c.Next(size)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			if err := c.Merge(DecodeChunk(ch)); err != nil {
-				return nil, err
-			}
-		}
-		return c.Object()
-	}
 	var chunks []*Chunk
 	for {
 		ch, err := c.Next(size)
@@ -62,6 +48,12 @@ func decodeChunked(data []byte, opts Options, size int, parallel bool) (*ObjectR
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !parallel {
+			if err := c.Merge(DecodeChunk(ch)); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		chunks = append(chunks, ch)
 	}

@@ -126,13 +126,12 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 	if err != nil {
 		return nil, err
 	}
-	rd, format, err := Open(r)
+	lr, format, rc, err := openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
 	if err != nil {
-		return nil, locate(err, url, 1)
+		return nil, err
 	}
-	defer rd.(io.Closer).Close()
+	defer rc.Close()
 	od := newObjectDecoder(&ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components}, opts)
-	lr := newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes)
 	for {
 		line, n, err := lr.next()
 		od.obj.Lines = lr.line

@@ -133,6 +133,17 @@ func (lr *lineReader) fill() error {
 	}
 }
 
+// openLines opens an object (Open: the format sniffed from its first bytes)
+// and returns its lines under the object and line limits, its format, and
+// the decompressor to close. A failure to open is located at line 1 of url.
+func openLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineReader, Format, io.Closer, error) {
+	rd, format, err := Open(r)
+	if err != nil {
+		return nil, format, nil, locate(err, url, 1)
+	}
+	return newLineReader(&limitReader{r: rd, n: maxObject, max: maxObject}, maxLine), format, rd.(io.Closer), nil
+}
+
 // isBlank reports whether a line holds only JSON whitespace.
 func isBlank(line []byte) bool {
 	for _, c := range line {

@@ -535,11 +535,11 @@ func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRec
 	if err != nil {
 		return nil, err
 	}
-	rd, format, err := Open(r)
+	lr, format, rc, err := openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
 	if err != nil {
-		return nil, locate(err, url, 1)
+		return nil, err
 	}
-	defer rd.(io.Closer).Close()
+	defer rc.Close()
 	obj := &ObjectRecords{URL: url, Key: key, Format: format, idents: slices.Clone(opts.IdentityFields), schema: slices.Clone(opts.SchemaFields)}
 	od := &recordDecoder{
 		obj:     obj,
@@ -547,7 +547,6 @@ func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRec
 		byIdent: map[string]*recordPart{},
 		keys:    newRecordKeys(),
 	}
-	lr := newLineReader(&limitReader{r: rd, n: opts.MaxObjectBytes, max: opts.MaxObjectBytes}, opts.MaxLineBytes)
 	for {
 		line, n, err := lr.next()
 		obj.Lines = lr.line
