@@ -101,6 +101,17 @@ func TestCloudEndToEnd(t *testing.T) {
 			}
 			dir, names = download(t, c, "single")
 			compareWithLocal(t, dir, names, f.refSingle, pipeline.Redact(c.url(inBucket, singleKey)))
+
+			// One large object, decoded in chunks on two cores.
+			r = f.score(ctx, nil, c.url(inBucket, largePrefix), c.url(outBucket, "large"), "--concurrency", "2", "--log-level", "info")
+			if r.code != 0 {
+				t.Fatalf("the large object: %s", r)
+			}
+			if !strings.Contains(r.stderr, "decoding in chunks") {
+				t.Errorf("the large object was not decoded in chunks:\n%s", r.stderr)
+			}
+			dir, names = download(t, c, "large")
+			compareWithLocal(t, dir, names, f.refLarge, pipeline.Redact(c.url(inBucket, largePrefix)))
 		})
 	}
 }

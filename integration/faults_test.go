@@ -110,6 +110,44 @@ func TestS3TransientFaults(t *testing.T) {
 	}
 }
 
+// TestS3TransientFaultsLargeObject: faults while the large object is read
+// in chunks decoded on two cores (a read broken after some chunks were
+// decoded and merged) are retried, and the job writes exactly what
+// decoding the object on one goroutine from the local folder writes.
+func TestS3TransientFaultsLargeObject(t *testing.T) {
+	get := And(Kinds("get"), KeyContains(largePrefix+"/"))
+	cases := []struct {
+		name   string
+		policy Policy
+		hold   time.Duration
+	}{
+		{name: "truncated body once per read", policy: EachFirstN(get, 1, Truncate)},
+		{name: "reset before each read", policy: EachFirstN(get, 1, Reset)},
+		{name: "body stalls then cut once per read", policy: EachFirstN(get, 1, StallBody), hold: 2 * time.Second},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c, p, url := faultyS3(t, tc.policy)
+			t.Parallel()
+			p.SetTiming(time.Millisecond, tc.hold)
+			prefix := fmt.Sprintf("transient-large-%02d", i)
+			in := url(inBucket, largePrefix)
+			r := f.score(context.Background(), nil, in, url(outBucket, prefix), "--concurrency", "2")
+			p.SetPolicy(nil)
+			log := p.Log()
+			t.Logf("exit %d after %v; %d of %d requests faulted", r.code, r.elapsed.Round(time.Millisecond), faulted(log), len(log))
+			if faulted(log) == 0 {
+				t.Errorf("no request was faulted: the policy matched nothing")
+			}
+			if r.code != 0 {
+				t.Fatalf("a transient fault failed the job: %s", r)
+			}
+			dir, names := download(t, c, prefix)
+			compareWithLocal(t, dir, names, f.refLarge, pipeline.Redact(in))
+		})
+	}
+}
+
 // TestPersistentFaults checks that a fault that does not go away ends the
 // job with exit status 3 and a message naming the object, within failBound,
 // and leaves no result file in the output bucket: S3 through every fault,

@@ -119,13 +119,20 @@ type fixture struct {
 	ref     string // outputs of `score sweep/night1`
 	// refSingle is the output of scoring one object (singleKey) alone.
 	refSingle string
-	runs      int      // runs in night1
-	objects   []string // keys (relative to night1/) the job must read
+	// refLarge is the output of scoring largePrefix: one plain object
+	// large enough that the job decodes it in chunks on every core.
+	refLarge string
+	runs     int      // runs in night1
+	objects  []string // keys (relative to night1/) the job must read
 }
 
 const (
 	inPrefix  = "night1"
 	singleKey = "night1/sac/sac-s1.jsonl.gz"
+	// largePrefix holds one plain object of about 6 MB: over twice the
+	// 2 MiB chunk and the whole sweep, so that with more than one core it is
+	// decoded in chunks.
+	largePrefix = "large"
 )
 
 // scoreFlags are the flags of every scoring in the tests: a ceiling, so
@@ -179,6 +186,11 @@ func newFixture() (*fixture, error) {
 	if r := f.score(ctx, nil, filepath.Join(f.sweep, filepath.FromSlash(singleKey)), f.refSingle); r.code != 0 {
 		return nil, fmt.Errorf("scoring one local object: %s", r)
 	}
+	f.refLarge = filepath.Join(root, "ref", "large")
+	// On one goroutine: the clouds' runs, on two, decode it in chunks.
+	if r := f.score(ctx, nil, filepath.Join(f.sweep, largePrefix), f.refLarge, "--concurrency", "1"); r.code != 0 {
+		return nil, fmt.Errorf("scoring the large local object: %s", r)
+	}
 	return f, nil
 }
 
@@ -229,6 +241,12 @@ func writeSweep(ctx context.Context, dir string) (int, []string, error) {
 		if err := os.WriteFile(p, junk, 0o644); err != nil {
 			return 0, nil, err
 		}
+	}
+	// The large object, beside the input prefix.
+	large := pipeline.SynthConfig{Out: filepath.Join(dir, largePrefix), Families: []string{"ppo"}, Seeds: 1,
+		TargetBytes: 6_000_000, Extras: true, Seed: 14}
+	if _, err := pipeline.Synth(ctx, large); err != nil {
+		return 0, nil, fmt.Errorf("synth %s: %w", large.Out, err)
 	}
 	// An empty folder: in a bucket, a zero-byte "night1/empty/" marker.
 	if err := os.MkdirAll(filepath.Join(in, "empty"), 0o755); err != nil {

@@ -34,6 +34,8 @@ func (j *job) splitObject(objs []object, i int) bool {
 // splitObject says so, else with DecodeObject.
 func (j *job) decodeSkyfall(objs []object, i int, url, rel string, r io.Reader, opts readers.Options) (*readers.ObjectRuns, error) {
 	if j.splitObject(objs, i) {
+		j.log.Info("decoding in chunks", "object", Redact(url), "bytes", objs[i].Size,
+			"chunk_bytes", j.chunkBytes(), "workers", j.cfg.Concurrency)
 		return decodeChunked(url, rel, r, opts, j.cfg.Concurrency, j.chunkBytes())
 	}
 	return readers.DecodeObject(url, rel, r, opts)
