@@ -15,26 +15,27 @@ import (
 // exactly DecodeObject's, errors and bad rows included, so the outputs do
 // not depend on which objects were split.
 
-// splitObject reports whether object i of objs is decoded in chunks: with
-// more than one core, when it is at least two chunks long and its listed
-// size is more than 1/--concurrency of the sweep's.
-func (j *job) splitObject(objs []object, i int) bool {
-	c := j.cfg.Concurrency
-	if c < 2 || objs[i].Size < 2*int64(j.chunkBytes()) {
-		return false
+// splitObjects says, for each object of objs, whether it is decoded in
+// chunks: with more than one core, when it is at least two chunks long and
+// its listed size is more than 1/--concurrency of the sweep's.
+func (j *job) splitObjects(objs []object) []bool {
+	split := make([]bool, len(objs))
+	c := int64(j.cfg.Concurrency)
+	if c < 2 {
+		return split
 	}
-	var total int64
-	for _, o := range objs {
-		total += o.Size
+	total := sumSizes(objs)
+	for i, o := range objs {
+		split[i] = o.Size >= 2*int64(j.chunkBytes()) && o.Size*c > total
 	}
-	return objs[i].Size*int64(c) > total
+	return split
 }
 
-// decodeSkyfall decodes object i of objs: in chunks on several cores when
-// splitObject says so, else with DecodeObject.
-func (j *job) decodeSkyfall(objs []object, i int, url, rel string, r io.Reader, opts readers.Options) (*readers.ObjectRuns, error) {
-	if j.splitObject(objs, i) {
-		j.log.Info("decoding in chunks", "object", Redact(url), "bytes", objs[i].Size,
+// decodeSkyfall decodes object o: in chunks on several cores when split
+// (splitObjects), else with DecodeObject.
+func (j *job) decodeSkyfall(split bool, o object, url, rel string, r io.Reader, opts readers.Options) (*readers.ObjectRuns, error) {
+	if split {
+		j.log.Info("decoding in chunks", "object", Redact(url), "bytes", o.Size,
 			"chunk_bytes", j.chunkBytes(), "workers", j.cfg.Concurrency)
 		return decodeChunked(url, rel, r, opts, j.cfg.Concurrency, j.chunkBytes())
 	}

@@ -88,7 +88,7 @@ func TestSplitObjectIsInvisible(t *testing.T) {
 			}
 			objs = append(objs, object{Key: key, Size: a.Size})
 		}
-		if j.splitObject(objs, 0) != (concurrency > 1) || j.splitObject(objs, 1) {
+		if split := j.splitObjects(objs); split[0] != (concurrency > 1) || split[1] {
 			t.Fatalf("concurrency %d: the big object must be split exactly when there are several cores, the small one never", concurrency)
 		}
 		if _, err := Run(ctx, cfg); err != nil {

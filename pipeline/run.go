@@ -154,10 +154,11 @@ func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]
 		}
 	}()
 	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
+	split := j.splitObjects(objs)
 	decoded, err := readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
 		opts := ropts
 		opts.OnBadRow = bad.hook(i)
-		o, err := j.decodeSkyfall(objs, i, url, rel, r, opts)
+		o, err := j.decodeSkyfall(split[i], objs[i], url, rel, r, opts)
 		if err != nil {
 			return nil, err
 		}

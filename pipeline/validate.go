@@ -142,10 +142,11 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	j.prog.setTotal(len(objs), sumSizes(objs))
 	bad := newBadRows(len(objs), -1)
 	if cfg.Protocol == "skyfall" {
+		split := j.splitObjects(objs)
 		decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
 			opts := skyOpts
 			opts.OnBadRow = bad.hook(i)
-			return j.decodeSkyfall(objs, i, url, rel, r, opts)
+			return j.decodeSkyfall(split[i], objs[i], url, rel, r, opts)
 		})
 		if err != nil {
 			return nil, err
