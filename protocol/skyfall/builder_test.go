@@ -137,6 +137,17 @@ func sameSlice[T any](a, b []T) bool {
 	return (a == nil) == (b == nil) && reflect.DeepEqual(a, b)
 }
 
+// firstDiff fails naming the first index at which got and want differ, if
+// they differ within their common length.
+func firstDiff[T comparable](t *testing.T, what, field string, got, want []T) {
+	t.Helper()
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Fatalf("%s: %s[%d] = %v, want %v", what, field, i, got[i], want[i])
+		}
+	}
+}
+
 // checkSameTrace fails unless got and want agree in every field, floats bit
 // for bit and nil slices apart from empty ones.
 func checkSameTrace(t *testing.T, what string, got, want *Trace) {
@@ -149,11 +160,7 @@ func checkSameTrace(t *testing.T, what string, got, want *Trace) {
 		fail("Rewards")
 	}
 	if !sameSlice(got.Labels, want.Labels) {
-		for i := range min(len(got.Labels), len(want.Labels)) {
-			if got.Labels[i] != want.Labels[i] {
-				t.Fatalf("%s: Labels[%d] = %d, want %d", what, i, got.Labels[i], want.Labels[i])
-			}
-		}
+		firstDiff(t, what, "Labels", got.Labels, want.Labels)
 		fail("Labels")
 	}
 	if !sameSlice(got.LabelNames, want.LabelNames) {
@@ -163,11 +170,7 @@ func checkSameTrace(t *testing.T, what string, got, want *Trace) {
 		fail("Origins")
 	}
 	if !sameSlice(got.Steps, want.Steps) {
-		for i := range min(len(got.Steps), len(want.Steps)) {
-			if got.Steps[i] != want.Steps[i] {
-				t.Fatalf("%s: Steps[%d] = %d, want %d", what, i, got.Steps[i], want.Steps[i])
-			}
-		}
+		firstDiff(t, what, "Steps", got.Steps, want.Steps)
 		fail("Steps")
 	}
 	if !sameSlice(got.HasStep, want.HasStep) {
