@@ -9,7 +9,7 @@ FUZZTIME ?= 60s
 # builds and tests on the machine's Go 1.26.
 FUZZGO   ?= GOTOOLCHAIN=go1.27.3 $(GO)
 
-.PHONY: all build test test-short lint bench bench-sweep fuzz fuzz-smoke deps example clean
+.PHONY: all build test test-short lint check-references bench bench-sweep fuzz fuzz-smoke deps example clean
 
 all: lint test
 
@@ -29,6 +29,24 @@ test-short:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+
+# The independent Python references stay honest (issue 11; CI runs this): each
+# protocol/*/testdata/reference.py recomputes its cases with --check and must
+# reproduce the committed JSON, and configs/examples/make_examples.py, run on a
+# copy, must write the committed examples. Debian's /usr/bin/python3 with
+# python3-scipy, python3-numpy and python3-mpmath (.ci/install-python installs
+# them); a missing module fails the target, it never skips.
+REFPY ?= /usr/bin/python3
+check-references:
+	@$(REFPY) -c 'import scipy, numpy, mpmath' || { echo "check-references: $(REFPY) cannot import scipy, numpy and mpmath; run .ci/install-python (apt-get install python3-scipy python3-numpy python3-mpmath)" >&2; exit 1; }
+	@set -e; for f in protocol/*/testdata/reference.py; do \
+	  grep -q -e '--check' "$$f" || { echo "check-references: $$f has no --check mode" >&2; exit 1; }; \
+	  echo "== $$f --check"; $(REFPY) "$$f" --check; done
+	@set -e; echo "== configs/examples/make_examples.py (on a copy)"; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	  cp configs/examples/make_examples.py "$$dir/"; $(REFPY) "$$dir/make_examples.py"; rm "$$dir/make_examples.py"; \
+	  n=0; for f in $$(cd "$$dir" && find . -type f | sort); do n=$$((n+1)); \
+	    cmp -s "$$dir/$$f" "configs/examples/$$f" || { echo "check-references: configs/examples/$${f#./} is not what make_examples.py writes" >&2; exit 1; }; done; \
+	  [ $$n -gt 0 ] || { echo "check-references: make_examples.py wrote nothing" >&2; exit 1; }; echo "ok: $$n example files"
 
 # Micro-benchmarks, six times each so that benchstat can compare two runs.
 bench:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -131,15 +132,21 @@ var fuzzValues = []float64{
 }
 
 // FuzzScore drives Score with runs decoded from fuzz bytes, three bytes a
-// row: task and flags, return, cost. It must never panic; when it succeeds,
-// every absent value has a reason and every present one is finite.
+// row: task and flags, return, cost. It must never panic. A recorded success
+// of 0.5 (flags 0xe0 with the success bit 0x08) must be refused, naming the
+// first such row; a run without one must be scored, and then every absent
+// value has a reason and every present one is finite.
 func FuzzScore(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 1, 3, 4, 0, 5, 6}, uint8(2))
 	f.Add([]byte{0x1c, 7, 7, 0x1d, 7, 7, 0x1c, 8, 8}, uint8(1))
 	f.Add([]byte{0xfc, 200, 9, 0x0d, 100, 9, 0xfc, 50, 9, 0x1d, 0, 0}, uint8(20))
 	f.Add([]byte{}, uint8(0))
+	f.Add([]byte{0xe8, 1, 2}, uint8(5))                         // success 0.5 recorded: refused
+	f.Add([]byte{0x18, 1, 2, 0xe0, 1, 2, 0xe8, 3, 4}, uint8(3)) // 0.5 unrecorded, then recorded at row 2
+	f.Add([]byte{0xe0, 1, 2, 0xe4, 3, 4}, uint8(3))             // 0.5 never recorded: scored
 	f.Fuzz(func(t *testing.T, data []byte, w uint8) {
 		run := &Run{Key: "fuzz"}
+		half := -1 // the first row that records a success of 0.5
 		pick := func(b byte) float64 {
 			if int(b) < len(fuzzValues) {
 				return fuzzValues[b]
@@ -158,12 +165,30 @@ func FuzzScore(f *testing.F) {
 			}
 			if flags&0xe0 == 0xe0 {
 				ep.Success = 0.5 // invalid when recorded: Score must refuse it
+				if ep.HasSuccess && half < 0 {
+					half = len(run.Episodes)
+				}
 			}
 			run.Episodes = append(run.Episodes, ep)
 		}
-		res, err := Score(run, &Params{WindowEpisodes: int(w % 30)})
-		if err != nil {
+		p := &Params{WindowEpisodes: int(w % 30)}
+		res, err := Score(run, p)
+		switch {
+		case p.Check() != nil:
+			if err == nil {
+				t.Fatalf("window %d: Score accepted it", p.WindowEpisodes)
+			}
 			return
+		case half >= 0:
+			if err == nil {
+				t.Fatalf("row %d records success 0.5: Score accepted it", half)
+			}
+			if want := fmt.Sprintf("row %d (task %q): success 0.5", half, run.Episodes[half].Task); !strings.Contains(err.Error(), want) {
+				t.Fatalf("row %d records success 0.5: error %q does not say %q", half, err, want)
+			}
+			return
+		case err != nil:
+			t.Fatalf("a valid run (returns and costs finite, successes 0 or 1) was refused: %v", err)
 		}
 		checkAllValid(t, res)
 	})

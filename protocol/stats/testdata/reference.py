@@ -6,6 +6,17 @@
 #
 #     /usr/bin/python3 protocol/stats/testdata/reference.py protocol/stats/testdata/reference.json
 #
+# Check, writing nothing (CI runs this through `make check-references`):
+#
+#     /usr/bin/python3 protocol/stats/testdata/reference.py --check
+#
+# recomputes everything in memory and compares it with the committed
+# reference.json next to this script: the same keys, lengths, strings, integers
+# and booleans, and every float within a relative 1e-12 (the file is expected
+# to be byte-identical; the tolerance only keeps a last-bit change in a SciPy
+# or BLAS build from being mistaken for a wrong reference). Exits 1 naming the
+# first differences, or when SciPy, numpy or mpmath is missing.
+#
 # The output is deterministic: the inputs come from numpy generators with fixed
 # seeds, and every float is written with repr (shortest round-trip text), so a
 # rerun with the same SciPy and numpy reproduces the file byte for byte
@@ -32,6 +43,7 @@
 import itertools
 import json
 import math
+import os
 import sys
 import warnings
 
@@ -449,10 +461,8 @@ def bootstrap_cases():
     return out
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: reference.py OUTPUT.json")
-    doc = {
+def build():
+    return {
         "generator": "protocol/stats/testdata/reference.py",
         "versions": {"scipy": scipy.__version__, "numpy": np.__version__},
         "descriptive": descriptive_cases(),
@@ -468,6 +478,9 @@ def main():
         "nemenyi": nemenyi_cases(),
         "bootstrap": bootstrap_cases(),
     }
+
+
+def render(doc):
     # One case per line, keys sorted, floats as repr: stable and diffable.
     lines = ["{"]
     keys = sorted(doc)
@@ -483,8 +496,65 @@ def main():
         else:
             lines.append(" %s: %s%s" % (json.dumps(key), json.dumps(val, sort_keys=True, allow_nan=False), end))
     lines.append("}")
-    with open(sys.argv[1], "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
+
+
+REL_TOL = 1e-12
+
+
+def differences(want, got, path="$"):
+    """Yields one line per difference between two parsed JSON values."""
+    if isinstance(want, float) and isinstance(got, float):
+        if not (want == got or math.isclose(want, got, rel_tol=REL_TOL, abs_tol=0.0)):
+            yield "%s: committed %r, recomputed %r" % (path, want, got)
+    elif type(want) is not type(got):
+        yield "%s: committed %s %r, recomputed %s %r" % (path, type(want).__name__, want, type(got).__name__, got)
+    elif isinstance(want, dict):
+        for k in sorted(set(want) | set(got)):
+            if k not in got:
+                yield "%s.%s: in the committed file only" % (path, k)
+            elif k not in want:
+                yield "%s.%s: recomputed only" % (path, k)
+            else:
+                yield from differences(want[k], got[k], "%s.%s" % (path, k))
+    elif isinstance(want, list):
+        if len(want) != len(got):
+            yield "%s: committed %d items, recomputed %d" % (path, len(want), len(got))
+        for i, (w, g) in enumerate(zip(want, got)):
+            yield from differences(w, g, "%s[%d]" % (path, i))
+    elif want != got:
+        yield "%s: committed %r, recomputed %r" % (path, want, got)
+
+
+def check(path):
+    text = render(build())
+    with open(path, encoding="utf-8") as fh:
+        committed = fh.read()
+    if text == committed:
+        print("ok: %s is reproduced byte for byte" % path)
+        return
+    diffs = list(itertools.islice(differences(json.loads(committed), json.loads(text)), 11))
+    if diffs:
+        print("%s differs from what reference.py computes now:" % path, file=sys.stderr)
+        for d in diffs[:10]:
+            print("  " + d, file=sys.stderr)
+        if len(diffs) > 10:
+            print("  ...", file=sys.stderr)
+        print("regenerate it (see the top of reference.py) and review the diff", file=sys.stderr)
+        sys.exit(1)
+    print("ok: %s agrees (floats within %g; not byte-identical: regenerate it to refresh the text)" % (path, REL_TOL))
+
+
+def main():
+    args = sys.argv[1:]
+    if args[:1] == ["--check"] and len(args) <= 2:
+        default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference.json")
+        check(args[1] if len(args) == 2 else default)
+        return
+    if len(args) != 1 or args[0].startswith("-"):
+        sys.exit("usage: reference.py OUTPUT.json | reference.py --check [REFERENCE.json]")
+    with open(args[0], "w", encoding="utf-8") as fh:
+        fh.write(render(build()))
 
 
 if __name__ == "__main__":
