@@ -17,7 +17,7 @@ func ExampleAssemble() {
 	b := `{"run_id":"r1","seed":1,"algorithm_id":"ppo","regime_id":"a_again","regime_origin":"a","reward":0.75,"gamma":0.95,"obs_hash":"x3"}
 {"regime_id":"z","reward":1}
 `
-	opts := readers.Options{}
+	opts := readers.Options{Protocol: "skyfall"}
 	var objs []*readers.ObjectRuns
 	for _, o := range []struct{ key, data string }{{"2024/a.jsonl", a}, {"2024/b.jsonl.gz", b}} {
 		obj, err := readers.DecodeObject("s3://bucket/runs/"+o.key, o.key, strings.NewReader(o.data), opts)

@@ -26,6 +26,9 @@ var schemaFields = []string{"reward", "regime_id", "regime_origin", "alias_of", 
 // Options configure decoding and assembly. The zero value is valid and means
 // every default.
 type Options struct {
+	// Protocol names the protocol in messages ("skyfall"); optional, as
+	// RecordOptions.Protocol.
+	Protocol string
 	// IdentityFields are the run identity fields, in run-key order. nil means
 	// DefaultIdentityFields; a non-nil empty slice means none, so that every
 	// object's rows form one anonymous run. A schema field of PROTOCOLS 1.1
@@ -84,7 +87,7 @@ func (o Options) normalize() (Options, error) {
 	if o.IdentityFields == nil {
 		o.IdentityFields = DefaultIdentityFields
 	}
-	if err := checkIdentityFields(o.IdentityFields, schemaFields, "skyfall"); err != nil {
+	if err := checkIdentityFields(o.IdentityFields, schemaFields, protocolName(o.Protocol)); err != nil {
 		return o, err
 	}
 	for i, c := range o.Components {
@@ -114,6 +117,15 @@ func normalizeLimit[T int | int64](v, def, none T) T {
 		return none
 	}
 	return v
+}
+
+// protocolName is how messages name a protocol: its name, or "the
+// protocol" when the caller gave none.
+func protocolName(protocol string) string {
+	if protocol == "" {
+		return "the protocol"
+	}
+	return protocol
 }
 
 // checkIdentityFields validates identity fields: none empty, none named

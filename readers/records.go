@@ -107,10 +107,6 @@ func ProtocolRecordOptions(protocol string) (RecordOptions, error) {
 
 // normalize validates o and fills in the limits, as Options.normalize does.
 func (o RecordOptions) normalize() (RecordOptions, error) {
-	proto := o.Protocol
-	if proto == "" {
-		proto = "the protocol"
-	}
 	if o.IdentityFields == nil {
 		return o, fmt.Errorf("readers: RecordOptions.IdentityFields is not set (an empty slice means no identity)")
 	}
@@ -122,7 +118,7 @@ func (o RecordOptions) normalize() (RecordOptions, error) {
 			return o, fmt.Errorf("readers: row field %q is named twice", f)
 		}
 	}
-	if err := checkIdentityFields(o.IdentityFields, o.SchemaFields, proto); err != nil {
+	if err := checkIdentityFields(o.IdentityFields, o.SchemaFields, protocolName(o.Protocol)); err != nil {
 		return o, err
 	}
 	o.MaxLineBytes = normalizeLimit(o.MaxLineBytes, DefaultMaxLineBytes, maxInt-8)
