@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goldenCases score every bundled example, and the example sweep under the
+// flags that take different paths through the engine and the protocols
+// (ceilings from a spec or the data, filters, exclusions, other anchors and
+// windows). Their outputs are kept under testdata/golden/<name>/: a change
+// of any byte of any Parquet file, report or manifest (its timestamps
+// aside) fails TestGoldenOutputs. Refresh with -update and review the diff;
+// a difference must be intended and said in its commit.
+var goldenCases = []struct {
+	name string
+	args []string
+}{
+	{"sweep", []string{"../../configs/example-sweep"}},
+	{"sweep-spec", []string{"../../configs/example-sweep", "--spec", "experiment"}},
+	{"sweep-data-relative", []string{"../../configs/example-sweep", "--ceiling", "data_relative"}},
+	{"sweep-anchor-ceiling", []string{"../../configs/example-sweep", "--anchor", "ceiling", "--bound", "1"}},
+	{"sweep-per-step", []string{"../../configs/example-sweep", "--spec", "experiment", "--ceiling", "per_step", "--episode-end-from-spec"}},
+	{"sweep-families", []string{"../../configs/example-sweep", "--group-by", "algorithm_id,seed", "--baseline", "sac", "--min-steps", "500"}},
+	{"sweep-where", []string{"../../configs/example-sweep", "--where", "algorithm_id=ppo", "--where", "algorithm_id=ewc", "--gamma", "0.9"}},
+	{"sweep-post-shift", []string{"../../configs/example-sweep", "--window", "post_shift", "--solve-component", "progress", "--episode-end", "goal"}},
+	{"safecrl", []string{"../../configs/examples/safecrl", "--protocol", "safecrl"}},
+	{"safecrl-window", []string{"../../configs/examples/safecrl", "--protocol", "safecrl", "--window-episodes", "5", "--baseline", "ppo_lag"}},
+	{"contilab", []string{"../../configs/examples/contilab", "--protocol", "contilab"}},
+	{"contilab-rank", []string{"../../configs/examples/contilab", "--protocol", "contilab", "--rank-metric", "bwt", "--window-fraction", "0.2"}},
+	{"contilab-one-benchmark", []string{"../../configs/examples/contilab", "--protocol", "contilab", "--where", "benchmark=perm_mnist"}},
+	{"skillshift", []string{"../../configs/examples/skillshift", "--protocol", "skillshift"}},
+}
+
+func TestGoldenOutputs(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"score"}, c.args...)
+			args = append(args, "--out", out, "--quiet", "--concurrency", "3")
+			code, _, stderr := crl(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			dir := filepath.Join("testdata", "golden", c.name)
+			got := map[string][]byte{}
+			for _, name := range listDir(t, out) {
+				data, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if name == "manifest.json" {
+					data = stableManifest(t, data, out)
+				}
+				got[name] = data
+			}
+			if *update {
+				if err := os.RemoveAll(dir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for name, data := range got {
+					if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			want := listDir(t, dir)
+			var names []string
+			for name := range got {
+				names = append(names, name)
+			}
+			if strings.Join(sortedCopy(names), " ") != strings.Join(want, " ") {
+				t.Fatalf("output files %v, want %v", sortedCopy(names), want)
+			}
+			for _, name := range want {
+				w, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got[name], w) {
+					t.Errorf("%s differs from %s (run with -update and review the diff)", name, filepath.Join(dir, name))
+				}
+			}
+		})
+	}
+}
+
+// stableManifest drops what differs between reruns of one job (its start
+// and finish times) and the temporary output path.
+func stableManifest(t *testing.T, data []byte, out string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	for _, k := range []string{"started_at", "finished_at"} {
+		if _, ok := m[k]; !ok {
+			t.Fatalf("manifest.json has no %s", k)
+		}
+		delete(m, k)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(bytes.ReplaceAll(b, []byte(out), []byte("OUT")), '\n')
+}
+
+func sortedCopy(xs []string) []string {
+	out := append([]string(nil), xs...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
