@@ -7,10 +7,6 @@ import (
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
-// SourceField is the metadata field Assemble adds to every run: the key of
-// the object holding the run's first row.
-const SourceField = "source"
-
 // Assemble merges decoded objects into runs (PROTOCOLS 1.2). objects must be
 // in bytewise key order, as the pipeline lists them; the result depends on
 // that order only, never on the order in which objects were decoded.
@@ -43,73 +39,30 @@ func Assemble(objects []*ObjectRuns, opts Options) ([]*skyfall.Trace, error) {
 	return traces, nil
 }
 
-// piece is the part of a run held by one object.
-type piece struct {
-	obj *ObjectRuns
-	p   *part
-}
-
-// run is one run of the sweep: its key and its pieces in object order.
-type run struct {
-	key    string
-	pieces []piece
-}
+// piece is the part of a run held by one object; run is one run of the
+// sweep, its key and its pieces in object order.
+type (
+	piece = pieceOf[*ObjectRuns, *part]
+	run   = runOf[*ObjectRuns, *part]
+)
 
 // planRuns checks objects and opts (normalized) and groups the objects'
 // parts into runs, in order of first row. It reads only the parts'
 // headers, never their rows.
-func planRuns(objects []*ObjectRuns, opts Options) ([]*run, error) {
-	for i, o := range objects {
-		if i > 0 && objects[i-1].Key >= o.Key {
-			return nil, fmt.Errorf("readers: Assemble: objects out of bytewise key order or repeated: %q then %q", objects[i-1].Key, o.Key)
-		}
+func planRuns(objects []*ObjectRuns, opts Options) ([]run, error) {
+	return groupRuns("Assemble", objects, func(o *ObjectRuns) error {
 		if !slices.Equal(o.comps, opts.Components) {
-			return nil, fmt.Errorf("readers: Assemble: %s was decoded with components %q, not %q", o.URL, o.comps, opts.Components)
+			return fmt.Errorf("readers: Assemble: %s was decoded with components %q, not %q", o.URL, o.comps, opts.Components)
 		}
 		if o.released {
-			return nil, fmt.Errorf("readers: Assemble: the rows of %s were released (by Release, or by an earlier assembly of the spilled object)", o.URL)
+			return fmt.Errorf("readers: Assemble: the rows of %s were released (by Release, or by an earlier assembly of the spilled object)", o.URL)
 		}
-	}
-	groups, err := groupRuns(objects, func(o *ObjectRuns) string { return o.URL },
-		func(o *ObjectRuns) []*part { return o.parts },
-		(*part).header,
-		opts.MaxRuns)
-	if err != nil {
-		return nil, err
-	}
-	runs := make([]*run, len(groups))
-	for i, g := range groups {
-		r := &run{key: g[0].p.runKey, pieces: make([]piece, len(g))}
-		for k, pc := range g {
-			r.pieces[k] = piece{pc.obj, pc.p}
-		}
-		runs[i] = r
-	}
-	return runs, nil
+		return nil
+	}, opts.MaxRuns)
 }
 
-// meta is the run's metadata, rendered: constant within every piece, and
-// equal across pieces; plus source.
-func (r *run) meta() map[string]string {
-	meta := r.pieces[0].p.meta()
-	for _, pc := range r.pieces[1:] {
-		m := pc.p.meta()
-		for k, v := range meta {
-			if m[k] != v {
-				delete(meta, k)
-			}
-		}
-	}
-	rendered := make(map[string]string, len(meta)+1)
-	for k, v := range meta {
-		rendered[k] = render(v)
-	}
-	rendered[SourceField] = r.pieces[0].obj.Key
-	return rendered
-}
-
-// build makes the run's trace, reading spilled pieces back through ld.
-func (r *run) build(ld *loader, opts Options) (*skyfall.Trace, error) {
+// build makes the trace of r, reading spilled pieces back through ld.
+func build(r *run, ld *loader, opts Options) (*skyfall.Trace, error) {
 	rendered := r.meta()
 	var t *skyfall.Trace
 	if len(r.pieces) == 1 {
@@ -180,66 +133,4 @@ func appendPart(b *skyfall.Builder, pt *skyfall.Trace, po map[string]labelOrigin
 		row.Gamma, row.HasGamma = pt.Gamma, pt.HasGamma && i == 0
 		b.Add(&row)
 	}
-}
-
-// partHeader is what run grouping needs of a part of one object, for both
-// skyfall objects and record objects.
-type partHeader struct {
-	anon      bool
-	identKey  string
-	runKey    string
-	ident     []identValue
-	firstLine int
-}
-
-func (p *part) header() partHeader {
-	return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine}
-}
-
-func (p *recordPart) header() partHeader {
-	return partHeader{p.anon, p.identKey, p.runKey, p.ident, p.firstLine}
-}
-
-// pieceOf is one part of a run and the object holding it.
-type pieceOf[O, P any] struct {
-	obj O
-	p   P
-}
-
-// groupRuns groups the parts of objects (in bytewise key order) into runs
-// (PROTOCOLS 1.2): parts with equal identities form one run across objects,
-// each anonymous part a run of its own; runs in order of their first part,
-// pieces in object order. Two distinct identities with one run key, and more
-// than maxRuns runs, are DataErrors.
-func groupRuns[O, P any](objects []O, url func(O) string, parts func(O) []P, head func(P) partHeader, maxRuns int) ([][]pieceOf[O, P], error) {
-	var runs [][]pieceOf[O, P]
-	byIdent := map[string]int{}
-	byKey := map[string]int{}
-	for _, o := range objects {
-		for _, p := range parts(o) {
-			h := head(p)
-			i, found := 0, false
-			if !h.anon {
-				i, found = byIdent[h.identKey]
-			}
-			if !found {
-				if prev, clash := byKey[h.runKey]; clash {
-					first := runs[prev][0]
-					return nil, keyClash(runHeader{url(first.obj), head(first.p)}, runHeader{url(o), h})
-				}
-				if len(runs) >= maxRuns {
-					return nil, &DataError{URL: url(o), Line: h.firstLine,
-						Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", maxRuns), Err: ErrLimit}
-				}
-				i = len(runs)
-				runs = append(runs, nil)
-				byKey[h.runKey] = i
-				if !h.anon {
-					byIdent[h.identKey] = i
-				}
-			}
-			runs[i] = append(runs[i], pieceOf[O, P]{o, p})
-		}
-	}
-	return runs, nil
 }

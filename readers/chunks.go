@@ -43,12 +43,11 @@ type Chunks struct {
 	bufs   sync.Pool // *lineBuf: the buffers of decoded chunks, for Next
 
 	// Merge's side.
-	obj     *ObjectRuns
-	merged  int // chunks merged
-	byIdent map[string]*part
-	anon    *part
-	labels  map[*part]map[string]struct{} // the labels of each run so far
-	pool    *skyfall.TracePool
+	obj    *ObjectRuns
+	merged int                           // chunks merged
+	g      grouper[*part]                // the object's runs so far
+	labels map[*part]map[string]struct{} // the labels of each run so far
+	pool   *skyfall.TracePool
 	// The builders of chunks' runs whose rows were copied into the run's
 	// own: DecodeChunk resets and fills them again, so that the rows of a
 	// large object are not left behind as garbage chunk by chunk.
@@ -68,13 +67,19 @@ func SplitObject(url, key string, r io.Reader, opts Options) (*Chunks, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Chunks{
+	c := &Chunks{
 		url: url, key: key, opts: opts, rc: rc, format: format, lr: lr,
-		obj:     &ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components},
-		byIdent: map[string]*part{},
-		labels:  map[*part]map[string]struct{}{},
-		pool:    &skyfall.TracePool{Max: 1},
-	}, nil
+		obj:    &ObjectRuns{ObjectInfo: ObjectInfo{URL: url, Key: key, Format: format}, comps: opts.Components},
+		labels: map[*part]map[string]struct{}{},
+		pool:   &skyfall.TracePool{Max: 1},
+	}
+	c.g = newGrouper(url, key, opts.IdentityFields, opts.MaxRuns, func(h partHeader) *part {
+		gp := &part{partCore: partCore{partHeader: h}}
+		c.obj.parts = append(c.obj.parts, gp)
+		c.labels[gp] = map[string]struct{}{}
+		return gp
+	})
+	return c, nil
 }
 
 // Close releases the decompressor.
@@ -159,7 +164,7 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 			return nil
 		}
 	}
-	od := newObjectDecoder(&ObjectRuns{URL: c.url, Key: c.key, Format: c.format, comps: opts.Components}, opts)
+	od := newObjectDecoder(&ObjectRuns{ObjectInfo: ObjectInfo{URL: c.url, Key: c.key, Format: c.format}, comps: opts.Components}, opts)
 	od.chunk = true
 	od.builders = &c.builders
 	start := 0
@@ -239,22 +244,12 @@ func (c *Chunks) merge(cr *ChunkRuns) error {
 	for _, e := range evs {
 		switch e.kind {
 		case evPart:
-			gp := c.byIdent[e.p.identKey]
-			if e.p.anon {
-				gp = c.anon
-			}
-			if gp == nil {
-				if len(c.obj.parts) >= c.opts.MaxRuns {
-					return tooManyRuns(c.url, e.line, c.opts.MaxRuns)
+			gp, ok := c.g.lookup(&e.p.partHeader)
+			if !ok {
+				var err error
+				if gp, err = c.g.add(e.p.partHeader); err != nil {
+					return err
 				}
-				gp = &part{anon: e.p.anon, identKey: e.p.identKey, runKey: e.p.runKey, ident: e.p.ident, firstLine: e.p.firstLine}
-				c.obj.parts = append(c.obj.parts, gp)
-				if gp.anon {
-					c.anon = gp
-				} else {
-					c.byIdent[gp.identKey] = gp
-				}
-				c.labels[gp] = map[string]struct{}{}
 			}
 			global[e.p] = gp
 		case evLabel:

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
@@ -16,12 +15,7 @@ import (
 // for Assemble. Objects are decoded independently of each other, so the
 // pipeline may decode several at once; Assemble merges them in key order.
 type ObjectRuns struct {
-	URL     string // the object URL, for errors
-	Key     string // the key relative to the input prefix: the runs' source
-	Format  Format // the format found from the object's magic bytes
-	Lines   int    // lines read, blank ones included
-	Rows    int    // rows decoded (non-blank lines, less the skipped ones)
-	Skipped int    // bad rows skipped (Options.OnBadRow returned nil)
+	ObjectInfo // Skipped counts the rows Options.OnBadRow skipped
 
 	comps []string
 	parts []*part // in order of first row
@@ -40,13 +34,9 @@ type ObjectRuns struct {
 func (o *ObjectRuns) NumRuns() int { return len(o.parts) }
 
 // RunKeys lists the run keys of the object's runs, in order of first row.
-func (o *ObjectRuns) RunKeys() []string {
-	keys := make([]string, len(o.parts))
-	for i, p := range o.parts {
-		keys[i] = p.runKey
-	}
-	return keys
-}
+func (o *ObjectRuns) RunKeys() []string { return runKeys(o.parts) }
+
+func (o *ObjectRuns) runParts() []*part { return o.parts }
 
 // MemBytes estimates the memory held by the object: the rows in the
 // builders' compact columns (every chunk by its capacity, the label names),
@@ -66,14 +56,9 @@ func (o *ObjectRuns) MemBytes() int64 {
 
 // part is the rows of one run within one object.
 type part struct {
-	anon      bool
-	identKey  string       // canonical identity tuple, to match across objects
-	runKey    string       // rendered run key
-	ident     []identValue // carried identity fields, in identity-field order
-	firstLine int
-	b         *skyfall.Builder       // the rows; nil once spilled or released
-	origins   map[string]labelOrigin // first origin/alias of each label in this part
-	cands     []candidate            // run metadata candidates
+	partCore
+	b       *skyfall.Builder       // the rows; nil once spilled or released
+	origins map[string]labelOrigin // first origin/alias of each label in this part
 
 	// Where Spill put the rows: size bytes at off in the object's spill
 	// file, a skyfall binary trace of rows rows.
@@ -90,26 +75,9 @@ type labelLine struct {
 	line  int
 }
 
-type identValue struct {
-	field string
-	canon string
-}
-
 type labelOrigin struct {
 	origin, alias       string
 	hasOrigin, hasAlias bool
-}
-
-// candidate is a field that, so far, is present with one value on every row
-// of the part.
-type candidate struct {
-	name  string
-	id    uint8 // the field's key ID in the row decoder, or noKey
-	raw   []byte
-	kind  byte
-	canon string
-	alive bool
-	pos   int // where the field was in the last row's extras
 }
 
 // DecodeObject reads one object (plain, gzip or zstd, sniffed from its
@@ -126,24 +94,9 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 	if err != nil {
 		return nil, err
 	}
-	lr, format, rc, err := openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
-	if err != nil {
+	od := newObjectDecoder(&ObjectRuns{ObjectInfo: ObjectInfo{URL: url, Key: key}, comps: opts.Components}, opts)
+	if err := readLines(&od.obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, od.line); err != nil {
 		return nil, err
-	}
-	defer rc.Close()
-	od := newObjectDecoder(&ObjectRuns{URL: url, Key: key, Format: format, comps: opts.Components}, opts)
-	for {
-		line, n, err := lr.next()
-		od.obj.Lines = lr.line
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, locate(err, url, n)
-		}
-		if err := od.line(line, n); err != nil {
-			return nil, err
-		}
 	}
 	return od.obj, nil
 }
@@ -153,7 +106,6 @@ func newObjectDecoder(obj *ObjectRuns, opts Options) *objectDecoder {
 		obj:      obj,
 		opts:     opts,
 		dec:      newRowDecoder(opts.Components),
-		byIdent:  map[string]*part{},
 		intern:   map[string]string{},
 		idPos:    make([]int, len(opts.IdentityFields)),
 		idIDs:    make([]uint8, len(opts.IdentityFields)),
@@ -162,6 +114,7 @@ func newObjectDecoder(obj *ObjectRuns, opts Options) *objectDecoder {
 	for i, f := range opts.IdentityFields {
 		od.idIDs[i] = od.dec.top.intern([]byte(f), -1)
 	}
+	od.g = newGrouper(obj.URL, obj.Key, opts.IdentityFields, opts.MaxRuns, od.newPart)
 	return od
 }
 
@@ -174,11 +127,7 @@ func (od *objectDecoder) line(line []byte, n int) error {
 	if rerr := od.dec.decode(line); rerr != nil {
 		// Nothing of the row has been applied yet: decode validates the
 		// whole line before partFor and add touch any state.
-		if err := handBadRow(od.opts.OnBadRow, &DataError{URL: od.obj.URL, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}); err != nil {
-			return err
-		}
-		od.obj.Skipped++
-		return nil
+		return od.obj.skipRow(od.opts.OnBadRow, rerr.at(od.obj.URL, n))
 	}
 	p, err := od.partFor(n)
 	if err != nil {
@@ -191,14 +140,18 @@ func (od *objectDecoder) line(line []byte, n int) error {
 	return nil
 }
 
-// handBadRow hands a bad row to onBad (Options.OnBadRow): nil when the row is
-// skipped, else the error that ends the object (the row's own when there
-// is no onBad).
-func handBadRow(onBad func(*DataError) error, bad *DataError) error {
+// skipRow hands a bad row to onBad (OnBadRow) and counts it skipped, or
+// returns the error that ends the object (the row's own when there is no
+// onBad).
+func (o *ObjectInfo) skipRow(onBad BadRowFunc, bad *DataError) error {
 	if onBad == nil {
 		return bad
 	}
-	return onBad(bad)
+	if err := onBad(bad); err != nil {
+		return err
+	}
+	o.Skipped++
+	return nil
 }
 
 // locate adds the URL and line to an error of the line reader or the
@@ -221,8 +174,7 @@ type objectDecoder struct {
 	obj      *ObjectRuns
 	opts     Options
 	dec      *rowDecoder
-	byIdent  map[string]*part
-	anon     *part
+	g        grouper[*part]
 	intern   map[string]string
 	idPos    []int   // where each identity field was in the last row's extras
 	idIDs    []uint8 // each identity field's key ID in dec's keyTable
@@ -233,7 +185,6 @@ type objectDecoder struct {
 	lastPart *part
 	lastGens []uint64 // per identity field: 0 absent, else the version of its cached value
 	gensOK   bool     // lastGens describe lastPart's row
-	ck       []byte
 	tmp      []byte
 	chunk    bool       // decoding one chunk of the object (chunks.go)
 	builders *sync.Pool // of *skyfall.Builder, for new runs (chunks.go); nil: new ones
@@ -332,56 +283,23 @@ func (od *objectDecoder) findPart(line int) (*part, error) {
 	od.lastSig = append(od.lastSig[:0], sig...)
 
 	// A new raw identity: compare canonical values.
-	ck := od.ck[:0]
-	carried := 0
 	for i, f := range od.opts.IdentityFields {
-		j := od.dec.extraAt(od.idIDs[i], f, od.idPos[i])
-		if j < 0 || ex[j].kind == kindNull {
-			continue
+		v := rawValue{kind: kindNull}
+		if j := od.dec.extraAt(od.idIDs[i], f, od.idPos[i]); j >= 0 {
+			v = rawValue{od.dec.exVal(&ex[j]), ex[j].kind}
 		}
-		carried++
-		od.tmp = appendCanonical(od.tmp[:0], od.dec.exVal(&ex[j]), ex[j].kind)
-		ck = binary.AppendUvarint(ck, uint64(i))
-		ck = binary.AppendUvarint(ck, uint64(len(od.tmp)))
-		ck = append(ck, od.tmp...)
+		od.g.vals[i] = v
 	}
-	od.ck = ck
-	var p *part
-	if carried == 0 {
-		p = od.anon
-		if p == nil {
-			p = od.newPart(line, true, "", "anonymous:"+od.obj.Key, nil)
-			if p == nil {
-				return nil, od.tooManyRuns(line)
-			}
-			od.anon = p
-		}
-	} else if p = od.byIdent[string(ck)]; p == nil {
-		ident := make([]identValue, 0, carried)
-		for i, f := range od.opts.IdentityFields {
-			j := od.dec.extraAt(od.idIDs[i], f, od.idPos[i])
-			if j < 0 || ex[j].kind == kindNull {
-				continue
-			}
-			ident = append(ident, identValue{field: f, canon: string(appendCanonical(nil, od.dec.exVal(&ex[j]), ex[j].kind))})
-		}
-		p = od.newPart(line, false, string(ck), runKey(ident), ident)
-		if p == nil {
-			return nil, od.tooManyRuns(line)
-		}
-		od.byIdent[p.identKey] = p
+	carried, err := od.g.identify(line)
+	if err != nil {
+		return nil, err
+	}
+	p, err := od.g.find(line, carried)
+	if err != nil {
+		return nil, err
 	}
 	od.lastPart = p
 	return p, nil
-}
-
-func (od *objectDecoder) tooManyRuns(line int) error {
-	return tooManyRuns(od.obj.URL, line, od.opts.MaxRuns)
-}
-
-func tooManyRuns(url string, line, max int) error {
-	return &DataError{URL: url, Line: line,
-		Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", max), Err: ErrLimit}
 }
 
 func tooManyLabels(url string, line int, runKey string, max int) error {
@@ -389,36 +307,20 @@ func tooManyLabels(url string, line int, runKey string, max int) error {
 		Msg: fmt.Sprintf("run %s has more than %d labels (the limit set by --max-labels)", runKey, max), Err: ErrLimit}
 }
 
-func (od *objectDecoder) newPart(line int, anon bool, identKey, key string, ident []identValue) *part {
-	if len(od.obj.parts) >= od.opts.MaxRuns {
-		return nil
-	}
+// newPart makes the part of h, a new run of the object.
+func (od *objectDecoder) newPart(h partHeader) *part {
 	var b *skyfall.Builder
 	if od.builders != nil {
 		b, _ = od.builders.Get().(*skyfall.Builder)
 	}
 	if b != nil {
-		b.Reset(key)
+		b.Reset(h.runKey)
 	} else {
-		b = skyfall.NewBuilder(key, od.opts.Components)
+		b = skyfall.NewBuilder(h.runKey, od.opts.Components)
 	}
-	p := &part{anon: anon, identKey: identKey, runKey: key, ident: ident, firstLine: line, b: b}
+	p := &part{partCore: partCore{partHeader: h}, b: b}
 	od.obj.parts = append(od.obj.parts, p)
 	return p
-}
-
-// runKey renders field=value|field=value in identity-field order.
-func runKey(ident []identValue) string {
-	var b strings.Builder
-	for i, v := range ident {
-		if i > 0 {
-			b.WriteByte('|')
-		}
-		b.WriteString(v.field)
-		b.WriteByte('=')
-		b.WriteString(render(v.canon))
-	}
-	return b.String()
 }
 
 func (od *objectDecoder) internBytes(b []byte) string {
@@ -475,13 +377,9 @@ func (od *objectDecoder) add(p *part, line int) error {
 	ex := d.extras
 	if p.b.Len() == 1 {
 		for i, e := range ex {
-			if e.kind == kindNull {
-				continue
+			if e.kind != kindNull {
+				p.addCandidate(string(d.exKey(&ex[i])), uint32(e.id), bytes.Clone(d.exVal(&ex[i])), e.kind, i)
 			}
-			p.cands = append(p.cands, candidate{
-				name: string(d.exKey(&ex[i])), id: e.id, raw: bytes.Clone(d.exVal(&ex[i])), kind: e.kind,
-				canon: string(appendCanonical(nil, d.exVal(&ex[i]), e.kind)), alive: true, pos: i,
-			})
 		}
 		return nil
 	}
@@ -490,46 +388,15 @@ func (od *objectDecoder) add(p *part, line int) error {
 		if !c.alive {
 			continue
 		}
-		j := d.extraAt(c.id, c.name, c.pos)
+		j := d.extraAt(uint8(c.key), c.name, c.pos)
 		if j < 0 || ex[j].kind == kindNull {
 			c.alive = false
 			continue
 		}
 		c.pos = j
-		if bytes.Equal(od.dec.exVal(&ex[j]), c.raw) {
-			continue
-		}
-		if ex[j].kind != c.kind || !od.sameCanon(&ex[j], c.canon) {
-			c.alive = false
+		if raw := d.exVal(&ex[j]); !bytes.Equal(raw, c.raw) {
+			od.tmp = c.differs(raw, ex[j].kind, od.tmp)
 		}
 	}
 	return nil
-}
-
-// meta returns the metadata constant over the part, as canonical values.
-func (p *part) meta() map[string]string {
-	m := make(map[string]string, len(p.cands))
-	for _, c := range p.cands {
-		if c.alive {
-			m[c.name] = c.canon
-		}
-	}
-	return m
-}
-
-// describeIdent renders an identity for messages.
-func describeIdent(ident []identValue) string {
-	if len(ident) == 0 {
-		return "no identity"
-	}
-	parts := make([]string, len(ident))
-	for i, v := range ident {
-		parts[i] = v.field + "=" + describe(v.canon)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func (od *objectDecoder) sameCanon(e *extra, canon string) bool {
-	od.tmp = appendCanonical(od.tmp[:0], od.dec.exVal(e), e.kind)
-	return string(od.tmp) == canon
 }

@@ -67,3 +67,8 @@ func (e *rowError) Error() string {
 	}
 	return e.field + ": " + e.msg
 }
+
+// at is the *DataError of e at line of the object url.
+func (e *rowError) at(url string, line int) *DataError {
+	return &DataError{URL: url, Line: line, Field: e.field, Msg: e.msg, Err: e.err}
+}

@@ -144,6 +144,33 @@ func openLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineRead
 	return newLineReader(&limitReader{r: rd, n: maxObject, max: maxObject}, maxLine), format, rd.(io.Closer), nil
 }
 
+// readLines reads the object of obj (plain, gzip or zstd, under the object
+// and line limits) and hands each line, blank ones included, with its
+// 1-based number to fn, keeping obj.Format and obj.Lines up to date. An
+// error of fn ends the object and is returned as it is. It does not close
+// r.
+func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, fn func(line []byte, n int) error) error {
+	lr, format, rc, err := openLines(obj.URL, r, maxObject, maxLine)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	obj.Format = format
+	for {
+		line, n, err := lr.next()
+		obj.Lines = lr.line
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return locate(err, obj.URL, n)
+		}
+		if err := fn(line, n); err != nil {
+			return err
+		}
+	}
+}
+
 // isBlank reports whether a line holds only JSON whitespace.
 func isBlank(line []byte) bool {
 	for _, c := range line {

@@ -2,7 +2,6 @@ package readers
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -457,12 +456,7 @@ func decodeRecordString(lit []byte) []byte {
 // objects may be decoded concurrently; AssembleRecords merges them in key
 // order.
 type ObjectRecords struct {
-	URL     string // the object URL, for errors
-	Key     string // the key relative to the input prefix: the runs' source
-	Format  Format // the format found from the object's magic bytes
-	Lines   int    // lines read, blank ones included
-	Rows    int    // rows decoded (non-blank lines, less the skipped ones)
-	Skipped int    // bad rows skipped (RecordOptions.OnBadRow returned nil)
+	ObjectInfo // Skipped counts the rows RecordOptions.OnBadRow skipped
 
 	idents []string
 	schema []string
@@ -475,13 +469,9 @@ type ObjectRecords struct {
 func (o *ObjectRecords) NumRuns() int { return len(o.parts) }
 
 // RunKeys lists the run keys of the object's runs, in order of first row.
-func (o *ObjectRecords) RunKeys() []string {
-	keys := make([]string, len(o.parts))
-	for i, p := range o.parts {
-		keys[i] = p.runKey
-	}
-	return keys
-}
+func (o *ObjectRecords) RunKeys() []string { return runKeys(o.parts) }
+
+func (o *ObjectRecords) runParts() []*recordPart { return o.parts }
 
 // MemBytes estimates the memory held by the object's records, for the
 // pipeline's --memory-limit accounting: the lines, 16 bytes a field, about
@@ -491,25 +481,8 @@ func (o *ObjectRecords) MemBytes() int64 { return o.mem }
 
 // recordPart is the rows of one run within one object.
 type recordPart struct {
-	anon      bool
-	identKey  string       // canonical identity tuple, to match across objects
-	runKey    string       // rendered run key
-	ident     []identValue // carried identity fields, in identity-field order
-	firstLine int
-	rows      []*Record
-	cands     []recordCandidate // run metadata candidates
-}
-
-// recordCandidate is a field that, so far, is present with one value on
-// every row of the part.
-type recordCandidate struct {
-	name  string
-	key   uint32 // the name in the object's recordKeys
-	raw   []byte // the value on the part's first row
-	kind  byte
-	canon string
-	alive bool
-	pos   int // where the field was in the last row
+	partCore
+	rows []*Record
 }
 
 // DecodeRecords reads one object of a record protocol (plain, gzip or zstd,
@@ -531,59 +504,45 @@ func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRec
 	if err != nil {
 		return nil, err
 	}
-	lr, format, rc, err := openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
-	if err != nil {
+	obj := &ObjectRecords{ObjectInfo: ObjectInfo{URL: url, Key: key}, idents: slices.Clone(opts.IdentityFields), schema: slices.Clone(opts.SchemaFields)}
+	od := &recordDecoder{obj: obj, opts: opts, keys: newRecordKeys()}
+	od.g = newGrouper(url, key, opts.IdentityFields, opts.MaxRuns, od.newPart)
+	if err := readLines(&obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, od.line); err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	obj := &ObjectRecords{URL: url, Key: key, Format: format, idents: slices.Clone(opts.IdentityFields), schema: slices.Clone(opts.SchemaFields)}
-	od := &recordDecoder{
-		obj:     obj,
-		opts:    opts,
-		byIdent: map[string]*recordPart{},
-		keys:    newRecordKeys(),
-	}
-	for {
-		line, n, err := lr.next()
-		obj.Lines = lr.line
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, locate(err, url, n)
-		}
-		if isBlank(line) {
-			continue
-		}
-		// A bad row is found before anything of it is kept: scan and Check
-		// see the line in place, and only commit copies it.
-		var bad *DataError
-		if rerr := od.scan(line); rerr != nil {
-			bad = &DataError{URL: url, Line: n, Field: rerr.field, Msg: rerr.msg, Err: rerr.err}
-		} else if opts.Check != nil {
-			if err := opts.Check(od.view(line, n)); err != nil && !errors.As(err, &bad) {
-				return nil, err
-			}
-		}
-		if bad != nil {
-			if err := handBadRow(opts.OnBadRow, bad); err != nil {
-				return nil, err
-			}
-			obj.Skipped++
-			continue
-		}
-		if opts.Check == nil {
-			od.view(line, n)
-		}
-		rec := od.commit()
-		p, err := od.partFor(rec)
-		if err != nil {
-			return nil, err
-		}
-		od.add(p, rec)
-		obj.Rows++
-	}
 	return obj, nil
+}
+
+// line decodes line n of the object and adds it to its run; a bad row goes
+// to opts.OnBadRow. The error ends the object.
+func (od *recordDecoder) line(line []byte, n int) error {
+	if isBlank(line) {
+		return nil
+	}
+	// A bad row is found before anything of it is kept: scan and Check
+	// see the line in place, and only commit copies it.
+	var bad *DataError
+	if rerr := od.scan(line); rerr != nil {
+		bad = rerr.at(od.obj.URL, n)
+	} else if od.opts.Check != nil {
+		if err := od.opts.Check(od.view(line, n)); err != nil && !errors.As(err, &bad) {
+			return err
+		}
+	}
+	if bad != nil {
+		return od.obj.skipRow(od.opts.OnBadRow, bad)
+	}
+	if od.opts.Check == nil {
+		od.view(line, n)
+	}
+	rec := od.commit()
+	p, err := od.partFor(rec)
+	if err != nil {
+		return err
+	}
+	od.add(p, rec)
+	od.obj.Rows++
+	return nil
 }
 
 // recordDecoder decodes the lines of one object.
@@ -592,12 +551,9 @@ type recordDecoder struct {
 	opts    RecordOptions
 	d       rowDecoder
 	fields  []rawField // the fields of the line being decoded
-	byIdent map[string]*recordPart
-	anon    *recordPart
-	last    *recordPart
-	lastCK  []byte
+	g       grouper[*recordPart]
 	keys    *recordKeys
-	ck, tmp []byte
+	tmp     []byte
 	arena   []byte        // lines are carved from here
 	fArena  []recordField // and their fields from here
 	rArena  []Record      // and the records from here
@@ -759,64 +715,25 @@ func (od *recordDecoder) commit() *Record {
 
 // partFor returns the part of rec's identity, creating it on its first row.
 func (od *recordDecoder) partFor(rec *Record) (*recordPart, error) {
-	ck := od.ck[:0]
-	carried := 0
 	for i, f := range od.opts.IdentityFields {
-		v, ok := rec.value(f)
-		if !ok {
-			continue
+		v := rawValue{kind: kindNull}
+		if fv, ok := rec.value(f); ok {
+			v = rawValue{rec.raw(fv), fv.kind}
 		}
-		if v.kind == kindObject || v.kind == kindArray {
-			return nil, &DataError{URL: rec.url, Line: rec.line, Field: f,
-				Msg: fmt.Sprintf("an identity field must be a string, number or boolean, got %s", kindName(v.kind))}
-		}
-		carried++
-		od.tmp = appendCanonical(od.tmp[:0], rec.raw(v), v.kind)
-		ck = binary.AppendUvarint(ck, uint64(i))
-		ck = binary.AppendUvarint(ck, uint64(len(od.tmp)))
-		ck = append(ck, od.tmp...)
+		od.g.vals[i] = v
 	}
-	od.ck = ck
-	if od.last != nil && carried > 0 && !od.last.anon && bytes.Equal(ck, od.lastCK) {
-		return od.last, nil
+	carried, err := od.g.identify(rec.line)
+	if err != nil {
+		return nil, err
 	}
-	var p *recordPart
-	if carried == 0 {
-		if p = od.anon; p == nil {
-			if p = od.newPart(rec.line, true, "", "anonymous:"+od.obj.Key, nil); p == nil {
-				return nil, od.tooManyRuns(rec.line)
-			}
-			od.anon = p
-		}
-	} else if p = od.byIdent[string(ck)]; p == nil {
-		ident := make([]identValue, 0, carried)
-		for _, f := range od.opts.IdentityFields {
-			if v, ok := rec.value(f); ok {
-				ident = append(ident, identValue{field: f, canon: string(appendCanonical(nil, rec.raw(v), v.kind))})
-			}
-		}
-		if p = od.newPart(rec.line, false, string(ck), runKey(ident), ident); p == nil {
-			return nil, od.tooManyRuns(rec.line)
-		}
-		od.byIdent[p.identKey] = p
-	}
-	od.last = p
-	od.lastCK = append(od.lastCK[:0], ck...)
-	return p, nil
+	return od.g.find(rec.line, carried)
 }
 
-func (od *recordDecoder) tooManyRuns(line int) error {
-	return &DataError{URL: od.obj.URL, Line: line,
-		Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", od.opts.MaxRuns), Err: ErrLimit}
-}
-
-func (od *recordDecoder) newPart(line int, anon bool, identKey, key string, ident []identValue) *recordPart {
-	if len(od.obj.parts) >= od.opts.MaxRuns {
-		return nil
-	}
-	p := &recordPart{anon: anon, identKey: identKey, runKey: key, ident: ident, firstLine: line}
+// newPart makes the part of h, a new run of the object.
+func (od *recordDecoder) newPart(h partHeader) *recordPart {
+	p := &recordPart{partCore: partCore{partHeader: h}}
 	od.obj.parts = append(od.obj.parts, p)
-	od.obj.mem += int64(len(identKey)+len(key)) + 128
+	od.obj.mem += int64(len(h.identKey)+len(h.runKey)) + 128
 	return p
 }
 
@@ -827,15 +744,9 @@ func (od *recordDecoder) add(p *recordPart, rec *Record) {
 	p.rows = append(p.rows, rec)
 	if len(p.rows) == 1 {
 		for i, f := range rec.fields {
-			name := od.keys.names[f.key]
-			if f.kind == kindNull || slices.Contains(od.opts.SchemaFields, name) {
-				continue
+			if name := od.keys.names[f.key]; f.kind != kindNull && !slices.Contains(od.opts.SchemaFields, name) {
+				p.addCandidate(name, f.key, rec.raw(f), f.kind, i)
 			}
-			raw := rec.raw(f)
-			p.cands = append(p.cands, recordCandidate{
-				name: name, key: f.key, raw: raw, kind: f.kind,
-				canon: string(appendCanonical(nil, raw, f.kind)), alive: true, pos: i,
-			})
 		}
 		return
 	}
@@ -853,31 +764,10 @@ func (od *recordDecoder) add(p *recordPart, rec *Record) {
 			continue
 		}
 		c.pos = j
-		f := rec.fields[j]
-		raw := rec.raw(f)
-		if bytes.Equal(raw, c.raw) {
-			continue
-		}
-		if f.kind != c.kind {
-			c.alive = false
-			continue
-		}
-		od.tmp = appendCanonical(od.tmp[:0], raw, f.kind)
-		if string(od.tmp) != c.canon {
-			c.alive = false
+		if raw := rec.raw(rec.fields[j]); !bytes.Equal(raw, c.raw) {
+			od.tmp = c.differs(raw, rec.fields[j].kind, od.tmp)
 		}
 	}
-}
-
-// meta returns the metadata constant over the part, as canonical values.
-func (p *recordPart) meta() map[string]string {
-	m := make(map[string]string, len(p.cands))
-	for _, c := range p.cands {
-		if c.alive {
-			m[c.name] = c.canon
-		}
-	}
-	return m
 }
 
 // RecordRun is one run of a record protocol: its key (identity fields as
@@ -912,56 +802,28 @@ func AssembleRecords(objects []*ObjectRecords, opts RecordOptions) ([]*RecordRun
 	if err != nil {
 		return nil, err
 	}
-	for i, o := range objects {
-		if i > 0 && objects[i-1].Key >= o.Key {
-			return nil, fmt.Errorf("readers: AssembleRecords: objects out of bytewise key order or repeated: %q then %q", objects[i-1].Key, o.Key)
-		}
+	runs, err := groupRuns("AssembleRecords", objects, func(o *ObjectRecords) error {
 		if !slices.Equal(o.idents, opts.IdentityFields) || !slices.Equal(o.schema, opts.SchemaFields) {
-			return nil, fmt.Errorf("readers: AssembleRecords: %s was decoded with identity fields %q and row fields %q, not %q and %q",
+			return fmt.Errorf("readers: AssembleRecords: %s was decoded with identity fields %q and row fields %q, not %q and %q",
 				o.URL, o.idents, o.schema, opts.IdentityFields, opts.SchemaFields)
 		}
-	}
-	type recordPiece = pieceOf[*ObjectRecords, *recordPart]
-	type recordRun struct {
-		key    string
-		pieces []recordPiece
-	}
-	groups, err := groupRuns(objects, func(o *ObjectRecords) string { return o.URL },
-		func(o *ObjectRecords) []*recordPart { return o.parts },
-		(*recordPart).header,
-		opts.MaxRuns)
+		return nil
+	}, opts.MaxRuns)
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]*recordRun, len(groups))
-	for i, g := range groups {
-		runs[i] = &recordRun{key: g[0].p.runKey, pieces: g}
-	}
-
 	out := make([]*RecordRun, len(runs))
-	for i, r := range runs {
-		// Metadata: constant within every piece, and equal across pieces.
-		meta := r.pieces[0].p.meta()
-		n := len(r.pieces[0].p.rows)
-		for _, pc := range r.pieces[1:] {
+	for i := range runs {
+		r := &runs[i]
+		n := 0
+		for _, pc := range r.pieces {
 			n += len(pc.p.rows)
-			m := pc.p.meta()
-			for k, v := range meta {
-				if m[k] != v {
-					delete(meta, k)
-				}
-			}
 		}
-		rendered := make(map[string]string, len(meta)+1)
-		for k, v := range meta {
-			rendered[k] = render(v)
-		}
-		rendered[SourceField] = r.pieces[0].obj.Key
 		rows := make([]*Record, 0, n)
 		for _, pc := range r.pieces {
 			rows = append(rows, pc.p.rows...)
 		}
-		out[i] = &RecordRun{Key: r.key, Meta: rendered, Rows: rows}
+		out[i] = &RecordRun{Key: r.key, Meta: r.meta(), Rows: rows}
 	}
 	return out, nil
 }

@@ -159,8 +159,8 @@ func assembleEach(objects []*ObjectRuns, opts Options, consume bool, start func(
 	if start != nil {
 		start(len(runs))
 	}
-	for i, r := range runs {
-		t, err := r.build(ld, opts)
+	for i := range runs {
+		t, err := build(&runs[i], ld, opts)
 		if err != nil {
 			return err
 		}
