@@ -17,7 +17,7 @@ import (
 
 	_ "gocloud.dev/blob/fileblob"
 
-	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/internal/synth"
 )
 
 var keep = flag.Bool("keep", false, "keep the temporary directory (servers' data and logs, outputs)")
@@ -205,17 +205,17 @@ func writeSweep(ctx context.Context, dir string) (int, []string, error) {
 	in := filepath.Join(dir, inPrefix)
 	parts := []struct {
 		sub string
-		cfg pipeline.SynthConfig
+		cfg synth.Config
 	}{
-		{"", pipeline.SynthConfig{Compression: "mixed", Seed: 11}},
-		{"deep/er", pipeline.SynthConfig{Families: []string{"td3"}, Seeds: 2, Steps: 400, SplitFiles: 3, Compression: "gzip", Seed: 12}},
-		{"odd names ü+=", pipeline.SynthConfig{Families: []string{"a2c"}, Seeds: 2, Steps: 300, Compression: "zstd", Seed: 13}},
+		{"", synth.Config{Compression: "mixed", Seed: 11}},
+		{"deep/er", synth.Config{Families: []string{"td3"}, Seeds: 2, Steps: 400, SplitFiles: 3, Compression: "gzip", Seed: 12}},
+		{"odd names ü+=", synth.Config{Families: []string{"a2c"}, Seeds: 2, Steps: 300, Compression: "zstd", Seed: 13}},
 	}
 	var runs int
 	var keys []string
 	for _, p := range parts {
 		p.cfg.Out = filepath.Join(in, filepath.FromSlash(p.sub))
-		sum, err := pipeline.Synth(ctx, p.cfg)
+		sum, err := synth.Run(ctx, p.cfg)
 		if err != nil {
 			return 0, nil, fmt.Errorf("synth %s: %w", p.cfg.Out, err)
 		}
@@ -243,9 +243,9 @@ func writeSweep(ctx context.Context, dir string) (int, []string, error) {
 		}
 	}
 	// The large object, beside the input prefix.
-	large := pipeline.SynthConfig{Out: filepath.Join(dir, largePrefix), Families: []string{"ppo"}, Seeds: 1,
+	large := synth.Config{Out: filepath.Join(dir, largePrefix), Families: []string{"ppo"}, Seeds: 1,
 		TargetBytes: 6_000_000, Extras: true, Seed: 14}
-	if _, err := pipeline.Synth(ctx, large); err != nil {
+	if _, err := synth.Run(ctx, large); err != nil {
 		return 0, nil, fmt.Errorf("synth %s: %w", large.Out, err)
 	}
 	// An empty folder: in a bucket, a zero-byte "night1/empty/" marker.

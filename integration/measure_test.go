@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/internal/synth"
 )
 
 // TestMeasure scores one ~200 MB sweep from a local folder and from each
@@ -34,7 +34,7 @@ func TestMeasure(t *testing.T) {
 	ctx := context.Background()
 	f := getFixture(t)
 	dir := filepath.Join(root, "measure", "big")
-	sum, err := pipeline.Synth(ctx, pipeline.SynthConfig{
+	sum, err := synth.Run(ctx, synth.Config{
 		Out: dir, Seeds: 4, SplitFiles: 4, Compression: "none", TargetBytes: int64(mb) << 20, Seed: 5,
 	})
 	if err != nil {

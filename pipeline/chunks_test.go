@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/internal/synth"
 )
 
 // oneBigObject writes a synthetic sweep as one object whose runs
@@ -17,7 +19,7 @@ import (
 // object: the big one is more than a core's share of the sweep.
 func oneBigObject(t *testing.T, ctx context.Context, b *blob.Bucket) {
 	t.Helper()
-	if _, err := SynthBucket(ctx, b, "src/", SynthConfig{Seeds: 2, Steps: 150, Seed: 9, Extras: true}); err != nil {
+	if _, err := synth.Write(ctx, b, "src/", synth.Config{Seeds: 2, Steps: 150, Seed: 9, Extras: true}); err != nil {
 		t.Fatal(err)
 	}
 	var runs [][]string

@@ -11,6 +11,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
+	"github.com/crlbatch/crlbatch/internal/synth"
 	"github.com/crlbatch/crlbatch/readers"
 )
 
@@ -47,7 +48,7 @@ func TestMemBucketEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	op := &memOpener{}
 	b, _, _ := op.open(ctx, "mem://lab")
-	if _, err := SynthBucket(ctx, b, "sweeps/2026/", SynthConfig{Seeds: 2, Steps: 120, Compression: "mixed", Seed: 5}); err != nil {
+	if _, err := synth.Write(ctx, b, "sweeps/2026/", synth.Config{Seeds: 2, Steps: 120, Compression: "mixed", Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
 	// A sibling prefix that directory meaning must not read.

@@ -6,7 +6,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/storage"
 )
 
 func synthCommand() *cli.Command {
@@ -32,12 +33,12 @@ func synthCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return pipeline.Usagef("synth takes no arguments, got %q", cmd.Args().Slice())
+				return storage.Usagef("synth takes no arguments, got %q", cmd.Args().Slice())
 			}
 			if cmd.String("out") == "" {
-				return pipeline.Usagef("synth: --out is required")
+				return storage.Usagef("synth: --out is required")
 			}
-			sum, err := pipeline.Synth(ctx, pipeline.SynthConfig{
+			sum, err := synth.Run(ctx, synth.Config{
 				Out:         cmd.String("out"),
 				Families:    cmd.StringSlice("family"),
 				Seeds:       cmd.Int("seeds"),
@@ -53,7 +54,7 @@ func synthCommand() *cli.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.Root().Writer, "wrote %d runs (%d rows each, %d objects, %.1f MB of JSONL, %.1f MB stored) to %s\n",
-				sum.Runs, sum.Steps, len(sum.Objects), float64(sum.RawBytes)/1e6, float64(sum.Bytes)/1e6, pipeline.Redact(cmd.String("out")))
+				sum.Runs, sum.Steps, len(sum.Objects), float64(sum.RawBytes)/1e6, float64(sum.Bytes)/1e6, storage.Redact(cmd.String("out")))
 			return nil
 		},
 	}

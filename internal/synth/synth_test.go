@@ -1,4 +1,4 @@
-package pipeline
+package synth
 
 import (
 	"bytes"
@@ -22,20 +22,21 @@ import (
 
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/storage"
 )
 
 // synthTestRun writes cfg into a fresh in-memory bucket under prefix and
 // returns the bucket with the summary.
-func synthTestRun(t *testing.T, cfg SynthConfig, prefix string) (*blob.Bucket, SynthSummary) {
+func synthTestRun(t *testing.T, cfg Config, prefix string) (*blob.Bucket, Summary) {
 	t.Helper()
 	b := memblob.OpenBucket(nil)
 	t.Cleanup(func() { b.Close() })
 	if cfg.Out == "" {
 		cfg.Out = "mem://" + prefix
 	}
-	sum, err := SynthBucket(context.Background(), b, prefix, cfg)
+	sum, err := Write(context.Background(), b, prefix, cfg)
 	if err != nil {
-		t.Fatalf("SynthBucket: %v", err)
+		t.Fatalf("Write: %v", err)
 	}
 	return b, sum
 }
@@ -109,8 +110,8 @@ func synthTestJSONL(t *testing.T, b *blob.Bucket, prefix string) map[string][]by
 	return runs
 }
 
-func TestSynthDeterministic(t *testing.T) {
-	cfg := SynthConfig{Seeds: 2, Steps: 900, Compression: "mixed", SplitFiles: 2, Extras: true, Seed: 7}
+func TestDeterministic(t *testing.T) {
+	cfg := Config{Seeds: 2, Steps: 900, Compression: "mixed", SplitFiles: 2, Extras: true, Seed: 7}
 	b1, s1 := synthTestRun(t, cfg, "a/")
 	cfg.Concurrency = 1
 	b2, s2 := synthTestRun(t, cfg, "sweep/x/")
@@ -167,8 +168,8 @@ func TestSynthDeterministic(t *testing.T) {
 	}
 }
 
-func TestSynthCompression(t *testing.T) {
-	base := SynthConfig{Seeds: 2, Steps: 700, Extras: true, Seed: 3}
+func TestCompression(t *testing.T) {
+	base := Config{Seeds: 2, Steps: 700, Extras: true, Seed: 3}
 	bn, _ := synthTestRun(t, base, "")
 	want := synthTestJSONL(t, bn, "")
 	if len(want) != 6 {
@@ -228,8 +229,8 @@ type synthTestRow struct {
 	Value         *float64            `json:"value"`
 }
 
-func TestSynthRows(t *testing.T) {
-	cfg := SynthConfig{Seeds: 2, Steps: 1200, Intervals: 7, Extras: true, SplitFiles: 3, Seed: 11}
+func TestRows(t *testing.T) {
+	cfg := Config{Seeds: 2, Steps: 1200, Intervals: 7, Extras: true, SplitFiles: 3, Seed: 11}
 	b, sum := synthTestRun(t, cfg, "")
 	if sum.Runs != 6 || sum.Rows != 6*1200 || sum.Steps != 1200 || len(sum.Objects) != 18 {
 		t.Fatalf("summary %+v", sum)
@@ -329,8 +330,8 @@ func TestSynthRows(t *testing.T) {
 	}
 }
 
-func TestSynthSplitFiles(t *testing.T) {
-	cfg := SynthConfig{Families: []string{"ppo"}, Seeds: 12, Steps: 100, Intervals: 4, SplitFiles: 3, Compression: "gzip"}
+func TestSplitFiles(t *testing.T) {
+	cfg := Config{Families: []string{"ppo"}, Seeds: 12, Steps: 100, Intervals: 4, SplitFiles: 3, Compression: "gzip"}
 	b, sum := synthTestRun(t, cfg, "")
 	keys, _ := synthTestObjects(t, b, "")
 	if len(keys) != 36 || keys[0] != "ppo/ppo-s00/part-000.jsonl.gz" || keys[2] != "ppo/ppo-s00/part-002.jsonl.gz" ||
@@ -347,7 +348,7 @@ func TestSynthSplitFiles(t *testing.T) {
 	if rows != 1200 {
 		t.Errorf("%d rows", rows)
 	}
-	whole, _ := synthTestRun(t, SynthConfig{Families: []string{"ppo"}, Seeds: 12, Steps: 100, Intervals: 4}, "")
+	whole, _ := synthTestRun(t, Config{Families: []string{"ppo"}, Seeds: 12, Steps: 100, Intervals: 4}, "")
 	a, w := synthTestJSONL(t, b, ""), synthTestJSONL(t, whole, "")
 	for run := range w {
 		if !bytes.Equal(a[run], w[run]) {
@@ -356,22 +357,22 @@ func TestSynthSplitFiles(t *testing.T) {
 	}
 
 	// A thousand parts still sort in order.
-	if k := (&synthPlan{cfg: SynthConfig{Families: []string{"f"}, SplitFiles: 1001}, runs: []synthRunSpec{{runID: "f-s0", comp: "none"}}}).keys(0); k[999] != "f/f-s0/part-0999.jsonl" || !slices.IsSorted(k) {
+	if k := (&plan{cfg: Config{Families: []string{"f"}, SplitFiles: 1001}, runs: []runSpec{{runID: "f-s0", comp: "none"}}}).keys(0); k[999] != "f/f-s0/part-0999.jsonl" || !slices.IsSorted(k) {
 		t.Errorf("keys %q…", k[995:])
 	}
 }
 
-func TestSynthTargetBytes(t *testing.T) {
+func TestTargetBytes(t *testing.T) {
 	for _, tc := range []struct {
 		target int64
-		cfg    SynthConfig
+		cfg    Config
 	}{
-		{2 << 20, SynthConfig{}},
-		{2 << 20, SynthConfig{Extras: true, Compression: "zstd", SplitFiles: 2}},
-		{300 << 10, SynthConfig{Families: []string{"a", "b"}, Seeds: 12}},
-		{5 << 20, SynthConfig{Seeds: 1, Steps: 100000}}, // shrinks Steps
+		{2 << 20, Config{}},
+		{2 << 20, Config{Extras: true, Compression: "zstd", SplitFiles: 2}},
+		{300 << 10, Config{Families: []string{"a", "b"}, Seeds: 12}},
+		{5 << 20, Config{Seeds: 1, Steps: 100000}}, // shrinks Steps
 		// Long runs: the estimate samples every 5th row (made 7th).
-		{8 << 20, SynthConfig{Families: []string{"ppo"}, Seeds: 1, Extras: true}},
+		{8 << 20, Config{Families: []string{"ppo"}, Seeds: 1, Extras: true}},
 	} {
 		tc.cfg.TargetBytes = tc.target
 		_, sum := synthTestRun(t, tc.cfg, "")
@@ -383,13 +384,13 @@ func TestSynthTargetBytes(t *testing.T) {
 	}
 }
 
-func TestSynthCancel(t *testing.T) {
+func TestCancel(t *testing.T) {
 	t.Run("before", func(t *testing.T) {
 		b := memblob.OpenBucket(nil)
 		defer b.Close()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := SynthBucket(ctx, b, "", SynthConfig{})
+		_, err := Write(ctx, b, "", Config{})
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
@@ -404,7 +405,7 @@ func TestSynthCancel(t *testing.T) {
 		defer cancel()
 		done := make(chan error, 1)
 		go func() {
-			_, err := SynthBucket(ctx, b, "", SynthConfig{Steps: 40000, Concurrency: 1})
+			_, err := Write(ctx, b, "", Config{Steps: 40000, Concurrency: 1})
 			done <- err
 		}()
 		// Cancel once the first run is committed, while the next is half written.
@@ -429,10 +430,10 @@ func TestSynthCancel(t *testing.T) {
 	})
 }
 
-func TestSynthLocal(t *testing.T) {
+func TestLocal(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sweep")
-	sum, err := Synth(context.Background(), SynthConfig{Out: out, Seeds: 1, Steps: 60, Compression: "mixed"})
+	sum, err := Run(context.Background(), Config{Out: out, Seeds: 1, Steps: 60, Compression: "mixed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +461,7 @@ func TestSynthLocal(t *testing.T) {
 
 	// A file:// URL with a sub-directory writes the same bytes.
 	out2 := filepath.Join(dir, "again")
-	if _, err := Synth(context.Background(), SynthConfig{Out: "file://" + filepath.ToSlash(out2), Seeds: 1, Steps: 60, Compression: "mixed"}); err != nil {
+	if _, err := Run(context.Background(), Config{Out: "file://" + filepath.ToSlash(out2), Seeds: 1, Steps: 60, Compression: "mixed"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range want {
@@ -476,44 +477,19 @@ func TestSynthLocal(t *testing.T) {
 
 	// mem:// opens through the URL mux (the bucket is gone after Close).
 	for _, out := range []string{"mem://", "mem://x/y", "mem:///p?nomd5=1"} {
-		if _, err := Synth(context.Background(), SynthConfig{Out: out, Seeds: 1, Steps: 60}); err != nil {
+		if _, err := Run(context.Background(), Config{Out: out, Seeds: 1, Steps: 60}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// An unknown scheme is a usage error.
-	var ue *UsageError
-	if _, err := Synth(context.Background(), SynthConfig{Out: "nosuch://b/p", Seeds: 1, Steps: 60}); !errors.As(err, &ue) {
+	var ue *storage.UsageError
+	if _, err := Run(context.Background(), Config{Out: "nosuch://b/p", Seeds: 1, Steps: 60}); !errors.As(err, &ue) {
 		t.Errorf("unknown scheme: %v, want a *UsageError", err)
 	}
 }
 
-func TestSynthSplitURL(t *testing.T) {
-	abs, _ := filepath.Abs("rel/dir")
-	for _, tc := range []struct{ in, bucket, prefix string }{
-		{"s3://bucket/some/prefix?region=eu-west-1", "s3://bucket?region=eu-west-1", "some/prefix/"},
-		{"s3://bucket/some/prefix/", "s3://bucket", "some/prefix/"},
-		{"gs://bucket", "gs://bucket", ""},
-		{"mem://", "mem://", ""},
-		{"mem:///p/q?nomd5=1", "mem://?nomd5=1", "p/q/"},
-		{"azblob://user:pw@acct/c?sas=x", "azblob://user:pw@acct?sas=x", "c/"},
-		{"mem://x/y/z", "mem://x", "y/z/"},
-		{"file:///tmp/out", "file:///tmp/out?create_dir=true&metadata=skip", ""},
-		{"file:///tmp/out?metadata=skip&no_tmp_dir=1", "file:///tmp/out?create_dir=true&metadata=skip&no_tmp_dir=1", ""},
-		{"/tmp/a b", "file:///tmp/a%20b?create_dir=true&metadata=skip", ""},
-		{"rel/dir", "file://" + filepath.ToSlash(abs) + "?create_dir=true&metadata=skip", ""},
-	} {
-		b, p, err := synthSplitURL(tc.in)
-		if err != nil || b != tc.bucket || p != tc.prefix {
-			t.Errorf("%q → %q %q %v, want %q %q", tc.in, b, p, err, tc.bucket, tc.prefix)
-		}
-	}
-	if _, _, err := synthSplitURL(""); err == nil {
-		t.Error("empty output accepted")
-	}
-}
-
-func TestSynthConfigErrors(t *testing.T) {
-	for _, cfg := range []SynthConfig{
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []Config{
 		{Seeds: -1},
 		{Steps: -5},
 		{Steps: 5},
@@ -532,8 +508,8 @@ func TestSynthConfigErrors(t *testing.T) {
 		{Labels: []string{"a", ""}},
 	} {
 		b := memblob.OpenBucket(nil)
-		_, err := SynthBucket(context.Background(), b, "", cfg)
-		var ue *UsageError
+		_, err := Write(context.Background(), b, "", cfg)
+		var ue *storage.UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%+v: err = %v, want a *UsageError", cfg, err)
 		}
@@ -544,7 +520,7 @@ func TestSynthConfigErrors(t *testing.T) {
 	}
 	// Nothing is created for a bad config.
 	dir := filepath.Join(t.TempDir(), "never")
-	if _, err := Synth(context.Background(), SynthConfig{Out: dir, Intervals: 1}); err == nil {
+	if _, err := Run(context.Background(), Config{Out: dir, Intervals: 1}); err == nil {
 		t.Error("bad config accepted")
 	}
 	if _, err := os.Stat(dir); err == nil {
@@ -552,11 +528,11 @@ func TestSynthConfigErrors(t *testing.T) {
 	}
 }
 
-func TestSynthSchedule(t *testing.T) {
+func TestSchedule(t *testing.T) {
 	names := func(n, k int) []int {
 		var s []int
 		for i := range k {
-			s = append(s, synthScheduleAt(n, i))
+			s = append(s, scheduleAt(n, i))
 		}
 		return s
 	}
@@ -578,14 +554,14 @@ func TestSynthSchedule(t *testing.T) {
 
 // TestSynthScores reads a sweep back through readers and scores it with
 // skyfall: the families must differ the way their dynamics say.
-func TestSynthScores(t *testing.T) {
+func TestScores(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { synthTestScores(t, seed) })
 	}
 }
 
 func synthTestScores(t *testing.T, seed uint64) {
-	cfg := SynthConfig{Seeds: 5, Compression: "mixed", SplitFiles: 2, Extras: true, Seed: seed}
+	cfg := Config{Seeds: 5, Compression: "mixed", SplitFiles: 2, Extras: true, Seed: seed}
 	b, _ := synthTestRun(t, cfg, "in/")
 	keys, objs := synthTestObjects(t, b, "in/")
 	opts := readers.Options{Components: []string{"progress", "success"}}
@@ -664,8 +640,8 @@ func synthTestScores(t *testing.T, seed uint64) {
 	}
 }
 
-func BenchmarkSynth(b *testing.B) {
-	cfg := SynthConfig{Seeds: 2, TargetBytes: 32 << 20, Extras: true}
+func BenchmarkRun(b *testing.B) {
+	cfg := Config{Seeds: 2, TargetBytes: 32 << 20, Extras: true}
 	for _, comp := range []string{"none", "zstd"} {
 		b.Run(comp, func(b *testing.B) {
 			cfg.Compression = comp
@@ -673,7 +649,7 @@ func BenchmarkSynth(b *testing.B) {
 			var raw int64
 			for b.Loop() {
 				bkt := memblob.OpenBucket(nil)
-				sum, err := SynthBucket(context.Background(), bkt, "", cfg)
+				sum, err := Write(context.Background(), bkt, "", cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -685,13 +661,13 @@ func BenchmarkSynth(b *testing.B) {
 	}
 }
 
-func ExampleSynth() {
+func ExampleRun() {
 	dir, err := os.MkdirTemp("", "synth-example")
 	if err != nil {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	sum, err := Synth(context.Background(), SynthConfig{
+	sum, err := Run(context.Background(), Config{
 		Out:         dir, // or s3://bucket/prefix, gs://…, mem://
 		Families:    []string{"ppo", "ewc"},
 		Seeds:       2,

@@ -1,8 +1,4 @@
-package pipeline
-
-// Synthetic sweeps: `crlbatch synth --out DIR` writes a deterministic sweep of
-// skyfall traces (PROTOCOLS 1.1–1.3) for trying the tool out, for tests and
-// for benchmarks. Everything here is prefixed synth/Synth.
+package synth
 
 import (
 	"context"
@@ -12,8 +8,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"net/url"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -25,44 +19,46 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/crlbatch/crlbatch/storage"
 )
 
-// Defaults of SynthConfig; a zero field takes its default.
+// Defaults of Config; a zero field takes its default.
 const (
-	SynthDefaultSeeds     = 3
-	SynthDefaultSteps     = 600
-	SynthDefaultIntervals = 6
-	// SynthAliasSuffix names the revisit label: Labels[0]+SynthAliasSuffix.
-	SynthAliasSuffix = "_again"
+	DefaultSeeds     = 3
+	DefaultSteps     = 600
+	DefaultIntervals = 6
+	// AliasSuffix names the revisit label: Labels[0]+AliasSuffix.
+	AliasSuffix = "_again"
 )
 
 // The fixed shape of the generated rows.
 const (
-	synthTask        = "navigate"  // task of every row
-	synthPolicyID    = "mlp-256x2" // policy_id of every row
-	synthGamma       = 0.99        // gamma of every row
-	synthEpisodeMin  = 160         // episode lengths are drawn uniformly from
-	synthEpisodeMax  = 240         //   [synthEpisodeMin, synthEpisodeMax] steps
-	synthRankEvery   = 10          // effective_rank is a number every 10 steps,
-	synthRankNullAt  = 5           //   null at step%10 == 5, absent otherwise
-	synthWProgress   = 0.3333333333333333
-	synthWSuccess    = 0.6666666666666667
-	synthChunk       = 256 << 10 // rows are written in chunks of about this size
-	synthPilotRows   = 4096      // rows formatted per family when estimating TargetBytes
-	synthCleanupTime = time.Minute
-	synthContentType = "application/x-ndjson"
+	rowTask     = "navigate"  // task of every row
+	rowPolicyID = "mlp-256x2" // policy_id of every row
+	rowGamma    = 0.99        // gamma of every row
+	episodeMin  = 160         // episode lengths are drawn uniformly from
+	episodeMax  = 240         //   [episodeMin, episodeMax] steps
+	rankEvery   = 10          // effective_rank is a number every 10 steps,
+	rankNullAt  = 5           //   null at step%10 == 5, absent otherwise
+	wProgress   = 0.3333333333333333
+	wSuccess    = 0.6666666666666667
+	chunkBytes  = 256 << 10 // rows are written in chunks of about this size
+	pilotRows   = 4096      // rows formatted per family when estimating TargetBytes
+	cleanupTime = time.Minute
+	contentType = "application/x-ndjson"
 )
 
-// SynthDefaultFamilies and SynthDefaultLabels are the defaults of
-// SynthConfig.Families and SynthConfig.Labels.
+// DefaultFamilies and DefaultLabels are the defaults of
+// Config.Families and Config.Labels.
 var (
-	SynthDefaultFamilies = []string{"ppo", "sac", "ewc"}
-	SynthDefaultLabels   = []string{"calm", "gusty", "storm"}
+	DefaultFamilies = []string{"ppo", "sac", "ewc"}
+	DefaultLabels   = []string{"calm", "gusty", "storm"}
 )
 
-// SynthConfig configures Synth. The zero value (with Out set) is the default
+// Config configures Synth. The zero value (with Out set) is the default
 // sweep: 3 families × 3 seeds × 600 rows, plain JSONL.
-type SynthConfig struct {
+type Config struct {
 	// Out is a blob URL (s3://bucket/prefix?region=…, file:///dir, mem://)
 	// or a plain local path; objects are written under it.
 	Out string
@@ -100,10 +96,16 @@ type SynthConfig struct {
 	// Concurrency is the number of runs generated at once; 0 means
 	// GOMAXPROCS. It never changes the output.
 	Concurrency int
+	// Opener opens the bucket of Out (Run only); nil means
+	// storage.DefaultOpener, gocloud.dev's URL mux.
+	Opener storage.Opener
+	// Retry retries transient failures of each object's write (the object
+	// is generated again); the zero value means storage.DefaultRetry().
+	Retry storage.RetryPolicy
 }
 
-// SynthObject is one object Synth wrote.
-type SynthObject struct {
+// Object is one object Run or Write wrote.
+type Object struct {
 	Key      string // the object key relative to Out
 	RunID    string // the run_id of its rows
 	Rows     int    // rows (lines) in the object
@@ -111,67 +113,83 @@ type SynthObject struct {
 	RawBytes int64  // bytes of JSONL (before compression)
 }
 
-// SynthSummary reports what Synth wrote.
-type SynthSummary struct {
-	Objects  []SynthObject // in bytewise key order
+// Summary reports what Run or Write wrote.
+type Summary struct {
+	Objects  []Object // in bytewise key order
 	Runs     int
 	Rows     int64
-	Steps    int   // rows per run (differs from SynthConfig.Steps under TargetBytes)
+	Steps    int   // rows per run (differs from Config.Steps under TargetBytes)
 	Bytes    int64 // bytes stored, summed over Objects
 	RawBytes int64 // bytes of JSONL, summed over Objects
 }
 
-// Synth writes a synthetic skyfall sweep under cfg.Out: one run per family
+// Run writes a synthetic skyfall sweep under cfg.Out: one run per family
 // and seed, each in <family>/<run_id>.jsonl[.gz|.zst] or, with SplitFiles >
 // 1, in <family>/<run_id>/part-000.jsonl[.gz|.zst], part-001…
 //
-// Each object is written through a blob.Writer whose context is cancelled
-// before Close on any error, so no partial object is committed; if Synth
-// fails, it also removes (best effort) the objects it had already committed.
-// Opening Out needs the blob driver of its scheme to be linked in (cmd
-// blank-imports them).
-func Synth(ctx context.Context, cfg SynthConfig) (SynthSummary, error) {
+// cfg.Out is parsed by storage.ParseLocation and its bucket opened by
+// storage.OpenBucket through cfg.Opener, as every input and output of
+// crlbatch is, and each object is written under cfg.Retry. An object is
+// written through a blob.Writer whose context is cancelled before Close on
+// any error, so no partial object is committed; if Run fails, it also
+// removes (best effort) the objects it had already committed. Opening Out
+// with the default opener needs the blob driver of its scheme to be linked
+// in (cmd blank-imports them).
+func Run(ctx context.Context, cfg Config) (Summary, error) {
 	// Validate before touching storage, so that a usage error creates nothing.
-	p, err := synthNewPlan(cfg)
+	p, err := newPlan(cfg)
 	if err != nil {
-		return SynthSummary{}, err
+		return Summary{}, err
 	}
-	b, prefix, err := synthOpenBucket(ctx, cfg.Out)
+	if cfg.Out == "" {
+		return Summary{}, storage.Usagef("synth: no output given")
+	}
+	loc, err := storage.ParseLocation(cfg.Out, true)
 	if err != nil {
-		return SynthSummary{}, err
+		return Summary{}, fmt.Errorf("synth: %w", err)
 	}
-	sum, err := p.write(ctx, b, prefix, cfg.Out)
-	if cerr := b.Close(); cerr != nil && err == nil {
-		err = &StorageError{Op: "close", URL: Redact(cfg.Out), Err: redactErr(cerr)}
+	if loc.Local && loc.Path != "" {
+		return Summary{}, storage.Usagef("synth: %s is a file, not a folder", loc)
+	}
+	b, closeFn, err := storage.OpenBucket(ctx, cfg.Opener, loc)
+	if err != nil {
+		return Summary{}, fmt.Errorf("synth: %w", err)
+	}
+	sum, err := p.write(ctx, b, loc.Prefix, func(key string) string {
+		return storage.Redact(loc.ObjectURL(loc.Prefix + key))
+	})
+	if cerr := closeFn(); cerr != nil && err == nil {
+		err = &storage.StorageError{Op: "close", URL: loc.String(), Err: storage.RedactErr(cerr)}
 	}
 	return sum, err
 }
 
-// SynthBucket is Synth writing into an open bucket under the key prefix
-// (empty, or ending in '/'); cfg.Out is used only in error messages.
-// Summary keys are relative to prefix.
-func SynthBucket(ctx context.Context, b *blob.Bucket, prefix string, cfg SynthConfig) (SynthSummary, error) {
-	p, err := synthNewPlan(cfg)
+// Write is Run writing into an open bucket under the key prefix (empty, or
+// ending in '/'); cfg.Opener is not used, and cfg.Out only names the output
+// in error messages. Summary keys are relative to prefix.
+func Write(ctx context.Context, b *blob.Bucket, prefix string, cfg Config) (Summary, error) {
+	p, err := newPlan(cfg)
 	if err != nil {
-		return SynthSummary{}, err
+		return Summary{}, err
 	}
 	where := cfg.Out
 	if where == "" {
 		where = "bucket"
 	}
-	return p.write(ctx, b, prefix, where)
+	return p.write(ctx, b, prefix, func(key string) string { return storage.Redact(join(where, key)) })
 }
 
-// write generates and writes every run; where names the output in errors.
-func (p *synthPlan) write(ctx context.Context, b *blob.Bucket, prefix, where string) (SynthSummary, error) {
+// write generates and writes every run; name gives the (redacted) URL of a
+// key for errors.
+func (p *plan) write(ctx context.Context, b *blob.Bucket, prefix string, name func(key string) string) (Summary, error) {
 	if err := ctx.Err(); err != nil {
-		return SynthSummary{}, fmt.Errorf("synth: %w", err)
+		return Summary{}, fmt.Errorf("synth: %w", err)
 	}
 	conc := p.cfg.Concurrency
 	if conc <= 0 {
 		conc = runtime.GOMAXPROCS(0)
 	}
-	results := make([][]SynthObject, len(p.runs)) // one slot per run
+	results := make([][]Object, len(p.runs)) // one slot per run
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
 	for i := range p.runs {
@@ -179,7 +197,7 @@ func (p *synthPlan) write(ctx context.Context, b *blob.Bucket, prefix, where str
 			break
 		}
 		g.Go(func() error {
-			return p.writeRun(gctx, b, prefix, where, i, &results[i])
+			return p.writeRun(gctx, b, prefix, name, i, &results[i])
 		})
 	}
 	err := g.Wait()
@@ -187,21 +205,21 @@ func (p *synthPlan) write(ctx context.Context, b *blob.Bucket, prefix, where str
 		err = fmt.Errorf("synth: %w", ctx.Err())
 	}
 
-	var sum SynthSummary
+	var sum Summary
 	for _, objs := range results {
 		sum.Objects = append(sum.Objects, objs...)
 	}
 	if err != nil {
 		// Remove what was committed, so that a failed synth does not leave a
 		// smaller sweep that a later score would read without complaint.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), synthCleanupTime)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTime)
 		defer cancel()
 		for _, o := range sum.Objects {
 			_ = b.Delete(cctx, prefix+o.Key)
 		}
-		return SynthSummary{}, err
+		return Summary{}, err
 	}
-	slices.SortFunc(sum.Objects, func(a, b SynthObject) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(sum.Objects, func(a, b Object) int { return strings.Compare(a.Key, b.Key) })
 	sum.Runs = len(p.runs)
 	sum.Steps = p.steps
 	for _, o := range sum.Objects {
@@ -212,80 +230,11 @@ func (p *synthPlan) write(ctx context.Context, b *blob.Bucket, prefix, where str
 	return sum, nil
 }
 
-// synthOpenBucket opens the bucket of a blob URL or plain local path and
-// returns it with the key prefix the URL names (empty or ending in '/').
-//
-//   - A plain path (no scheme) becomes file:///abs/path?create_dir=true&metadata=skip.
-//   - file:// URLs name the directory itself (prefix ""); create_dir and
-//     metadata=skip are added unless the URL sets them.
-//   - Any other URL, e.g. s3://bucket/some/prefix?region=x, opens the bucket
-//     s3://bucket?region=x with the prefix some/prefix/.
-func synthOpenBucket(ctx context.Context, raw string) (*blob.Bucket, string, error) {
-	bucketURL, prefix, err := synthSplitURL(raw)
-	if err != nil {
-		return nil, "", err
-	}
-	b, err := blob.OpenBucket(ctx, bucketURL)
-	if err != nil {
-		if strings.Contains(err.Error(), "no driver registered") {
-			return nil, "", Usagef("synth: %s: %v", Redact(raw), redactErr(err))
-		}
-		return nil, "", &StorageError{Op: "open", URL: Redact(raw), Err: redactErr(err)}
-	}
-	return b, prefix, nil
-}
-
-// synthSplitURL is the pure part of synthOpenBucket.
-func synthSplitURL(raw string) (bucketURL, prefix string, err error) {
-	if raw == "" {
-		return "", "", Usagef("synth: no output given")
-	}
-	if !strings.Contains(raw, "://") {
-		abs, err := filepath.Abs(raw)
-		if err != nil {
-			return "", "", Usagef("synth: output path %q: %v", raw, err)
-		}
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "create_dir=true&metadata=skip"}
-		return u.String(), "", nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", "", Usagef("synth: output URL %s: %v", Redact(raw), err)
-	}
-	if u.Scheme == "" {
-		return "", "", Usagef("synth: output URL %s has no scheme", Redact(raw))
-	}
-	if u.Scheme == "file" {
-		q := u.Query()
-		if !q.Has("create_dir") {
-			q.Set("create_dir", "true")
-		}
-		if !q.Has("metadata") {
-			q.Set("metadata", "skip")
-		}
-		u.RawQuery = q.Encode()
-		return u.String(), "", nil
-	}
-	if p := strings.Trim(u.Path, "/"); p != "" {
-		prefix = p + "/"
-	}
-	// Built by hand: url.URL.String drops the "//" of an empty host (mem://).
-	bucketURL = u.Scheme + "://"
-	if u.User != nil {
-		bucketURL += u.User.String() + "@"
-	}
-	bucketURL += u.Host
-	if u.RawQuery != "" {
-		bucketURL += "?" + u.RawQuery
-	}
-	return bucketURL, prefix, nil
-}
-
 // ---------------------------------------------------------------------------
 // The plan: the normalized configuration, the schedule and the runs.
 
-// synthLabel is one regime label of the schedule.
-type synthLabel struct {
+// regime is one regime label of the schedule.
+type regime struct {
 	name       string
 	originJSON []byte // "null" or the quoted origin
 	origin     int    // index of the origin label (itself unless an alias)
@@ -293,31 +242,31 @@ type synthLabel struct {
 	collision  float64 // base collision probability per step
 }
 
-// synthRunSpec is one run of the sweep.
-type synthRunSpec struct {
+// runSpec is one run of the sweep.
+type runSpec struct {
 	family int
 	seed   int
 	runID  string
 	comp   string // none, gzip or zstd
 }
 
-type synthPlan struct {
-	cfg      SynthConfig // normalized
+type plan struct {
+	cfg      Config // normalized
 	steps    int
-	families []synthFamilyModel
-	labels   []synthLabel // cfg.Labels, then the alias
-	schedule []int        // label index per interval
-	bounds   []int        // interval i holds rows [bounds[i], bounds[i+1])
-	runs     []synthRunSpec
+	families []familyModel
+	labels   []regime // cfg.Labels, then the alias
+	schedule []int    // label index per interval
+	bounds   []int    // interval i holds rows [bounds[i], bounds[i+1])
+	runs     []runSpec
 }
 
-func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
-	bad := func(format string, a ...any) error { return Usagef("synth: "+format, a...) }
+func newPlan(cfg Config) (*plan, error) {
+	bad := func(format string, a ...any) error { return storage.Usagef("synth: "+format, a...) }
 	if len(cfg.Families) == 0 {
-		cfg.Families = SynthDefaultFamilies
+		cfg.Families = DefaultFamilies
 	}
 	if len(cfg.Labels) == 0 {
-		cfg.Labels = SynthDefaultLabels
+		cfg.Labels = DefaultLabels
 	}
 	cfg.Families = slices.Clone(cfg.Families)
 	cfg.Labels = slices.Clone(cfg.Labels)
@@ -333,7 +282,7 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 			return nil, bad("family %q is named twice", f)
 		}
 	}
-	alias := cfg.Labels[0] + SynthAliasSuffix
+	alias := cfg.Labels[0] + AliasSuffix
 	for i, l := range cfg.Labels {
 		switch {
 		case l == "":
@@ -350,13 +299,13 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 	case cfg.Seeds < 0:
 		return nil, bad("seeds = %d (want ≥ 1)", cfg.Seeds)
 	case cfg.Seeds == 0:
-		cfg.Seeds = SynthDefaultSeeds
+		cfg.Seeds = DefaultSeeds
 	}
 	switch {
 	case cfg.Intervals < 0 || cfg.Intervals == 1:
 		return nil, bad("intervals = %d (want ≥ 2)", cfg.Intervals)
 	case cfg.Intervals == 0:
-		cfg.Intervals = SynthDefaultIntervals
+		cfg.Intervals = DefaultIntervals
 	}
 	switch {
 	case cfg.SplitFiles < 0:
@@ -368,7 +317,7 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 	case cfg.Steps < 0:
 		return nil, bad("steps = %d (want ≥ %d, the intervals)", cfg.Steps, cfg.Intervals)
 	case cfg.Steps == 0:
-		cfg.Steps = SynthDefaultSteps
+		cfg.Steps = DefaultSteps
 	}
 	if cfg.TargetBytes < 0 {
 		return nil, bad("target bytes = %d (want ≥ 0)", cfg.TargetBytes)
@@ -380,10 +329,13 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 	default:
 		return nil, bad("compression %q (want none, gzip, zstd or mixed)", cfg.Compression)
 	}
+	if cfg.Retry == (storage.RetryPolicy{}) {
+		cfg.Retry = storage.DefaultRetry()
+	}
 
-	p := &synthPlan{cfg: cfg}
+	p := &plan{cfg: cfg}
 	for _, f := range cfg.Families {
-		p.families = append(p.families, synthModelFor(f))
+		p.families = append(p.families, modelFor(f))
 	}
 	nl := len(cfg.Labels)
 	for i, l := range cfg.Labels {
@@ -391,7 +343,7 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 		if nl > 1 {
 			frac = float64(i) / float64(nl-1)
 		}
-		p.labels = append(p.labels, synthLabel{
+		p.labels = append(p.labels, regime{
 			name:       l,
 			originJSON: []byte("null"),
 			origin:     i,
@@ -400,15 +352,15 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 		})
 	}
 	first := p.labels[0]
-	p.labels = append(p.labels, synthLabel{
+	p.labels = append(p.labels, regime{
 		name:       alias,
-		originJSON: synthQuote(first.name),
+		originJSON: quote(first.name),
 		origin:     0,
 		level:      first.level,
 		collision:  first.collision,
 	})
 	for i := range cfg.Intervals {
-		p.schedule = append(p.schedule, synthScheduleAt(nl, i))
+		p.schedule = append(p.schedule, scheduleAt(nl, i))
 	}
 
 	digits := len(strconv.Itoa(cfg.Seeds - 1))
@@ -419,7 +371,7 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 			if c == "mixed" {
 				c = comps[len(p.runs)%len(comps)]
 			}
-			p.runs = append(p.runs, synthRunSpec{
+			p.runs = append(p.runs, runSpec{
 				family: f,
 				seed:   s,
 				runID:  fmt.Sprintf("%s-s%0*d", fam, digits, s),
@@ -442,10 +394,10 @@ func synthNewPlan(cfg SynthConfig) (*synthPlan, error) {
 	return p, nil
 }
 
-// synthScheduleAt is the label index of interval i with n labels: the labels
+// scheduleAt is the label index of interval i with n labels: the labels
 // in order, then the alias (index n) in place of the first label on every
 // revisit. With one label it alternates between the label and its alias.
-func synthScheduleAt(n, i int) int {
+func scheduleAt(n, i int) int {
 	if n == 1 {
 		return i % 2
 	}
@@ -458,7 +410,7 @@ func synthScheduleAt(n, i int) int {
 	return n
 }
 
-func (p *synthPlan) setSteps(steps int) {
+func (p *plan) setSteps(steps int) {
 	p.steps = steps
 	n := len(p.schedule)
 	p.bounds = make([]int, n+1)
@@ -470,7 +422,7 @@ func (p *synthPlan) setSteps(steps int) {
 // stepsForTarget finds the rows per run that make the sweep about target
 // bytes of JSONL: a few fixed-point steps over an estimate that formats a
 // sample of the rows of each family's first seed.
-func (p *synthPlan) stepsForTarget(target int64) int {
+func (p *plan) stepsForTarget(target int64) int {
 	minSteps := max(p.cfg.Intervals, p.cfg.SplitFiles)
 	steps := max(minSteps, p.cfg.Steps)
 	for range 6 {
@@ -487,17 +439,17 @@ func (p *synthPlan) stepsForTarget(target int64) int {
 }
 
 // estimateBytes estimates the JSONL bytes of the whole sweep at p.steps.
-func (p *synthPlan) estimateBytes() int64 {
+func (p *plan) estimateBytes() int64 {
 	var total float64
-	every := max(1, p.steps/synthPilotRows)
-	for every > 1 && synthGCD(every, synthRankEvery) != 1 {
+	every := max(1, p.steps/pilotRows)
+	for every > 1 && gcd(every, rankEvery) != 1 {
 		every++ // a stride sharing a factor with the effective_rank cadence is biased
 	}
 	var buf []byte
 	for f := range p.families {
 		first := f * p.cfg.Seeds // the run of seed 0
 		g := p.newGen(first)
-		var row synthRow
+		var row genRow
 		var sampled, n int
 		for t := range p.steps {
 			g.next(&row)
@@ -517,7 +469,7 @@ func (p *synthPlan) estimateBytes() int64 {
 	return int64(total)
 }
 
-func synthGCD(a, b int) int {
+func gcd(a, b int) int {
 	for b != 0 {
 		a, b = b, a%b
 	}
@@ -527,8 +479,8 @@ func synthGCD(a, b int) int {
 // ---------------------------------------------------------------------------
 // Family dynamics.
 
-// synthFamilyModel is how one family behaves.
-type synthFamilyModel struct {
+// familyModel is how one family behaves.
+type familyModel struct {
 	tauFrac   float64 // adaptation time constant, as a fraction of an interval
 	start     float64 // competence right after a shift to a new regime
 	retention float64 // share of competence kept until a revisit
@@ -539,20 +491,20 @@ type synthFamilyModel struct {
 	collMul   float64 // scales the regimes' collision probabilities
 }
 
-// synthModelFor returns the hand-set dynamics of ppo, sac and ewc, and
+// modelFor returns the hand-set dynamics of ppo, sac and ewc, and
 // dynamics derived from the name of any other family.
-func synthModelFor(name string) synthFamilyModel {
+func modelFor(name string) familyModel {
 	switch name {
 	case "ppo":
-		return synthFamilyModel{tauFrac: 0.12, start: 0.12, retention: 0.35, decay: 0.18, noise: 0.07, rank0: 48, rankDecay: 0.25, collMul: 1.0}
+		return familyModel{tauFrac: 0.12, start: 0.12, retention: 0.35, decay: 0.18, noise: 0.07, rank0: 48, rankDecay: 0.25, collMul: 1.0}
 	case "sac":
-		return synthFamilyModel{tauFrac: 0.05, start: 0.18, retention: 0.15, decay: 0.28, noise: 0.09, rank0: 96, rankDecay: 0.35, collMul: 1.2}
+		return familyModel{tauFrac: 0.05, start: 0.18, retention: 0.15, decay: 0.28, noise: 0.09, rank0: 96, rankDecay: 0.35, collMul: 1.2}
 	case "ewc":
-		return synthFamilyModel{tauFrac: 0.20, start: 0.10, retention: 0.85, decay: 0.06, noise: 0.06, rank0: 56, rankDecay: 0.10, collMul: 0.9}
+		return familyModel{tauFrac: 0.20, start: 0.10, retention: 0.85, decay: 0.06, noise: 0.06, rank0: 56, rankDecay: 0.10, collMul: 0.9}
 	}
-	r := rand.New(rand.NewPCG(synthHash(name), 0x6a09e667f3bcc908))
+	r := rand.New(rand.NewPCG(hashOf(name), 0x6a09e667f3bcc908))
 	u := func(lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
-	return synthFamilyModel{
+	return familyModel{
 		tauFrac:   u(0.05, 0.25),
 		start:     u(0.08, 0.2),
 		retention: u(0.1, 0.9),
@@ -564,7 +516,7 @@ func synthModelFor(name string) synthFamilyModel {
 	}
 }
 
-func synthHash(parts ...string) uint64 {
+func hashOf(parts ...string) uint64 {
 	h := fnv.New64a()
 	for _, s := range parts {
 		h.Write([]byte(s))
@@ -576,8 +528,8 @@ func synthHash(parts ...string) uint64 {
 // ---------------------------------------------------------------------------
 // Row generation.
 
-// synthRow is one generated row before formatting.
-type synthRow struct {
+// genRow is one generated row before formatting.
+type genRow struct {
 	step      int
 	label     int
 	progress  float64
@@ -592,10 +544,10 @@ type synthRow struct {
 	value     float64
 }
 
-// synthGen generates the rows of one run, in order.
-type synthGen struct {
-	p    *synthPlan
-	fam  synthFamilyModel
+// generator generates the rows of one run, in order.
+type generator struct {
+	p    *plan
+	fam  familyModel
 	rng  *rand.Rand // every field but the extras
 	xrng *rand.Rand // the extras
 
@@ -613,11 +565,11 @@ type synthGen struct {
 	labels [][]byte // per label: `,"regime_id":…,"regime_origin":…,"components":{"progress":`
 }
 
-func (p *synthPlan) newGen(run int) *synthGen {
+func (p *plan) newGen(run int) *generator {
 	rs := p.runs[run]
 	famName := p.cfg.Families[rs.family]
-	h := synthHash(famName, strconv.Itoa(rs.seed))
-	g := &synthGen{
+	h := hashOf(famName, strconv.Itoa(rs.seed))
+	g := &generator{
 		p:        p,
 		fam:      p.families[rs.family],
 		rng:      rand.New(rand.NewPCG(p.cfg.Seed, h)),
@@ -634,21 +586,21 @@ func (p *synthPlan) newGen(run int) *synthGen {
 
 	var b []byte
 	b = append(b, `{"run_id":`...)
-	b = append(b, synthQuote(rs.runID)...)
+	b = append(b, quote(rs.runID)...)
 	b = append(b, `,"seed":`...)
 	b = strconv.AppendInt(b, int64(rs.seed), 10)
 	b = append(b, `,"algorithm_id":`...)
-	b = append(b, synthQuote(famName)...)
+	b = append(b, quote(famName)...)
 	b = append(b, `,"policy_id":`...)
-	b = append(b, synthQuote(synthPolicyID)...)
+	b = append(b, quote(rowPolicyID)...)
 	b = append(b, `,"task":`...)
-	b = append(b, synthQuote(synthTask)...)
+	b = append(b, quote(rowTask)...)
 	b = append(b, `,"step":`...)
 	g.prefix = b
 	for _, l := range p.labels {
 		var lb []byte
 		lb = append(lb, `,"regime_id":`...)
-		lb = append(lb, synthQuote(l.name)...)
+		lb = append(lb, quote(l.name)...)
 		lb = append(lb, `,"regime_origin":`...)
 		lb = append(lb, l.originJSON...)
 		lb = append(lb, `,"components":{"progress":`...)
@@ -657,12 +609,12 @@ func (p *synthPlan) newGen(run int) *synthGen {
 	return g
 }
 
-func (g *synthGen) episodeLen() int {
-	return synthEpisodeMin + g.rng.IntN(synthEpisodeMax-synthEpisodeMin+1)
+func (g *generator) episodeLen() int {
+	return episodeMin + g.rng.IntN(episodeMax-episodeMin+1)
 }
 
 // next generates the next row into r.
-func (g *synthGen) next(r *synthRow) {
+func (g *generator) next(r *genRow) {
 	p, fam, rng := g.p, g.fam, g.rng
 	t := g.t
 	g.t++
@@ -691,7 +643,7 @@ func (g *synthGen) next(r *synthRow) {
 	level := min(max(lab.level+g.levelOff, 0.05), 1) * (1 - fam.decay*elapsed)
 	mean := level * c
 
-	*r = synthRow{step: t, label: li}
+	*r = genRow{step: t, label: li}
 	r.invalid = rng.Float64() < 0.004+0.03*(1-c)
 	if !r.invalid {
 		r.progress = min(max(mean+fam.noise*rng.NormFloat64(), 0), 1)
@@ -705,37 +657,37 @@ func (g *synthGen) next(r *synthRow) {
 		r.success = rng.Float64() < min(1.1*mean, 1)
 		g.episodeLeft = g.episodeLen()
 	}
-	switch t % synthRankEvery {
+	switch t % rankEvery {
 	case 0:
 		r.rankKind = 2
 		r.rank = max(1, fam.rank0*(1-fam.rankDecay*elapsed)*(0.92+0.08*c)+0.5*rng.NormFloat64())
-	case synthRankNullAt:
+	case rankNullAt:
 		r.rankKind = 1
 	}
 	success := 0.0
 	if r.success {
 		success = 1
 	}
-	r.reward = synthWProgress*r.progress + r.collision + synthWSuccess*success
+	r.reward = wProgress*r.progress + r.collision + wSuccess*success
 
 	if g.p.cfg.Extras {
 		x := g.xrng
 		r.obsHash = x.Uint64()
 		r.logp = -(0.05 + 1.2*(1-c)*x.Float64() + 0.2*math.Abs(x.NormFloat64()))
-		r.value = (synthWProgress*mean+synthWSuccess*mean/200)/(1-synthGamma) + 0.5*x.NormFloat64()
+		r.value = (wProgress*mean+wSuccess*mean/200)/(1-rowGamma) + 0.5*x.NormFloat64()
 	}
 }
 
 // appendRow formats r as one JSONL line (with its '\n').
-func (g *synthGen) appendRow(b []byte, r *synthRow) []byte {
+func (g *generator) appendRow(b []byte, r *genRow) []byte {
 	b = append(b, g.prefix...)
 	b = strconv.AppendInt(b, int64(r.step), 10)
 	b = append(b, `,"reward":`...)
-	b = synthAppendFloat(b, r.reward)
+	b = appendFloat(b, r.reward)
 	b = append(b, g.labels[r.label]...)
-	b = synthAppendFloat(b, r.progress)
+	b = appendFloat(b, r.progress)
 	b = append(b, `,"collision":`...)
-	b = synthAppendFloat(b, r.collision)
+	b = appendFloat(b, r.collision)
 	if r.success {
 		b = append(b, `,"success":1},"invalid_action":`...)
 	} else {
@@ -747,10 +699,10 @@ func (g *synthGen) appendRow(b []byte, r *synthRow) []byte {
 		b = append(b, `,"effective_rank":null`...)
 	case 2:
 		b = append(b, `,"effective_rank":`...)
-		b = synthAppendFloat(b, r.rank)
+		b = appendFloat(b, r.rank)
 	}
 	b = append(b, `,"gamma":`...)
-	b = synthAppendFloat(b, synthGamma)
+	b = appendFloat(b, rowGamma)
 	if g.p.cfg.Extras {
 		const hex = "0123456789abcdef"
 		b = append(b, `,"obs_hash":"`...)
@@ -758,23 +710,23 @@ func (g *synthGen) appendRow(b []byte, r *synthRow) []byte {
 			b = append(b, hex[(r.obsHash>>uint(shift))&0xf])
 		}
 		b = append(b, `","logp":`...)
-		b = synthAppendFloat(b, r.logp)
+		b = appendFloat(b, r.logp)
 		b = append(b, `,"value":`...)
-		b = synthAppendFloat(b, r.value)
+		b = appendFloat(b, r.value)
 	}
 	return append(b, "}\n"...)
 }
 
-// synthAppendFloat appends x in shortest round-trip form ('g', -1), writing
+// appendFloat appends x in shortest round-trip form ('g', -1), writing
 // 0 for both zeros.
-func synthAppendFloat(b []byte, x float64) []byte {
+func appendFloat(b []byte, x float64) []byte {
 	if x == 0 {
 		return append(b, '0')
 	}
 	return strconv.AppendFloat(b, x, 'g', -1, 64)
 }
 
-func synthQuote(s string) []byte {
+func quote(s string) []byte {
 	q, err := json.Marshal(s)
 	if err != nil { // a string always marshals
 		panic(err)
@@ -786,7 +738,7 @@ func synthQuote(s string) []byte {
 // Writing.
 
 // keys returns the object keys of a run (relative to the prefix).
-func (p *synthPlan) keys(run int) []string {
+func (p *plan) keys(run int) []string {
 	rs := p.runs[run]
 	ext := ".jsonl"
 	switch rs.comp {
@@ -809,45 +761,61 @@ func (p *synthPlan) keys(run int) []string {
 }
 
 // writeRun writes the objects of one run, appending each committed one to
-// *out.
-func (p *synthPlan) writeRun(ctx context.Context, b *blob.Bucket, prefix, where string, run int, out *[]SynthObject) error {
+// *out. Each object is written under the retry policy; an attempt that
+// failed after generating rows starts the run's generator again and skips
+// to the object's first row, so a retried object has the same bytes.
+func (p *plan) writeRun(ctx context.Context, b *blob.Bucket, prefix string, name func(string) string, run int, out *[]Object) error {
 	g := p.newGen(run)
 	keys := p.keys(run)
-	var row synthRow
-	buf := make([]byte, 0, synthChunk+4096)
+	var row genRow
+	buf := make([]byte, 0, chunkBytes+4096)
 	for part, key := range keys {
 		lo, hi := part*p.steps/len(keys), (part+1)*p.steps/len(keys)
-		obj, err := p.writeObject(ctx, b, prefix+key, p.runs[run].comp, func(w io.Writer) (int64, error) {
-			var raw int64
-			for range hi - lo {
-				g.next(&row)
-				buf = g.appendRow(buf, &row)
-				if len(buf) >= synthChunk {
-					if err := ctx.Err(); err != nil {
-						return raw, err
+		var obj Object
+		err := p.cfg.Retry.Retry(ctx, func(actx context.Context, touch func()) error {
+			if g.t != lo { // a failed attempt got under way: generate the object again
+				g = p.newGen(run)
+				for g.t < lo {
+					g.next(&row)
+				}
+			}
+			buf = buf[:0]
+			var err error
+			obj, err = p.writeObject(actx, b, prefix+key, p.runs[run].comp, func(w io.Writer) (int64, error) {
+				var raw int64
+				for range hi - lo {
+					g.next(&row)
+					buf = g.appendRow(buf, &row)
+					if len(buf) >= chunkBytes {
+						if err := actx.Err(); err != nil {
+							return raw, err
+						}
+						if _, err := w.Write(buf); err != nil {
+							return raw, err
+						}
+						touch()
+						raw += int64(len(buf))
+						buf = buf[:0]
 					}
+				}
+				if len(buf) > 0 {
 					if _, err := w.Write(buf); err != nil {
 						return raw, err
 					}
+					touch()
 					raw += int64(len(buf))
 					buf = buf[:0]
 				}
-			}
-			if len(buf) > 0 {
-				if _, err := w.Write(buf); err != nil {
-					return raw, err
-				}
-				raw += int64(len(buf))
-				buf = buf[:0]
-			}
-			return raw, ctx.Err()
+				return raw, actx.Err()
+			})
+			return err
 		})
 		if err != nil {
-			url := Redact(synthJoin(where, key))
+			url := name(key)
 			if ctx.Err() != nil {
 				return fmt.Errorf("synth: write %s: %w", url, ctx.Err())
 			}
-			return &StorageError{Op: "write", URL: url, Err: redactErr(err)}
+			return &storage.StorageError{Op: "write", URL: url, Err: storage.RedactErr(err)}
 		}
 		obj.Key, obj.RunID, obj.Rows = key, p.runs[run].runID, hi-lo
 		*out = append(*out, obj)
@@ -855,20 +823,21 @@ func (p *synthPlan) writeRun(ctx context.Context, b *blob.Bucket, prefix, where 
 	return nil
 }
 
-func synthJoin(where, key string) string {
+// join names a key under where (the output as given) in messages.
+func join(where, key string) string {
 	if i := strings.IndexByte(where, '?'); i >= 0 {
 		return strings.TrimRight(where[:i], "/") + "/" + key + where[i:]
 	}
 	return strings.TrimRight(where, "/") + "/" + key
 }
 
-// synthCounter counts the bytes written through it.
-type synthCounter struct {
+// counter counts the bytes written through it.
+type counter struct {
 	w io.Writer
 	n int64
 }
 
-func (c *synthCounter) Write(b []byte) (int, error) {
+func (c *counter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
 	c.n += int64(n)
 	return n, err
@@ -877,13 +846,13 @@ func (c *synthCounter) Write(b []byte) (int, error) {
 // writeObject commits one object whose JSONL body fill writes, compressed as
 // comp. The blob writer's context is cancelled before Close on any error, so
 // a partial object is never committed.
-func (p *synthPlan) writeObject(ctx context.Context, b *blob.Bucket, key, comp string, fill func(io.Writer) (int64, error)) (SynthObject, error) {
+func (p *plan) writeObject(ctx context.Context, b *blob.Bucket, key, comp string, fill func(io.Writer) (int64, error)) (Object, error) {
 	if err := ctx.Err(); err != nil {
-		return SynthObject{}, err
+		return Object{}, err
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ctype := synthContentType
+	ctype := contentType
 	switch comp {
 	case "gzip":
 		ctype = "application/gzip"
@@ -892,14 +861,14 @@ func (p *synthPlan) writeObject(ctx context.Context, b *blob.Bucket, key, comp s
 	}
 	bw, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: ctype})
 	if err != nil {
-		return SynthObject{}, err
+		return Object{}, err
 	}
-	abort := func(err error) (SynthObject, error) {
+	abort := func(err error) (Object, error) {
 		cancel()
 		_ = bw.Close() // aborted: the object is not committed
-		return SynthObject{}, err
+		return Object{}, err
 	}
-	cw := &synthCounter{w: bw}
+	cw := &counter{w: bw}
 	var body io.WriteCloser
 	switch comp {
 	case "gzip":
@@ -927,7 +896,7 @@ func (p *synthPlan) writeObject(ctx context.Context, b *blob.Bucket, key, comp s
 		return abort(err)
 	}
 	if err := bw.Close(); err != nil {
-		return SynthObject{}, err
+		return Object{}, err
 	}
-	return SynthObject{Bytes: cw.n, RawBytes: raw}, nil
+	return Object{Bytes: cw.n, RawBytes: raw}, nil
 }

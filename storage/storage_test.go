@@ -1,8 +1,10 @@
-package pipeline
+package storage
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"testing"
 	"time"
 )
@@ -14,7 +16,7 @@ func TestRetryAbandonsStalledAttempts(t *testing.T) {
 	p := RetryPolicy{Attempts: 10, Initial: time.Millisecond, Max: time.Millisecond, IdleTimeout: 50 * time.Millisecond, MaxElapsed: 200 * time.Millisecond}
 	calls := 0
 	start := time.Now()
-	err := p.retry(context.Background(), func(ctx context.Context, _ func()) error {
+	err := p.Retry(context.Background(), func(ctx context.Context, _ func()) error {
 		calls++
 		<-ctx.Done() // a request the store never answers
 		return ctx.Err()
@@ -28,7 +30,7 @@ func TestRetryAbandonsStalledAttempts(t *testing.T) {
 
 	// Progress keeps an attempt alive past IdleTimeout.
 	calls = 0
-	err = p.retry(context.Background(), func(ctx context.Context, touch func()) error {
+	err = p.Retry(context.Background(), func(ctx context.Context, touch func()) error {
 		calls++
 		for i := 0; i < 6; i++ {
 			select {
@@ -47,7 +49,7 @@ func TestRetryAbandonsStalledAttempts(t *testing.T) {
 	// Cancelling the job is not a stall and is not retried.
 	ctx, cancel := context.WithCancel(context.Background())
 	calls = 0
-	err = p.retry(ctx, func(actx context.Context, _ func()) error {
+	err = p.Retry(ctx, func(actx context.Context, _ func()) error {
 		calls++
 		cancel()
 		<-actx.Done()
@@ -55,5 +57,32 @@ func TestRetryAbandonsStalledAttempts(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, errStalled) || calls != 1 {
 		t.Errorf("cancelled job: err %v after %d calls", err, calls)
+	}
+}
+
+// TestRetryPermanent: a transient-looking error marked Permanent (bad data
+// that wraps io.ErrUnexpectedEOF) is returned at once, without the mark;
+// unmarked, it is retried.
+func TestRetryPermanent(t *testing.T) {
+	p := RetryPolicy{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}
+	cause := fmt.Errorf("line 3: truncated gzip: %w", io.ErrUnexpectedEOF)
+	for _, tc := range []struct {
+		err   error
+		calls int
+	}{
+		{Permanent(cause), 1},
+		{cause, 3},
+	} {
+		calls := 0
+		err := p.Retry(context.Background(), func(context.Context, func()) error {
+			calls++
+			return tc.err
+		})
+		if err != cause || calls != tc.calls {
+			t.Errorf("%v: returned %#v after %d calls, want the cause after %d", tc.err, err, calls, tc.calls)
+		}
+	}
+	if Permanent(nil) != nil {
+		t.Error("Permanent(nil) is not nil")
 	}
 }
