@@ -31,13 +31,7 @@ const (
 func appendCanonical(dst, raw []byte, kind byte) []byte {
 	switch kind {
 	case kindString:
-		dst = append(dst, tagString)
-		if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 {
-			return append(dst, s...)
-		}
-		d := rowDecoder{data: raw}
-		s, _ := d.scanString(true, nil)
-		return append(dst, s...)
+		return append(append(dst, tagString), decodeString(raw)...)
 	case kindNumber:
 		return appendNumber(append(dst, tagNumber), raw)
 	case kindBool:

@@ -295,20 +295,7 @@ func (c *Chunks) merge(cr *ChunkRuns) error {
 // of the run: a label keeps the first it had.
 func (p *part) mergeOrigins(later map[string]labelOrigin) {
 	for label, lo := range later {
-		if p.origins == nil {
-			p.origins = map[string]labelOrigin{}
-		}
-		cur := p.origins[label]
-		changed := false
-		if lo.hasOrigin && !cur.hasOrigin {
-			cur.origin, cur.hasOrigin, changed = lo.origin, true, true
-		}
-		if lo.hasAlias && !cur.hasAlias {
-			cur.alias, cur.hasAlias, changed = lo.alias, true, true
-		}
-		if changed {
-			p.origins[label] = cur
-		}
+		p.addOrigin(label, lo)
 	}
 }
 

@@ -80,6 +80,25 @@ type labelOrigin struct {
 	hasOrigin, hasAlias bool
 }
 
+// addOrigin keeps lo's origin and alias as label's in the part unless the
+// label has one already: a label keeps the first of each.
+func (p *part) addOrigin(label string, lo labelOrigin) {
+	if p.origins == nil {
+		p.origins = map[string]labelOrigin{}
+	}
+	cur := p.origins[label]
+	changed := false
+	if lo.hasOrigin && !cur.hasOrigin {
+		cur.origin, cur.hasOrigin, changed = lo.origin, true, true
+	}
+	if lo.hasAlias && !cur.hasAlias {
+		cur.alias, cur.hasAlias, changed = lo.alias, true, true
+	}
+	if changed {
+		p.origins[label] = cur
+	}
+}
+
 // DecodeObject reads one object (plain, gzip or zstd, sniffed from its
 // first bytes), decodes every row and groups the rows by run identity.
 // url names the object in errors; key is its key relative to the input
@@ -358,20 +377,7 @@ func (od *objectDecoder) add(p *part, line int) error {
 		}
 	}
 	if row.HasOrigin || row.HasAliasOf {
-		if p.origins == nil {
-			p.origins = map[string]labelOrigin{}
-		}
-		lo := p.origins[row.Label]
-		changed := false
-		if row.HasOrigin && !lo.hasOrigin {
-			lo.origin, lo.hasOrigin, changed = row.Origin, true, true
-		}
-		if row.HasAliasOf && !lo.hasAlias {
-			lo.alias, lo.hasAlias, changed = row.AliasOf, true, true
-		}
-		if changed {
-			p.origins[row.Label] = lo
-		}
+		p.addOrigin(row.Label, labelOrigin{row.Origin, row.AliasOf, row.HasOrigin, row.HasAliasOf})
 	}
 
 	ex := d.extras

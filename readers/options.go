@@ -90,13 +90,8 @@ func (o Options) normalize() (Options, error) {
 	if err := checkIdentityFields(o.IdentityFields, schemaFields, protocolName(o.Protocol)); err != nil {
 		return o, err
 	}
-	for i, c := range o.Components {
-		if c == "" {
-			return o, fmt.Errorf("readers: component name %d is empty", i+1)
-		}
-		if slices.Index(o.Components, c) != i {
-			return o, fmt.Errorf("readers: component %q is named twice", c)
-		}
+	if err := checkNames(o.Components, "component name", "component", nil); err != nil {
+		return o, err
 	}
 	o.MaxLineBytes = normalizeLimit(o.MaxLineBytes, DefaultMaxLineBytes, maxInt-8)
 	o.MaxObjectBytes = normalizeLimit(o.MaxObjectBytes, DefaultMaxObjectBytes, 1<<63-1)
@@ -131,15 +126,29 @@ func protocolName(protocol string) string {
 // checkIdentityFields validates identity fields: none empty, none named
 // twice, none a row field of the protocol (schema).
 func checkIdentityFields(idents, schema []string, protocol string) error {
-	for i, f := range idents {
-		if f == "" {
-			return fmt.Errorf("readers: identity field %d is empty", i+1)
-		}
+	return checkNames(idents, "identity field", "identity field", func(f string) error {
 		if slices.Contains(schema, f) {
 			return fmt.Errorf("readers: %q is a row field of %s and cannot be an identity field", f, protocol)
 		}
-		if slices.Index(idents, f) != i {
-			return fmt.Errorf("readers: identity field %q is named twice", f)
+		return nil
+	})
+}
+
+// checkNames checks a list of names, in order: none empty (nth names the
+// i-th in the message), each passing check when it is set, none named
+// twice.
+func checkNames(names []string, nth, what string, check func(string) error) error {
+	for i, n := range names {
+		if n == "" {
+			return fmt.Errorf("readers: %s %d is empty", nth, i+1)
+		}
+		if check != nil {
+			if err := check(n); err != nil {
+				return err
+			}
+		}
+		if slices.Index(names, n) != i {
+			return fmt.Errorf("readers: %s %q is named twice", what, n)
 		}
 	}
 	return nil

@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -109,13 +107,8 @@ func (o RecordOptions) normalize() (RecordOptions, error) {
 	if o.IdentityFields == nil {
 		return o, fmt.Errorf("readers: RecordOptions.IdentityFields is not set (an empty slice means no identity)")
 	}
-	for i, f := range o.SchemaFields {
-		if f == "" {
-			return o, fmt.Errorf("readers: row field %d is empty", i+1)
-		}
-		if slices.Index(o.SchemaFields, f) != i {
-			return o, fmt.Errorf("readers: row field %q is named twice", f)
-		}
+	if err := checkNames(o.SchemaFields, "row field", "row field", nil); err != nil {
+		return o, err
 	}
 	if err := checkIdentityFields(o.IdentityFields, o.SchemaFields, protocolName(o.Protocol)); err != nil {
 		return o, err
@@ -267,11 +260,7 @@ func (r *Record) MissingError(field, want string) *DataError {
 	if i := r.find(field); i >= 0 {
 		return r.Errorf(field, "got %s, want %s", kindName(r.fields[i].kind), want)
 	}
-	article := "a"
-	if want != "" && strings.IndexByte("aeiou", want[0]) >= 0 {
-		article = "an"
-	}
-	return r.Errorf(field, "missing (%s %s is required)", article, want)
+	return r.Errorf(field, "%s", missing(want))
 }
 
 func (r *Record) fieldName(field string) string { return r.prefix + field }
@@ -280,19 +269,26 @@ func (r *Record) typeError(field string, kind byte, want string) error {
 	return r.Errorf(field, "got %s, want %s", kindName(kind), want)
 }
 
+// typed returns field when it holds a value of kind. ok is false when the
+// field is missing or null, or holds another type (then with an error
+// naming want).
+func (r *Record) typed(field string, kind byte, want string) (f recordField, ok bool, err error) {
+	if f, ok = r.value(field); ok && f.kind != kind {
+		return f, false, r.typeError(field, f.kind, want)
+	}
+	return f, ok, nil
+}
+
 // Number returns field as a float64 (the nearest to the literal, as
 // strconv.ParseFloat rounds; every number was checked not to overflow when
 // the line was read). present is false when the field is missing or null;
 // any other type is an error.
 func (r *Record) Number(field string) (v float64, present bool, err error) {
-	f, ok := r.value(field)
+	f, ok, err := r.typed(field, kindNumber, "number")
 	if !ok {
-		return 0, false, nil
+		return 0, false, err
 	}
-	if f.kind != kindNumber {
-		return 0, false, r.typeError(field, f.kind, "number")
-	}
-	v, _ = parseRecordNumber(r.raw(f))
+	v, _ = parseNumber(r.raw(f))
 	return v, true, nil
 }
 
@@ -301,51 +297,36 @@ func (r *Record) Number(field string) (v float64, present bool, err error) {
 // 100, 2.0 is 2; 1.5 is an error), as the skyfall reader reads step.
 // present is false when the field is missing or null.
 func (r *Record) Int(field string) (n int64, present bool, err error) {
-	f, ok := r.value(field)
+	f, ok, err := r.typed(field, kindNumber, "integer")
 	if !ok {
-		return 0, false, nil
-	}
-	if f.kind != kindNumber {
-		return 0, false, r.typeError(field, f.kind, "integer")
+		return 0, false, err
 	}
 	lit := r.raw(f)
-	v, isInt := parseRecordNumber(lit)
-	if isInt {
-		n, perr := strconv.ParseInt(unsafeString(lit), 10, 64)
-		if perr != nil {
-			return 0, false, r.Errorf(field, "%s is out of the range of a 64-bit integer", truncLit(lit))
-		}
-		return n, true, nil
+	v, isInt := parseNumber(lit)
+	n, msg := integer(lit, v, isInt)
+	if msg != "" {
+		return 0, false, r.Errorf(field, msg, truncLit(lit))
 	}
-	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-		return 0, false, r.Errorf(field, "got %s, want an integer", truncLit(lit))
-	}
-	return int64(v), true, nil
+	return n, true, nil
 }
 
 // String returns field as a string (escapes decoded; an escaped lone
 // surrogate is U+FFFD). present is false when the field is missing or
 // null; any other type is an error.
 func (r *Record) String(field string) (s string, present bool, err error) {
-	f, ok := r.value(field)
+	f, ok, err := r.typed(field, kindString, "string")
 	if !ok {
-		return "", false, nil
+		return "", false, err
 	}
-	if f.kind != kindString {
-		return "", false, r.typeError(field, f.kind, "string")
-	}
-	return string(decodeRecordString(r.raw(f))), true, nil
+	return string(decodeString(r.raw(f))), true, nil
 }
 
 // Bool returns field as a bool. present is false when the field is missing
 // or null; any other type (0 and 1 included) is an error.
 func (r *Record) Bool(field string) (b bool, present bool, err error) {
-	f, ok := r.value(field)
+	f, ok, err := r.typed(field, kindBool, "bool")
 	if !ok {
-		return false, false, nil
-	}
-	if f.kind != kindBool {
-		return false, false, r.typeError(field, f.kind, "bool")
+		return false, false, err
 	}
 	return r.data[f.start] == 't', true, nil
 }
@@ -366,7 +347,7 @@ func (r *Record) BoolOrNumber01(field string) (v float64, present bool, err erro
 		}
 		return 0, true, nil
 	case kindNumber:
-		v, _ := parseRecordNumber(r.raw(f))
+		v, _ := parseNumber(r.raw(f))
 		switch v {
 		case 0:
 			return 0, true, nil
@@ -383,12 +364,9 @@ func (r *Record) BoolOrNumber01(field string) (v float64, present bool, err erro
 // shares the line, the URL and the line number of r. present is false when
 // the field is missing or null; any other type is an error.
 func (r *Record) Object(field string) (obj *Record, present bool, err error) {
-	f, ok := r.value(field)
+	f, ok, err := r.typed(field, kindObject, "object")
 	if !ok {
-		return nil, false, nil
-	}
-	if f.kind != kindObject {
-		return nil, false, r.typeError(field, f.kind, "object")
+		return nil, false, err
 	}
 	sub := &Record{url: r.url, line: r.line, prefix: r.fieldName(field) + ".", data: r.data, keys: newRecordKeys()}
 	sub.indexObject(int(f.start))
@@ -414,41 +392,15 @@ func (r *Record) indexObject(start int) {
 	if d.data[d.pos] == '}' {
 		return
 	}
-	for {
-		key, _ := d.scanString(true, nil)
+	for more := true; more; {
+		key, _, _ := d.objectKey()
 		k, _ := r.keys.intern(key)
-		d.skipWS()
-		d.pos++ // ':'
-		d.skipWS()
+		d.colon()
 		vs := d.pos
 		kind, _ := d.skipValue(1)
 		r.fields = append(r.fields, recordField{key: k, start: uint32(vs), end: uint32(d.pos), kind: kind})
-		d.skipWS()
-		if d.data[d.pos] == '}' {
-			return
-		}
-		d.pos++ // ','
-		d.skipWS()
+		more, _ = d.next('}')
 	}
-}
-
-// parseRecordNumber converts a valid, non-overflowing JSON number literal
-// with the scanner's own conversion; isInt reports a literal with neither
-// fraction nor exponent.
-func parseRecordNumber(lit []byte) (v float64, isInt bool) {
-	d := rowDecoder{data: lit}
-	v, isInt, _ = d.number(true)
-	return v, isInt
-}
-
-// decodeRecordString returns the content of a valid JSON string literal.
-func decodeRecordString(lit []byte) []byte {
-	if s := lit[1 : len(lit)-1]; bytes.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	d := rowDecoder{data: lit}
-	s, _ := d.scanString(true, nil)
-	return s
 }
 
 // ObjectRecords is one decoded object of a record protocol: its rows
@@ -578,41 +530,20 @@ func (od *recordDecoder) scan(line []byte) *rowError {
 	d.data, d.pos = line, 0
 	d.field, d.sub = nil, nil
 	od.fields = od.fields[:0]
-	d.skipWS()
-	if d.pos >= len(d.data) {
-		return d.fail("invalid JSON: empty line")
+	top, empty, err := d.openRow()
+	if err != nil {
+		return err
 	}
-	if d.data[d.pos] != '{' {
-		start := d.pos
-		kind, err := d.skipValue(0)
-		if err != nil {
-			return err
-		}
-		d.pos = start
-		return d.fail("got %s, want a JSON object", kindName(kind))
-	}
-	d.pos++
-	top := d.set(0)
-	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-	} else {
-		for {
-			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return d.syntax("a key")
-			}
-			koff := d.pos
-			key, err := d.scanString(true, nil)
+	if !empty {
+		for more := true; more; {
+			key, koff, err := d.objectKey()
 			if err != nil {
 				return err
 			}
 			d.field = key
-			d.skipWS()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return d.syntax("':'")
+			if err := d.colon(); err != nil {
+				return err
 			}
-			d.pos++
-			d.skipWS()
 			if top.add(d, key, koff) {
 				return d.fail("repeated key")
 			}
@@ -622,25 +553,13 @@ func (od *recordDecoder) scan(line []byte) *rowError {
 				return err
 			}
 			od.fields = append(od.fields, rawField{key: key, start: start, end: d.pos, kind: kind})
-			d.skipWS()
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
-				d.pos++
-				d.skipWS()
-				continue
+			if more, err = d.next('}'); err != nil {
+				return err
 			}
-			if d.pos < len(d.data) && d.data[d.pos] == '}' {
-				d.pos++
-				break
-			}
-			return d.syntax("',' or '}'")
 		}
 	}
 	d.field = nil
-	d.skipWS()
-	if d.pos < len(d.data) {
-		return d.fail("invalid JSON: unexpected %q at column %d after the object", string(d.data[d.pos:d.pos+utf8RuneLen(d.data[d.pos:])]), d.pos+1)
-	}
-	return nil
+	return d.closeRow()
 }
 
 const (

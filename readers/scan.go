@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -359,25 +360,11 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	clear(comps)
 	*r = skyfall.Row{Comps: comps, Invalid: -1}
 
-	d.skipWS()
-	if d.pos >= len(d.data) {
-		return d.fail("invalid JSON: empty line")
+	top, empty, err := d.openRow()
+	if err != nil {
+		return err
 	}
-	if d.data[d.pos] != '{' {
-		start := d.pos
-		kind, err := d.skipValue(0)
-		if err != nil {
-			return err
-		}
-		d.pos = start
-		return d.fail("got %s, want a JSON object", kindName(kind))
-	}
-	d.pos++
-	top := d.set(0)
-	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-	} else {
+	if !empty {
 		prev := startKey
 		var ids uint64 // IDs of the keys met so far
 		for {
@@ -430,17 +417,93 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 		}
 	}
 	d.clearField()
+	if err := d.closeRow(); err != nil {
+		return err
+	}
+	if d.seen&(1<<fReward) == 0 {
+		return &rowError{field: "reward", msg: missing("number")}
+	}
+	if d.seen&(1<<fRegimeID) == 0 {
+		return &rowError{field: "regime_id", msg: missing("string")}
+	}
+	return nil
+}
+
+// openRow reads the '{' that opens the row at the start of d.data and the
+// whitespace around it (a line must hold a JSON object), and returns the
+// key set of the row's top level; empty reports the object {}, read whole.
+func (d *rowDecoder) openRow() (top *keySet, empty bool, err *rowError) {
+	d.skipWS()
+	if d.pos >= len(d.data) {
+		return nil, false, d.fail("invalid JSON: empty line")
+	}
+	if d.data[d.pos] != '{' {
+		start := d.pos
+		kind, err := d.skipValue(0)
+		if err != nil {
+			return nil, false, err
+		}
+		d.pos = start
+		return nil, false, d.fail("got %s, want a JSON object", kindName(kind))
+	}
+	d.pos++
+	top = d.set(0)
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return top, true, nil
+	}
+	return top, false, nil
+}
+
+// closeRow checks that only whitespace follows the row's object.
+func (d *rowDecoder) closeRow() *rowError {
 	d.skipWS()
 	if d.pos < len(d.data) {
 		return d.fail("invalid JSON: unexpected %q at column %d after the object", string(d.data[d.pos:d.pos+utf8RuneLen(d.data[d.pos:])]), d.pos+1)
 	}
-	if d.seen&(1<<fReward) == 0 {
-		return &rowError{field: "reward", msg: "missing (a number is required)"}
-	}
-	if d.seen&(1<<fRegimeID) == 0 {
-		return &rowError{field: "regime_id", msg: "missing (a string is required)"}
-	}
 	return nil
+}
+
+// missing is the message for a required field that a row lacks, want
+// naming its type: "missing (a number is required)".
+func missing(want string) string {
+	article := "a"
+	if want != "" && strings.IndexByte("aeiou", want[0]) >= 0 {
+		article = "an"
+	}
+	return "missing (" + article + " " + want + " is required)"
+}
+
+// objectKey reads the key string at d.pos of an object (whose '{' or ','
+// has been read) and returns it decoded and where it starts.
+func (d *rowDecoder) objectKey() (key []byte, off int, err *rowError) {
+	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		return nil, d.pos, d.syntax("a key")
+	}
+	off = d.pos
+	key, err = d.scanString(true, nil)
+	return key, off, err
+}
+
+// next reads what follows a member of an object (end '}') or an element
+// of an array (end ']'), whitespace around it included: true after a ',',
+// false after the end.
+func (d *rowDecoder) next(end byte) (bool, *rowError) {
+	d.skipWS()
+	if d.pos < len(d.data) && d.data[d.pos] == ',' {
+		d.pos++
+		d.skipWS()
+		return true, nil
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == end {
+		d.pos++
+		return false, nil
+	}
+	if end == '}' {
+		return false, d.syntax("',' or '}'")
+	}
+	return false, d.syntax("',' or ']'")
 }
 
 // key reads the key string at d.pos of an object whose keys t numbers,
@@ -679,17 +742,12 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 		}
 		if isInt && d.intOK {
 			r.Step = d.intVal
-		} else if isInt {
-			n, perr := strconv.ParseInt(unsafeString(d.data[start:d.pos]), 10, 64)
-			if perr != nil {
-				return d.fail("%s is out of the range of a 64-bit integer", d.data[start:d.pos])
+		} else {
+			n, msg := integer(d.data[start:d.pos], v, isInt)
+			if msg != "" {
+				return d.fail(msg, d.data[start:d.pos])
 			}
 			r.Step = n
-		} else {
-			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-				return d.fail("got %s, want an integer", d.data[start:d.pos])
-			}
-			r.Step = int64(v)
 		}
 		r.HasStep = true
 	case fComponents:
@@ -848,37 +906,26 @@ func (d *rowDecoder) skipValue(depth int) (byte, *rowError) {
 			return kindObject, nil
 		}
 		for {
-			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return 0, d.syntax("a key")
-			}
-			koff := d.pos
-			key, err := d.scanString(true, nil)
+			key, koff, err := d.objectKey()
 			if err != nil {
 				return 0, err
 			}
 			if set.add(d, key, koff) {
 				return 0, d.fail("repeated key %q in an object", key)
 			}
-			d.skipWS()
-			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return 0, d.syntax("':'")
+			if err := d.colon(); err != nil {
+				return 0, err
 			}
-			d.pos++
-			d.skipWS()
 			if _, err := d.skipValue(depth); err != nil {
 				return 0, err
 			}
-			d.skipWS()
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
-				d.pos++
-				d.skipWS()
-				continue
+			more, err := d.next('}')
+			if err != nil {
+				return 0, err
 			}
-			if d.pos < len(d.data) && d.data[d.pos] == '}' {
-				d.pos++
+			if !more {
 				return kindObject, nil
 			}
-			return 0, d.syntax("',' or '}'")
 		}
 	case kindArray:
 		depth++
@@ -895,17 +942,13 @@ func (d *rowDecoder) skipValue(depth int) (byte, *rowError) {
 			if _, err := d.skipValue(depth); err != nil {
 				return 0, err
 			}
-			d.skipWS()
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
-				d.pos++
-				d.skipWS()
-				continue
+			more, err := d.next(']')
+			if err != nil {
+				return 0, err
 			}
-			if d.pos < len(d.data) && d.data[d.pos] == ']' {
-				d.pos++
+			if !more {
 				return kindArray, nil
 			}
-			return 0, d.syntax("',' or ']'")
 		}
 	}
 	return 0, d.syntax("a JSON value")
@@ -1250,6 +1293,45 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
 	}
 	return f, isInt, nil
+}
+
+// parseNumber converts a valid, non-overflowing JSON number literal with
+// the scanner's own conversion; isInt reports a literal with neither
+// fraction nor exponent.
+func parseNumber(lit []byte) (v float64, isInt bool) {
+	d := rowDecoder{data: lit}
+	v, isInt, _ = d.number(true)
+	return v, isInt
+}
+
+// integer converts a number literal, v its value and isInt whether it has
+// neither fraction nor exponent, as step is read: an integer literal within
+// int64, or a number whose value is a whole number of magnitude at most
+// 2^53. Otherwise msg is the message's format, its one argument the
+// literal.
+func integer(lit []byte, v float64, isInt bool) (n int64, msg string) {
+	if isInt {
+		n, err := strconv.ParseInt(unsafeString(lit), 10, 64)
+		if err != nil {
+			return 0, "%s is out of the range of a 64-bit integer"
+		}
+		return n, ""
+	}
+	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return 0, "got %s, want an integer"
+	}
+	return int64(v), ""
+}
+
+// decodeString returns the content of a valid JSON string literal: a view
+// of lit when it has no escape.
+func decodeString(lit []byte) []byte {
+	if s := lit[1 : len(lit)-1]; bytes.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	d := rowDecoder{data: lit}
+	s, _ := d.scanString(true, nil)
+	return s
 }
 
 // digitsValue returns m·10^len(digits) + the value of digits, eight digits
