@@ -1,0 +1,142 @@
+package skillshiftscore_test
+
+import (
+	"errors"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
+	"github.com/crlbatch/crlbatch/scoring/records/recordstest"
+)
+
+func lookup(t *testing.T) scoring.Protocol {
+	t.Helper()
+	p, err := scoring.Lookup("skillshift")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func newJob(t *testing.T) scoring.Job {
+	t.Helper()
+	p := lookup(t)
+	j, err := p.New(scoring.DefaultValues(p), scoring.Env{Reader: readers.Options{IdentityFields: p.Describe().Identity}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Decoder().Check(); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func runs(t *testing.T, j scoring.Job, objects ...string) ([]*scoring.Run, error) {
+	t.Helper()
+	dec := j.Decoder()
+	var objs []scoring.Object
+	for i := 0; i+1 < len(objects); i += 2 {
+		o, err := dec.Decode("mem://in/"+objects[i], objects[i], strings.NewReader(objects[i+1]), nil)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, o)
+	}
+	var out []*scoring.Run
+	err := dec.Assemble(objs, func(r *scoring.Run) error { out = append(out, r); return nil })
+	return out, err
+}
+
+// TestScoreByHand: method M, cell gitlab/src with two tasks (one success;
+// 4 and 6 steps; 2 calls each, 1 failure in all) and cell gitlab/tgt with
+// one (a success, 10 steps, no call). Per cell SR 50 and 100, AS 5 and 10,
+// ASC 2 and 0, SFR 25 and none (no call); O/A the unweighted means of the
+// cells that have a value.
+func TestScoreByHand(t *testing.T) {
+	j := newJob(t)
+	rows := `{"method":"M","uid":"t1","site":"gitlab","condition":"src","success":true,"steps":4,"skill_calls":2,"skill_failures":1}
+{"method":"M","uid":"t1","site":"gitlab","condition":"src","success":false,"steps":6,"skill_calls":2,"skill_failures":0}
+{"method":"M","uid":"t2","site":"gitlab","condition":"tgt","success":1,"steps":10,"skill_calls":0}
+`
+	rs, err := runs(t, j, "M.jsonl", rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Key != "method=M" || rs[0].Rows != 3 {
+		t.Fatalf("runs: %+v", rs)
+	}
+	if err := j.Check(rs[0]); err != nil {
+		t.Fatal(err)
+	}
+	s, err := j.Score(rs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m, w := range map[string]float64{"SR": 75, "AS": 7.5, "ASC": 1, "SFR": 25, "n_tasks": 3} {
+		if v := s.Value(m); !v.OK || math.Abs(v.V-w) > 1e-12 {
+			t.Errorf("%s = %v, want %v", m, v, w)
+		}
+	}
+	dup := `run method=M: task "t1" appears 2 times in cell gitlab/src; each record is counted`
+	if !slices.Contains(s.Notes, dup) {
+		t.Errorf("notes %q lack %q", s.Notes, dup)
+	}
+	var names []string
+	for _, m := range j.Metrics([]*scoring.Scored{s}) {
+		names = append(names, m.Name)
+	}
+	if strings.Join(names, ",") != "SR,AS,ASC,SFR,n_tasks" {
+		t.Errorf("metrics %v", names)
+	}
+}
+
+// A row the protocol cannot take is a bad row naming object, line and
+// field, found while decoding.
+func TestBadRow(t *testing.T) {
+	for _, c := range []struct{ row, want string }{
+		{`{"site":"a","condition":"src","success":true,"steps":1,"skill_calls":2,"skill_failures":3}`, "mem://in/o.jsonl: line 2: skill_failures: 3 failures exceed 2 skill calls"},
+		{`{"site":"a","condition":"src","success":true,"steps":1,"skill_failures":0}`, "mem://in/o.jsonl: line 2: skill_failures: recorded without skill_calls"},
+		{`{"site":"","condition":"src","success":true,"steps":1}`, "mem://in/o.jsonl: line 2: site: empty site"},
+		{`{"site":"a","condition":"src","steps":1}`, "mem://in/o.jsonl: line 2: success: "},
+		{`{"site":"a","condition":"src","success":true,"steps":-1}`, "mem://in/o.jsonl: line 2: steps: negative step count -1"},
+	} {
+		j := newJob(t)
+		_, err := runs(t, j, "o.jsonl", `{"site":"a","condition":"src","success":true,"steps":1}`+"\n"+c.row+"\n")
+		var de *readers.DataError
+		if !errors.As(err, &de) || de.Line != 2 || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q…", c.row, err, c.want)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	d := lookup(t).Describe()
+	if strings.Join(d.Identity, ",") != "method,run_id,seed,algorithm_id,policy_id" || strings.Join(d.GroupBy, ",") != "method" || len(d.Flags) != 0 {
+		t.Errorf("identity %v, group by %v, flags %v", d.Identity, d.GroupBy, d.Flags)
+	}
+}
+
+// The bundled example through every step gives the bytes of the goldens of
+// cmd/crlbatch (TestGoldenOutputs).
+func TestGolden(t *testing.T) {
+	p := lookup(t)
+	out, _, err := recordstest.Run(p, recordstest.Config{Dir: "../../configs/examples/skillshift"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := recordstest.Files(p.Name(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs, err := recordstest.Golden(files, filepath.Join("../../cmd/crlbatch/testdata/golden/skillshift"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}
