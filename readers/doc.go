@@ -1,8 +1,16 @@
-// Package readers turns the bytes of trace objects into skyfall runs: format
-// sniffing, line splitting, a validating JSON row decoder, and run assembly
-// per PROTOCOLS 1.1 and 1.2. It knows nothing of blob stores, contexts or
-// concurrency: the pipeline lists and opens objects and decides how many are
-// decoded at once.
+// Package readers turns the bytes of trace objects into runs, for every
+// protocol: format sniffing, line splitting, one validating JSON lexer, and
+// one grouping and assembly core that forms runs from rows per PROTOCOLS
+// 1.1 and 1.2 (rows grouped by identity into run keys, run metadata, the
+// run-count limits, the canonical run order, run-key conflicts). Skyfall
+// rows go through a decoder specialised to their shape, into skyfall traces
+// (DecodeObject, Assemble, Options); the rows of the other protocols
+// through a generic one, into RecordRuns whose Records the protocol reads
+// through typed accessors (DecodeRecords, AssembleRecords, RecordOptions).
+// Messages name the protocol that Options.Protocol or
+// RecordOptions.Protocol gives. The package knows nothing of blob stores,
+// contexts or concurrency: the pipeline lists and opens objects and decides
+// how many are decoded at once.
 //
 // # Contract
 //
@@ -13,7 +21,10 @@
 // (the pipeline's way: a decoded object keeps its rows in compact columns,
 // and only the runs being scored are materialised as dense traces). The
 // result depends only on the objects' contents and keys and on Options,
-// never on the order or concurrency of the DecodeObject calls.
+// never on the order or concurrency of the DecodeObject calls. The record
+// protocols follow the same contract with DecodeRecords and AssembleRecords
+// (RecordOptions for Options; a run's rows are Records, shared with the
+// decoded objects).
 //
 //	obj, err := readers.DecodeObject(url, key, r, opts) // one per object, concurrently
 //	traces, err := readers.Assemble(objs, opts)         // objs sorted by Key
@@ -222,8 +233,9 @@
 //
 // # The decoder and its benchmark
 //
-// Rows are decoded by a hand-written scanner specialised to the row shape
-// (scan.go): one pass, no reflection, no allocation per row on the fast
+// Skyfall rows are decoded by a hand-written scanner specialised to the row
+// shape (scan.go; DecodeRecords validates its rows with the same lexer,
+// then groups and assembles them with the same core, runs.go): one pass, no reflection, no allocation per row on the fast
 // path (buffers are reused, labels interned per object, string values are
 // views of the line unless they hold escapes), SWAR loops over strings and
 // digits, and numbers converted with Clinger's fast path or Eisel-Lemire on
