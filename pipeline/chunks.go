@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // One large object on several cores. Objects are decoded one per
@@ -21,7 +22,7 @@ import (
 func (j *job) splitObjects(objs []object) []bool {
 	split := make([]bool, len(objs))
 	c := int64(j.cfg.Concurrency)
-	if c < 2 {
+	if _, ok := j.proto.dec.(scoring.Splitter); !ok || c < 2 {
 		return split
 	}
 	total := sumSizes(objs)
@@ -31,15 +32,19 @@ func (j *job) splitObjects(objs []object) []bool {
 	return split
 }
 
-// decodeSkyfall decodes object o: in chunks on several cores when split
-// (splitObjects), else with DecodeObject.
-func (j *job) decodeSkyfall(split bool, o object, url, rel string, r io.Reader, opts readers.Options) (*readers.ObjectRuns, error) {
+// decode decodes object o: in chunks on several cores when split
+// (splitObjects), else in one piece.
+func (j *job) decode(split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, error) {
 	if split {
 		j.log.Info("decoding in chunks", "object", Redact(url), "bytes", o.Size,
 			"chunk_bytes", j.chunkBytes(), "workers", j.cfg.Concurrency)
-		return decodeChunked(url, rel, r, opts, j.cfg.Concurrency, j.chunkBytes())
+		c, err := j.proto.dec.(scoring.Splitter).Split(url, rel, r, onBad)
+		if err != nil {
+			return nil, err
+		}
+		return decodeChunked(c, j.cfg.Concurrency, j.chunkBytes())
 	}
-	return readers.DecodeObject(url, rel, r, opts)
+	return j.proto.dec.Decode(url, rel, r, onBad)
 }
 
 func (j *job) chunkBytes() int {
@@ -49,18 +54,15 @@ func (j *job) chunkBytes() int {
 	return readers.DefaultChunkBytes
 }
 
-// decodeChunked decodes one object as DecodeObject does, its chunks on
+// decodeChunked decodes one object as Decode does, its chunks on
 // workers goroutines. The calling goroutine merges; one more reads (and
 // decompresses) ahead. At most about 2×workers chunks are held at once.
-func decodeChunked(url, rel string, r io.Reader, opts readers.Options, workers, size int) (*readers.ObjectRuns, error) {
-	c, err := readers.SplitObject(url, rel, r, opts)
-	if err != nil {
-		return nil, err
-	}
+func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	defer c.Close()
+	var err error
 	type pending struct {
-		ch  *readers.Chunk
-		res chan *readers.ChunkRuns
+		ch  any
+		res chan any
 	}
 	stop := make(chan struct{})
 	todo := make(chan pending)
@@ -74,7 +76,7 @@ func decodeChunked(url, rel string, r io.Reader, opts readers.Options, workers, 
 			if err != nil { // io.EOF: a broken stream is the last chunk's error
 				return
 			}
-			p := pending{ch, make(chan *readers.ChunkRuns, 1)}
+			p := pending{ch, make(chan any, 1)}
 			// A chunk is in order before it is handed to a worker, and
 			// handed to one before the next is read: the chunk the merge
 			// waits for is always decoding or about to be.
@@ -93,7 +95,7 @@ func decodeChunked(url, rel string, r io.Reader, opts readers.Options, workers, 
 	for range workers {
 		wg.Go(func() {
 			for p := range todo {
-				p.res <- readers.DecodeChunk(p.ch)
+				p.res <- c.Decode(p.ch)
 			}
 		})
 	}

@@ -81,7 +81,10 @@ func TestSplitObjectIsInvisible(t *testing.T) {
 	score := func(out string, concurrency, chunk, maxBad int) (map[string][]byte, error) {
 		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
 		cfg.Concurrency, cfg.chunkBytes, cfg.MaxBadRows = concurrency, chunk, maxBad
-		j := &job{cfg: &cfg}
+		j, err := newJob(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var objs []object
 		for _, key := range []string{"sweep/big.jsonl", "sweep/small.jsonl"} {
 			a, err := b.Attributes(ctx, key)

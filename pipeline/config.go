@@ -1,71 +1,41 @@
 package pipeline
 
 import (
-	"fmt"
+	"errors"
 	"io"
 	"log/slog"
-	"math"
+	"os"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
-	"github.com/crlbatch/crlbatch/upperbound"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // DefaultPatterns are the object base names read when no --pattern is given.
 var DefaultPatterns = []string{"*.jsonl", "*.jsonl.gz", "*.jsonl.zst", "*.ndjson"}
 
-// Ceiling modes of --ceiling.
-const (
-	CeilingByConfiguration = "by_configuration"
-	CeilingPerStep         = "per_step"
-	CeilingFinalStep       = "final_step"
-	CeilingDataRelative    = "data_relative"
-)
-
 // Filter keeps runs whose metadata field equals one of Values.
-type Filter struct {
-	Field  string
-	Values []string
-}
+type Filter = scoring.Filter
 
 // Config is one job. The zero value is not usable: start from DefaultConfig.
 type Config struct {
 	Input  string
 	Output string
-	// Protocol is skyfall, safecrl, contilab or skillshift.
+	// Protocol names a registered protocol (scoring.Lookup); "" means the
+	// default one (scoring.Default).
 	Protocol string
-	Patterns []string
+	// ProtocolFlags are the values of the protocol's own flags
+	// (scoring.Description.Flags); nil means their defaults.
+	ProtocolFlags scoring.Flags
+	Patterns      []string
 	// Concurrency bounds the objects read and the runs scored at once.
 	Concurrency int
 
-	Skyfall skyfall.Params
-
-	// WindowEpisodes is safecrl's W (0: its default, 20).
-	WindowEpisodes int
-	// WindowFraction is contilab's windowed-forgetting window (0: 0.1).
-	WindowFraction float64
-	// RankMetric is contilab's metric ranked across benchmarks ("" = acc).
-	RankMetric string
-
-	// Ceiling sources; at most one of BoundScalar, BoundMap and Spec.
-	BoundScalar *float64
-	BoundMap    map[string]float64
-	BoundMapURL string // where BoundMap came from, for the report
-	Spec        *upperbound.Spec
-	SpecName    string
-	// CeilingMode applies with Spec: by_configuration (default),
-	// per_step, final_step, data_relative. data_relative needs no spec.
-	CeilingMode string
-	// EpisodeEndFromSpec names the spec's episode-end components as the
-	// episode-end components of forgetting and the policy's settled reward.
-	EpisodeEndFromSpec bool
-
-	// Reference maps run keys (or run_ids) to reference trajectories.
-	Reference map[string][]float64
-
+	// GroupBy are the metadata fields naming a family; nil means the
+	// protocol's default.
 	GroupBy       []string
 	Baseline      string
 	MinSteps      int
@@ -115,11 +85,8 @@ type Config struct {
 // DefaultConfig returns the defaults of INTERFACE.md.
 func DefaultConfig() Config {
 	return Config{
-		Protocol:    "skyfall",
 		Patterns:    DefaultPatterns,
 		Concurrency: runtime.NumCPU(),
-		Skyfall:     skyfall.DefaultParams(),
-		GroupBy:     []string{"algorithm_id"},
 		Resamples:   10000,
 		Retry:       DefaultRetry(),
 		Version:     "dev",
@@ -134,28 +101,14 @@ func (c *Config) Check() error {
 	if c.Output == "" {
 		return Usagef("no --out given")
 	}
-	switch c.Protocol {
-	case "skyfall", "safecrl", "contilab", "skillshift":
-	default:
-		return Usagef("--protocol %q: want skyfall, safecrl, contilab or skillshift", c.Protocol)
-	}
-	if c.WindowEpisodes < 0 {
-		return Usagef("--window-episodes %d: want at least 1", c.WindowEpisodes)
-	}
-	if c.WindowFraction < 0 || c.WindowFraction > 1 {
-		return Usagef("--window-fraction %v: want 0 < x ≤ 1", c.WindowFraction)
+	if _, err := scoring.Lookup(c.protocolName()); err != nil {
+		return err
 	}
 	if c.Concurrency < 1 {
 		return Usagef("--concurrency %d: want at least 1", c.Concurrency)
 	}
-	if err := c.Skyfall.Check(); err != nil {
-		return &UsageError{Err: err}
-	}
 	if len(c.Patterns) == 0 {
 		return Usagef("--pattern: at least one glob is needed")
-	}
-	if c.BoundScalar != nil && (math.IsNaN(*c.BoundScalar) || math.IsInf(*c.BoundScalar, 0)) {
-		return Usagef("--bound %v: want a finite number", *c.BoundScalar)
 	}
 	for _, p := range c.Patterns {
 		if p == "" {
@@ -165,39 +118,7 @@ func (c *Config) Check() error {
 			return Usagef("--pattern %q: %v", p, err)
 		}
 	}
-	sources := 0
-	if c.BoundScalar != nil {
-		sources++
-	}
-	if c.BoundMap != nil {
-		sources++
-	}
-	if c.Spec != nil {
-		sources++
-	}
-	if sources > 1 {
-		return Usagef("--bound, --bound-map and --spec are alternatives: give one")
-	}
-	switch c.CeilingMode {
-	case "":
-	case CeilingByConfiguration, CeilingPerStep, CeilingFinalStep:
-		if c.Spec == nil {
-			return Usagef("--ceiling %s needs --spec", c.CeilingMode)
-		}
-	case CeilingDataRelative:
-		if c.BoundScalar != nil || c.BoundMap != nil {
-			return Usagef("--ceiling data_relative derives its own ceiling: drop --bound/--bound-map")
-		}
-	default:
-		return Usagef("--ceiling %q: want by_configuration, per_step, final_step or data_relative", c.CeilingMode)
-	}
-	if c.EpisodeEndFromSpec && c.Spec == nil {
-		return Usagef("--episode-end-from-spec needs --spec")
-	}
-	if c.Skyfall.Anchor == skyfall.AnchorCeiling && sources == 0 && c.CeilingMode != CeilingDataRelative {
-		return Usagef("--anchor ceiling needs a ceiling: give --bound, --bound-map or --spec")
-	}
-	if len(c.GroupBy) == 0 {
+	if c.GroupBy != nil && len(c.GroupBy) == 0 {
 		return Usagef("--group-by: at least one field is needed")
 	}
 	for _, g := range c.GroupBy {
@@ -222,44 +143,62 @@ func (c *Config) Check() error {
 	if c.MinSteps < 0 {
 		return Usagef("--min-steps %d: want at least 0", c.MinSteps)
 	}
-	for k, v := range c.BoundMap {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return Usagef("--bound-map: label %q has a ceiling that is not a finite number", k)
-		}
-	}
 	return nil
 }
 
-// components are the reward components the reader must keep.
-func (c *Config) components() []string {
-	var out []string
-	add := func(n string) {
-		for _, x := range out {
-			if x == n {
-				return
-			}
+func (c *Config) protocolName() string {
+	if c.Protocol == "" {
+		return scoring.Default()
+	}
+	return c.Protocol
+}
+
+// bind looks the protocol up and binds its flags and the engine's settings
+// into its job.
+func (c *Config) bind() (bound, error) {
+	name := c.protocolName()
+	p, err := scoring.Lookup(name)
+	if err != nil {
+		return bound{}, err
+	}
+	b := bound{name: name, desc: p.Describe(), identity: c.Reader.IdentityFields, groupBy: c.GroupBy}
+	if b.identity == nil {
+		b.identity = slices.Clone(b.desc.Identity)
+	}
+	if b.groupBy == nil {
+		b.groupBy = slices.Clone(b.desc.GroupBy)
+	}
+	flags := c.ProtocolFlags
+	if flags == nil {
+		flags = scoring.DefaultValues(p)
+	}
+	env := scoring.Env{Reader: c.Reader, Concurrency: c.Concurrency}
+	env.Reader.IdentityFields = b.identity
+	env.Reader.OnBadRow = nil
+	if b.job, err = p.New(flags, env); err != nil {
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			err = &UsageError{Err: err}
 		}
-		out = append(out, n)
+		return bound{}, err
 	}
-	for _, n := range c.Skyfall.EpisodeEnd {
-		add(n)
+	b.dec = b.job.Decoder()
+	return b, nil
+}
+
+// spillDir is where spilled rows go.
+func (c *Config) spillDir() string {
+	if c.SpillDir == "" {
+		return os.TempDir()
 	}
-	if c.Skyfall.SolveComponent != "" {
-		add(c.Skyfall.SolveComponent)
-	}
-	if c.Spec != nil {
-		for _, n := range upperbound.EpisodeEndComponents(c.Spec) {
-			add(n)
-		}
-	}
-	return out
+	return c.SpillDir
 }
 
 // familyOf names a run's family from its metadata: the group-by values joined
 // with "/", or "" when a field is missing.
-func (c *Config) familyOf(meta map[string]string) (string, bool) {
-	parts := make([]string, len(c.GroupBy))
-	for i, g := range c.GroupBy {
+func (c *Config) familyOf(groupBy []string, meta map[string]string) (string, bool) {
+	parts := make([]string, len(groupBy))
+	for i, g := range groupBy {
 		v, ok := meta[g]
 		if !ok {
 			return "", false
@@ -313,5 +252,3 @@ func ParseWhere(items []string) ([]Filter, error) {
 	}
 	return out, nil
 }
-
-var _ = fmt.Sprint

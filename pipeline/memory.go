@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // DefaultMemoryShare is the share of the machine's memory (or of the
@@ -78,9 +78,23 @@ type budget struct {
 	spilled int
 }
 
+// defaults fills in the default limit and folder.
+func (b *budget) defaults() {
+	if b.limit == 0 {
+		b.limit = DefaultMemoryLimit()
+	}
+	if b.dir == "" {
+		b.dir = os.TempDir()
+	}
+}
+
 // admit accounts for a decoded object and spills it if the rows held
-// would pass the limit.
-func (b *budget) admit(o *readers.ObjectRuns) error {
+// would pass the limit. Objects that cannot spill are not counted.
+func (b *budget) admit(obj scoring.Object) error {
+	o, ok := obj.(scoring.Spiller)
+	if !ok {
+		return nil
+	}
 	size := o.MemBytes()
 	b.mu.Lock()
 	over := b.used+size > b.limit

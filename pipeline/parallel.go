@@ -5,11 +5,11 @@ import (
 	"sync/atomic"
 )
 
-// each calls work(i) for every i in [0, n) on at most --concurrency
+// parallel calls work(i) for every i in [0, n) on at most --concurrency
 // goroutines and returns when all calls have returned. It is the
 // family.Options.Each of the job: the family statistics of distinct cells
 // are independent, so their order does not change the result.
-func (j *job) each(n int, work func(i int)) {
+func (j *job) parallel(n int, work func(i int)) {
 	workers := min(j.cfg.Concurrency, n)
 	if workers <= 1 {
 		for i := range n {

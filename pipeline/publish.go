@@ -31,17 +31,16 @@ const AttemptsDir = "attempts/"
 // checkOutput decides where the results go: under OUTPUT itself when it
 // holds no complete result; refused when it does, unless --overwrite, which
 // sends them to a fresh attempt prefix under OUTPUT/attempts/.
-func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) error {
-	j.target = j.out.Prefix
+func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, err error) {
 	exists, err := j.exists(ctx, b, j.out.Prefix+ManifestName)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if !exists {
-		return nil
+		return j.out.Prefix, nil
 	}
 	if !j.cfg.Overwrite {
-		return Usagef("%s already holds a complete result (%s): pass --overwrite to publish a new one beside it (the %s pointer then names the newest)", j.out, ManifestName, LatestName)
+		return "", Usagef("%s already holds a complete result (%s): pass --overwrite to publish a new one beside it (the %s pointer then names the newest)", j.out, ManifestName, LatestName)
 	}
 	base := j.out.Prefix + AttemptsDir + j.start.Format("20060102T150405Z")
 	for n := 1; ; n++ {
@@ -51,11 +50,10 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) error {
 		}
 		taken, err := j.exists(ctx, b, cand+ManifestName)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if !taken {
-			j.target = cand
-			return nil
+			return cand, nil
 		}
 	}
 }
@@ -73,11 +71,11 @@ func (j *job) exists(ctx context.Context, b *blob.Bucket, key string) (bool, err
 	return exists, nil
 }
 
-// publish writes the result files under the target prefix, then the
-// manifest, then moves the LATEST pointer. If anything fails before the
+// publish writes the result files under the target prefix (checkOutput's),
+// then the manifest, then moves the LATEST pointer. If anything fails before the
 // manifest is written, every file this job wrote is deleted, so no partial
 // result is left and an earlier result stays as it was.
-func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs int) (outputs []writers.ManifestOutput, err error) {
+func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *read, res *result) (outputs []writers.ManifestOutput, err error) {
 	var written []string
 	committed := false
 	defer func() {
@@ -93,8 +91,8 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs
 			}
 		}
 	}()
-	for _, f := range files {
-		key := j.target + f.name
+	for _, f := range res.files {
+		key := target + f.name
 		written = append(written, key)
 		if err := j.put(ctx, b, key, f.data); err != nil {
 			return nil, err
@@ -107,26 +105,24 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs
 			outputs = append(outputs, d.FileOutput(f.name))
 		}
 	}
-	var notes []string
-	notes = append(notes, j.notes...)
 	m := writers.Manifest{
 		Version:    j.cfg.Version,
 		StartedAt:  j.start,
 		FinishedAt: time.Now().UTC(),
 		Input:      j.in.String(),
-		Params:     json.RawMessage(j.params),
-		Objects:    j.manObj,
-		Runs:       runs,
-		Families:   j.families,
+		Params:     json.RawMessage(res.params),
+		Objects:    rd.manObj,
+		Runs:       res.runs,
+		Families:   res.families,
 		Outputs:    outputs,
-		Notes:      notes,
-		Skipped:    j.skipped,
+		Notes:      res.notes,
+		Skipped:    rd.skipped,
 	}
 	var buf bytes.Buffer
 	if err := writers.WriteManifest(&buf, m); err != nil {
 		return nil, err
 	}
-	key := j.target + ManifestName
+	key := target + ManifestName
 	written = append(written, key)
 	if err := j.put(ctx, b, key, buf.Bytes()); err != nil {
 		return nil, err
@@ -134,8 +130,8 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, files []outFile, runs
 	// The result is complete from here on; a failure to move the pointer
 	// is reported but leaves the result in place.
 	committed = true
-	if j.target != j.out.Prefix {
-		rel := strings.TrimPrefix(j.target, j.out.Prefix)
+	if target != j.out.Prefix {
+		rel := strings.TrimPrefix(target, j.out.Prefix)
 		if err := j.put(ctx, b, j.out.Prefix+LatestName, []byte(rel+"\n")); err != nil {
 			return nil, err
 		}

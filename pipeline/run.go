@@ -7,7 +7,6 @@ import (
 	"hash/maphash"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -15,10 +14,14 @@ import (
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/writers"
 )
+
+// SchemaVersion is crlbatch.schema_version of every Parquet file: raise it
+// when a column is renamed or removed.
+const SchemaVersion = "1"
 
 // Summary is what a finished job reports.
 type Summary struct {
@@ -33,26 +36,77 @@ type Summary struct {
 	Result string
 }
 
-// job carries the state of one run of the pipeline.
+// job carries what one run of the engine shares between its steps: the
+// configuration, the locations and the progress. Results travel between
+// the steps as values (read, scored, published).
 type job struct {
-	cfg      *Config
-	log      *slog.Logger
-	in       Location
-	out      Location
-	prog     *progress
-	start    time.Time
-	notes    []string
-	manObj   []writers.ManifestObject
-	families int
-	runs     int    // runs scored (after --where)
-	target   string // the key prefix the results go to
+	cfg   *Config
+	log   *slog.Logger
+	in    Location
+	out   Location
+	prog  *progress
+	start time.Time
+	proto bound
 
 	hashOnce sync.Once
 	hashSeed maphash.Seed
 	hashMu   sync.Mutex
 	hashes   map[string][2]uint64 // object key → size and hash of its bytes
+}
+
+// bound is the job's protocol bound to its parameters.
+type bound struct {
+	name     string
+	desc     scoring.Description
+	job      scoring.Job
+	dec      scoring.Decoder
+	identity []string // the run identity fields in force
+	groupBy  []string
+}
+
+// outFile is one result file, fully built in memory before anything is
+// written.
+type outFile struct {
+	name string
+	data []byte
+	rows *int64
+}
+
+// read is what reading the objects gives: the decoded objects, in the
+// listing's order, and what the manifest and the notes say about them.
+type read struct {
+	objects []scoring.Object
+	rows    int64
+	manObj  []writers.ManifestObject
+	skipped []writers.SkippedRow // bad rows skipped under --max-bad-rows, in canonical order
+	notes   []string
+	spilled int
+}
+
+// result is what scoring gives: the files to publish and what the manifest
+// says about them.
+type result struct {
+	files    []outFile
 	params   []byte
-	skipped  []writers.SkippedRow // bad rows skipped under --max-bad-rows, in canonical order
+	notes    []string
+	runs     int // runs scored (after --where)
+	families int
+}
+
+// newJob starts a job: its locations and its protocol.
+func newJob(cfg *Config) (*job, error) {
+	j := &job{cfg: cfg, log: cfg.Logger, start: time.Now().UTC()}
+	if j.log == nil {
+		j.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var err error
+	if j.in, err = ParseLocation(cfg.Input, false); err != nil {
+		return nil, err
+	}
+	if j.proto, err = cfg.bind(); err != nil {
+		return nil, err
+	}
+	return j, nil
 }
 
 // Run executes the job: list, read, assemble, score, reduce, write. On any
@@ -63,12 +117,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	j := &job{cfg: &cfg, log: cfg.Logger, start: time.Now().UTC()}
-	if j.log == nil {
-		j.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	var err error
-	if j.in, err = ParseLocation(cfg.Input, false); err != nil {
+	j, err := newJob(&cfg)
+	if err != nil {
 		return nil, err
 	}
 	// {date} in OUTPUT is the job's start date (UTC), for nightly prefixes
@@ -82,6 +132,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	if within(j.out, j.in) {
 		return nil, Usagef("--out %s lies inside the input %s: the next run would read its own results", j.out, j.in)
+	}
+	if err := j.proto.dec.Check(); err != nil {
+		return nil, err
 	}
 	j.prog = newProgress(cfg.Progress, cfg.Terminal)
 	defer j.prog.stop()
@@ -97,7 +150,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	defer outClose()
 
-	if err := j.checkOutput(ctx, outB); err != nil {
+	target, err := j.checkOutput(ctx, outB)
+	if err != nil {
 		return nil, err
 	}
 
@@ -111,208 +165,86 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	j.log.Info("listed", "input", j.in.String(), "objects", len(objs))
 
 	j.prog.setTotal(len(objs), sumSizes(objs))
-	var files []outFile
-	var rows int64
-	if cfg.Protocol == "skyfall" {
-		files, rows, err = j.runSkyfall(ctx, inB, objs)
-	} else {
-		files, rows, err = j.runRecords(ctx, inB, objs)
-	}
+	rd, err := j.read(ctx, inB, objs)
+	defer releaseAll(rd) // spill files go whatever happens
 	if err != nil {
 		return nil, err
 	}
-	outputs, err := j.publish(ctx, outB, files, j.runs)
+	res, err := j.score(ctx, rd)
+	if err != nil {
+		return nil, err
+	}
+	outputs, err := j.publish(ctx, outB, target, rd, res)
 	if err != nil {
 		return nil, err
 	}
 	j.prog.done()
-	return &Summary{Objects: len(objs), Rows: rows, Runs: j.runs, Families: j.families, Outputs: outputs,
-		Output: j.out.String(), Result: j.out.ObjectURL(j.target)}, nil
+	return &Summary{Objects: len(objs), Rows: rd.rows, Runs: res.runs, Families: res.families, Outputs: outputs,
+		Output: j.out.String(), Result: j.out.ObjectURL(target)}, nil
 }
 
-// runSkyfall reads, assembles and scores skyfall traces.
-func (j *job) runSkyfall(ctx context.Context, b *blob.Bucket, objs []object) ([]outFile, int64, error) {
-	ropts := j.cfg.Reader
-	ropts.Components = j.cfg.components()
-	if _, err := readers.DecodeObject("", "", strings.NewReader(""), ropts); err != nil {
-		return nil, 0, &UsageError{Err: err} // invalid options: nothing read yet
+func releaseAll(rd *read) {
+	if rd == nil {
+		return
 	}
-	bud := &budget{limit: j.cfg.MemoryLimit, dir: j.cfg.SpillDir}
-	if bud.limit == 0 {
-		bud.limit = DefaultMemoryLimit()
-	}
-	if bud.dir == "" {
-		bud.dir = os.TempDir()
-	}
-	var decoded []*readers.ObjectRuns
-	defer func() {
-		// Spill files go whatever happens; in-memory objects release nothing.
-		for _, o := range decoded {
-			if o != nil {
-				o.Release()
-			}
+	for _, o := range rd.objects {
+		if o != nil {
+			o.Release()
 		}
-	}()
+	}
+}
+
+// read decodes every object (spilling past --memory-limit), applies
+// --max-bad-rows and fails a job whose objects hold no row.
+func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, error) {
+	bud := &budget{limit: j.cfg.MemoryLimit, dir: j.cfg.SpillDir}
+	bud.defaults()
 	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
 	split := j.splitObjects(objs)
-	decoded, err := readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
-		opts := ropts
-		opts.OnBadRow = bad.hook(i)
-		o, err := j.decodeSkyfall(split[i], objs[i], url, rel, r, opts)
+	rd := &read{}
+	var err error
+	rd.objects, err = readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
+		o, err := j.decode(split[i], objs[i], url, rel, r, bad.hook(i))
 		if err != nil {
 			return nil, err
 		}
-		return o, bud.admit(o)
+		if err := bud.admit(o); err != nil {
+			o.Release()
+			return nil, err
+		}
+		return o, nil
 	})
 	if err != nil {
-		return nil, 0, err
+		return rd, err
 	}
-	if err := j.badRows(bad); err != nil {
-		return nil, 0, err
+	if err := bad.err(); err != nil {
+		return rd, err
 	}
-	var rows int64
-	for i, o := range decoded {
-		rows += int64(o.Rows)
-		j.manifestObject(objs[i], o.Rows, o.NumRuns())
+	rows := bad.all()
+	rd.skipped = skippedRows(rows)
+	rd.notes = badRowNotes(rows, j.cfg.MaxBadRows)
+	if len(rows) > 0 {
+		j.log.Warn("skipped bad rows", "rows", len(rows), "max_bad_rows", j.cfg.MaxBadRows)
 	}
-	if err := j.checkRows(objs, rows); err != nil {
-		return nil, 0, err
+	for i, o := range rd.objects {
+		rd.rows += int64(o.Rows())
+		rd.manObj = append(rd.manObj, writers.ManifestObject{
+			Key: objs[i].Rel, Size: objs[i].Size, ETag: objs[i].ETag, MD5: objs[i].MD5,
+			RowsRead: int64(o.Rows()), RunsFound: o.NumRuns(), Status: "ok",
+		})
 	}
-	// Runs are assembled one at a time, for each pass over them (see
-	// skyfall): only the runs being scored are held as dense traces, besides
-	// the decoded objects' compact columns.
+	// An empty result must not pass for a scored night (writers that
+	// crashed before their first flush).
+	if rd.rows == 0 {
+		return rd, &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}
+	}
+	rd.notes = append(rd.notes, j.duplicates(objs)...)
+	rd.spilled = bud.spilled
 	if bud.spilled > 0 {
 		j.log.Info("spilled decoded rows to disk", "objects", bud.spilled, "of", len(objs),
 			"memory_limit", bud.limit, "spill_dir", bud.dir)
 	}
-	j.log.Info("scoring one run at a time", "rows", rows)
-	aopts := ropts
-	// The runs being scored, and the one being assembled, lend their
-	// columns to the next ones.
-	aopts.Traces = &skyfall.TracePool{Max: j.cfg.Concurrency + 1}
-	src := traceSource{pool: aopts.Traces}
-	src.release = func() {
-		for _, o := range decoded {
-			o.Release() // a spill file that will not go is removed again on return
-		}
-		aopts.Traces = nil
-	}
-	src.each = func(fn func(*skyfall.Trace) error) error {
-		var fnErr error
-		err := readers.AssembleEachKeep(decoded, aopts, func(_ int, t *skyfall.Trace) error {
-			fnErr = fn(t)
-			return fnErr
-		})
-		var de *readers.DataError
-		switch {
-		case err == nil || err == fnErr:
-			return err
-		case errors.As(err, &de) || bud.spilled == 0:
-			return dataErr(err)
-		default: // reading a spill file back failed: local disk
-			return &StorageError{Op: "spill", URL: bud.dir, Err: err}
-		}
-	}
-	files, err := j.skyfall(ctx, src)
-	return files, rows, err
-}
-
-// runRecords reads, assembles and scores the runs of a record protocol.
-func (j *job) runRecords(ctx context.Context, b *blob.Bucket, objs []object) ([]outFile, int64, error) {
-	cfg := j.cfg
-	ropts, err := j.recordOptions()
-	if err != nil {
-		return nil, 0, err
-	}
-	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
-	decoded, err := readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRecords, error) {
-		opts := ropts
-		opts.OnBadRow = bad.hook(i)
-		return readers.DecodeRecords(url, rel, r, opts)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := j.badRows(bad); err != nil {
-		return nil, 0, err
-	}
-	runs, err := readers.AssembleRecords(decoded, ropts)
-	if err != nil {
-		return nil, 0, dataErr(err)
-	}
-	var rows int64
-	for i, o := range decoded {
-		rows += int64(o.Rows)
-		j.manifestObject(objs[i], o.Rows, o.NumRuns())
-	}
-	if err := j.checkRows(objs, rows); err != nil {
-		return nil, 0, err
-	}
-	total := len(runs)
-	kept := runs[:0:0]
-	for _, r := range runs {
-		if cfg.keep(r.Meta) {
-			kept = append(kept, r)
-		}
-	}
-	if len(cfg.Where) > 0 {
-		j.notes = append(j.notes, fmt.Sprintf("--where kept %d of %d runs", len(kept), total))
-		if len(kept) == 0 {
-			return nil, 0, &DataError{Err: fmt.Errorf("--where: no run matches %s", describeWhere(cfg.Where))}
-		}
-	}
-	j.log.Info("assembled", "runs", len(kept), "rows", rows)
-	var files []outFile
-	switch cfg.Protocol {
-	case "safecrl":
-		files, err = j.safecrl(kept, ropts.IdentityFields)
-	case "contilab":
-		files, err = j.contilab(kept, ropts.IdentityFields)
-	case "skillshift":
-		files, err = j.skillshift(kept, ropts.IdentityFields)
-	}
-	return files, rows, err
-}
-
-// recordOptions are the reader options of a record protocol, checked (a
-// usage error when invalid), with the protocol's row check.
-func (j *job) recordOptions() (readers.RecordOptions, error) {
-	cfg := j.cfg
-	ropts, err := readers.ProtocolRecordOptions(cfg.Protocol)
-	if err != nil {
-		return ropts, &UsageError{Err: err}
-	}
-	if cfg.Reader.IdentityFields != nil {
-		ropts.IdentityFields = cfg.Reader.IdentityFields
-	}
-	ropts.MaxLineBytes, ropts.MaxObjectBytes, ropts.MaxRuns = cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Reader.MaxRuns
-	if _, err := readers.DecodeRecords("", "", strings.NewReader(""), ropts); err != nil {
-		return ropts, &UsageError{Err: err} // invalid options: nothing read yet
-	}
-	ropts.Check = rowCheck(cfg.Protocol)
-	return ropts, nil
-}
-
-// badRows ends the reading of a job's objects: the error of the row past
-// --max-bad-rows, or the skipped rows into the manifest and the notes.
-func (j *job) badRows(bad *badRows) error {
-	if err := bad.err(); err != nil {
-		return err
-	}
-	rows := bad.all()
-	j.skipped = skippedRows(rows)
-	j.notes = append(j.notes, badRowNotes(rows, j.cfg.MaxBadRows)...)
-	if len(rows) > 0 {
-		j.log.Warn("skipped bad rows", "rows", len(rows), "max_bad_rows", j.cfg.MaxBadRows)
-	}
-	return nil
-}
-
-func (j *job) manifestObject(o object, rows, runs int) {
-	j.manObj = append(j.manObj, writers.ManifestObject{
-		Key: o.Rel, Size: o.Size, ETag: o.ETag, MD5: o.MD5,
-		RowsRead: int64(rows), RunsFound: runs, Status: "ok",
-	})
+	return rd, nil
 }
 
 // dataErr keeps a reader's DataError as it is and wraps anything else.
@@ -387,10 +319,10 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return out, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return out, err
 	}
 	return out, nil
 }
@@ -421,11 +353,11 @@ func (j *job) noteHash(key string, size int64, h uint64) {
 	j.hashes[key] = [2]uint64{uint64(size), h}
 }
 
-// noteDuplicates names, in the notes, objects whose bytes are identical:
-// the same run written twice, or copied under a second key, would otherwise
-// be counted twice (or as a second anonymous run) without a word. Objects
-// of a listed size no other object has were not hashed and need no check.
-func (j *job) noteDuplicates(objs []object) {
+// duplicates names, in notes, objects whose bytes are identical: the same
+// run written twice, or copied under a second key, would otherwise be
+// counted twice (or as a second anonymous run) without a word. Objects of a
+// listed size no other object has were not hashed and need no check.
+func (j *job) duplicates(objs []object) []string {
 	first := map[[2]uint64]int{}
 	groups := map[int][]string{}
 	var order []int
@@ -444,18 +376,9 @@ func (j *job) noteDuplicates(objs []object) {
 		}
 		first[h] = i
 	}
+	var notes []string
 	for _, f := range order {
-		j.notes = append(j.notes, fmt.Sprintf("objects %s hold the same bytes: their rows are read once per object", strings.Join(groups[f], ", ")))
+		notes = append(notes, fmt.Sprintf("objects %s hold the same bytes: their rows are read once per object", strings.Join(groups[f], ", ")))
 	}
-}
-
-// checkRows fails a job whose objects hold no row at all (writers that
-// crashed before their first flush): an empty result must not pass for a
-// scored night. It also notes objects stored twice.
-func (j *job) checkRows(objs []object, rows int64) error {
-	if rows == 0 {
-		return &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}
-	}
-	j.noteDuplicates(objs)
-	return nil
+	return notes
 }

@@ -5,17 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"strings"
 
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/crlbatch/crlbatch/protocol/contilab"
-	"github.com/crlbatch/crlbatch/protocol/safecrl"
-	"github.com/crlbatch/crlbatch/protocol/skillshift"
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // Kinds of Problem.
@@ -91,13 +86,11 @@ type RunInfo struct {
 // under Config's protocol and reader options, and reports every problem it
 // meets, writing nothing: every bad row of every object (read on past
 // them, with no limit, as --max-bad-rows would skip them), the error of
-// every object that fails as a whole, every run-key conflict, and, for the
-// record protocols, every run that its protocol cannot score (with the
-// default parameters). It does not score skyfall runs: their problems
-// depend on score's flags (a ceiling missing a label). It returns an error
-// only when the job cannot proceed at all (usage, storage, cancellation);
-// bad data goes into the report. The report is the same at any
-// concurrency.
+// every object that fails as a whole, every run-key conflict, and every
+// problem the rows of one run have together (scoring.Job.Check, with the
+// protocol's parameters). It returns an error only when the job cannot
+// proceed at all (usage, storage, cancellation); bad data goes into the
+// report. The report is the same at any concurrency.
 func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	if cfg.Output == "" {
 		cfg.Output = "mem://"
@@ -105,22 +98,12 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	j := &job{cfg: &cfg, log: cfg.Logger}
-	if j.log == nil {
-		j.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	var err error
-	if j.in, err = ParseLocation(cfg.Input, false); err != nil {
+	j, err := newJob(&cfg)
+	if err != nil {
 		return nil, err
 	}
-	var recOpts readers.RecordOptions
-	skyOpts := cfg.Reader
-	skyOpts.Components = cfg.components()
-	if cfg.Protocol == "skyfall" {
-		if _, err := readers.DecodeObject("", "", strings.NewReader(""), skyOpts); err != nil {
-			return nil, &UsageError{Err: err} // invalid options: nothing read yet
-		}
-	} else if recOpts, err = j.recordOptions(); err != nil {
+	dec := j.proto.dec
+	if err := dec.Check(); err != nil {
 		return nil, err
 	}
 	j.prog = newProgress(cfg.Progress, cfg.Terminal)
@@ -141,101 +124,47 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	}
 	j.prog.setTotal(len(objs), sumSizes(objs))
 	bad := newBadRows(len(objs), -1)
-	if cfg.Protocol == "skyfall" {
-		split := j.splitObjects(objs)
-		decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRuns, error) {
-			opts := skyOpts
-			opts.OnBadRow = bad.hook(i)
-			return j.decodeSkyfall(split[i], objs[i], url, rel, r, opts)
-		})
-		if err != nil {
-			return nil, err
-		}
-		good := rep.collect(j, objs, bad, errs, func(i int) int64 { return int64(decoded[i].Rows) })
-		var ok []*readers.ObjectRuns
-		for _, i := range good {
-			ok = append(ok, decoded[i])
-		}
-		if rep.runProblems(dataErrors(readers.RunKeyConflicts(ok))...) {
-			return rep, nil
-		}
-		// One run at a time, as score assembles them.
-		aopts := skyOpts
-		aopts.Traces = new(skyfall.TracePool)
-		runs := []RunInfo{}
-		err = readers.AssembleEach(ok, aopts, func(_ int, t *skyfall.Trace) error {
-			runs = append(runs, RunInfo{Key: t.Key, Source: t.Meta[readers.SourceField], Rows: t.Len(), Labels: len(t.LabelNames)})
-			aopts.Traces.Put(t)
-			return nil
-		})
-		if err != nil {
-			rep.runProblems(err)
-			return rep, nil
-		}
-		rep.Runs = runs
-		return rep, nil
-	}
-	decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (*readers.ObjectRecords, error) {
-		opts := recOpts
-		opts.OnBadRow = bad.hook(i)
-		return readers.DecodeRecords(url, rel, r, opts)
+	split := j.splitObjects(objs)
+	decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
+		return j.decode(split[i], objs[i], url, rel, r, bad.hook(i))
 	})
+	defer func() {
+		for _, o := range decoded {
+			if o != nil {
+				o.Release()
+			}
+		}
+	}()
 	if err != nil {
 		return nil, err
 	}
-	good := rep.collect(j, objs, bad, errs, func(i int) int64 { return int64(decoded[i].Rows) })
-	var ok []*readers.ObjectRecords
+	good := rep.collect(j, objs, bad, errs, func(i int) int64 { return int64(decoded[i].Rows()) })
+	var ok []scoring.Object
 	for _, i := range good {
 		ok = append(ok, decoded[i])
 	}
-	if rep.runProblems(dataErrors(readers.RecordRunKeyConflicts(ok))...) {
+	if rep.runProblems(dataErrors(dec.Conflicts(ok))...) {
 		return rep, nil
 	}
-	runs, err := readers.AssembleRecords(ok, recOpts)
+	// One run at a time, as score assembles them.
+	runs := []RunInfo{}
+	var checks []error
+	err = dec.Assemble(ok, func(r *scoring.Run) error {
+		runs = append(runs, RunInfo{Key: r.Key, Source: r.Source(), Rows: r.Rows, Labels: r.Labels})
+		if err := j.proto.job.Check(r); err != nil {
+			checks = append(checks, fmt.Errorf("run %s (from %s): %w", r.Key, r.Source(), err))
+		}
+		dec.Done(r)
+		return nil
+	})
+	dec.Close()
 	if err != nil {
 		rep.runProblems(err)
 		return rep, nil
 	}
-	rep.Runs = []RunInfo{}
-	for _, r := range runs {
-		rep.Runs = append(rep.Runs, RunInfo{Key: r.Key, Source: r.Meta[readers.SourceField], Rows: len(r.Rows)})
-		if err := scoreRecordRun(cfg.Protocol, r); err != nil {
-			rep.runProblems(fmt.Errorf("run %s (from %s): %w", r.Key, r.Meta[readers.SourceField], err))
-		}
-	}
+	rep.runProblems(checks...)
+	rep.Runs = runs
 	return rep, nil
-}
-
-// scoreRecordRun scores one run of a record protocol with the default
-// parameters, for the problems a run's rows can have together (a repeated
-// cell, more failures than calls) that no single row shows.
-func scoreRecordRun(protocol string, rr *readers.RecordRun) error {
-	switch protocol {
-	case "safecrl":
-		run, err := safecrlRun(rr)
-		if err != nil {
-			return err
-		}
-		p := safecrl.DefaultParams()
-		_, err = safecrl.Score(run, &p)
-		return err
-	case "contilab":
-		run, err := contilabRun(rr)
-		if err != nil {
-			return err
-		}
-		p := contilab.DefaultParams()
-		_, err = contilab.Score(run, &p)
-		return err
-	case "skillshift":
-		run, err := skillshiftRun(rr)
-		if err != nil {
-			return err
-		}
-		_, err = skillshift.Score(run)
-		return err
-	}
-	return nil
 }
 
 // collect adds the objects' bad rows and errors to the report, object by
@@ -309,10 +238,10 @@ func validateObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return out, nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return out, nil, err
 	}
 	return out, errs, nil
 }

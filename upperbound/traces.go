@@ -257,3 +257,45 @@ func nonzeroAny(cols [][]float64, row int) bool {
 	}
 	return false
 }
+
+// DataRelativeLabels is the data-relative ceiling of every label, from
+// traces handed over one at a time (a caller that cannot hold every trace
+// at once): a label's ceiling is the best reward observed on any row with
+// that label, final step or not, which is the greater of DataRelative's
+// PerStep and FinalStep for that Label, without a spec. Labels are in
+// order of first appearance.
+type DataRelativeLabels struct {
+	best  map[string]float64
+	order []string
+}
+
+// NewDataRelativeLabels starts an empty DataRelativeLabels.
+func NewDataRelativeLabels() *DataRelativeLabels {
+	return &DataRelativeLabels{best: map[string]float64{}}
+}
+
+// Add takes one trace's rows into account.
+func (d *DataRelativeLabels) Add(t *skyfall.Trace) {
+	for i, r := range t.Rewards {
+		l := t.LabelNames[t.Labels[i]]
+		best, ok := d.best[l]
+		if !ok {
+			d.order = append(d.order, l)
+		}
+		if !ok || r > best {
+			d.best[l] = r
+		}
+	}
+}
+
+// Labels lists the labels seen, in order of first appearance.
+func (d *DataRelativeLabels) Labels() []string { return d.order }
+
+// Map returns the ceilings keyed by label.
+func (d *DataRelativeLabels) Map() map[string]float64 {
+	m := make(map[string]float64, len(d.best))
+	for k, v := range d.best {
+		m[k] = v
+	}
+	return m
+}

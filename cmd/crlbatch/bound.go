@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/scoring/skyfallscore"
 	"github.com/crlbatch/crlbatch/upperbound"
 )
 
@@ -24,7 +25,7 @@ func boundCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			spec, err := loadSpec(name)
+			spec, err := skyfallscore.LoadSpec(name)
 			if err != nil {
 				return err
 			}

@@ -33,6 +33,8 @@ var goldenCases = []struct {
 	{"contilab", []string{"../../configs/examples/contilab", "--protocol", "contilab"}},
 	{"contilab-rank", []string{"../../configs/examples/contilab", "--protocol", "contilab", "--rank-metric", "bwt", "--window-fraction", "0.2"}},
 	{"contilab-one-benchmark", []string{"../../configs/examples/contilab", "--protocol", "contilab", "--where", "benchmark=perm_mnist"}},
+	// One family missing from a benchmark: the ranking's notes.
+	{"contilab-benchmark-notes", []string{"../../configs/examples/contilab", "--protocol", "contilab", "--where", "source=perm_mnist/er-s0.jsonl", "--where", "source=perm_mnist/er-s1.jsonl", "--where", "source=perm_mnist/ewc-s0.jsonl", "--where", "source=perm_mnist/ewc-s1.jsonl", "--where", "source=perm_mnist/finetune-s0.jsonl", "--where", "source=perm_mnist/finetune-s1.jsonl", "--where", "source=split_cifar/ewc-s0.jsonl", "--where", "source=split_cifar/ewc-s1.jsonl", "--where", "source=split_cifar/finetune-s0.jsonl", "--where", "source=split_cifar/finetune-s1.jsonl"}},
 	{"skillshift", []string{"../../configs/examples/skillshift", "--protocol", "skillshift"}},
 }
 

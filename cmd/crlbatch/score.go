@@ -12,11 +12,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/crlbatch/crlbatch/configs"
 	"github.com/crlbatch/crlbatch/pipeline"
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
-	"github.com/crlbatch/crlbatch/upperbound"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 const (
@@ -28,14 +26,6 @@ const (
 	catProtocol = "Other protocols"
 )
 
-// skyfallOnly are the flags that mean something only under skyfall.
-var skyfallOnly = []string{"anchor", "window", "alpha", "epsilon", "epsilon-fraction", "epsilon-abs-floor",
-	"tail-fraction", "zero-shot-window", "gamma", "episode-end", "solve-component", "reference", "spec",
-	"ceiling", "episode-end-from-spec", "bound", "bound-map"}
-
-// protocolFlags are the flags of one protocol other than skyfall.
-var protocolFlags = map[string]string{"window-episodes": "safecrl", "window-fraction": "contilab", "rank-metric": "contilab"}
-
 // inputFlags are shared by score and validate.
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
@@ -44,10 +34,10 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "pattern", Category: catInput,
 			Usage: "read only objects whose base name matches this glob (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
 		&cli.StringFlag{Name: "identity-fields", Category: catInput,
-			DefaultText: "skyfall: run_id,seed,algorithm_id,policy_id,task; safecrl, contilab: run_id,seed,algorithm_id,policy_id; skillshift: method,run_id,seed,algorithm_id,policy_id",
+			DefaultText: protocolDefaults(func(d scoring.Description) string { return strings.Join(d.Identity, ",") }),
 			Usage:       "comma-separated row fields whose values identify a run; rows with equal values form one run, across files (\"\" for none: one run per file)"},
-		&cli.StringFlag{Name: "protocol", Category: catInput, Value: "skyfall",
-			Usage: "evaluation protocol of the rows: skyfall (per-step RL traces), safecrl (per-episode safe RL), contilab (accuracy matrices), skillshift (per-task web-agent records)"},
+		&cli.StringFlag{Name: "protocol", Category: catInput, Value: scoring.Default(),
+			Usage: "evaluation protocol of the rows: " + protocolSummaries()},
 		&cli.IntFlag{Name: "max-line-bytes", Category: catInput, Value: readers.DefaultMaxLineBytes,
 			Usage: "fail on a line longer than this many bytes (a guard against runaway rows)"},
 		&cli.Int64Flag{Name: "max-object-bytes", Category: catInput, Value: readers.DefaultMaxObjectBytes,
@@ -71,49 +61,15 @@ func inputFlags() []cli.Flag {
 }
 
 func scoreFlags() []cli.Flag {
-	return append(inputFlags(),
+	flags := append(inputFlags(),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
 			Usage: "where to write the results: a folder, file://, s3://, gs://, azblob:// or mem:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
 		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
 			Usage: "publish a new result when --out already holds a complete one: it goes to --out/attempts/<time>/ and --out/LATEST then names it; the earlier result is never overwritten (without this flag the job refuses)"},
 
-		&cli.StringFlag{Name: "anchor", Category: catMetric, Value: "segment",
-			Usage: "what adaptation and recovery are measured against: segment (the interval's own peak and tail) or ceiling (the reward's upper bound)"},
-		&cli.StringFlag{Name: "window", Category: catMetric, Value: "segment",
-			Usage: "rows after a shift that adaptation, recovery and zero-shot look at: segment (the interval) or post_shift (to the end of the run)"},
-		&cli.FloatFlag{Name: "alpha", Category: catMetric, DefaultText: "0.9 segment, 0.5 ceiling",
-			Usage: "adapted fraction: adaptation is the first step whose running mean reaches alpha × the anchor"},
-		&cli.FloatFlag{Name: "epsilon", Category: catMetric, DefaultText: "0.5 × ceiling",
-			Usage: "ceiling anchor: recovery is the first step whose running mean is within epsilon of the ceiling"},
-		&cli.FloatFlag{Name: "epsilon-fraction", Category: catMetric, Value: skyfall.DefaultEpsilonFraction,
-			Usage: "segment anchor: recovery band as a fraction of the interval's settled level"},
-		&cli.FloatFlag{Name: "epsilon-abs-floor", Category: catMetric, Value: skyfall.DefaultEpsilonAbsFloor,
-			Usage: "segment anchor: smallest recovery band, so a settled level near zero can still be reached"},
-		&cli.FloatFlag{Name: "tail-fraction", Category: catMetric, Value: skyfall.DefaultTailFraction,
-			Usage: "share of an interval's final rows that make its settled level (0 < x ≤ 1)"},
-		&cli.IntFlag{Name: "zero-shot-window", Category: catMetric, Value: skyfall.DefaultZeroShotWindow,
-			Usage: "rows after a shift averaged by the zero-shot reward"},
-		&cli.FloatFlag{Name: "gamma", Category: catMetric, DefaultText: "the run's recorded gamma, else 0.99",
-			Usage: "discount of the discounted return, for every run"},
-		&cli.StringSliceFlag{Name: "episode-end", Category: catMetric,
-			Usage: "reward component paid only at an episode's end (repeatable): its rows are left out of forgetting and of the policy's settled reward"},
-		&cli.StringFlag{Name: "solve-component", Category: catMetric,
-			Usage: "reward component whose positive value marks a solved step (solve rate is null without it)"},
-		&cli.StringFlag{Name: "reference", Category: catMetric, TakesFile: true,
-			Usage: "JSON file {run key or run_id: [rewards]} of reference trajectories for regret"},
-
-		&cli.StringFlag{Name: "spec", Category: catCeiling, TakesFile: true,
-			Usage: "reward spec (YAML file, or a bundled name: " + strings.Join(configs.RewardSpecNames(), ", ") + ") whose analytic bound is the ceiling"},
-		&cli.StringFlag{Name: "ceiling", Category: catCeiling, DefaultText: "by_configuration with --spec",
-			Usage: "how the ceiling is derived: by_configuration (per label, from the spec and the rows), per_step, final_step, or data_relative (best reward observed per label; not for comparing families)"},
-		&cli.BoolFlag{Name: "episode-end-from-spec", Category: catCeiling,
-			Usage: "treat the spec's episode_end components as --episode-end components"},
-		&cli.FloatFlag{Name: "bound", Category: catCeiling, Usage: "one ceiling for every label"},
-		&cli.StringFlag{Name: "bound-map", Category: catCeiling, TakesFile: true,
-			Usage: "JSON file {label: ceiling}; a label missing from it is an error"},
-
-		&cli.StringFlag{Name: "group-by", Category: catFamily, DefaultText: "algorithm_id; method for skillshift",
-			Usage: "run metadata field(s) naming a family; several comma-separated fields join with /; `source` (the object a run came from) works too"},
+		&cli.StringFlag{Name: "group-by", Category: catFamily,
+			DefaultText: protocolDefaults(func(d scoring.Description) string { return strings.Join(d.GroupBy, ",") }),
+			Usage:       "run metadata field(s) naming a family; several comma-separated fields join with /; `source` (the object a run came from) works too"},
 		&cli.StringFlag{Name: "baseline", Category: catFamily,
 			Usage: "family the others are compared with (default: ppo if present, else the first family)"},
 		&cli.IntFlag{Name: "min-steps", Category: catFamily,
@@ -124,14 +80,9 @@ func scoreFlags() []cli.Flag {
 			Usage: "resamples of the percentile-bootstrap confidence intervals"},
 		&cli.Uint64Flag{Name: "bootstrap-seed", Category: catFamily,
 			Usage: "seed of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
-		&cli.IntFlag{Name: "window-episodes", Category: catProtocol,
-			Usage: "safecrl: W, the episodes of each window (final reward, forgetting, success rate; default 20)"},
-		&cli.FloatFlag{Name: "window-fraction", Category: catProtocol,
-			Usage: "contilab: windowed forgetting's window as a share of a task's length (default 0.1)"},
-		&cli.StringFlag{Name: "rank-metric", Category: catProtocol,
-			Usage: "contilab: the metric ranked across benchmarks when the runs carry several `benchmark` values (default acc)"},
 		&cli.StringFlag{Name: "cpuprofile", Hidden: true, TakesFile: true, Usage: "write a Go CPU profile of the job to this file"},
 	)
+	return append(flags, protocolFlags()...)
 }
 
 func scoreCommand() *cli.Command {
@@ -140,8 +91,9 @@ func scoreCommand() *cli.Command {
 		Usage:     "the nightly job: list, read, score, reduce and write results",
 		ArgsUsage: "INPUT --out OUTPUT",
 		Description: "INPUT is a folder, a file, or a file://, s3://, gs://, azblob:// or mem:// prefix; every object\n" +
-			"under it whose name matches --pattern is read. OUTPUT receives runs.parquet, intervals.parquet,\n" +
-			"run_summary.parquet, families.parquet, report.md and, last, manifest.json.",
+			"under it whose name matches --pattern is read. OUTPUT receives the protocol's Parquet files\n" +
+			"(" + protocolDefaults(func(d scoring.Description) string { return strings.Join(d.Outputs, ", ") }) + "),\n" +
+			"report.md and, last, manifest.json.",
 		Flags: scoreFlags(),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cfg, err := scoreConfig(cmd)
@@ -194,97 +146,16 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	if cfg.Output == "" {
 		return cfg, pipeline.Usagef("score: --out OUTPUT is required")
 	}
-	for _, f := range skyfallOnly {
-		if cfg.Protocol != "skyfall" && cmd.IsSet(f) {
-			return cfg, pipeline.Usagef("--%s applies to --protocol skyfall only, not %s", f, cfg.Protocol)
-		}
+	if err := checkProtocolFlags(cmd, cfg.Protocol); err != nil {
+		return cfg, err
 	}
-	for f, proto := range protocolFlags {
-		if cmd.IsSet(f) && cfg.Protocol != proto {
-			return cfg, pipeline.Usagef("--%s applies to --protocol %s only, not %s", f, proto, cfg.Protocol)
-		}
-	}
-	cfg.WindowEpisodes = cmd.Int("window-episodes")
-	if cmd.IsSet("window-episodes") && cfg.WindowEpisodes < 1 {
-		return cfg, pipeline.Usagef("--window-episodes %d: want at least 1", cfg.WindowEpisodes)
-	}
-	cfg.WindowFraction = cmd.Float("window-fraction")
-	if cmd.IsSet("window-fraction") && !(cfg.WindowFraction > 0 && cfg.WindowFraction <= 1) {
-		return cfg, pipeline.Usagef("--window-fraction %v: want 0 < x ≤ 1", cfg.WindowFraction)
-	}
-	cfg.RankMetric = cmd.String("rank-metric")
+	cfg.ProtocolFlags = cmd
 	cfg.Overwrite = cmd.Bool("overwrite")
 
-	p := &cfg.Skyfall
-	p.Anchor = skyfall.Anchor(cmd.String("anchor"))
-	p.Window = skyfall.Window(cmd.String("window"))
-	if cmd.IsSet("alpha") {
-		x := cmd.Float("alpha")
-		p.Alpha = &x
-	}
-	if cmd.IsSet("epsilon") {
-		if p.Anchor != skyfall.AnchorCeiling {
-			return cfg, pipeline.Usagef("--epsilon is the ceiling anchor's tolerance; under --anchor %s recovery uses --epsilon-fraction and --epsilon-abs-floor", p.Anchor)
+	if cmd.IsSet("group-by") {
+		if cfg.GroupBy = splitList(cmd.String("group-by")); cfg.GroupBy == nil {
+			return cfg, pipeline.Usagef("--group-by: at least one field is needed")
 		}
-		x := cmd.Float("epsilon")
-		p.Epsilon = &x
-	}
-	for _, f := range []string{"epsilon-fraction", "epsilon-abs-floor"} {
-		if cmd.IsSet(f) && p.Anchor == skyfall.AnchorCeiling {
-			return cfg, pipeline.Usagef("--%s shapes the segment anchor's recovery band; under --anchor ceiling use --epsilon", f)
-		}
-	}
-	p.EpsilonFraction = cmd.Float("epsilon-fraction")
-	p.EpsilonAbsFloor = cmd.Float("epsilon-abs-floor")
-	p.TailFraction = cmd.Float("tail-fraction")
-	p.ZeroShotWindow = cmd.Int("zero-shot-window")
-	if cmd.IsSet("gamma") {
-		x := cmd.Float("gamma")
-		p.Gamma = &x
-	}
-	p.EpisodeEnd = cmd.StringSlice("episode-end")
-	p.SolveComponent = cmd.String("solve-component")
-	if f := cmd.String("reference"); f != "" {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return cfg, pipeline.Usagef("--reference: %v", err)
-		}
-		if cfg.Reference, err = readReference(f, data); err != nil {
-			return cfg, &pipeline.UsageError{Err: err}
-		}
-	}
-
-	if s := cmd.String("spec"); s != "" {
-		spec, err := loadSpec(s)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Spec, cfg.SpecName = spec, s
-	}
-	cfg.CeilingMode = cmd.String("ceiling")
-	cfg.EpisodeEndFromSpec = cmd.Bool("episode-end-from-spec")
-	if cmd.IsSet("bound") {
-		x := cmd.Float("bound")
-		cfg.BoundScalar = &x
-	}
-	if f := cmd.String("bound-map"); f != "" {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return cfg, pipeline.Usagef("--bound-map: %v", err)
-		}
-		if cfg.BoundMap, err = readBoundMap(f, data); err != nil {
-			return cfg, &pipeline.UsageError{Err: err}
-		}
-		cfg.BoundMapURL = f
-	}
-
-	switch {
-	case cmd.IsSet("group-by"):
-		cfg.GroupBy = splitList(cmd.String("group-by"))
-	case cfg.Protocol == "skillshift":
-		cfg.GroupBy = []string{"method"}
-	default:
-		cfg.GroupBy = []string{"algorithm_id"}
 	}
 	cfg.Baseline = cmd.String("baseline")
 	cfg.MinSteps = cmd.Int("min-steps")
@@ -367,28 +238,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-// loadSpec reads a reward spec from a file, or a bundled spec by name.
-func loadSpec(s string) (*upperbound.Spec, error) {
-	data, err := os.ReadFile(s)
-	path := s
-	if err != nil {
-		if !strings.ContainsAny(s, "/\\.") {
-			b, berr := configs.RewardSpec(s)
-			if berr != nil {
-				return nil, pipeline.Usagef("--spec %s: no such file, and %v", s, berr)
-			}
-			data, path = b, configs.RewardSpecPath(s)
-		} else {
-			return nil, pipeline.Usagef("--spec: %v", err)
-		}
-	}
-	spec, err := upperbound.ParseSpec(path, data)
-	if err != nil {
-		return nil, pipeline.Usagef("--spec: %v", err)
-	}
-	return spec, nil
 }
 
 // startCPUProfile profiles the job into file (a hidden flag for development).

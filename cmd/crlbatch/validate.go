@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // shownProblems is how many problems validate prints without
@@ -36,6 +37,15 @@ func validateCommand() *cli.Command {
 			if err := commonConfig(cmd, &cfg, input); err != nil {
 				return err
 			}
+			proto := cfg.Protocol
+			if proto == "" {
+				proto = scoring.Default()
+			}
+			p, err := scoring.Lookup(proto)
+			if err != nil {
+				return err
+			}
+			labels := p.Describe().Labels
 			rep, err := pipeline.Validate(ctx, cfg)
 			if err != nil {
 				return err
@@ -55,7 +65,7 @@ func validateCommand() *cli.Command {
 				fmt.Fprintln(w, "runs not assembled: see the problems above")
 			}
 			for _, r := range rep.Runs {
-				if cfg.Protocol == "skyfall" {
+				if labels {
 					fmt.Fprintf(w, "run %s: %d rows, %d labels (from %s)\n", r.Key, r.Rows, r.Labels, r.Source)
 				} else {
 					fmt.Fprintf(w, "run %s: %d rows (from %s)\n", r.Key, r.Rows, r.Source)

@@ -63,7 +63,9 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scoring.Rendered{Params: params, Tables: tables, Report: o.report(h)}, nil
+	// The notes of the ranking across benchmarks follow the job's, in the
+	// report and in the manifest.
+	return &scoring.Rendered{Params: params, Tables: tables, Report: o.report(h), Notes: o.notes[len(res.Notes):]}, nil
 }
 
 // acrossBenchmarks ranks the families by their mean rank metric per

@@ -6,7 +6,6 @@ import (
 
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
 // ReportRow is one row of a family table: its title and the metric behind
@@ -16,25 +15,6 @@ type ReportRow struct {
 	Title    string
 	Metric   string
 	PerLabel bool
-}
-
-// SkyfallReportRows are the fifteen rows of the seed's table, in its order.
-var SkyfallReportRows = []ReportRow{
-	{"Per-configuration reward", "per_configuration_reward", true},
-	{"Adaptation speed", "adaptation_speed", true},
-	{"Forgetting", "forgetting", true},
-	{"Recovery time", "recovery_time", true},
-	{"Stability (variance)", "stability_variance", true},
-	{"Performance gap", "performance_gap", true},
-	{"Zero-shot reward", "zero_shot_reward", true},
-	{"Regret", "regret", false},
-	{"Effective rank", "effective_rank", true},
-	{"Settled reward", "settled_reward", true},
-	{"Settled reward (policy)", "settled_reward_policy", true},
-	{"Return (discounted)", "return_discounted", false},
-	{"Return (undiscounted)", "return_undiscounted", false},
-	{"Invalid-action rate", "invalid_action_rate", false},
-	{"Solve rate", "solve_rate", false},
 }
 
 // ReportHeader is what the report says about the job before any number.
@@ -48,37 +28,6 @@ type ReportHeader struct {
 	// Bound says which ceiling was used and how it was derived, in a
 	// sentence.
 	Bound string
-}
-
-// SkyfallReport renders report.md for skyfall. notes are the job's notes in
-// order (they follow the family notes).
-func SkyfallReport(h ReportHeader, o *SkyfallOutput, notes []string) string {
-	byFamily := map[string][]*skyfall.RunResult{}
-	for i := range o.Runs {
-		r := &o.Runs[i]
-		if !r.Excluded {
-			byFamily[r.Family] = append(byFamily[r.Family], r.Result)
-		}
-	}
-	metricIndex := map[string]int{}
-	for i, m := range skyfall.LabelMetrics {
-		metricIndex[m] = i
-	}
-	rep := &Report{
-		Header:          h,
-		Rows:            SkyfallReportRows,
-		KeyNoun:         "label",
-		Families:        o.Families,
-		AdvantageMetric: "adaptation_speed",
-		Notes:           notes,
-		Columns: func(fam string) ([]string, func(k int, metric string) family.Cell) {
-			sum := skyfall.SummarizeLabels(byFamily[fam])
-			return sum.Keys, func(k int, metric string) family.Cell {
-				return sum.Cells[k][metricIndex[metric]]
-			}
-		},
-	}
-	return rep.Render()
 }
 
 // Report is a protocol's report.md: the header, one table per family (the

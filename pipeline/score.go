@@ -1,0 +1,230 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
+	"github.com/crlbatch/crlbatch/writers"
+)
+
+// each hands the runs of the decoded objects that --where keeps to fn, one
+// at a time in canonical order, and gives each back to the decoder once fn
+// returns. total, when not nil, counts every run assembled.
+func (j *job) each(rd *read, total *int, fn func(*scoring.Run) error) error {
+	dec := j.proto.dec
+	var fnErr error
+	err := dec.Assemble(rd.objects, func(r *scoring.Run) error {
+		if total != nil {
+			*total++
+		}
+		if !j.cfg.keep(r.Meta) {
+			dec.Done(r)
+			return nil
+		}
+		fnErr = fn(r)
+		return fnErr
+	})
+	var de *readers.DataError
+	switch {
+	case err == nil || err == fnErr:
+		return err
+	case errors.As(err, &de) || rd.spilled == 0:
+		return dataErr(err)
+	default: // reading a spill file back failed: local disk
+		return &StorageError{Op: "spill", URL: j.cfg.spillDir(), Err: err}
+	}
+}
+
+// score runs the protocol's steps over the decoded objects: a pass to
+// prepare (when the protocol asks for one), a pass to score every run kept
+// (at most --concurrency at once, each into its own slot), the reduction to
+// families, and the rendering of the files.
+func (j *job) score(ctx context.Context, rd *read) (*result, error) {
+	cfg, sj, dec := j.cfg, j.proto.job, j.proto.dec
+	if p, ok := sj.(scoring.Preparer); ok {
+		err := p.Prepare(func(fn func(*scoring.Run) error) error {
+			return j.each(rd, nil, func(r *scoring.Run) error {
+				defer dec.Done(r)
+				return fn(r)
+			})
+		})
+		if err != nil {
+			dec.Close()
+			return nil, err
+		}
+	}
+	j.log.Info("scoring one run at a time", "rows", rd.rows)
+	type slot struct {
+		res *scoring.Scored
+		err error
+	}
+	var slots []*slot
+	total := 0
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cfg.Concurrency)
+	err := j.each(rd, &total, func(r *scoring.Run) error {
+		if err := gctx.Err(); err != nil {
+			dec.Done(r)
+			return err
+		}
+		s := &slot{}
+		slots = append(slots, s)
+		g.Go(func() error {
+			// A run once started is scored to its end, so that the first
+			// failing run in canonical order is the one reported.
+			s.res, s.err = sj.Score(r)
+			dec.Done(r)
+			return s.err
+		})
+		return nil
+	})
+	werr := g.Wait()
+	for _, s := range slots {
+		if s.err != nil {
+			err = s.err
+			break
+		}
+	}
+	if err == nil {
+		err = werr
+	}
+	// Nothing reads the runs after this pass. Their decoded rows and the
+	// columns the decoder lends are most of the heap: drop them and
+	// collect now, so that the reduction and the writers reuse that memory
+	// rather than grow the heap past it (docs/decisions.md).
+	dec.Close()
+	releaseAll(rd)
+	runtime.GC()
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	scored := make([]*scoring.Scored, len(slots))
+	notes := append([]string(nil), rd.notes...)
+	for i, s := range slots {
+		scored[i] = s.res
+		notes = append(notes, s.res.DataNotes...)
+	}
+	if len(cfg.Where) > 0 {
+		notes = append(notes, fmt.Sprintf("--where kept %d of %d runs", len(scored), total))
+		if len(scored) == 0 {
+			return nil, &DataError{Err: fmt.Errorf("--where: no run matches %s", scoring.DescribeWhere(cfg.Where))}
+		}
+	}
+	for _, s := range scored {
+		notes = append(notes, s.Notes...)
+	}
+	return j.render(scored, notes)
+}
+
+// reduce groups the scored runs into families (PROTOCOLS 1.6).
+func (j *job) reduce(scored []*scoring.Scored, metrics []family.Metric) (*family.Result, []family.Run, error) {
+	cfg := j.cfg
+	fruns := make([]family.Run, len(scored))
+	for i, s := range scored {
+		fam, _ := cfg.familyOf(j.proto.groupBy, s.Meta)
+		seed, hasSeed := s.Meta["seed"]
+		fr := family.Run{Key: s.Key, Family: fam, Seed: seed, HasSeed: hasSeed, NSteps: s.Rows, Remarks: s.Remarks}
+		if cfg.MinSteps > 0 && s.Rows < cfg.MinSteps {
+			fr.Excluded, fr.ExcludedWhy = true, fmt.Sprintf("%d rows, fewer than --min-steps %d", s.Rows, cfg.MinSteps)
+		}
+		fr.Values = make([]protocol.Value, len(metrics))
+		for m, met := range metrics {
+			fr.Values[m] = s.Value(met.Name)
+		}
+		fruns[i] = fr
+	}
+	fopt := family.DefaultOptions()
+	fopt.Baseline = cfg.Baseline
+	fopt.Resamples = cfg.Resamples
+	fopt.Seed = cfg.BootstrapSeed
+	fopt.GroupBy = strings.Join(j.proto.groupBy, ",")
+	fopt.Each = j.parallel
+	fopt.AdvantageMetric = j.proto.job.AdvantageMetric()
+	fres, err := family.Aggregate(metrics, fruns, fopt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fres, fruns, nil
+}
+
+// render reduces the scored runs and builds every result file: the
+// protocol's tables as Parquet, its report, in that order.
+func (j *job) render(scored []*scoring.Scored, notes []string) (*result, error) {
+	cfg, sj := j.cfg, j.proto.job
+	fres, fruns, err := j.reduce(scored, sj.Metrics(scored))
+	if err != nil {
+		return nil, err
+	}
+	res := &scoring.Results{
+		Input:    j.in.String(),
+		Version:  cfg.Version,
+		Families: fres,
+		Common:   j.common(fres),
+		Notes:    notes,
+	}
+	for _, f := range fres.Families {
+		for _, i := range f.Runs {
+			res.Runs = append(res.Runs, scoring.RunResult{Scored: scored[i], Family: f.Name, Excluded: fruns[i].Excluded})
+		}
+	}
+	rd, err := sj.Render(res)
+	if err != nil {
+		return nil, err
+	}
+	pj, err := json.Marshal(rd.Params)
+	if err != nil {
+		return nil, err
+	}
+	md, err := writers.NewMetadata(cfg.Version, j.proto.name, SchemaVersion, json.RawMessage(pj))
+	if err != nil {
+		return nil, err
+	}
+	out := &result{params: pj, notes: append(notes, rd.Notes...), runs: len(scored), families: len(fres.Families)}
+	for _, tb := range rd.Tables {
+		var buf bytes.Buffer
+		if err := writers.WriteParquet(&buf, tb.Table, md); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", tb.Name, err)
+		}
+		rows := int64(tb.Table.NumRows())
+		out.files = append(out.files, outFile{name: tb.Name, data: buf.Bytes(), rows: &rows})
+	}
+	out.files = append(out.files, outFile{name: "report.md", data: []byte(rd.Report)})
+	return out, nil
+}
+
+// common are the engine's parameters in crlbatch.params.
+func (j *job) common(fres *family.Result) scoring.Common {
+	cfg := j.cfg
+	c := scoring.Common{
+		GroupBy:            j.proto.groupBy,
+		MinSteps:           cfg.MinSteps,
+		Where:              cfg.Where,
+		IdentityFields:     j.proto.identity,
+		Patterns:           cfg.Patterns,
+		BootstrapResamples: cfg.Resamples,
+		BootstrapSeed:      cfg.BootstrapSeed,
+		ConfidenceLevel:    family.DefaultOptions().Level,
+	}
+	if c.Where == nil {
+		c.Where = []Filter{}
+	}
+	if fres.BaselineFound || fres.Baseline != "" {
+		b := fres.Baseline
+		c.Baseline = &b
+	}
+	return c
+}
