@@ -55,7 +55,7 @@ func (r *Report) Render() string {
 	var b strings.Builder
 	writeHeader(&b, r.Header)
 	for _, f := range r.Families.Families {
-		fmt.Fprintf(&b, "## Family %s\n\n", familyTitle(f.Name, r.Families.Baseline))
+		fmt.Fprintf(&b, "## Family %s\n\n", familyTitle(f.Name, r.Families))
 		fmt.Fprintf(&b, "%d run(s), %d in the aggregates. Each cell is the mean ± sample standard deviation across seeds; `--` is unavailable, `± --` means fewer than two seeds.\n\n", len(f.Runs), f.Included)
 		keys, cell := r.Columns(f.Name)
 		header := append([]string{"Metric"}, keys...)
@@ -111,12 +111,14 @@ func writeHeader(b *strings.Builder, h ReportHeader) {
 	b.WriteString("\n")
 }
 
-func familyTitle(name, baseline string) string {
+// familyTitle names a family in the report, "(none)" for the runs without
+// a group-by value, marking the baseline of res (nil: mark none).
+func familyTitle(name string, res *family.Result) string {
 	t := "`" + name + "`"
 	if name == "" {
 		t = "(none)"
 	}
-	if name == baseline && baseline != "" {
+	if res != nil && res.BaselineFound && name == res.Baseline {
 		t += " (baseline)"
 	}
 	return t
@@ -138,13 +140,13 @@ func writeComparison(b *strings.Builder, res *family.Result, advantage string) {
 	}
 	b.WriteString("## Comparison of families\n\n")
 	fmt.Fprintf(b, "Mean ± sample standard deviation across seeds (n seeds with a value).")
-	if res.Baseline != "" {
-		fmt.Fprintf(b, " Baseline: %s.", familyTitle(res.Baseline, ""))
+	if res.BaselineFound || res.Baseline != "" {
+		fmt.Fprintf(b, " Baseline: %s.", familyTitle(res.Baseline, nil))
 	}
 	b.WriteString("\n\n")
 	header := []string{"Metric"}
 	for _, f := range res.Families {
-		header = append(header, familyTitle(f.Name, res.Baseline))
+		header = append(header, familyTitle(f.Name, res))
 	}
 	rows := make([][]string, 0, len(res.Metrics))
 	for mi, m := range res.Metrics {
@@ -172,7 +174,7 @@ func writeComparison(b *strings.Builder, res *family.Result, advantage string) {
 					pairs = fmt.Sprint(r.NPairs)
 				}
 			}
-			rows2 = append(rows2, []string{familyTitle(f.Name, res.Baseline), FormatValue(adv), test, FormatValue(p), pairs})
+			rows2 = append(rows2, []string{familyTitle(f.Name, res), FormatValue(adv), test, FormatValue(p), pairs})
 		}
 		b.WriteString(MarkdownTable(hdr, rows2))
 		b.WriteString("\nThe relative adaptation advantage is the baseline's mean adaptation speed minus the family's: positive is faster. Every metric's paired test, adjusted p value, paired difference and probability of improvement are in `families.parquet`.\n")

@@ -138,11 +138,10 @@ func FamiliesTable(res *family.Result) (*Table, error) {
 			ciHi.Append(r.CIHigh)
 			iqmLo.Append(r.IQMCILow)
 			iqmHi.Append(r.IQMCIHigh)
-			if r.Baseline == "" {
-				baseline.AppendNull()
-			} else {
-				baseline.Append(r.Baseline)
-			}
+			// Every row names the baseline it was compared with: "" is the
+			// family of runs without a group-by value, as in the family
+			// column.
+			baseline.Append(r.Baseline)
 			adv.Append(r.RelativeAdaptationAdvantage)
 			nPairs.Append(int64(r.NPairs))
 			if r.Test == "" {

@@ -281,10 +281,10 @@ func describe(family string, met Metric, xs []float64, opt Options) Row {
 func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMean protocol.Value, res *Result, opt Options) {
 	row.Baseline = res.Baseline
 	noBase := ""
-	switch {
-	case res.Baseline == "":
-		noBase = "no family to compare with"
-	case !res.BaselineFound:
+	// "" is the key of the family of runs without a group-by value, a
+	// family like any other: only BaselineFound says whether there is a
+	// baseline to compare with.
+	if !res.BaselineFound {
 		noBase = fmt.Sprintf("the baseline family %q is not in the data", res.Baseline)
 	}
 	if noBase != "" {

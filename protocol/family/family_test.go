@@ -175,6 +175,33 @@ func TestBaselineRule(t *testing.T) {
 	}
 }
 
+// The family of runs without a group-by value (key "", shown as (none)) is
+// a family like any other: when it comes first it is the baseline by
+// PROTOCOLS 1.6's rule, and every other family is compared with it.
+func TestNoneFamilyCanBeTheBaseline(t *testing.T) {
+	runs := []Run{run("u", "", "0", 4, 1, 1), run("x", "sac", "0", 5, 1, 1), run("z", "dqn", "0", 2, 1, 1)}
+	res, err := Aggregate(metrics, runs, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Baseline != "" || !res.BaselineFound {
+		t.Fatalf("baseline %q (found %v), want the first family, (none)", res.Baseline, res.BaselineFound)
+	}
+	want(t, "sac vs (none)", find(t, res, "sac", "adaptation_speed").RelativeAdaptationAdvantage, -1)
+	want(t, "dqn vs (none)", find(t, res, "dqn", "adaptation_speed").RelativeAdaptationAdvantage, 2)
+	want(t, "(none) vs itself", find(t, res, "", "adaptation_speed").RelativeAdaptationAdvantage, 0)
+	if p := find(t, res, "sac", "adaptation_speed").ProbImprovement; !p.OK {
+		t.Errorf("sac's probability of improvement over (none) is absent: %s", p.Reason)
+	}
+	if b := find(t, res, "dqn", "per_configuration_reward").Baseline; b != "" {
+		t.Errorf("row baseline %q, want (none)'s key", b)
+	}
+	// With ppo present, ppo is the baseline and (none) is compared with it.
+	runs = append(runs, run("y", "ppo", "0", 8, 1, 1))
+	res, _ = Aggregate(metrics, runs, opts())
+	want(t, "(none) vs ppo", find(t, res, "", "adaptation_speed").RelativeAdaptationAdvantage, 4)
+}
+
 func TestPairedComparison(t *testing.T) {
 	// Three seeds in each family; seed 3 only in "new". d = new − base per
 	// seed: seed 0: 1−2 = −1, seed 1: 2−4 = −2, seed 2: 0.5−1 = −0.5.
