@@ -1,23 +1,30 @@
-// Package pipeline is crlbatch's batch engine: it lists the trace objects
-// under an input prefix, reads and decodes them concurrently, assembles runs,
-// scores them concurrently, reduces them to families and publishes the
-// results under an output prefix, the manifest last.
+// Package pipeline is crlbatch's local engine. It drives the steps of a
+// protocol's scoring.Job and imports no protocol package: it lists the
+// trace objects under an input prefix, reads and decodes them concurrently
+// (Decoder.Decode), assembles runs (Decoder.Assemble), lets the job prepare
+// (a ceiling derived from the data), scores the runs concurrently
+// (Job.Score), reduces them to families (protocol/family), has the job
+// render its tables and report, encodes them as Parquet and publishes
+// everything under an output prefix, the manifest last. The steps hand
+// their results on as values (read, result), not through shared state.
 //
-// Storage is reached only through gocloud.dev/blob URLs (plain local paths,
-// file://, s3://, gs://, azblob://, mem://); the drivers are blank-imported by
-// the binary, never here. Concurrency lives here and nowhere else: bounded
-// errgroups whose tasks each write their own slot, so that every output is in
-// the canonical order of PROTOCOLS whatever the number of workers. An object
-// holding more than 1/--concurrency of the sweep's bytes is decoded in
-// chunks on --concurrency goroutines and merged in order (chunks.go), with
-// exactly the result of decoding it on one.
+// Storage is reached only through package storage (gocloud.dev/blob URLs:
+// plain local paths, file://, s3://, gs://, azblob://, mem://); the drivers
+// are blank-imported by the binary, never here. Concurrency lives here and
+// nowhere else: bounded errgroups whose tasks each write their own slot, so
+// that every output is in the canonical order of PROTOCOLS whatever the
+// number of workers, and the first failing run in that order is the one
+// reported. An object holding more than 1/--concurrency of the sweep's
+// bytes is decoded in chunks on --concurrency goroutines and merged in
+// order (chunks.go), when the protocol's decoder can (scoring.Splitter),
+// with exactly the result of decoding it on one.
 //
-// Memory: decoded objects hold their rows in compact columns; every pass
-// over the runs (a ceiling derived from the data, then scoring) assembles
-// them one at a time, the runs being scored lend their dense columns to the
-// next ones, and past --memory-limit objects spill to local disk. Once the
-// scoring pass is over the decoded rows are dropped and collected at once
-// (runtime.GC), before the reduction and the writers allocate.
+// Memory: decoded objects hold their rows in the decoder's compact form;
+// every pass over the runs assembles them one at a time, the runs being
+// scored lend what they hold to the next ones (Decoder.Done), and past
+// --memory-limit objects that can spill (scoring.Spiller) go to local disk.
+// Once the scoring pass is over the decoded rows are dropped and collected
+// at once (runtime.GC), before the reduction and the writers allocate.
 //
 // Errors carry their kind so that the command line can map them to exit
 // statuses: *UsageError (2), *readers.DataError and *DataError (1),

@@ -503,7 +503,7 @@ func TestIdentityMustBeScalar(t *testing.T) {
 		if !errors.As(err, &de) || de.Line != 2 || (de.Field != "run_id" && de.Field != "seed") {
 			t.Errorf("%s: %v, want an identity error at line 2", row, err)
 		}
-		opts, _ := ProtocolRecordOptions("safecrl")
+		opts := recordOpts(t, "safecrl")
 		_, err = DecodeRecords("mem://b/o.jsonl", "o.jsonl", strings.NewReader(strings.Replace(row, `"reward":1,"regime_id":"x"`, `"task":"t","return":1`, 1)+"\n"), opts)
 		if !errors.As(err, &de) || de.Line != 1 {
 			t.Errorf("records %s: %v, want an identity error at line 1", row, err)

@@ -21,8 +21,8 @@ import (
 // fields of RecordOptions.
 
 // RecordOptions configure DecodeRecords and AssembleRecords. Unlike Options
-// there is no default identity: IdentityFields must be set (see
-// ProtocolRecordOptions).
+// there is no default identity: IdentityFields must be set (each record
+// protocol's adapter on the scoring seam declares its own).
 type RecordOptions struct {
 	// Protocol names the protocol in messages ("safecrl"); optional.
 	Protocol string
@@ -61,45 +61,6 @@ type RecordOptions struct {
 	// DecodeObject. nil means nothing is skipped. AssembleRecords ignores
 	// it.
 	OnBadRow BadRowFunc
-}
-
-// The identity and row fields of the record protocols (PROTOCOLS 3, 4, 5).
-var (
-	recordIdentity           = []string{"run_id", "seed", "algorithm_id", "policy_id"}
-	skillshiftRecordIdentity = []string{"method", "run_id", "seed", "algorithm_id", "policy_id"}
-
-	safecrlRowFields    = []string{"task", "episode", "return", "cost", "success"}
-	contilabRowFields   = []string{"kind", "after_task", "eval_task", "acc", "step", "train_task", "task", "batch", "name", "value"}
-	skillshiftRowFields = []string{"uid", "site", "condition", "success", "steps", "skill_calls", "skill_failures"}
-)
-
-// ProtocolRecordOptions returns the RecordOptions of a record protocol,
-// with default limits:
-//
-//	protocol     identity fields                                  row fields (never metadata)
-//	safecrl      run_id, seed, algorithm_id, policy_id            task, episode, return, cost, success
-//	contilab     run_id, seed, algorithm_id, policy_id            kind, after_task, eval_task, acc, step,
-//	                                                              train_task, task, batch, name, value
-//	skillshift   method, run_id, seed, algorithm_id, policy_id    uid, site, condition, success, steps,
-//	                                                              skill_calls, skill_failures
-//
-// The slices are fresh copies; the caller may replace IdentityFields
-// (--identity-fields) and set the limits.
-func ProtocolRecordOptions(protocol string) (RecordOptions, error) {
-	o := RecordOptions{Protocol: protocol}
-	switch protocol {
-	case "safecrl":
-		o.IdentityFields, o.SchemaFields = recordIdentity, safecrlRowFields
-	case "contilab":
-		o.IdentityFields, o.SchemaFields = recordIdentity, contilabRowFields
-	case "skillshift":
-		o.IdentityFields, o.SchemaFields = skillshiftRecordIdentity, skillshiftRowFields
-	default:
-		return o, fmt.Errorf("readers: %q is not a record protocol (safecrl, contilab, skillshift)", protocol)
-	}
-	o.IdentityFields = slices.Clone(o.IdentityFields)
-	o.SchemaFields = slices.Clone(o.SchemaFields)
-	return o, nil
 }
 
 // normalize validates o and fills in the limits, as Options.normalize does.

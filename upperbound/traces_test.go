@@ -218,3 +218,50 @@ func TestBoundsByConfigurationErrors(t *testing.T) {
 		t.Errorf("no spec: %v", err)
 	}
 }
+
+// TestDataRelativeLabelsAgreesWithDataRelative: the per-label ceiling the
+// skyfall adapter streams over the runs (DataRelativeLabels) is, for every
+// label, the greater of DataRelative's PerStep and FinalStep restricted to
+// that label: one definition of the data-relative ceiling. Checked on the
+// fixed runs above and on random ones (negative rewards, a label's only row
+// the last, labels in different runs).
+func TestDataRelativeLabelsAgreesWithDataRelative(t *testing.T) {
+	check := func(traces []*skyfall.Trace) {
+		t.Helper()
+		d := upperbound.NewDataRelativeLabels()
+		for _, tr := range traces {
+			d.Add(tr)
+		}
+		got := d.Map()
+		if len(got) != len(d.Labels()) {
+			t.Fatalf("%d ceilings for %d labels", len(got), len(d.Labels()))
+		}
+		for _, l := range d.Labels() {
+			b, err := upperbound.DataRelative(traces, upperbound.DataRelativeOptions{Label: &l})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := math.Max(b.PerStep, b.FinalStep); got[l] != want {
+				t.Errorf("label %q: streamed ceiling %v, DataRelative's %v (per step %v, final %v)", l, got[l], want, b.PerStep, b.FinalStep)
+			}
+		}
+	}
+	check(twoRuns())
+	if got := upperbound.NewDataRelativeLabels(); len(got.Map()) != 0 {
+		t.Errorf("an empty accumulator has ceilings %v", got.Map())
+	}
+	state := uint64(12345)
+	next := func() uint64 { state = state*6364136223846793005 + 1442695040888963407; return state >> 33 }
+	labels := []string{"a", "b", "c", "d"}
+	for trial := 0; trial < 300; trial++ {
+		var traces []*skyfall.Trace
+		for r := 0; r < 1+int(next()%4); r++ {
+			var rows []row
+			for i := 0; i < 1+int(next()%12); i++ {
+				rows = append(rows, row{labels[next()%uint64(len(labels))], float64(int64(next()%2001)-1000) / 100, 0})
+			}
+			traces = append(traces, trace(string(rune('A'+r)), nil, rows...))
+		}
+		check(traces)
+	}
+}

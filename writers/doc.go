@@ -25,8 +25,11 @@
 //   - A Table refuses mistakes instead of writing nulls: a row that misses a
 //     column, sets one twice or holds a bad value is an error.
 //
-// The package knows no protocol: each protocol's result types are turned into
-// Tables by code that declares the columns once and appends one row per
-// result. It does no I/O of its own beyond the io.Writer it is handed, starts
-// no goroutine and reads no clock.
+// The package knows no protocol and imports none: a protocol's adapter
+// (scoring/<name>score) declares its tables' columns once with Table and
+// appends one row per result, builds its run columns with
+// DeclareRunColumns from the job's identity fields, and renders its report
+// with Report; FamiliesTable is families.parquet for every protocol. It
+// does no I/O of its own beyond the io.Writer it is handed, starts no
+// goroutine and reads no clock.
 package writers

@@ -1,0 +1,32 @@
+// Package scoring is the seam between crlbatch's engines and its protocols,
+// in the way gocloud.dev registers blob drivers: an engine (the local one in
+// pipeline, or another driving the same steps elsewhere) knows only the
+// interfaces here, and each protocol is one package that implements them and
+// registers itself from its init function (Register). The command line
+// blank-imports the protocol packages, builds --protocol's choices, the
+// protocols' flags and their help from the registry (Protocols, Lookup).
+//
+// A Protocol declares itself (Description: its row fields, identity and
+// group-by defaults, flags and defaults, outputs) and binds flag values and
+// the engine's settings into a Job. A Job's steps take and return plain
+// values, so that any engine can drive them:
+//
+//	Decoder().Decode      one object → Object (its runs' rows, keyed by run key)
+//	Decoder().Assemble    every Object → Run, one at a time, in canonical order
+//	Prepare (Preparer)    optional pass over every run kept (a ceiling from the data)
+//	Score                 one Run → Scored (seed values by metric, notes, the protocol's result)
+//	Metrics               the metrics of families.parquet, in order
+//	  (the engine reduces the scored runs to families with protocol/family)
+//	Render                Results → Rendered (Parquet tables, report.md, crlbatch.params)
+//
+// The engine owns everything else: listing, reading with retries, bounded
+// concurrency, chunked decoding (Splitter), spilling (Spiller), --where,
+// --min-steps, --max-bad-rows, the reduction, Parquet encoding, publishing.
+// A protocol package does no storage I/O of its own (it may read the local
+// files its flags name), starts no goroutine, and keeps its math in
+// protocol/. scoring/protocoltest is the conformance suite every registered
+// protocol passes.
+//
+// UsageError and DataError are the engine's error kinds; a row error is a
+// *readers.DataError naming its object and line.
+package scoring

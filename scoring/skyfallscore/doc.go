@@ -1,0 +1,17 @@
+// Package skyfallscore is the skyfall protocol (PROTOCOLS 1–2) on the
+// scoring seam, registered under the name "skyfall" as crlbatch's default
+// protocol; import it for its side effect.
+//
+// It reads per-step traces with readers' fast row decoder (compact columns
+// that can spill, chunked decoding of one large object, runs assembled one
+// at a time with their dense columns lent through a skyfall.TracePool),
+// derives the ceiling through upperbound (an explicit bound or map, the
+// analytic bound of a reward spec through upperbound.Derive, per label by
+// configuration, or the data-relative ceiling through
+// upperbound.DataRelativeLabels — the last two in a Prepare pass over the
+// runs kept), scores each run with protocol/skyfall, and renders
+// runs.parquet, intervals.parquet, run_summary.parquet, families.parquet
+// and the report. Its flags (--anchor, --window, --spec, --bound, …) are
+// declared here; New reads the files they name (--reference, --bound-map,
+// --spec) strictly, refusing a repeated key.
+package skyfallscore
