@@ -165,7 +165,11 @@ func (j *job) reduce(scored []*scoring.Scored, metrics []family.Metric) (*family
 // protocol's tables as Parquet, its report, in that order.
 func (j *job) render(scored []*scoring.Scored, notes []string) (*result, error) {
 	cfg, sj := j.cfg, j.proto.job
-	fres, fruns, err := j.reduce(scored, sj.Metrics(scored))
+	var metrics []family.Metric
+	for _, m := range sj.Metrics(scored) {
+		metrics = append(metrics, family.Metric{Name: m.Name, HigherIsBetter: m.HigherIsBetter})
+	}
+	fres, fruns, err := j.reduce(scored, metrics)
 	if err != nil {
 		return nil, err
 	}

@@ -117,12 +117,24 @@ type Job interface {
 	Check(run *Run) error
 	// Metrics lists the metrics of families.parquet, in order, for the
 	// scored runs.
-	Metrics(runs []*Scored) []family.Metric
+	Metrics(runs []*Scored) []Metric
 	// AdvantageMetric names the metric whose row carries the relative
 	// advantage against the baseline ("" for none).
 	AdvantageMetric() string
 	// Render builds the tables and the report from the reduced results.
 	Render(res *Results) (*Rendered, error)
+}
+
+// Metric is one metric a protocol reduces to its families.
+type Metric struct {
+	Name string
+	// HigherIsBetter is the direction of better; nil for a count, which
+	// has none.
+	HigherIsBetter *bool
+	// PerKey says the metric has a value per key of a run (a label, a
+	// task, a cell), and the run's seed value summarises them; otherwise
+	// it is one value per run.
+	PerKey bool
 }
 
 // Preparer is implemented by jobs that look at every run kept before any is

@@ -94,9 +94,9 @@ type toyResult struct{ Tasks []toyTask }
 func (j *toyJob) Decoder() scoring.Decoder { return j.dec }
 func (j *toyJob) Check(*scoring.Run) error { return nil }
 func (j *toyJob) AdvantageMetric() string  { return "" }
-func (j *toyJob) Metrics([]*scoring.Scored) []family.Metric {
+func (j *toyJob) Metrics([]*scoring.Scored) []scoring.Metric {
 	hib := true
-	return []family.Metric{{Name: "mean_reward", HigherIsBetter: &hib}, {Name: "n_tasks"}}
+	return []scoring.Metric{{Name: "mean_reward", HigherIsBetter: &hib, PerKey: true}, {Name: "n_tasks"}}
 }
 
 func (j *toyJob) Score(run *scoring.Run) (*scoring.Scored, error) {

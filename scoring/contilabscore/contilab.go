@@ -14,7 +14,6 @@ import (
 
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/contilab"
-	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/scoring/records"
@@ -156,11 +155,11 @@ func (j *job) Check(run *scoring.Run) error {
 
 // Metrics are contilab.Metrics, the diagnostic columns of the runs (in
 // order of first appearance), then the task count.
-func (j *job) Metrics(runs []*scoring.Scored) []family.Metric {
+func (j *job) Metrics(runs []*scoring.Scored) []scoring.Metric {
 	names := append([]string{}, contilab.Metrics...)
 	names = append(names, contilab.DiagColumns(results(runs))...)
 	names = append(names, contilab.CountMetrics...)
-	return records.Metrics(names, contilab.HigherIsBetter)
+	return records.Metrics(contilab.HigherIsBetter, nil, names)
 }
 
 func (j *job) AdvantageMetric() string { return "" }

@@ -2,8 +2,8 @@ package contilabscore_test
 
 import (
 	"errors"
+	"github.com/crlbatch/crlbatch/pipeline"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +11,7 @@ import (
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/scoring/contilabscore"
-	"github.com/crlbatch/crlbatch/scoring/records/recordstest"
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
 
 func lookup(t *testing.T) scoring.Protocol {
@@ -166,48 +166,13 @@ func TestFlags(t *testing.T) {
 }
 
 // The bundled example through every step gives the bytes of the goldens of
-// cmd/crlbatch (TestGoldenOutputs), the ranking across benchmarks included.
-func TestGolden(t *testing.T) {
-	p := lookup(t)
-	for _, c := range []struct {
-		name  string
-		flags *scoring.Values
-		where []scoring.Filter
-	}{
-		{"contilab", scoring.DefaultValues(p), nil},
-		{"contilab-rank", scoring.DefaultValues(p).Set(contilabscore.FlagRankMetric, "bwt").Set(contilabscore.FlagWindowFraction, 0.2), nil},
-		{"contilab-one-benchmark", scoring.DefaultValues(p), []scoring.Filter{{Field: "benchmark", Values: []string{"perm_mnist"}}}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, _, err := recordstest.Run(p, recordstest.Config{Dir: "../../configs/examples/contilab", Flags: c.flags, Where: c.where})
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := recordstest.Files(p.Name(), out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			diffs, err := recordstest.Golden(files, filepath.Join("../../cmd/crlbatch/testdata/golden", c.name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range diffs {
-				t.Error(d)
-			}
-		})
-	}
-}
-
 // The run table's identity columns are the job's identity fields: none
 // under --identity-fields "".
 func TestIdentityColumns(t *testing.T) {
-	p := lookup(t)
-	out, _, err := recordstest.Run(p, recordstest.Config{Dir: "../../configs/examples/contilab", IdentityFields: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Join(out.Tables[0].Table.ColumnNames()[:5], ",")
-	if out.Tables[0].Name != "runs.parquet" || got != "run_key,source,family,run_meta,excluded" {
-		t.Errorf("%s: columns %s", out.Tables[0].Name, got)
+	out := protocoltest.Score(t, "contilab", "../../configs/examples/contilab", func(c *pipeline.Config) {
+		c.Reader.IdentityFields = []string{}
+	})
+	if got := strings.Join(out.Tables["runs.parquet"].Columns[:5], ","); got != "run_key,source,family,run_meta,excluded" {
+		t.Errorf("runs.parquet: columns %s", got)
 	}
 }

@@ -171,8 +171,11 @@ func TestHeader(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
-	ms := records.Metrics([]string{"up", "count"}, func(m string) (bool, bool) { return true, m == "up" })
+	ms := records.Metrics(func(m string) (bool, bool) { return true, m == "up" }, []string{"up"}, []string{"count"})
 	if len(ms) != 2 || ms[0].HigherIsBetter == nil || !*ms[0].HigherIsBetter || ms[1].HigherIsBetter != nil {
 		t.Errorf("metrics %+v", ms)
+	}
+	if !ms[0].PerKey || ms[1].PerKey || ms[0].Name != "up" || ms[1].Name != "count" {
+		t.Errorf("metrics %+v: want up per key, then count per run", ms)
 	}
 }

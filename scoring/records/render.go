@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/writers"
 )
@@ -61,12 +60,13 @@ func Header(name string, params any, res *scoring.Results) (writers.ReportHeader
 	}, nil
 }
 
-// Metrics returns the metrics of names, each with its direction from hib
-// (none for counts).
-func Metrics(names []string, hib func(string) (bool, bool)) []family.Metric {
-	out := make([]family.Metric, 0, len(names))
-	for _, n := range names {
-		m := family.Metric{Name: n}
+// Metrics returns the metrics with a value per key (perKey), then those
+// with one value per run (perRun), each with its direction from hib (none
+// for counts).
+func Metrics(hib func(string) (bool, bool), perKey, perRun []string) []scoring.Metric {
+	out := make([]scoring.Metric, 0, len(perKey)+len(perRun))
+	for i, n := range append(append([]string{}, perKey...), perRun...) {
+		m := scoring.Metric{Name: n, PerKey: i < len(perKey)}
 		if b, ok := hib(n); ok {
 			m.HigherIsBetter = &b
 		}

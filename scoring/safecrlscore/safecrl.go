@@ -11,7 +11,6 @@ import (
 	"fmt"
 
 	"github.com/crlbatch/crlbatch/protocol"
-	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/protocol/safecrl"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -123,9 +122,8 @@ func (j *job) Check(run *scoring.Run) error {
 }
 
 // Metrics are the task metrics, then the run counts.
-func (j *job) Metrics([]*scoring.Scored) []family.Metric {
-	names := append(append([]string{}, safecrl.TaskMetrics...), safecrl.RunCounts...)
-	return records.Metrics(names, safecrl.HigherIsBetter)
+func (j *job) Metrics([]*scoring.Scored) []scoring.Metric {
+	return records.Metrics(safecrl.HigherIsBetter, safecrl.TaskMetrics, safecrl.RunCounts)
 }
 
 func (j *job) AdvantageMetric() string { return "" }

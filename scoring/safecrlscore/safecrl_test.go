@@ -2,14 +2,14 @@ package safecrlscore_test
 
 import (
 	"errors"
+	"github.com/crlbatch/crlbatch/pipeline"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
-	"github.com/crlbatch/crlbatch/scoring/records/recordstest"
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 	"github.com/crlbatch/crlbatch/scoring/safecrlscore"
 )
 
@@ -183,53 +183,15 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// The bundled example through every step gives the bytes of the goldens of
-// cmd/crlbatch (TestGoldenOutputs).
-func TestGolden(t *testing.T) {
-	p := lookup(t)
-	for _, c := range []struct {
-		name     string
-		w        int
-		baseline string
-	}{
-		{"safecrl", 0, ""},
-		{"safecrl-window", 5, "ppo_lag"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			flags := scoring.DefaultValues(p)
-			if c.w > 0 {
-				flags.Set(safecrlscore.FlagWindowEpisodes, c.w)
-			}
-			out, _, err := recordstest.Run(p, recordstest.Config{Dir: "../../configs/examples/safecrl", Flags: flags, Baseline: c.baseline})
-			if err != nil {
-				t.Fatal(err)
-			}
-			files, err := recordstest.Files(p.Name(), out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			diffs, err := recordstest.Golden(files, filepath.Join("../../cmd/crlbatch/testdata/golden", c.name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range diffs {
-				t.Error(d)
-			}
-		})
-	}
-}
-
 // The run tables' identity columns are the job's identity fields.
 func TestIdentityColumns(t *testing.T) {
-	p := lookup(t)
-	out, _, err := recordstest.Run(p, recordstest.Config{Dir: "../../configs/examples/safecrl", IdentityFields: []string{"run_id", "seed"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tb := range out.Tables[:2] {
-		got := strings.Join(tb.Table.ColumnNames()[:6], ",")
+	out := protocoltest.Score(t, "safecrl", "../../configs/examples/safecrl", func(c *pipeline.Config) {
+		c.Reader.IdentityFields = []string{"run_id", "seed"}
+	})
+	for _, name := range []string{"runs.parquet", "run_summary.parquet"} {
+		got := strings.Join(out.Tables[name].Columns[:6], ",")
 		if got != "run_key,source,family,run_id,seed,run_meta" {
-			t.Errorf("%s: columns %s", tb.Name, got)
+			t.Errorf("%s: columns %s", name, got)
 		}
 	}
 	if !strings.Contains(out.Report, "| identity_fields     |") || !strings.Contains(out.Report, "`[\"run_id\",\"seed\"]`") {

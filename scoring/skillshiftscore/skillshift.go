@@ -12,7 +12,6 @@ import (
 	"fmt"
 
 	"github.com/crlbatch/crlbatch/protocol"
-	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/protocol/skillshift"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -107,8 +106,8 @@ func (j *job) Check(run *scoring.Run) error {
 }
 
 // Metrics are SR, AS, ASC, SFR, then the task count.
-func (j *job) Metrics([]*scoring.Scored) []family.Metric {
-	return records.Metrics(append(append([]string{}, skillshift.Metrics...), "n_tasks"), skillshift.HigherIsBetter)
+func (j *job) Metrics([]*scoring.Scored) []scoring.Metric {
+	return records.Metrics(skillshift.HigherIsBetter, skillshift.Metrics, []string{"n_tasks"})
 }
 
 func (j *job) AdvantageMetric() string { return "" }

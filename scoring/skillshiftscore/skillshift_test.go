@@ -3,14 +3,12 @@ package skillshiftscore_test
 import (
 	"errors"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
-	"github.com/crlbatch/crlbatch/scoring/records/recordstest"
 )
 
 func lookup(t *testing.T) scoring.Protocol {
@@ -117,26 +115,5 @@ func TestDescribe(t *testing.T) {
 	d := lookup(t).Describe()
 	if strings.Join(d.Identity, ",") != "method,run_id,seed,algorithm_id,policy_id" || strings.Join(d.GroupBy, ",") != "method" || len(d.Flags) != 0 {
 		t.Errorf("identity %v, group by %v, flags %v", d.Identity, d.GroupBy, d.Flags)
-	}
-}
-
-// The bundled example through every step gives the bytes of the goldens of
-// cmd/crlbatch (TestGoldenOutputs).
-func TestGolden(t *testing.T) {
-	p := lookup(t)
-	out, _, err := recordstest.Run(p, recordstest.Config{Dir: "../../configs/examples/skillshift"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := recordstest.Files(p.Name(), out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	diffs, err := recordstest.Golden(files, filepath.Join("../../cmd/crlbatch/testdata/golden/skillshift"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		t.Error(d)
 	}
 }

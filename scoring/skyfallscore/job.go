@@ -175,10 +175,10 @@ func metricNames() []string {
 	return append(out, skyfall.CountMetrics...)
 }
 
-func (j *job) Metrics([]*scoring.Scored) []family.Metric {
-	var out []family.Metric
-	for _, n := range metricNames() {
-		m := family.Metric{Name: n}
+func (j *job) Metrics([]*scoring.Scored) []scoring.Metric {
+	var out []scoring.Metric
+	for i, n := range metricNames() {
+		m := scoring.Metric{Name: n, PerKey: i < len(skyfall.LabelMetrics)}
 		if hib, ok := skyfall.HigherIsBetter(n); ok {
 			m.HigherIsBetter = &hib
 		}
