@@ -144,7 +144,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	defer inClose()
-	outB, outClose, err := openBucket(ctx, cfg.Opener, j.out)
+	outB, outClose, err := openBucket(ctx, cfg.Opener, publishLocation(j.out))
 	if err != nil {
 		return nil, err
 	}
