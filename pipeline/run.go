@@ -16,6 +16,7 @@ import (
 
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
+	"github.com/crlbatch/crlbatch/storage"
 	"github.com/crlbatch/crlbatch/writers"
 )
 
@@ -281,19 +282,44 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				return nil
 			}
 			url := j.in.ObjectURL(o.Key)
+			var first time.Time // the object's modification time at its first opening
 			err := j.cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
+				if testHookListed != nil {
+					testHookListed(o.Key)
+				}
 				r, err := b.NewReader(actx, o.Key, nil)
 				if err != nil {
 					return err
 				}
 				defer r.Close()
+				if err := unchanged(o, r.Size(), r.ModTime(), &first); err != nil {
+					return storage.Permanent(err)
+				}
+				if testHookOpen != nil {
+					testHookOpen(o.Key)
+				}
 				cr := &countingReader{r: r, p: j.prog, touch: touch}
 				if sizes[o.Size] > 1 || o.Size <= 0 {
 					cr.h = j.newHash()
 				}
 				res, err := decode(i, url, o.Rel, cr)
 				if err != nil {
+					// Bad data in an object that changed under the job
+					// (cut mid-line) is the change's doing: say so.
+					if a, aerr := b.Attributes(actx, o.Key); aerr == nil && (a.Size != r.Size() || !a.ModTime.Equal(r.ModTime())) {
+						return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes when opened, %d now (listed with %d); the read failed: %v", r.Size(), a.Size, o.Size, err))
+					}
 					return err
+				}
+				// The decoder may stop before the end (a gzip trailer):
+				// every byte counts toward the size.
+				if _, err := io.Copy(io.Discard, cr); err != nil {
+					release(res)
+					return err
+				}
+				if size := r.Size(); size >= 0 && cr.n != size {
+					release(res)
+					return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes read, %d when opened (listed with %d)", cr.n, size, o.Size))
 				}
 				out[i] = res
 				if cr.h != nil {
@@ -325,6 +351,39 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 		return out, err
 	}
 	return out, nil
+}
+
+// release drops a decoded object that is not kept.
+func release(v any) {
+	if o, ok := v.(interface{ Release() error }); ok {
+		o.Release()
+	}
+}
+
+// Test hooks: called with an object's key before it is opened, and once it
+// is open (to change it under the job).
+var testHookListed, testHookOpen func(key string)
+
+// unchanged checks an object as opened against its listing and, on a
+// later attempt, against its first opening: a size other than the listed
+// one, or a modification time other than the first attempt's (a new
+// generation between two attempts), means the object changed under the
+// job. A store that reports no size (-1) or no time is not checked on it.
+func unchanged(o object, size int64, mod time.Time, first *time.Time) error {
+	if size >= 0 && size != o.Size {
+		return fmt.Errorf("the object changed after it was listed: listed with %d bytes, %d when opened", o.Size, size)
+	}
+	if mod.IsZero() {
+		return nil
+	}
+	if first.IsZero() {
+		*first = mod
+		return nil
+	}
+	if !mod.Equal(*first) {
+		return fmt.Errorf("the object changed while the job read it: modified at %s, then at %s", first.UTC().Format(time.RFC3339Nano), mod.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 func sumSizes(objs []object) int64 {
