@@ -115,8 +115,14 @@
 // overflow float64 (1e999, also inside nested extras; numbers that underflow
 // round to zero or a subnormal as strconv does), no key repeated within any
 // object (keys compare after unescaping, so "a" and "\u0061" are the same),
-// nesting at most 10000 deep (as encoding/json). An escaped lone UTF-16
-// surrogate is valid JSON and decodes to U+FFFD, as encoding/json does.
+// nesting at most 10000 deep (as encoding/json). Strings must be text: an
+// escaped UTF-16 surrogate pair is one character, but an escaped lone
+// surrogate ("A\ud800") is no character at all and makes the row bad,
+// naming the field ("invalid text: lone surrogate \ud800 at column 27"),
+// in keys and nested values too (RFC 7493 forbids it; encoding/json's
+// U+FFFD would make "A\ud800" and "A\udfff" one label). An error inside a
+// key names the object holding the key (none for the row, "components",
+// or the field whose value holds it) and says "in a key".
 //
 //	reward          number, required (null, a string, a bool, missing: error)
 //	regime_id       string, required (null is an error)

@@ -271,8 +271,8 @@ func (r *Record) Int(field string) (n int64, present bool, err error) {
 	return n, true, nil
 }
 
-// String returns field as a string (escapes decoded; an escaped lone
-// surrogate is U+FFFD). present is false when the field is missing or
+// String returns field as a string (escapes decoded; a row holding an
+// escaped lone surrogate is never decoded). present is false when the field is missing or
 // null; any other type is an error.
 func (r *Record) String(field string) (s string, present bool, err error) {
 	f, ok, err := r.typed(field, kindString, "string")
@@ -354,7 +354,7 @@ func (r *Record) indexObject(start int) {
 		return
 	}
 	for more := true; more; {
-		key, _, _ := d.objectKey()
+		key, _, _ := d.objectKey(false)
 		k, _ := r.keys.intern(key)
 		d.colon()
 		vs := d.pos
@@ -497,7 +497,7 @@ func (od *recordDecoder) scan(line []byte) *rowError {
 	}
 	if !empty {
 		for more := true; more; {
-			key, koff, err := d.objectKey()
+			key, koff, err := d.objectKey(true)
 			if err != nil {
 				return err
 			}

@@ -220,8 +220,12 @@ func refDecode(line []byte, comps []string) (*refRow, error) {
 	return out, nil
 }
 
-// refCheck walks the tokens: no object repeats a key, no number overflows.
+// refCheck walks the tokens: no object repeats a key, no number overflows,
+// no string holds a lone surrogate.
 func refCheck(line []byte) error {
+	if err := refLoneSurrogate(line); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	type frame struct {
@@ -274,6 +278,43 @@ func refCheck(line []byte) error {
 			}
 		}
 	}
+}
+
+// refLoneSurrogate finds an escaped UTF-16 surrogate that is not half of a
+// pair in the strings of a valid JSON text (encoding/json turns it into
+// U+FFFD; PROTOCOLS wants text, so it is an error).
+func refLoneSurrogate(line []byte) error {
+	hex := func(b []byte) (rune, bool) {
+		n, err := strconv.ParseUint(string(b), 16, 32)
+		return rune(n), err == nil && len(b) == 4
+	}
+	in := false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '"':
+			in = !in
+		case c == '\\' && in:
+			if line[i+1] != 'u' {
+				i++
+				continue
+			}
+			r, _ := hex(line[i+2 : i+6])
+			if r >= 0xdc00 && r <= 0xdfff {
+				return fmt.Errorf("lone surrogate %s", line[i:i+6])
+			}
+			if r >= 0xd800 && r < 0xdc00 {
+				if i+12 > len(line) || line[i+6] != '\\' || line[i+7] != 'u' {
+					return fmt.Errorf("lone surrogate %s", line[i:i+6])
+				}
+				if r2, ok := hex(line[i+8 : i+12]); !ok || r2 < 0xdc00 || r2 > 0xdfff {
+					return fmt.Errorf("lone surrogate %s", line[i:i+6])
+				}
+				i += 6
+			}
+			i += 5
+		}
+	}
+	return nil
 }
 
 // refCanon is the canonical form per the rules in canon.go, computed from

@@ -101,6 +101,7 @@ type rowDecoder struct {
 	aliasBuf []byte
 	sets     []*keySet // one per nesting depth, for repeated-key checks
 	escaped  bool      // the last scanString met an escape
+	inKey    bool      // keyError is scanning a key again: messages say so
 
 	// The fast path for rows shaped like the ones before (keys.go).
 	top       *keyTable // top-level keys; the schema fields first, as IDs 0-7
@@ -476,14 +477,51 @@ func missing(want string) string {
 }
 
 // objectKey reads the key string at d.pos of an object (whose '{' or ','
-// has been read) and returns it decoded and where it starts.
-func (d *rowDecoder) objectKey() (key []byte, off int, err *rowError) {
+// has been read) and returns it decoded and where it starts. An error
+// inside the key names the field being decoded, or none with top (a key of
+// the row itself).
+func (d *rowDecoder) objectKey(top bool) (key []byte, off int, err *rowError) {
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return nil, d.pos, d.syntax("a key")
 	}
 	off = d.pos
-	key, err = d.scanString(true, nil)
-	return key, off, err
+	if key, err = d.scanString(true, nil); err != nil {
+		field := ""
+		if !top {
+			field = d.fieldName()
+		}
+		return nil, off, d.keyError(off, field)
+	}
+	return key, off, nil
+}
+
+// keyError is the error in the key string starting at off, said of a key
+// (the message says "in a key") of the object that field names ("" for the
+// row itself), never of the field before it. It scans the key again: errors
+// cost nothing on the way of valid rows.
+func (d *rowDecoder) keyError(off int, field string) *rowError {
+	d.pos = off
+	d.inKey = true
+	_, err := d.scanString(false, nil)
+	d.inKey = false
+	err.field = field
+	return err
+}
+
+// inKeyText is what messages about a string add inside a key.
+func (d *rowDecoder) inKeyText() string {
+	if d.inKey {
+		return " in a key"
+	}
+	return ""
+}
+
+// stringNoun is what messages call the string being scanned.
+func (d *rowDecoder) stringNoun() string {
+	if d.inKey {
+		return "a key"
+	}
+	return "a string"
 }
 
 // next reads what follows a member of an object (end '}') or an element
@@ -520,8 +558,14 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 		d.pos += len(t.keys[id].quoted)
 		key = t.keys[id].name
 	} else {
+		start := d.pos
 		if key, err = d.scanString(true, nil); err != nil {
-			return nil, noKey, false, err
+			field := ""
+			if t != d.top {
+				d.clearSub()
+				field = d.fieldName()
+			}
+			return nil, noKey, false, d.keyError(start, field)
 		}
 		escaped = d.escaped
 		if id = t.intern(key, -1); id != noKey {
@@ -906,7 +950,7 @@ func (d *rowDecoder) skipValue(depth int) (byte, *rowError) {
 			return kindObject, nil
 		}
 		for {
-			key, koff, err := d.objectKey()
+			key, koff, err := d.objectKey(false)
 			if err != nil {
 				return 0, err
 			}
@@ -1005,7 +1049,7 @@ func (d *rowDecoder) scanString(decode bool, buf []byte) ([]byte, *rowError) {
 		}
 		if pos >= len(data) {
 			d.pos = pos
-			return nil, d.fail("invalid JSON: unterminated string")
+			return nil, d.fail("invalid JSON: unterminated string%s", d.inKeyText())
 		}
 		c := data[pos]
 		switch {
@@ -1017,12 +1061,12 @@ func (d *rowDecoder) scanString(decode bool, buf []byte) ([]byte, *rowError) {
 			return d.scanEscaped(decode, buf, start)
 		case c < 0x20:
 			d.pos = pos
-			return nil, d.fail("invalid JSON: control character %#02x in a string at column %d", c, pos+1)
+			return nil, d.fail("invalid JSON: control character %#02x in %s at column %d", c, d.stringNoun(), pos+1)
 		case c >= 0x80:
 			r, size := utf8.DecodeRune(data[pos:])
 			if r == utf8.RuneError && size == 1 {
 				d.pos = pos
-				return nil, d.fail("invalid UTF-8 at column %d", pos+1)
+				return nil, d.fail("invalid UTF-8%s at column %d", d.inKeyText(), pos+1)
 			}
 			pos += size
 		default:
@@ -1042,7 +1086,7 @@ func (d *rowDecoder) scanEscaped(decode bool, buf []byte, start int) ([]byte, *r
 	for {
 		if pos >= len(data) {
 			d.pos = pos
-			return nil, d.fail("invalid JSON: unterminated string")
+			return nil, d.fail("invalid JSON: unterminated string%s", d.inKeyText())
 		}
 		c := data[pos]
 		switch {
@@ -1055,7 +1099,7 @@ func (d *rowDecoder) scanEscaped(decode bool, buf []byte, start int) ([]byte, *r
 		case c == '\\':
 			if pos+1 >= len(data) {
 				d.pos = pos + 1
-				return nil, d.fail("invalid JSON: unterminated string")
+				return nil, d.fail("invalid JSON: unterminated string%s", d.inKeyText())
 			}
 			e := data[pos+1]
 			var out byte
@@ -1076,30 +1120,33 @@ func (d *rowDecoder) scanEscaped(decode bool, buf []byte, start int) ([]byte, *r
 				r, ok := hex4(data, pos+2)
 				if !ok {
 					d.pos = pos
-					return nil, d.fail("invalid JSON: invalid \\u escape at column %d", pos+1)
+					return nil, d.fail("invalid JSON: invalid \\u escape%s at column %d", d.inKeyText(), pos+1)
 				}
-				pos += 6
 				if utf16.IsSurrogate(r) {
-					// As encoding/json: a valid pair decodes to one rune,
-					// anything else to U+FFFD.
-					if r2, ok := hex4(data, pos+2); ok && pos+1 < len(data) && data[pos] == '\\' && data[pos+1] == 'u' {
+					// A pair decodes to one rune. A lone surrogate is no
+					// character: the string is not text (issue 13; where
+					// encoding/json gives U+FFFD, "A\ud800" and "A\udfff"
+					// would be one label).
+					if r2, ok := hex4(data, pos+8); ok && data[pos+6] == '\\' && data[pos+7] == 'u' {
 						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 							if decode {
 								buf = utf8.AppendRune(buf, dec)
 							}
-							pos += 6
+							pos += 12
 							continue
 						}
 					}
-					r = utf8.RuneError
+					d.pos = pos
+					return nil, d.fail("invalid text: lone surrogate %s%s at column %d (a string must be Unicode text)", data[pos:pos+6], d.inKeyText(), pos+1)
 				}
+				pos += 6
 				if decode {
 					buf = utf8.AppendRune(buf, r)
 				}
 				continue
 			default:
 				d.pos = pos
-				return nil, d.fail("invalid JSON: invalid escape %q at column %d", data[pos:pos+2], pos+1)
+				return nil, d.fail("invalid JSON: invalid escape %q%s at column %d", data[pos:pos+2], d.inKeyText(), pos+1)
 			}
 			if decode {
 				buf = append(buf, out)
@@ -1107,12 +1154,12 @@ func (d *rowDecoder) scanEscaped(decode bool, buf []byte, start int) ([]byte, *r
 			pos += 2
 		case c < 0x20:
 			d.pos = pos
-			return nil, d.fail("invalid JSON: control character %#02x in a string at column %d", c, pos+1)
+			return nil, d.fail("invalid JSON: control character %#02x in %s at column %d", c, d.stringNoun(), pos+1)
 		case c >= 0x80:
 			r, size := utf8.DecodeRune(data[pos:])
 			if r == utf8.RuneError && size == 1 {
 				d.pos = pos
-				return nil, d.fail("invalid UTF-8 at column %d", pos+1)
+				return nil, d.fail("invalid UTF-8%s at column %d", d.inKeyText(), pos+1)
 			}
 			if decode {
 				buf = append(buf, data[pos:pos+size]...)
