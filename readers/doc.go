@@ -92,8 +92,11 @@
 //
 // The format is found from the first bytes only, never the name: 1f 8b is
 // gzip (several members are read in turn), 28 b5 2f fd is zstd (several
-// frames likewise; one goroutine, windows up to 256 MiB),
-// anything else is plain JSON Lines. A truncated or corrupt stream, and
+// frames likewise; one goroutine; windows up to 256 MiB always, and up to
+// 2 GiB, what `zstd --long=31` writes, when Options.MaxObjectBytes is at
+// least the window: the decoder holds a buffer of the window's size while
+// it reads the object; a frame asking for more is refused, naming its
+// window), anything else is plain JSON Lines. A truncated or corrupt stream, and
 // trailing bytes after a gzip member, are DataErrors at the line being read.
 // Options.MaxObjectBytes (--max-object-bytes, default 64 GiB) caps the
 // decompressed bytes of one object, so a decompression bomb fails clearly.

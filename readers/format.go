@@ -3,6 +3,7 @@ package readers
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -36,9 +37,23 @@ var (
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 )
 
-// ZstdMaxWindow is the largest zstd window accepted (frames asking for more
-// are rejected as corrupt): 256 MiB covers every level and --long up to 28.
+// ZstdMaxWindow is the largest zstd window always accepted, whatever
+// Options.MaxObjectBytes says: 256 MiB covers every level and --long up to
+// 28.
 const ZstdMaxWindow = 256 << 20
+
+// ZstdLongWindow is the largest zstd window accepted at all: 2 GiB, what
+// `zstd --long=31` writes (the largest window of the reference decoder on
+// 64-bit machines). Between ZstdMaxWindow and it, a window is accepted up to
+// Options.MaxObjectBytes: no frame needs a window longer than the object,
+// and the decoder holds a buffer of the window's size.
+const ZstdLongWindow = 2 << 30
+
+// zstdWindow is the largest window accepted for an object of at most
+// maxObject decompressed bytes.
+func zstdWindow(maxObject int64) int64 {
+	return max(ZstdMaxWindow, min(ZstdLongWindow, maxObject))
+}
 
 // Open sniffs the format of r from its magic bytes (gzip 1f 8b, zstd
 // 28 b5 2f fd, anything else is plain), never from a name, and returns a
@@ -48,9 +63,16 @@ const ZstdMaxWindow = 256 << 20
 // early).
 //
 // Open does not cap the output; DecodeObject applies Options.MaxObjectBytes.
-// An error from Open is a DataError when the header is corrupt, and the
-// underlying error (wrapped) when r itself failed.
+// zstd windows are accepted up to ZstdLongWindow (DecodeObject: up to
+// Options.MaxObjectBytes too). An error from Open is a DataError when the
+// header is corrupt or asks for a longer window, and the underlying error
+// (wrapped) when r itself failed.
 func Open(r io.Reader) (io.Reader, Format, error) {
+	return open(r, ZstdLongWindow)
+}
+
+// open is Open with zstd windows up to maxWindow.
+func open(r io.Reader, maxWindow int64) (io.Reader, Format, error) {
 	src := &sourceReader{r: r}
 	br := bufio.NewReaderSize(src, 64<<10)
 	head, err := br.Peek(4)
@@ -68,14 +90,26 @@ func Open(r io.Reader) (io.Reader, Format, error) {
 		}
 		return &decompressor{src: src, r: zr, close: zr.Close, format: Gzip}, Gzip, nil
 	case bytes.HasPrefix(head, zstdMagic):
+		// The first frame's window, to name it when it is too long.
+		var window int64
+		var h zstd.Header
+		if hb, _ := br.Peek(zstd.HeaderMaxSize); h.Decode(hb) == nil {
+			window = int64(h.WindowSize)
+			if h.SingleSegment {
+				window = int64(max(h.FrameContentSize, zstd.MinWindowSize))
+			}
+			if window > maxWindow {
+				return nil, Zstd, windowError(window, maxWindow)
+			}
+		}
 		zr, err := zstd.NewReader(br,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderLowmem(false),
-			zstd.WithDecoderMaxWindow(ZstdMaxWindow))
+			zstd.WithDecoderMaxWindow(uint64(maxWindow)))
 		if err != nil {
 			return nil, Zstd, decompressError(src, Zstd, err)
 		}
-		return &decompressor{src: src, r: zr, close: func() error { zr.Close(); return nil }, format: Zstd}, Zstd, nil
+		return &decompressor{src: src, r: zr, close: func() error { zr.Close(); return nil }, format: Zstd, maxWindow: maxWindow}, Zstd, nil
 	}
 	return &decompressor{src: src, r: br, close: func() error { return nil }, format: Plain}, Plain, nil
 }
@@ -111,6 +145,34 @@ func decompressError(src *sourceReader, f Format, err error) error {
 	return &DataError{Msg: fmt.Sprintf("corrupt %s stream: %v", f, err), Err: err}
 }
 
+// windowError refuses a zstd frame whose window is longer than maxWindow
+// (window is 0 when the frame's header was not seen).
+func windowError(window, maxWindow int64) *DataError {
+	size := "more than the"
+	if window > 0 {
+		size = fmt.Sprintf("%s, more than the", sizeText(window))
+	}
+	return &DataError{
+		Msg: fmt.Sprintf("zstd frame needs a window of %s %s accepted (a window may be up to %s and up to --max-object-bytes; "+
+			"compress with a shorter zstd --long, or raise --max-object-bytes)", size, sizeText(maxWindow), sizeText(ZstdLongWindow)),
+		Err: ErrLimit,
+	}
+}
+
+// sizeText renders a size in the largest binary unit that divides it
+// (else in bytes), with the bytes after it: "512 MiB (536870912 bytes)".
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		name  string
+		bytes int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.bytes && n%u.bytes == 0 {
+			return fmt.Sprintf("%d %s (%d bytes)", n/u.bytes, u.name, n)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // decompressor turns errors into storage errors or DataErrors (without URL
 // and line, which DecodeObject adds) and closes the decompressor at the end.
 type decompressor struct {
@@ -120,6 +182,8 @@ type decompressor struct {
 	closed bool
 	format Format
 	err    error
+	// maxWindow is the longest zstd window accepted, for messages.
+	maxWindow int64
 }
 
 func (d *decompressor) Read(p []byte) (int, error) {
@@ -134,6 +198,9 @@ func (d *decompressor) Read(p []byte) (int, error) {
 			d.err = &storageError{d.src.err}
 		} else if d.format == Plain {
 			d.err = err
+		} else if d.format == Zstd && (errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded)) {
+			// A later frame asks for a longer window than the first.
+			d.err = windowError(0, d.maxWindow)
 		} else {
 			d.err = decompressError(d.src, d.format, err)
 		}

@@ -8,6 +8,8 @@ import (
 
 const initialLineBuffer = 128 << 10
 
+const maxLineBuffer = 4 << 20
+
 var bom = []byte{0xef, 0xbb, 0xbf}
 
 // lineReader splits a stream into lines without a small length limit: its
@@ -137,7 +139,7 @@ func (lr *lineReader) fill() error {
 // and returns its lines under the object and line limits, its format, and
 // the decompressor to close. A failure to open is located at line 1 of url.
 func openLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineReader, Format, io.Closer, error) {
-	rd, format, err := Open(r)
+	rd, format, err := open(r, zstdWindow(maxObject))
 	if err != nil {
 		return nil, format, nil, locate(err, url, 1)
 	}
