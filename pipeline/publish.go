@@ -157,6 +157,15 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	if err := j.syncTree(target); err != nil {
 		return nil, err
 	}
+	if testHookBeforeManifest != nil {
+		testHookBeforeManifest(target)
+	}
+	// A manifest never names a file that is not there as written: another
+	// job publishing into OUTPUT at once may have removed it (its tidy
+	// takes an attempt without a manifest for a dead job's leftovers).
+	if err := j.checkWritten(ctx, b, target, res.files); err != nil {
+		return nil, err
+	}
 	key := target + ManifestName
 	if err := j.put(ctx, b, key, buf.Bytes()); err != nil {
 		failed = key
@@ -179,6 +188,37 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	}
 	return outputs, nil
 }
+
+// checkWritten makes sure every file of the result is still there, with
+// the size written, just before the manifest names them.
+func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, files []outFile) error {
+	for _, f := range files {
+		key := target + f.name
+		var size int64
+		err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+			a, err := b.Attributes(ctx, key)
+			if err == nil {
+				size = a.Size
+			}
+			return err
+		})
+		if err == nil && size != int64(len(f.data)) {
+			err = fmt.Errorf("%d bytes, %d written", size, len(f.data))
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
+				"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
+		}
+	}
+	return nil
+}
+
+// testHookBeforeManifest, when set, is called with the result's prefix
+// just before its files are checked and its manifest written (tests).
+var testHookBeforeManifest func(target string)
 
 // put writes one object with retries; a failed attempt is aborted by
 // cancelling its writer's context, so no half-written object remains. A

@@ -373,3 +373,23 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// A file of the result that goes before the manifest is written (another
+// job's tidy, two jobs publishing into one OUTPUT at once) fails the job
+// with a storage error naming it: no manifest ever names a missing file.
+func TestManifestNeverNamesAMissingFile(t *testing.T) {
+	in := localSweep(t)
+	out := filepath.Join(t.TempDir(), "out")
+	testHookBeforeManifest = func(target string) {
+		os.Remove(filepath.Join(out, filepath.FromSlash(target), "runs.parquet"))
+	}
+	defer func() { testHookBeforeManifest = nil }()
+	_, err := Run(context.Background(), localJob(in, out, nil))
+	var se *StorageError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "runs.parquet") || !strings.Contains(err.Error(), "before the manifest was written") {
+		t.Fatalf("got %v, want a storage error naming runs.parquet", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, ManifestName)); err == nil {
+		t.Error("a manifest was written although runs.parquet is gone")
+	}
+}
