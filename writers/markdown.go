@@ -38,9 +38,11 @@ func FormatMeanStd(mean, std protocol.Value) string {
 
 // MarkdownTable renders a GitHub-flavoured Markdown table. The first column is
 // left-aligned and the others right-aligned; cells are padded so that the
-// pipes line up in the source. A "|" in a cell is escaped and a line break
-// becomes <br>. Every row must have as many cells as header, and header must
-// not be empty: anything else is a bug in the caller, and MarkdownTable panics.
+// pipes line up in the source. Cells are Markdown: text from the data goes
+// in through Text or Code. Whatever a cell holds, it stays one cell: a "|"
+// not already escaped is escaped and a line break becomes <br>. Every row
+// must have as many cells as header, and header must not be empty: anything
+// else is a bug in the caller, and MarkdownTable panics.
 func MarkdownTable(header []string, rows [][]string) string {
 	if len(header) == 0 {
 		panic("writers.MarkdownTable: no columns")
@@ -91,12 +93,40 @@ func MarkdownTable(header []string, rows [][]string) string {
 	return b.String()
 }
 
-var cellEscaper = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\n", "<br>", "\r", "<br>")
-
 func escapeRow(r []string) []string {
 	out := make([]string, len(r))
 	for i, s := range r {
-		out[i] = cellEscaper.Replace(s)
+		out[i] = escapeCell(s)
 	}
 	return out
+}
+
+// escapeCell keeps a cell in its column: a line break becomes <br>, and a
+// pipe not already escaped becomes \|. GFM splits a row before it reads
+// any inline (a code span included), and a backslash escapes the character
+// after it, so a pipe is escaped when an odd number of backslashes stand
+// before it; "a\\|b" (an escaped backslash, then a pipe) would end the cell,
+// and gets one more backslash.
+func escapeCell(s string) string {
+	if !strings.ContainsAny(s, "|\r\n") {
+		return s
+	}
+	s = replaceLineBreaks(s, "<br>")
+	var b strings.Builder
+	slashes := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			slashes++
+		case '|':
+			if slashes%2 == 0 {
+				b.WriteByte('\\')
+			}
+			slashes = 0
+		default:
+			slashes = 0
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

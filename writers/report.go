@@ -18,6 +18,8 @@ type ReportRow struct {
 }
 
 // ReportHeader is what the report says about the job before any number.
+// Every field but Bound is plain text, escaped where it is placed (Input
+// and the parameter values as code).
 type ReportHeader struct {
 	Title    string
 	Input    string
@@ -26,13 +28,16 @@ type ReportHeader struct {
 	// Params are the parameters in the order they are listed.
 	Params []KV
 	// Bound says which ceiling was used and how it was derived, in a
-	// sentence.
+	// sentence of Markdown: a name from the data in it goes through Code or
+	// Text.
 	Bound string
 }
 
 // Report is a protocol's report.md: the header, one table per family (the
 // protocol's metric rows against its keys — labels, tasks — and `all`), a
-// comparison of families, protocol-specific sections, and the notes.
+// comparison of families, protocol-specific sections, and the notes. Render
+// escapes every text it is given (family names, keys, titles, metric names,
+// notes) for Markdown and HTML, except Bound and Extra, which are Markdown.
 type Report struct {
 	Header ReportHeader
 	// Rows are the metric rows of every family table; PerKey rows have a
@@ -45,8 +50,11 @@ type Report struct {
 	Columns func(family string) (keys []string, cell func(key int, metric string) family.Cell)
 	// AdvantageMetric, if set, adds the relative-advantage table.
 	AdvantageMetric string
-	// Extra is Markdown placed before the notes.
+	// Extra is Markdown placed before the notes: text from the data in it
+	// goes through Text or Code (and tables through MarkdownTable).
 	Extra string
+	// Notes are plain sentences, as manifest.json lists them; a name may
+	// be quoted in a code span. Render escapes them (see noteMarkdown).
 	Notes []string
 }
 
@@ -58,12 +66,15 @@ func (r *Report) Render() string {
 		fmt.Fprintf(&b, "## Family %s\n\n", familyTitle(f.Name, r.Families))
 		fmt.Fprintf(&b, "%d run(s), %d in the aggregates. Each cell is the mean ± sample standard deviation across seeds; `--` is unavailable, `± --` means fewer than two seeds.\n\n", len(f.Runs), f.Included)
 		keys, cell := r.Columns(f.Name)
-		header := append([]string{"Metric"}, keys...)
+		header := []string{"Metric"}
+		for _, k := range keys {
+			header = append(header, Text(k))
+		}
 		header = append(header, "all")
 		rows := make([][]string, 0, len(r.Rows))
 		perRun := false
 		for _, rr := range r.Rows {
-			row := []string{rr.Title}
+			row := []string{Text(rr.Title)}
 			for k := range keys {
 				if rr.PerLabel {
 					c := cell(k, rr.Metric)
@@ -98,11 +109,11 @@ func (r *Report) Render() string {
 }
 
 func writeHeader(b *strings.Builder, h ReportHeader) {
-	fmt.Fprintf(b, "# %s\n\n", h.Title)
-	fmt.Fprintf(b, "- input: `%s`\n- protocol: %s\n- crlbatch: %s\n\n", h.Input, h.Protocol, h.Version)
+	fmt.Fprintf(b, "# %s\n\n", Text(h.Title))
+	fmt.Fprintf(b, "- input: %s\n- protocol: %s\n- crlbatch: %s\n\n", Code(h.Input), Text(h.Protocol), Text(h.Version))
 	var rows [][]string
 	for _, kv := range h.Params {
-		rows = append(rows, []string{kv.Key, "`" + kv.Value + "`"})
+		rows = append(rows, []string{Text(kv.Key), Code(kv.Value)})
 	}
 	b.WriteString(MarkdownTable([]string{"parameter", "value"}, rows))
 	if h.Bound != "" {
@@ -114,14 +125,21 @@ func writeHeader(b *strings.Builder, h ReportHeader) {
 // familyTitle names a family in the report, "(none)" for the runs without
 // a group-by value, marking the baseline of res (nil: mark none).
 func familyTitle(name string, res *family.Result) string {
-	t := "`" + name + "`"
-	if name == "" {
-		t = "(none)"
-	}
+	t := FamilyName(name)
 	if res != nil && res.BaselineFound && name == res.Baseline {
 		t += " (baseline)"
 	}
 	return t
+}
+
+// FamilyName is how the report names a family wherever it stands (a
+// heading, a table cell, a sentence): the name as code, or "(none)" for the
+// runs without a group-by value.
+func FamilyName(name string) string {
+	if name == "" {
+		return "(none)"
+	}
+	return Code(name)
 }
 
 func familyRow(f *family.Family, metric string) *family.Row {
@@ -150,7 +168,7 @@ func writeComparison(b *strings.Builder, res *family.Result, advantage string) {
 	}
 	rows := make([][]string, 0, len(res.Metrics))
 	for mi, m := range res.Metrics {
-		row := []string{m.Name}
+		row := []string{Text(m.Name)}
 		for _, f := range res.Families {
 			r := f.Rows[mi]
 			row = append(row, fmt.Sprintf("%s (%d)", FormatMeanStd(r.Mean, r.Std), r.N))
@@ -160,7 +178,7 @@ func writeComparison(b *strings.Builder, res *family.Result, advantage string) {
 	b.WriteString(MarkdownTable(header, rows))
 	if res.BaselineFound && advantage != "" {
 		b.WriteString("\n")
-		hdr := []string{"Family", "relative adaptation advantage", advantage + " test", "p", "pairs"}
+		hdr := []string{"Family", "relative adaptation advantage", Text(advantage) + " test", "p", "pairs"}
 		var rows2 [][]string
 		for _, f := range res.Families {
 			var adv, p protocol.Value
@@ -169,7 +187,7 @@ func writeComparison(b *strings.Builder, res *family.Result, advantage string) {
 				if r.Metric == advantage {
 					adv, p = r.RelativeAdaptationAdvantage, r.PValue
 					if r.Test != "" {
-						test = r.Test
+						test = Text(r.Test)
 					}
 					pairs = fmt.Sprint(r.NPairs)
 				}
@@ -186,11 +204,11 @@ func writeNotes(b *strings.Builder, res *family.Result, notes []string) {
 	b.WriteString("## Notes\n\n")
 	n := 0
 	for _, note := range res.Notes {
-		fmt.Fprintf(b, "- %s\n", note.Text)
+		fmt.Fprintf(b, "- %s\n", noteMarkdown(note.Text))
 		n++
 	}
 	for _, note := range notes {
-		fmt.Fprintf(b, "- %s\n", note)
+		fmt.Fprintf(b, "- %s\n", noteMarkdown(note))
 		n++
 	}
 	if n == 0 {

@@ -220,13 +220,16 @@ func (o *output) report(h writers.ReportHeader) string {
 	}
 	if b := o.benchmarks; b != nil {
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "## Across benchmarks\n\nEach family's mean `%s` per benchmark, ranked per benchmark (1 = best, ties averaged). Friedman statistic %s, p %s; Nemenyi critical difference (α = %g) %s.\n\n",
-			o.rank, writers.FormatValue(b.FriedmanStatistic), writers.FormatValue(b.FriedmanP), b.Alpha, writers.FormatValue(b.CriticalDifference))
-		header := append([]string{"Family"}, b.Benchmarks...)
+		fmt.Fprintf(&sb, "## Across benchmarks\n\nEach family's mean %s per benchmark, ranked per benchmark (1 = best, ties averaged). Friedman statistic %s, p %s; Nemenyi critical difference (α = %g) %s.\n\n",
+			writers.Code(o.rank), writers.FormatValue(b.FriedmanStatistic), writers.FormatValue(b.FriedmanP), b.Alpha, writers.FormatValue(b.CriticalDifference))
+		header := []string{"Family"}
+		for _, name := range b.Benchmarks {
+			header = append(header, writers.Text(name))
+		}
 		header = append(header, "average rank")
 		var trs [][]string
 		for _, f := range b.Families {
-			row := []string{familyTitle(f.Family)}
+			row := []string{writers.FamilyName(f.Family)}
 			for _, s := range f.Scores {
 				row = append(row, writers.FormatValue(s))
 			}
@@ -241,13 +244,4 @@ func (o *output) report(h writers.ReportHeader) string {
 		rep.Extra = sb.String()
 	}
 	return rep.Render()
-}
-
-// familyTitle names a family in the ranking as the report's family tables
-// do: `name`, or (none) for the runs without a group-by value.
-func familyTitle(name string) string {
-	if name == "" {
-		return "(none)"
-	}
-	return "`" + name + "`"
 }

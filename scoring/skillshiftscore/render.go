@@ -146,12 +146,12 @@ func (o *output) report(h writers.ReportHeader) string {
 	sb.WriteString("## Results per method\n\nSR and SFR in percent, AS and ASC in counts; site and condition columns are unweighted means of their cells, O/A the unweighted mean of all cells (never task-weighted). `⚠︎` marks an SFR resting on fewer than 30 skill invocations.\n\n")
 	header := []string{"Method", "Metric"}
 	for _, c := range tab.Columns {
-		header = append(header, c.Title)
+		header = append(header, writers.Text(c.Title))
 	}
 	header = append(header, "identity check")
 	var trs [][]string
 	for _, r := range tab.Rows {
-		row := []string{r.Name, r.Metric}
+		row := []string{writers.Text(r.Name), writers.Text(r.Metric)}
 		for _, c := range r.Cells {
 			row = append(row, c.Text)
 		}
@@ -159,7 +159,7 @@ func (o *output) report(h writers.ReportHeader) string {
 		if r.Identity.Reason != "" {
 			id += ": " + r.Identity.Reason
 		}
-		row = append(row, id)
+		row = append(row, writers.Text(id))
 		trs = append(trs, row)
 	}
 	sb.WriteString(writers.MarkdownTable(header, trs))
