@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"net/url"
-	"strings"
 
 	"gocloud.dev/blob"
 
@@ -28,30 +26,22 @@ func DefaultOpener(ctx context.Context, bucketURL string) (*blob.Bucket, func() 
 // Redact is storage.Redact.
 func Redact(s string) string { return storage.Redact(s) }
 
+// openBucket opens a location's bucket. Without an Opener of the
+// caller's, a mem:// location is refused: gocloud.dev's URL mux opens a
+// new, empty bucket each time, so an INPUT there holds nothing and a
+// result written there is gone when the job ends (exit 0 with nothing
+// published). Tests hand in an Opener that shares their buckets.
 func openBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func() error, error) {
+	if op == nil && l.InMemory() {
+		return nil, nil, Usagef("%s: a mem:// bucket lives in this process's memory, empty when the job starts and gone when it ends: give a folder or a bucket", l)
+	}
 	return storage.OpenBucket(ctx, op, l)
 }
 
 func redactErr(err error) error { return storage.RedactErr(err) }
 
-// within reports whether the output location lies inside the input prefix,
-// where the next night's job would read its own results.
-func within(out, in Location) bool {
-	if out.BucketURL == in.BucketURL {
-		return strings.HasPrefix(out.Prefix, in.Prefix)
-	}
-	if out.Local && in.Local {
-		ou, _ := url.Parse(out.BucketURL)
-		iu, _ := url.Parse(in.BucketURL)
-		if ou == nil || iu == nil {
-			return false
-		}
-		od := strings.TrimSuffix(ou.Path, "/") + "/"
-		id := strings.TrimSuffix(iu.Path, "/") + "/"
-		if in.Path != "" { // a single input object: only its directory matters
-			return false
-		}
-		return strings.HasPrefix(od, id)
-	}
-	return false
-}
+// within reports whether the output location lies inside the input
+// prefix, where the next night's job would read its own results: it is
+// storage.Within, which compares canonical locations (links resolved,
+// hosts by address, prefixes cleaned).
+func within(out, in Location) bool { return storage.Within(out, in) }

@@ -2,13 +2,10 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 
 	"gocloud.dev/blob"
@@ -27,6 +24,9 @@ type Location struct {
 	Path string
 	// Local is set for plain paths and file:// URLs.
 	Local bool
+	// read is set for a location parsed to be read (create false): a
+	// local one is then opened with this package's read-only driver.
+	read bool
 }
 
 // ParseLocation splits a blob URL or a local path into a bucket URL and a key
@@ -36,9 +36,21 @@ func ParseLocation(s string, create bool) (Location, error) {
 	if s == "" {
 		return Location{}, Usagef("empty location")
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || len(u.Scheme) == 1 { // "C:" style or no scheme: a path
+	rememberSecrets(s)
+	loc, err := parseLocation(s, create)
+	loc.read = !create
+	return loc, err
+}
+
+func parseLocation(s string, create bool) (Location, error) {
+	// A URL has a scheme followed by "://" (every gocloud.dev URL does):
+	// anything else, night:1 or C:\runs, is a path.
+	if !urlStart.MatchString(s) {
 		return localLocation(s, s, nil, create)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return Location{}, Usagef("%s: not a valid URL: %v", Redact(s), RedactErr(err))
 	}
 	if u.Scheme == "file" {
 		return localLocation(s, u.Path, u.Query(), create)
@@ -47,6 +59,14 @@ func ParseLocation(s string, create bool) (Location, error) {
 		return Location{}, Usagef("%s: no bucket name in the URL", Redact(s))
 	}
 	q := u.Query()
+	if ep := q.Get("endpoint"); ep != "" && u.Scheme == "s3" {
+		// The SDK parses it only at the first request, and retries what
+		// it cannot parse: say so now.
+		e, err := url.Parse(ep)
+		if err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
+			return Location{}, Usagef("%s: endpoint is not an http:// or https:// URL (is it percent-encoded twice?)", Redact(s))
+		}
+	}
 	q.Del("prefix")
 	b := url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: q.Encode()}
 	p := strings.TrimPrefix(u.Path, "/")
@@ -94,11 +114,23 @@ func (l Location) ObjectURL(key string) string {
 	}
 	u, err := url.Parse(l.BucketURL)
 	if err != nil {
-		return key
+		return Redact(key)
 	}
-	u.RawQuery = ""
-	return strings.TrimSuffix(u.String(), "/") + "/" + key
+	u.RawQuery, u.User = "", nil
+	return Redact(strings.TrimSuffix(u.String(), "/") + "/" + key)
 }
+
+// localDir is the folder of a local location.
+func (l Location) localDir() string {
+	u, err := url.Parse(l.BucketURL)
+	if err != nil {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// InMemory reports whether the location is a mem:// bucket.
+func (l Location) InMemory() bool { return strings.HasPrefix(l.BucketURL, "mem:") }
 
 // String is the location for messages, with secrets redacted.
 func (l Location) String() string { return Redact(l.Raw) }
@@ -121,6 +153,21 @@ func DefaultOpener(ctx context.Context, bucketURL string) (*blob.Bucket, func() 
 // of gocloud.dev accepts is a *UsageError; any other failure a
 // *StorageError naming the location, with secrets redacted.
 func OpenBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func() error, error) {
+	if l.Local && l.read {
+		u, err := url.Parse(l.BucketURL)
+		if err != nil {
+			return nil, nil, Usagef("%s: %v", l, RedactErr(err))
+		}
+		for k := range u.Query() {
+			switch k {
+			case "metadata", "create_dir", "dir_file_mode", "no_tmp_dir", "base_url", "secret_key_path":
+			default:
+				return nil, nil, Usagef("%s: unknown query parameter %q", l, k)
+			}
+		}
+		b := openLocalInput(l.localDir())
+		return b, b.Close, nil
+	}
 	if op == nil {
 		op = DefaultOpener
 	}
@@ -133,76 +180,4 @@ func OpenBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func(
 		return nil, nil, &StorageError{Op: "open", URL: l.String(), Err: RedactErr(err)}
 	}
 	return b, closeFn, nil
-}
-
-var secretParams = []string{"key", "secret", "token", "sig", "password", "credential", "sas", "signature", "auth"}
-
-// secretInText finds name=value pairs whose name looks like a secret, and
-// user:password@ in URLs, anywhere in a message (drivers repeat URLs inside
-// longer errors).
-var (
-	secretInText   = regexp.MustCompile(`(?i)([?&;\s"'(]?[a-z0-9_.-]*(?:key|secret|token|sig|password|credential|sas|signature|auth)[a-z0-9_.-]*=)([^&\s"')]+)`)
-	userinfoInText = regexp.MustCompile(`(://)[^/@\s"']+@`)
-)
-
-// Redact removes the values of URL query parameters that may hold secrets
-// (access keys, SAS signatures, tokens) and user:password parts, from a URL
-// or from any message that quotes one.
-func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || strings.ContainsAny(s, " \t\n") {
-		return redactText(s)
-	}
-	if u.RawQuery == "" && u.User == nil {
-		return s
-	}
-	q := u.Query()
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	changed := false
-	for _, k := range keys {
-		lk := strings.ToLower(k)
-		for _, sp := range secretParams {
-			if strings.Contains(lk, sp) {
-				q.Set(k, "REDACTED")
-				changed = true
-				break
-			}
-		}
-	}
-	if u.User != nil {
-		u.User = url.User("REDACTED")
-		changed = true
-	}
-	if !changed {
-		return s
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-func redactText(s string) string {
-	s = secretInText.ReplaceAllString(s, "${1}REDACTED")
-	return userinfoInText.ReplaceAllString(s, "${1}REDACTED@")
-}
-
-type redacted struct{ err error }
-
-func (r redacted) Error() string { return Redact(r.err.Error()) }
-func (r redacted) Unwrap() error { return r.err }
-
-// RedactErr wraps err so that its message is Redact'ed; errors.Is and
-// errors.As still see the cause. Wrapping twice is wrapping once.
-func RedactErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var r redacted
-	if errors.As(err, &r) {
-		return err
-	}
-	return redacted{err}
 }

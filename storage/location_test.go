@@ -102,7 +102,7 @@ func TestOpenBucket(t *testing.T) {
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
 		"s3://b/p?endpoint=http://127.0.0.1:1&region=us":   "s3://b/p?endpoint=http://127.0.0.1:1&region=us",
-		"azblob://c/p?sas_token=abc&domain=x":              "azblob://c/p?domain=x&sas_token=REDACTED",
+		"azblob://c/p?sas_token=abc&domain=x":              "azblob://c/p?sas_token=REDACTED&domain=x",
 		"https://user:pass@example.com/x?AccountKey=zzzz1": "https://REDACTED@example.com/x?AccountKey=REDACTED",
 	} {
 		if got := Redact(in); got != want {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"path"
@@ -203,7 +204,15 @@ type Object struct {
 // List returns the objects under the location's prefix whose base names
 // match a pattern, in bytewise key order. When the location names one object
 // exactly, that object alone is returned.
+//
+// A local INPUT folder is walked here, links followed (see local.go): a
+// folder or link that cannot be followed is a *StorageError naming it, and
+// so is a FIFO, socket or device whose name matches a pattern (it is never
+// opened).
 func List(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, rp RetryPolicy) ([]Object, error) {
+	if loc.Local && loc.read {
+		return listLocal(ctx, b, loc, patterns)
+	}
 	if loc.Path != "" {
 		var attrs *blob.Attributes
 		err := rp.Retry(ctx, func(ctx context.Context, _ func()) error {
@@ -265,4 +274,58 @@ func hexMD5(b []byte) string {
 		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
 	}
 	return string(out)
+}
+
+// listLocal is List for a local INPUT, folder or file.
+func listLocal(ctx context.Context, b *blob.Bucket, loc Location, patterns []string) ([]Object, error) {
+	dir := loc.localDir()
+	if loc.Path != "" {
+		attrs, err := b.Attributes(ctx, loc.Path)
+		if err != nil {
+			return nil, &StorageError{Op: "read", URL: loc.ObjectURL(loc.Path), Err: localCause(err)}
+		}
+		return []Object{{Key: loc.Path, Rel: path.Base(loc.Path), Size: attrs.Size, ETag: attrs.ETag}}, nil
+	}
+	ents, err := walkLocal(ctx, dir)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &StorageError{Op: "list", URL: loc.String(), Err: err}
+	}
+	var out []Object
+	for _, e := range ents {
+		if !matches(patterns, path.Base(e.key)) {
+			continue
+		}
+		if !e.mode.IsRegular() {
+			p := loc.ObjectURL(e.key)
+			return nil, &StorageError{Op: "read", URL: p, Err: notRegular(e.mode)}
+		}
+		out = append(out, Object{Key: e.key, Rel: e.key, Size: e.size})
+	}
+	return out, nil
+}
+
+// localCause is the os error inside a gocloud.dev error, for a message
+// without the driver's wrapping.
+func localCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	var nr *notRegularError
+	if errors.As(err, &nr) {
+		return nr
+	}
+	return err
+}
+
+func matches(patterns []string, base string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, base); ok {
+			return true
+		}
+	}
+	return false
 }
