@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -38,10 +40,10 @@ func inputFlags() []cli.Flag {
 			Usage:       "comma-separated row fields whose values identify a run; rows with equal values form one run, across files (\"\" for none: one run per file)"},
 		&cli.StringFlag{Name: "protocol", Category: catInput, Value: scoring.Default(),
 			Usage: "evaluation protocol of the rows: " + protocolSummaries()},
-		&cli.IntFlag{Name: "max-line-bytes", Category: catInput, Value: readers.DefaultMaxLineBytes,
-			Usage: "fail on a line longer than this many bytes (a guard against runaway rows)"},
-		&cli.Int64Flag{Name: "max-object-bytes", Category: catInput, Value: readers.DefaultMaxObjectBytes,
-			Usage: "fail on an object that decompresses to more than this many bytes (a guard against decompression bombs)"},
+		&cli.StringFlag{Name: "max-line-bytes", Category: catInput, Value: sizeText(readers.DefaultMaxLineBytes), DefaultText: sizeText(readers.DefaultMaxLineBytes),
+			Usage: "fail on a line longer than `SIZE` (a guard against runaway rows); " + sizeUsage},
+		&cli.StringFlag{Name: "max-object-bytes", Category: catInput, Value: sizeText(readers.DefaultMaxObjectBytes), DefaultText: sizeText(readers.DefaultMaxObjectBytes),
+			Usage: "fail on an object that decompresses to more than `SIZE` (a guard against decompression bombs); " + sizeUsage},
 		&cli.IntFlag{Name: "max-labels", Category: catInput, Value: readers.DefaultMaxLabels,
 			Usage: "fail on a run with more distinct regime_id values than this"},
 		&cli.IntFlag{Name: "max-runs", Category: catInput, Value: readers.DefaultMaxRuns,
@@ -49,7 +51,7 @@ func inputFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-bad-rows", Category: catInput, Value: 0,
 			Usage: "skip up to this many bad rows in all (invalid JSON, a field of the wrong type, a missing reward or regime_id, …), each named in manifest.json and counted in the report; one more fails the job, naming it (validate lists every bad row, and fails only past this many). Errors of a whole object (corrupt gzip or zstd, --max-line-bytes, --max-object-bytes) are never skipped"},
 		&cli.StringFlag{Name: "memory-limit", Category: catOutput, DefaultText: "half the machine's memory",
-			Usage: "memory for decoded rows (e.g. 4GiB); past it, rows spill to --spill-dir and runs are scored one at a time, so a sweep larger than memory still scores. Given explicitly, it also sets Go's soft memory limit to it plus 96MiB (unless GOMEMLIMIT is set)"},
+			Usage: "memory for decoded rows, a `SIZE` (" + sizeExamples + "); past it, rows spill to --spill-dir and runs are scored one at a time, so a sweep larger than memory still scores. Given explicitly, it also sets Go's soft memory limit to it plus 96MiB (unless GOMEMLIMIT is set)"},
 		&cli.StringFlag{Name: "spill-dir", Category: catOutput, DefaultText: "the system temp dir", TakesFile: true,
 			Usage: "local folder for spilled rows (emptied when the job ends)"},
 		&cli.IntFlag{Name: "concurrency", Category: catOutput, Value: runtime.NumCPU(),
@@ -189,27 +191,30 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 			cfg.Reader.IdentityFields = []string{}
 		}
 	}
-	cfg.Reader.MaxLineBytes = cmd.Int("max-line-bytes")
-	cfg.Reader.MaxObjectBytes = cmd.Int64("max-object-bytes")
+	lineBytes, err := sizeFlag(cmd, "max-line-bytes")
+	if err != nil {
+		return err
+	}
+	cfg.Reader.MaxLineBytes = int(min(lineBytes, math.MaxInt))
+	if cfg.Reader.MaxObjectBytes, err = sizeFlag(cmd, "max-object-bytes"); err != nil {
+		return err
+	}
 	cfg.Reader.MaxLabels = cmd.Int("max-labels")
 	cfg.Reader.MaxRuns = cmd.Int("max-runs")
 	if cfg.MaxBadRows = cmd.Int("max-bad-rows"); cfg.MaxBadRows < 0 {
 		return pipeline.Usagef("--max-bad-rows %d: want at least 0", cfg.MaxBadRows)
 	}
-	for name, v := range map[string]int64{"max-line-bytes": int64(cfg.Reader.MaxLineBytes), "max-object-bytes": cfg.Reader.MaxObjectBytes,
-		"max-labels": int64(cfg.Reader.MaxLabels), "max-runs": int64(cfg.Reader.MaxRuns)} {
+	for name, v := range map[string]int64{"max-labels": int64(cfg.Reader.MaxLabels), "max-runs": int64(cfg.Reader.MaxRuns)} {
 		if v < 1 {
 			return pipeline.Usagef("--%s %d: want at least 1", name, v)
 		}
 	}
 	cfg.Concurrency = cmd.Int("concurrency")
 	cfg.Version = version
-	if s := cmd.String("memory-limit"); s != "" {
-		n, err := pipeline.ParseBytes(s)
-		if err != nil || n < 1 {
-			return pipeline.Usagef("--memory-limit %q: want a size such as 4GiB, 512MB or 1048576", s)
+	if cmd.String("memory-limit") != "" {
+		if cfg.MemoryLimit, err = sizeFlag(cmd, "memory-limit"); err != nil {
+			return err
 		}
-		cfg.MemoryLimit = n
 	}
 	cfg.SpillDir = cmd.String("spill-dir")
 
@@ -228,6 +233,41 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 		}
 	}
 	return nil
+}
+
+// Every byte-size flag takes what pipeline.ParseBytes reads: a number of
+// bytes, or a number with a unit (KiB, MiB, GiB, TiB; KB, MB, GB, TB; K, M,
+// G, T as binary units; B), on the command line and in a job file.
+const (
+	sizeExamples = "1MiB, 256MB, 4GiB or 1048576 bytes"
+	sizeUsage    = "a size such as " + sizeExamples
+)
+
+// sizeFlag reads the byte-size flag name: at least one byte, or a usage
+// error naming the flag, the value and what it wants.
+func sizeFlag(cmd *cli.Command, name string) (int64, error) {
+	s := cmd.String(name)
+	n, err := pipeline.ParseBytes(s)
+	if err != nil {
+		return 0, pipeline.Usagef("--%s %q: want a size such as %s", name, s, sizeExamples)
+	}
+	if n < 1 {
+		return 0, pipeline.Usagef("--%s %q: want a size of at least 1 byte, such as %s", name, s, sizeExamples)
+	}
+	return n, nil
+}
+
+// sizeText prints a default size in the largest binary unit that divides it.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func splitList(s string) []string {
