@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/crlbatch/crlbatch/writers"
@@ -60,8 +61,10 @@ type corpusCase struct {
 // corpusGen is an input written at test time under IN.
 type corpusGen struct {
 	File  string `json:"file"`
-	Kind  string `json:"kind"` // long_line, gzip_bomb
+	Kind  string `json:"kind"` // long_line, gzip_bomb, fifo, symlink
 	Bytes int    `json:"bytes"`
+	// Target is where a symlink points (placeholders expanded).
+	Target string `json:"target"`
 }
 
 // corpusParquet checks one result table. With Rows set, the table's row
@@ -151,12 +154,13 @@ func runCorpusCase(t *testing.T, dir string, c *corpusCase) {
 	if err := corpusCopyTree(filepath.Join(caseDir, "in"), in); err != nil {
 		t.Fatal(err)
 	}
+	vars := map[string]string{"IN": in, "OUT": out, "CASE": caseDir}
 	for _, g := range c.Generate {
+		g.Target = corpusExpand(g.Target, vars)
 		if err := corpusGenerate(filepath.Join(in, filepath.FromSlash(g.File)), g); err != nil {
 			t.Fatalf("generate %s: %v", g.File, err)
 		}
 	}
-	vars := map[string]string{"IN": in, "OUT": out, "CASE": caseDir}
 	for _, s := range c.Setup {
 		code, _, stderr, panicked := corpusInvoke(corpusExpandArgs(s, vars))
 		if panicked != "" || code != 0 {
@@ -259,6 +263,12 @@ func corpusGenerate(path string, g corpusGen) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
+	switch g.Kind {
+	case "fifo":
+		return syscall.Mkfifo(path, 0o644)
+	case "symlink":
+		return os.Symlink(filepath.FromSlash(g.Target), path)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -294,7 +304,7 @@ func corpusGenerate(path string, g corpusGen) error {
 		}
 		err = zw.Close()
 	default:
-		err = fmt.Errorf("unknown kind %q (want long_line or gzip_bomb)", g.Kind)
+		err = fmt.Errorf("unknown kind %q (want long_line, gzip_bomb, fifo or symlink)", g.Kind)
 	}
 	if err != nil {
 		return err
@@ -340,11 +350,16 @@ func corpusSnapshot(t *testing.T, dir string) map[string]string {
 		if d.IsDir() {
 			return nil
 		}
+		rel, _ := filepath.Rel(dir, p)
+		if !d.Type().IsRegular() { // a link or a FIFO: what it is, never its bytes
+			target, _ := os.Readlink(p)
+			out[filepath.ToSlash(rel)] = d.Type().String() + " " + target
+			return nil
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
 		sum := sha256.Sum256(data)
 		out[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
 		return nil
