@@ -24,6 +24,14 @@
 //     MAP<STRING,STRING>. Column names are snake_case, in declaration order.
 //   - A Table refuses mistakes instead of writing nulls: a row that misses a
 //     column, sets one twice or holds a bad value is an error.
+//   - Text from the data (family names, run keys, labels, task names, object
+//     keys, metadata values) enters the report only through Text (table
+//     cells, headings, list items) or Code (a code span), which escape what
+//     Markdown or HTML would read as syntax and leave ordinary names byte for
+//     byte as they are; Report.Render does so for everything it is given but
+//     Bound and Extra, which are Markdown. Notes stay plain sentences (as
+//     manifest.json lists them) and are escaped as the report lists them.
+//     MarkdownTable keeps every row's cells whatever they hold.
 //
 // The package knows no protocol and imports none: a protocol's adapter
 // (scoring/<name>score) declares its tables' columns once with Table and
