@@ -3,8 +3,11 @@
 //
 //   - ParseLocation turns a gocloud.dev blob URL (s3://, gs://, azblob://,
 //     mem://, file://) or a plain local path into a Location: a bucket URL
-//     and a key prefix. Local folders are opened with metadata=skip, so no
-//     .attrs sidecars are written.
+//     and a key prefix. Only scheme:// makes a URL (night:1 is a folder).
+//     Local outputs are opened with metadata=skip, so no .attrs sidecars
+//     are written; a local INPUT is read by this package's read-only
+//     driver (local.go): links followed, names as they are, unreadable
+//     folders, dangling links and loops errors, only regular files read.
 //   - OpenBucket opens a Location's bucket through an Opener (DefaultOpener
 //     uses gocloud.dev's URL mux; tests hand in their own). The package
 //     imports no blob driver: whoever runs it (cmd) blank-imports the
@@ -13,15 +16,22 @@
 //     errors, resets, truncated bodies, attempts that make no progress for
 //     IdleTimeout) with exponential backoff, bounded in attempts and time.
 //   - List lists a prefix, or one named object, in bytewise key order.
-//   - Redact and RedactErr remove secrets (keys, tokens, SAS signatures,
-//     user:password) from URLs and from messages that quote them; every
-//     error this package returns is redacted.
+//   - Within tells whether an OUTPUT lies inside an INPUT, comparing
+//     canonical locations (links resolved, hosts by address, prefixes
+//     cleaned).
+//   - Redact, the one redaction function, and RedactErr remove secrets
+//     (keys, tokens, SAS signatures, user:password) from URLs at every
+//     nesting and encoding and from messages that quote them; every error
+//     this package returns is redacted. ParseLocation remembers the
+//     secrets of the locations it parses, so that Redact finds them in any
+//     message: the package's only state.
 //
 // Errors are typed for the exit status the command maps them to: a
 // *UsageError is a bad location or flag (2), a *StorageError a failure of
 // the store that persisted through the retries and names the object or
 // prefix (3), a *DataError bad input found after decoding (1).
 //
-// The package holds no state and starts no goroutine that outlives a call;
-// it knows no protocol and no output format.
+// Besides those secrets the package holds no state; it starts no
+// goroutine that outlives a call; it knows no protocol and no output
+// format.
 package storage
