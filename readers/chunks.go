@@ -93,6 +93,7 @@ type Chunk struct {
 	lines int    // the number of the last line read so far (ObjectRuns.Lines)
 	data  []byte // the lines, one after the other
 	ends  []int  // where each line ends in data
+	long  []byte // a line after them that was too long for the line buffer, taken over, not copied
 	err   error  // the stream broke after the last line: the object's error
 }
 
@@ -124,11 +125,16 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 			c.done = true
 			break
 		}
+		if c.lr.owned {
+			// A long line has a buffer of its own: the chunk ends with it.
+			ch.long = line
+			break
+		}
 		ch.data = append(ch.data, line...)
 		ch.ends = append(ch.ends, len(ch.data))
 	}
 	ch.lines = c.lr.line
-	if len(ch.ends) == 0 && ch.err == nil {
+	if len(ch.ends) == 0 && ch.long == nil && ch.err == nil {
 		return nil, io.EOF
 	}
 	c.issued++
@@ -178,6 +184,9 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 		}
 		start = end
 	}
+	if cr.stop == nil && ch.long != nil {
+		cr.stop = od.line(ch.long, ch.first+len(ch.ends))
+	}
 	if cr.stop == nil {
 		cr.stop = ch.err
 	}
@@ -185,7 +194,7 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	// Nothing decoded points into the lines (labels, metadata and
 	// messages are copies): the buffer serves a later chunk.
 	c.bufs.Put(&lineBuf{ch.data, ch.ends})
-	ch.data, ch.ends = nil, nil
+	ch.data, ch.ends, ch.long = nil, nil, nil
 	return cr
 }
 

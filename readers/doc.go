@@ -105,9 +105,15 @@
 // at the very start of an object is skipped (anywhere else it is invalid
 // JSON). A line holding only spaces, tabs and '\r' is blank and skipped
 // (it still counts for line numbers). The last line needs no '\n'. There is
-// no small line-length limit: the line buffer grows to the longest line, up
-// to Options.MaxLineBytes (--max-line-bytes, default 256 MiB, counted
-// without the line end and without a leading byte-order mark).
+// no small line-length limit: a line may be as long as Options.MaxLineBytes
+// (--max-line-bytes, default 256 MiB, counted without the line end and
+// without a leading byte-order mark). The line buffer grows to the longest
+// line up to 4 MiB; a longer line is read on into blocks outside the Go heap
+// (where the system has mmap) and copied into a buffer of exactly its
+// length, which is dropped once the line is decoded (a chunk takes it over
+// instead of copying it). A long line therefore costs about its length,
+// once, while it is read and decoded, and nothing afterwards; values longer
+// than 64 KiB are never kept in the decoder's cache of repeated values.
 //
 // # Rows (PROTOCOLS 1.1)
 //

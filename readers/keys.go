@@ -200,16 +200,25 @@ func (k *keyInfo) cached(data []byte, pos int) int {
 	return n
 }
 
+// maxCachedValue is the longest value cached: a longer one costs a copy
+// (of a line's length, for a long line's padding) and saves little.
+const maxCachedValue = 64 << 10
+
 // remember keeps val, just validated, as k's cached value, unless the
-// cache has stopped paying for k.
-func (k *keyInfo) remember(val []byte, kind byte) {
+// cache has stopped paying for k or val is too long to keep (the cache
+// keeps its value then). It reports whether val is the cached value now.
+func (k *keyInfo) remember(val []byte, kind byte) bool {
 	k.misses++
 	if k.misses > 32 && k.misses > 2*k.hits {
 		k.off, k.last = true, nil
-		return
+		return false
+	}
+	if len(val) > maxCachedValue {
+		return false
 	}
 	k.last = append(k.last[:0], val...)
 	k.lastP = makePattern(k.last)
 	k.lastKind = kind
 	k.gen++
+	return true
 }

@@ -8,14 +8,24 @@ import (
 
 const initialLineBuffer = 128 << 10
 
+// maxLineBuffer is the largest the line buffer grows to. A longer line is
+// read on into blocks of this size, then copied into a buffer of exactly its
+// length that the reader lets go of with the next line (longLine): a line
+// costs about twice its length while it is read, its length while it is
+// decoded, and nothing once the next line is read; the buffer never grows
+// past the longest line (issue 13: a 200 MB line held 768 MiB of doubled
+// buffers, and a chunk copied it again).
 const maxLineBuffer = 4 << 20
 
 var bom = []byte{0xef, 0xbb, 0xbf}
 
-// lineReader splits a stream into lines without a small length limit: its
-// buffer grows to hold the longest line, up to max bytes (without the line
-// end). It strips a UTF-8 byte-order mark at the start of the stream and a
-// '\r' before each '\n'. The returned line is valid until the next call.
+// lineReader splits a stream into lines without a small length limit, up to
+// max bytes (without the line end): its buffer grows to hold the longest
+// line up to maxLineBuffer, and a longer line gets a buffer of its own. It
+// strips a UTF-8 byte-order mark at the start of the stream and a '\r'
+// before each '\n'. The returned line is valid until the next call, unless
+// owned says it is in a buffer of its own, which the reader never touches
+// again.
 type lineReader struct {
 	r     io.Reader
 	buf   []byte
@@ -27,6 +37,7 @@ type lineReader struct {
 	max   int
 	line  int  // number of the last line returned (1-based)
 	first bool // the BOM check is pending
+	owned bool // the last line returned is in a buffer of its own
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -37,6 +48,7 @@ func newLineReader(r io.Reader, max int) *lineReader {
 // the error of the underlying reader (a *DataError without URL when the line
 // is too long).
 func (lr *lineReader) next() ([]byte, int, error) {
+	lr.owned = false
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n'); i >= 0 {
 			nl := lr.scan + i
@@ -64,9 +76,79 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		if lr.err != nil {
 			return nil, lr.line + 1, lr.err
 		}
+		if lr.start == 0 && lr.end == len(lr.buf) && len(lr.buf) >= maxLineBuffer {
+			return lr.longLine(slack)
+		}
 		if err := lr.fill(); err != nil {
 			return nil, lr.line + 1, err
 		}
+	}
+}
+
+// longLine reads on a line that fills the line buffer at its largest size:
+// into blocks of that size until its '\n', the end of the stream or an
+// error, then copies it into a buffer of exactly its length (owned). The
+// blocks are mapped outside the Go heap where the system allows
+// (blocks_unix.go) and unmapped as soon as they are copied, so the line
+// costs little more than its length even while it is put together; none of
+// them outlives the call. What follows the line goes to the line buffer.
+func (lr *lineReader) longLine(slack int) ([]byte, int, error) {
+	var blocks [][]byte // the line's bytes after those in lr.buf
+	defer func() {
+		for _, b := range blocks {
+			freeBlock(b)
+		}
+	}()
+	n := lr.end // bytes of the line so far
+	for {
+		blk := allocBlock(len(lr.buf))
+		blocks = append(blocks, blk)
+		m, nl := 0, -1
+		for m < len(blk) && nl < 0 && !lr.eof && lr.err == nil {
+			k, err := lr.r.Read(blk[m:])
+			if i := bytes.IndexByte(blk[m:m+k], '\n'); i >= 0 {
+				nl = m + i
+			}
+			m += k
+			if err == io.EOF {
+				lr.eof = true
+			} else if err != nil {
+				// As in fill: a whole line is handed out first, the
+				// error comes next.
+				lr.err = err
+			}
+		}
+		end := m // the line's bytes in blk
+		if nl >= 0 {
+			end = nl
+		}
+		if n+end > lr.max+slack {
+			lr.line++
+			return nil, lr.line, lr.tooLong()
+		}
+		if nl < 0 && !lr.eof {
+			if lr.err != nil {
+				return nil, lr.line + 1, lr.err
+			}
+			n += m // blk is full
+			continue
+		}
+		line := make([]byte, n+end)
+		off := copy(line, lr.buf[:lr.end])
+		last := len(blocks) - 1
+		for i, b := range blocks[:last] {
+			off += copy(line[off:], b)
+			freeBlock(b)
+			blocks[i] = nil
+		}
+		copy(line[off:], blk[:end])
+		rest := blk[m:m]
+		if nl >= 0 {
+			rest = blk[nl+1 : m]
+		}
+		lr.start, lr.scan, lr.end = 0, 0, copy(lr.buf, rest)
+		lr.owned = true
+		return lr.finish(line)
 	}
 }
 
@@ -105,7 +187,7 @@ func (lr *lineReader) fill() error {
 		lr.start = 0
 	}
 	if lr.end == len(lr.buf) {
-		size := 2 * len(lr.buf)
+		size := min(2*len(lr.buf), maxLineBuffer)
 		if limit := lr.max + 2 + len(bom); size > limit && limit > len(lr.buf) {
 			size = limit
 		}

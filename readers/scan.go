@@ -650,8 +650,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 			return d.typeError(kind, "number")
 		}
 	}
-	if !hit && ki != nil && !ki.off {
-		ki.remember(val, kind)
+	if !hit && ki != nil && !ki.off && ki.remember(val, kind) {
 		ki.lastNum = d.row.Gamma
 	}
 	if id != noKey {

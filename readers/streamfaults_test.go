@@ -2,6 +2,10 @@ package readers
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -96,5 +100,214 @@ func TestZstdLongWindow(t *testing.T) {
 	// before.
 	if _, err := DecodeObject(testURL, "x", bytes.NewReader(zstdFrame(28, rows)), Options{MaxObjectBytes: 1 << 20}); err != nil {
 		t.Error(err)
+	}
+}
+
+// longLineObject is three rows, the second padded to n bytes by a per-step
+// extra field.
+func longLineObject(n int) []byte {
+	head := `{"reward": 0.5, "regime_id": "a", "blob": "`
+	tail := `"}`
+	var b bytes.Buffer
+	b.WriteString(`{"reward": 1, "regime_id": "a"}` + "\n" + head)
+	b.Write(bytes.Repeat([]byte("x"), n-len(head)-len(tail)))
+	b.WriteString(tail + "\n" + `{"reward": 0.25, "regime_id": "b"}` + "\n")
+	return b.Bytes()
+}
+
+// allocated runs f and returns the bytes it allocated.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestLongLineMemory (issue 13, finding 11): a 200 MB line took 903 MB. A
+// line is read into buffers that together hold about the line, then into
+// one buffer of exactly its length; the reader keeps nothing of it
+// afterwards, and a chunk takes the long line over instead of copying it.
+func TestLongLineMemory(t *testing.T) {
+	const n = 40 << 20
+	data := longLineObject(n)
+
+	// The line reader alone: what it allocates for one long line, and what
+	// it holds afterwards.
+	lr := newLineReader(bytes.NewReader(data), DefaultMaxLineBytes)
+	var lines [][]byte
+	got := allocated(func() {
+		for {
+			line, _, err := lr.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, line[:min(len(line), 8)])
+		}
+	})
+	if len(lines) != 3 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	// Off the heap, the blocks do not count: the line's own buffer does.
+	heap := 2 * n
+	if blocksOffHeap {
+		heap = n
+	}
+	if limit := uint64(heap + 16<<20); got > limit {
+		t.Errorf("reading a %d-byte line allocated %d bytes, want at most %d", n, got, limit)
+	}
+	if c := cap(lr.buf); c > 8<<20 {
+		t.Errorf("the line reader holds %d bytes after the long line", c)
+	}
+
+	// DecodeObject, as the pipeline calls it on one core.
+	got = allocated(func() {
+		obj, err := DecodeObject(testURL, "x", bytes.NewReader(data), Options{})
+		if err != nil || obj.Rows != 3 {
+			t.Fatalf("%v rows, %v", obj, err)
+		}
+	})
+	if limit := uint64(heap + 24<<20); got > limit {
+		t.Errorf("DecodeObject allocated %d bytes for a %d-byte line, want at most %d", got, n, limit)
+	}
+
+	// In chunks: the chunk takes the line over, it is not copied again.
+	got = allocated(func() {
+		obj, err := decodeChunked(data, Options{}, DefaultChunkBytes, false)
+		if err != nil || obj.Rows != 3 {
+			t.Fatalf("%v rows, %v", obj, err)
+		}
+	})
+	if limit := uint64(heap + 32<<20); got > limit {
+		t.Errorf("chunked decoding allocated %d bytes for a %d-byte line, want at most %d", got, n, limit)
+	}
+}
+
+// TestLongLineLimits: the line limit still holds, at the same line, with
+// the long-line path (a line past the line buffer) as without it; every
+// boundary of a long line is found.
+func TestLongLineLimits(t *testing.T) {
+	for _, n := range []int{maxLineBuffer - 1, maxLineBuffer, maxLineBuffer + 1, 3*maxLineBuffer + 7} {
+		data := longLineObject(n)
+		for _, max := range []int{n - 1, n, n + 1} {
+			obj, err := DecodeObject(testURL, "x", bytes.NewReader(data), Options{MaxLineBytes: max})
+			if max < n {
+				if err == nil || asDataError(t, err).Line != 2 || !strings.Contains(err.Error(), "line longer than") {
+					t.Errorf("line %d, limit %d: %v", n, max, err)
+				}
+				continue
+			}
+			if err != nil || obj.Rows != 3 || obj.Lines != 3 {
+				t.Errorf("line %d, limit %d: %v %v", n, max, obj, err)
+			}
+		}
+		// No final newline, CRLF, a BOM, one byte at a time.
+		crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+		for name, d := range map[string][]byte{
+			"no final newline": bytes.TrimSuffix(data, []byte("\n")),
+			"long last line":   data[:bytes.LastIndex(data, []byte("\n{\"reward\": 0.25"))],
+			"crlf":             crlf,
+			"bom":              append(append([]byte(nil), bom...), data...),
+		} {
+			for _, r := range []io.Reader{bytes.NewReader(d), &shortReader{d, 4093}} {
+				obj, err := DecodeObject(testURL, "x", r, Options{MaxLineBytes: n})
+				if err != nil || obj.Rows != bytes.Count(d, []byte(`"reward"`)) {
+					t.Errorf("line %d, %s: %v %v", n, name, obj, err)
+				}
+			}
+		}
+	}
+}
+
+// shortReader returns at most n bytes a read.
+type shortReader struct {
+	b []byte
+	n int
+}
+
+func (r *shortReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	m := copy(p[:min(len(p), r.n)], r.b)
+	r.b = r.b[m:]
+	return m, nil
+}
+
+// TestLongLinesInChunks: chunks that take long lines over keep them intact
+// while later lines are read (every chunk is read before any is decoded), and
+// chunked decoding gives what DecodeObject gives, long labels included.
+func TestLongLinesInChunks(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"reward": 1, "regime_id": "s"}` + "\n")
+	for i, c := range []string{"a", "b", "c"} {
+		fmt.Fprintf(&b, `{"reward": %d, "regime_id": "%s"}`+"\n", i, strings.Repeat(c, maxLineBuffer+i*maxLineBuffer/3))
+	}
+	b.WriteString(`{"reward": 1, "regime_id": "s"}` + "\n")
+	data := b.Bytes()
+	obj, err := DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Assemble([]*ObjectRuns{obj}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(want[0].LabelNames); n != 4 || want[0].LabelNames[3] != strings.Repeat("c", maxLineBuffer+2*maxLineBuffer/3) {
+		t.Fatalf("%d labels", n)
+	}
+	for _, parallel := range []bool{false, true} {
+		for _, size := range []int{1, 1 << 10, DefaultChunkBytes} {
+			obj, err := decodeChunked(data, Options{}, size, parallel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Assemble([]*ObjectRuns{obj}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("parallel %v, size %d: the traces differ from DecodeObject's", parallel, size)
+			}
+		}
+	}
+	// The line limit fails the same line either way.
+	_, err = DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), Options{MaxLineBytes: maxLineBuffer + 100})
+	_, cerr := decodeChunked(data, Options{MaxLineBytes: maxLineBuffer + 100}, 1<<10, true)
+	if err == nil || cerr == nil || err.Error() != cerr.Error() || asDataError(t, err).Line != 3 {
+		t.Errorf("DecodeObject: %v\nchunked:      %v", err, cerr)
+	}
+}
+
+// TestLongValueNotCached: a value too long for the cache of repeated values
+// (a long line's padding) is not copied into it; the cache keeps the value
+// before it, gamma's number included, so a later row repeating that value
+// decodes as a fresh decoder decodes it.
+func TestLongValueNotCached(t *testing.T) {
+	long := `0.25` + strings.Repeat("0", maxCachedValue)
+	lines := []string{
+		`{"reward":1,"regime_id":"a","gamma":0.5,"x":"a"}`,
+		`{"reward":1,"regime_id":"a","gamma":` + long + `,"x":"` + strings.Repeat("b", maxCachedValue+1) + `"}`,
+		`{"reward":1,"regime_id":"a","gamma":0.5,"x":"a"}`,
+	}
+	seq := newRowDecoder(nil)
+	for i, line := range lines {
+		fresh := newRowDecoder(nil)
+		if err := seq.decode([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		if err := fresh.decode([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := decodedRow(seq), decodedRow(fresh); !got.equal(want) {
+			t.Fatalf("line %d: after the lines before %v, alone %v", i+1, got, want)
+		}
+	}
+	if n := len(seq.top.keys[seq.gammaID].last); n > maxCachedValue {
+		t.Errorf("a %d-byte value is cached", n)
 	}
 }
