@@ -467,15 +467,19 @@ func firstDiff(got, want string) string {
 // each object key.
 type requestCounts struct {
 	byKind map[string]int
+	lists  map[string]int // bucket → listing requests
 	gets   map[string]int // key → GETs
 	total  int
 }
 
 func countRequests(log []Entry) requestCounts {
-	rc := requestCounts{byKind: map[string]int{}, gets: map[string]int{}}
+	rc := requestCounts{byKind: map[string]int{}, lists: map[string]int{}, gets: map[string]int{}}
 	for _, e := range log {
 		rc.total++
 		rc.byKind[e.Kind]++
+		if e.Kind == "list" {
+			rc.lists[e.Bucket]++
+		}
 		if e.Kind == "get" {
 			rc.gets[e.Key]++
 		}

@@ -59,8 +59,13 @@ func TestCloudEndToEnd(t *testing.T) {
 			if len(rc.gets) != len(want) {
 				t.Errorf("the job read %d objects, want %d", len(rc.gets), len(want))
 			}
-			if n := rc.byKind["list"]; n != 1 {
-				t.Errorf("%d listing requests, want 1 (one page)", n)
+			// One listing page of the input; one of OUTPUT, whose tidying
+			// before publishing looks for what unfinished jobs left.
+			if n := rc.lists[inBucket]; n != 1 {
+				t.Errorf("%d listing requests of the input, want 1 (one page)", n)
+			}
+			if n := rc.lists[outBucket]; n != 1 {
+				t.Errorf("%d listing requests of the output, want 1 (tidying, one page)", n)
 			}
 			if n := rc.byKind["put"]; n < len(outputNames) || n > 2*len(outputNames) {
 				t.Errorf("%d upload requests for %d files", n, len(outputNames))

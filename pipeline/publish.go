@@ -53,10 +53,6 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 	if exists && !j.cfg.Overwrite {
 		return "", Usagef("%s already holds a complete result (%s): pass --overwrite to publish a new one beside it (the %s pointer then names the newest)", j.out, ManifestName, LatestName)
 	}
-	// This job will publish: first tidy up after jobs that did not finish.
-	if err := j.tidy(ctx, b); err != nil {
-		return "", err
-	}
 	if !exists {
 		return j.out.Prefix, nil
 	}
@@ -392,7 +388,7 @@ func splitAttempt(name string) (string, int) {
 	return t, i
 }
 
-// tidy runs before a job publishes. It removes what jobs that did not
+// tidy runs once a job has listed its input, before it reads it. It removes what jobs that did not
 // finish left under OUTPUT (an attempt prefix without a manifest, the local
 // driver's temporary files beside a result, empty attempt folders), and
 // makes LATEST name the newest complete attempt if it does not (a job

@@ -164,6 +164,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, &DataError{Err: fmt.Errorf("%s: no object matches %q", j.in, cfg.Patterns)}
 	}
 	j.log.Info("listed", "input", j.in.String(), "objects", len(objs))
+	// This job means to publish: first tidy up after jobs that did not
+	// finish (after the input is listed, so that a store failing every
+	// listing is reported for the input).
+	if err := j.tidy(ctx, outB); err != nil {
+		return nil, err
+	}
 
 	j.prog.setTotal(len(objs), sumSizes(objs))
 	rd, err := j.read(ctx, inB, objs)

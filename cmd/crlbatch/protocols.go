@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -114,19 +115,10 @@ func checkProtocolFlags(cmd *cli.Command, protocol string) error {
 			continue
 		}
 		o := owners[f.Name]
-		if !contains(o, protocol) {
+		if !slices.Contains(o, protocol) {
 			sort.Strings(o)
 			return pipeline.Usagef("--%s applies to --protocol %s only, not %s", f.Name, strings.Join(o, ", "), protocol)
 		}
 	}
 	return nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

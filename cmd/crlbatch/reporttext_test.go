@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -282,4 +283,35 @@ func closingRun(s string, i, n int) int {
 		i += m
 	}
 	return -1
+}
+
+// Labels quoted in skyfall's ceiling sentence (per-label ceilings) are
+// code spans that a backtick in the label cannot break.
+func TestCeilingSentenceQuotesLabels(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := 0; i < 20; i++ {
+		l := "calm"
+		if i >= 10 {
+			l = "a`b # x"
+		}
+		fmt.Fprintf(&b, `{"step": %d, "reward": %d, "regime_id": %q}`+"\n", i, i%3, l)
+	}
+	if err := os.WriteFile(filepath.Join(in, "r.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--ceiling", "data_relative"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), "Per-label ceilings: ``a`b # x`` 2.0000, `calm` 2.0000.") {
+		t.Errorf("the ceiling sentence does not quote the labels as code spans:\n%s", report)
+	}
 }

@@ -65,7 +65,7 @@ func inputFlags() []cli.Flag {
 func scoreFlags() []cli.Flag {
 	flags := append(inputFlags(),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
-			Usage: "where to write the results: a folder, file://, s3://, gs://, azblob:// or mem:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
+			Usage: "where to write the results: a folder, file://, s3://, gs:// or azblob:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
 		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
 			Usage: "publish a new result when --out already holds a complete one: it goes to --out/attempts/<time>/ and --out/LATEST then names it; the earlier result is never overwritten (without this flag the job refuses)"},
 
@@ -92,7 +92,7 @@ func scoreCommand() *cli.Command {
 		Name:      "score",
 		Usage:     "the nightly job: list, read, score, reduce and write results",
 		ArgsUsage: "INPUT --out OUTPUT",
-		Description: "INPUT is a folder, a file, or a file://, s3://, gs://, azblob:// or mem:// prefix; every object\n" +
+		Description: "INPUT is a folder, a file, or a file://, s3://, gs:// or azblob:// prefix; every object\n" +
 			"under it whose name matches --pattern is read. OUTPUT receives the protocol's Parquet files\n" +
 			"(" + protocolDefaults(func(d scoring.Description) string { return strings.Join(d.Outputs, ", ") }) + "),\n" +
 			"report.md and, last, manifest.json.",

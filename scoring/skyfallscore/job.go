@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/crlbatch/crlbatch/protocol"
@@ -34,7 +35,7 @@ func NewJob(cfg Config, env scoring.Env) (scoring.Job, error) {
 	j.dec = &decoder{opts: ropts, max: env.Concurrency + 1}
 	if cfg.EpisodeEndFromSpec {
 		for _, c := range upperbound.EpisodeEndComponents(cfg.Spec) {
-			if !contains(j.p.EpisodeEnd, c) {
+			if !slices.Contains(j.p.EpisodeEnd, c) {
 				j.p.EpisodeEnd = append(j.p.EpisodeEnd, c)
 			}
 		}
@@ -94,7 +95,7 @@ func (c *Config) check() error {
 func (c *Config) components() []string {
 	var out []string
 	add := func(n string) {
-		if !contains(out, n) {
+		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
@@ -220,13 +221,4 @@ func allZero(xs []float64) bool {
 		}
 	}
 	return true
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -171,7 +171,7 @@ func boundSentence(info *ceilingInfo) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = fmt.Sprintf("`%s` %s", k, f(info.Values[k]))
+			parts[i] = fmt.Sprintf("%s %s", writers.Code(k), f(info.Values[k]))
 		}
 		fmt.Fprintf(&b, " Per-label ceilings: %s.", strings.Join(parts, ", "))
 	}
