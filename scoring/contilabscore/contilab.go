@@ -109,11 +109,7 @@ func (j *job) Decoder() scoring.Decoder { return j.dec }
 // Score scores one run: every metric of contilab.Metrics, the run's
 // diagnostics and the task count; the run's notes are named by its key.
 func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
-	rr, err := records.RecordRun(run)
-	if err != nil {
-		return nil, err
-	}
-	cr, err := readRun(rr)
+	rr, cr, err := records.Read(run, readRun)
 	if err != nil {
 		return nil, err
 	}
@@ -141,11 +137,7 @@ func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
 // Check scores the run, for what its rows contradict together (a cell
 // recorded twice, names both rows).
 func (j *job) Check(run *scoring.Run) error {
-	rr, err := records.RecordRun(run)
-	if err != nil {
-		return err
-	}
-	cr, err := readRun(rr)
+	_, cr, err := records.Read(run, readRun)
 	if err != nil {
 		return err
 	}

@@ -172,6 +172,23 @@ func (o *Object) Release() error {
 	return nil
 }
 
+// Read returns the assembled run a Decoder put in run.Data, and its rows
+// read into the protocol's own run by read: what a record protocol's Score
+// and Check both start with. read's errors (a row's, naming its object and
+// line) are returned as they are.
+func Read[R any](run *scoring.Run, read func(*readers.RecordRun) (R, error)) (*readers.RecordRun, R, error) {
+	var zero R
+	rr, err := RecordRun(run)
+	if err != nil {
+		return nil, zero, err
+	}
+	r, err := read(rr)
+	if err != nil {
+		return nil, zero, err
+	}
+	return rr, r, nil
+}
+
 // RecordRun returns the assembled run a Decoder put in run.Data.
 func RecordRun(run *scoring.Run) (*readers.RecordRun, error) {
 	rr, ok := run.Data.(*readers.RecordRun)

@@ -179,3 +179,18 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("metrics %+v: want up per key, then count per run", ms)
 	}
 }
+
+func TestRead(t *testing.T) {
+	rr := &readers.RecordRun{Key: "k"}
+	got, n, err := records.Read(&scoring.Run{Key: "k", Data: rr}, func(r *readers.RecordRun) (int, error) { return 7, nil })
+	if err != nil || got != rr || n != 7 {
+		t.Errorf("Read = %v, %d, %v", got, n, err)
+	}
+	bad := errors.New("row 3 is bad")
+	if _, _, err := records.Read(&scoring.Run{Key: "k", Data: rr}, func(*readers.RecordRun) (int, error) { return 0, bad }); err != bad {
+		t.Errorf("a read error comes back as %v, want it as it is", err)
+	}
+	if _, _, err := records.Read(&scoring.Run{Key: "k", Data: "not a run"}, func(*readers.RecordRun) (int, error) { return 0, nil }); err == nil {
+		t.Error("a run from another decoder is read")
+	}
+}

@@ -85,11 +85,7 @@ func (j *job) Decoder() scoring.Decoder { return j.dec }
 // Score scores one run: its seed values are the task metrics' means over
 // tasks and the run counts.
 func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
-	rr, err := records.RecordRun(run)
-	if err != nil {
-		return nil, err
-	}
-	sr, err := readRun(rr)
+	rr, sr, err := records.Read(run, readRun)
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +105,7 @@ func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
 
 // Check scores the run, for what its rows contradict together.
 func (j *job) Check(run *scoring.Run) error {
-	rr, err := records.RecordRun(run)
-	if err != nil {
-		return err
-	}
-	sr, err := readRun(rr)
+	_, sr, err := records.Read(run, readRun)
 	if err != nil {
 		return err
 	}

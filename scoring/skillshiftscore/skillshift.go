@@ -67,11 +67,7 @@ func (j *job) Decoder() scoring.Decoder { return j.dec }
 // Score scores one run: each metric's overall (O/A) value and the task
 // count; the run's notes are named by its key.
 func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
-	rr, err := records.RecordRun(run)
-	if err != nil {
-		return nil, err
-	}
-	sr, err := readRun(rr)
+	rr, sr, err := records.Read(run, readRun)
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +89,7 @@ func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
 
 // Check scores the run, for what its rows contradict together.
 func (j *job) Check(run *scoring.Run) error {
-	rr, err := records.RecordRun(run)
-	if err != nil {
-		return err
-	}
-	sr, err := readRun(rr)
+	_, sr, err := records.Read(run, readRun)
 	if err != nil {
 		return err
 	}
