@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/crlbatch/crlbatch/writers"
 )
@@ -61,7 +62,7 @@ type corpusCase struct {
 // corpusGen is an input written at test time under IN.
 type corpusGen struct {
 	File  string `json:"file"`
-	Kind  string `json:"kind"` // long_line, gzip_bomb, fifo, symlink
+	Kind  string `json:"kind"` // long_line, gzip_bomb, fifo, symlink, truncated_while_read
 	Bytes int    `json:"bytes"`
 	// Target is where a symlink points (placeholders expanded).
 	Target string `json:"target"`
@@ -169,9 +170,26 @@ func runCorpusCase(t *testing.T, dir string, c *corpusCase) {
 	}
 	inBefore := corpusSnapshot(t, in)
 	outBefore := corpusSnapshot(t, out)
+	// An object the job is reading when it changes: the test, not the job,
+	// truncates it, so it is left out of the check that the job leaves its
+	// input as it found it.
+	var watched []*corpusTruncation
+	for _, g := range c.Generate {
+		if g.Kind == "truncated_while_read" {
+			w := corpusTruncateWhenOpened(filepath.Join(in, filepath.FromSlash(g.File)))
+			defer w.stop()
+			watched = append(watched, w)
+			delete(inBefore, g.File)
+		}
+	}
 
 	args := corpusExpandArgs(c.Args, vars)
 	code, stdout, stderr, panicked := corpusInvoke(args)
+	for _, w := range watched {
+		if !w.stop() {
+			t.Fatalf("%s was not truncated while the job read it: the case tests nothing", w.path)
+		}
+	}
 	r := &corpusRun{}
 	switch {
 	case panicked != "":
@@ -192,7 +210,12 @@ func runCorpusCase(t *testing.T, dir string, c *corpusCase) {
 			r.errorf("stdout does not contain %q: %s", w, strings.TrimSpace(stdout))
 		}
 	}
-	if d := corpusDiff(inBefore, corpusSnapshot(t, in)); d != "" {
+	inAfter := corpusSnapshot(t, in)
+	for _, w := range watched {
+		rel, _ := filepath.Rel(in, w.path)
+		delete(inAfter, filepath.ToSlash(rel))
+	}
+	if d := corpusDiff(inBefore, inAfter); d != "" {
 		r.errorf("the job changed its input: %s", d)
 	}
 	if code != 0 {
@@ -291,6 +314,18 @@ func corpusGenerate(path string, g corpusGen) error {
 		b.Write(bytes.Repeat([]byte("x"), pad))
 		b.WriteString(tail + "\n" + `{"reward": 0.25, "regime_id": "b"}` + "\n")
 		_, err = f.Write(b.Bytes())
+	case "truncated_while_read":
+		// g.Bytes of valid rows, one run, two labels; truncated to half by
+		// corpusTruncateWhenOpened once the job opens it.
+		var b bytes.Buffer
+		for i := 0; b.Len() < g.Bytes; i++ {
+			l := "a"
+			if i%1000 >= 500 {
+				l = "b"
+			}
+			fmt.Fprintf(&b, `{"step": %d, "reward": %d.5, "regime_id": %q}`+"\n", i, i%7, l)
+		}
+		_, err = f.Write(b.Bytes())
 	case "gzip_bomb":
 		// One good row, then g.Bytes of blank lines: tiny compressed, huge
 		// decompressed.
@@ -304,7 +339,7 @@ func corpusGenerate(path string, g corpusGen) error {
 		}
 		err = zw.Close()
 	default:
-		err = fmt.Errorf("unknown kind %q (want long_line, gzip_bomb, fifo or symlink)", g.Kind)
+		err = fmt.Errorf("unknown kind %q (want long_line, gzip_bomb, fifo, symlink or truncated_while_read)", g.Kind)
 	}
 	if err != nil {
 		return err
@@ -575,4 +610,51 @@ func corpusRenderCell(v any) string {
 		return strings.Join(parts, ", ")
 	}
 	return fmt.Sprint(v)
+}
+
+// corpusTruncation truncates one file to half its size as soon as this
+// process (the job, run in-process) has it open: an object that changes
+// while it is read.
+type corpusTruncation struct {
+	path string
+	done chan struct{}
+	hit  chan bool
+}
+
+func corpusTruncateWhenOpened(path string) *corpusTruncation {
+	w := &corpusTruncation{path: path, done: make(chan struct{}), hit: make(chan bool, 1)}
+	go func() {
+		for {
+			select {
+			case <-w.done:
+				w.hit <- false
+				return
+			default:
+			}
+			fds, _ := os.ReadDir("/proc/self/fd")
+			for _, fd := range fds {
+				if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && target == path {
+					fi, err := os.Stat(path)
+					if err == nil && os.Truncate(path, fi.Size()/2) == nil {
+						<-w.done
+						w.hit <- true
+						return
+					}
+				}
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}()
+	return w
+}
+
+// stop ends the watch and reports whether the file was truncated.
+func (w *corpusTruncation) stop() bool {
+	select {
+	case <-w.done:
+		return false
+	default:
+	}
+	close(w.done)
+	return <-w.hit
 }
