@@ -36,8 +36,12 @@ type Config struct {
 
 	// GroupBy are the metadata fields naming a family; nil means the
 	// protocol's default.
-	GroupBy       []string
-	Baseline      string
+	GroupBy  []string
+	Baseline string
+	// AllowMissingBaseline publishes when no family is named Baseline (every
+	// comparison column null, and a note says why); without it that is a
+	// usage error naming the families there are.
+	AllowMissingBaseline bool
 	MinSteps      int
 	Where         []Filter
 	Resamples     int

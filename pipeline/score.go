@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -124,10 +125,67 @@ func (j *job) score(ctx context.Context, rd *read) (*result, error) {
 			return nil, &DataError{Err: fmt.Errorf("--where: no run matches %s", scoring.DescribeWhere(cfg.Where))}
 		}
 	}
+	if err := j.checkFamilies(scored); err != nil {
+		return nil, err
+	}
 	for _, s := range scored {
 		notes = append(notes, s.Notes...)
 	}
 	return j.render(scored, notes)
+}
+
+// checkFamilies refuses, before anything is reduced or published, a
+// --group-by field that no run has (every run would fall into the family
+// (none)) and a --baseline that names no family (unless
+// --allow-missing-baseline): both are almost always typos. A field that
+// some runs have is fine: the others form (none); so is a protocol's
+// default group-by field that no run has (a sweep of one family).
+func (j *job) checkFamilies(scored []*scoring.Scored) error {
+	kept := "no run has"
+	if len(j.cfg.Where) > 0 {
+		kept = "no run kept by --where has"
+	}
+	fields := map[string]bool{}
+	for _, s := range scored {
+		for k := range s.Meta {
+			fields[k] = true
+		}
+	}
+	for _, g := range j.cfg.GroupBy { // the protocol's default may be absent: no families then
+		if fields[g] {
+			continue
+		}
+		names := make([]string, 0, len(fields))
+		for k := range fields {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return Usagef("--group-by %s: %s the field %q; the runs have %s (see docs/trace-format.md)",
+			strings.Join(j.proto.groupBy, ","), kept, g, strings.Join(Closest(g, names), ", "))
+	}
+	if j.cfg.Baseline == "" || j.cfg.AllowMissingBaseline {
+		return nil
+	}
+	var fams []string
+	seen := map[string]bool{}
+	for _, s := range scored {
+		f, _ := j.cfg.familyOf(j.proto.groupBy, s.Meta)
+		if f == j.cfg.Baseline {
+			return nil
+		}
+		if !seen[f] {
+			seen[f] = true
+			if f != "" { // (none) cannot be named: --baseline "" is the default rule
+				fams = append(fams, f)
+			}
+		}
+	}
+	have := "the families are " + strings.Join(Closest(j.cfg.Baseline, fams), ", ")
+	if len(fams) == 0 {
+		have = "the only family is (none), of runs without the field, which --baseline cannot name"
+	}
+	return Usagef("--baseline %s: no family of that name (grouped by %s); %s; --allow-missing-baseline publishes without comparisons",
+		j.cfg.Baseline, strings.Join(j.proto.groupBy, ","), have)
 }
 
 // reduce groups the scored runs into families (PROTOCOLS 1.6).

@@ -25,7 +25,7 @@ var goldenCases = []struct {
 	{"sweep-data-relative", []string{"../../configs/example-sweep", "--ceiling", "data_relative"}},
 	{"sweep-anchor-ceiling", []string{"../../configs/example-sweep", "--anchor", "ceiling", "--bound", "1"}},
 	{"sweep-per-step", []string{"../../configs/example-sweep", "--spec", "experiment", "--ceiling", "per_step", "--episode-end-from-spec"}},
-	{"sweep-families", []string{"../../configs/example-sweep", "--group-by", "algorithm_id,seed", "--baseline", "sac", "--min-steps", "500"}},
+	{"sweep-families", []string{"../../configs/example-sweep", "--group-by", "algorithm_id,seed", "--baseline", "sac", "--allow-missing-baseline", "--min-steps", "500"}},
 	{"sweep-where", []string{"../../configs/example-sweep", "--where", "algorithm_id=ppo", "--where", "algorithm_id=ewc", "--gamma", "0.9"}},
 	{"sweep-post-shift", []string{"../../configs/example-sweep", "--window", "post_shift", "--solve-component", "progress", "--episode-end", "goal"}},
 	{"safecrl", []string{"../../configs/examples/safecrl", "--protocol", "safecrl"}},

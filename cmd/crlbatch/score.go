@@ -73,7 +73,9 @@ func scoreFlags() []cli.Flag {
 			DefaultText: protocolDefaults(func(d scoring.Description) string { return strings.Join(d.GroupBy, ",") }),
 			Usage:       "run metadata field(s) naming a family; several comma-separated fields join with /; `source` (the object a run came from) works too"},
 		&cli.StringFlag{Name: "baseline", Category: catFamily,
-			Usage: "family the others are compared with (default: ppo if present, else the first family)"},
+			Usage: "family the others are compared with (default: ppo if present, else the first family); a name no family has is a usage error"},
+		&cli.BoolFlag{Name: "allow-missing-baseline", Category: catFamily,
+			Usage: "publish even when no family is named --baseline (for sweeps where it is absent some nights): every comparison column is then null, and a note says why"},
 		&cli.IntFlag{Name: "min-steps", Category: catFamily,
 			Usage: "leave runs with fewer rows out of every aggregate (they stay in runs.parquet, flagged excluded)"},
 		&cli.StringSliceFlag{Name: "where", Category: catFamily,
@@ -160,6 +162,7 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 		}
 	}
 	cfg.Baseline = cmd.String("baseline")
+	cfg.AllowMissingBaseline = cmd.Bool("allow-missing-baseline")
 	cfg.MinSteps = cmd.Int("min-steps")
 	if cfg.Where, err = pipeline.ParseWhere(cmd.StringSlice("where")); err != nil {
 		return cfg, err
