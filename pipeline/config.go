@@ -42,10 +42,10 @@ type Config struct {
 	// comparison column null, and a note says why); without it that is a
 	// usage error naming the families there are.
 	AllowMissingBaseline bool
-	MinSteps      int
-	Where         []Filter
-	Resamples     int
-	BootstrapSeed uint64
+	MinSteps             int
+	Where                []Filter
+	Resamples            int
+	BootstrapSeed        uint64
 
 	Reader readers.Options
 
