@@ -34,7 +34,7 @@ func Closest(want string, names []string) []string {
 	}
 	s := make([]scored, len(names))
 	for i, n := range names {
-		s[i] = scored{n, editDistance(strings.ToLower(want), strings.ToLower(n))}
+		s[i] = scored{n, EditDistance(want, n)}
 	}
 	sort.SliceStable(s, func(a, b int) bool { return s[a].d < s[b].d })
 	out := make([]string, len(s))
@@ -44,9 +44,10 @@ func Closest(want string, names []string) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
+// EditDistance is the Levenshtein distance between a and b, in runes,
+// ignoring case.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(strings.ToLower(a)), []rune(strings.ToLower(b))
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -11,8 +13,8 @@ import (
 )
 
 func newApp(stdout, stderr io.Writer) *cli.Command {
-	usage := func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-		return &pipeline.UsageError{Err: err}
+	usage := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+		return &pipeline.UsageError{Err: explainUsage(cmd, err)}
 	}
 	cmds := []*cli.Command{scoreCommand(), boundCommand(), validateCommand(), checkEntryCommand(), synthCommand(), versionCommand()}
 	for _, c := range cmds {
@@ -33,7 +35,124 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		ExitErrHandler:            func(context.Context, *cli.Command, error) {},
 		DisableSliceFlagSeparator: true,
 		HideVersion:               true,
+		EnableShellCompletion:     true,
+		ConfigureShellCompletionCommand: func(c *cli.Command) {
+			c.Hidden = false
+			c.Usage = "print a shell completion script: crlbatch completion bash|zsh|fish"
+			c.OnUsageError = usage
+			for _, sub := range c.Commands {
+				sub.OnUsageError = usage
+			}
+		},
+		// A first argument that names no command: without an Action,
+		// urfave/cli would take it for a help topic and exit 1.
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if !cmd.Args().Present() {
+				return cli.ShowRootCommandHelp(cmd)
+			}
+			return unknownCommand(cmd, cmd.Args().First())
+		},
 	}
+}
+
+// unknownCommand is the usage error of a command name that cmd (the root,
+// or completion for a shell) does not have, with the closest one it does.
+func unknownCommand(cmd *cli.Command, name string) error {
+	var names []string
+	for _, c := range cmd.VisibleCommands() {
+		names = append(names, c.Name)
+	}
+	if cmd.Root() != cmd {
+		return pipeline.Usagef("%s: unknown shell %q%s (shells: %s)", cmd.Name, name, didYouMean(name, names, ""), strings.Join(names, ", "))
+	}
+	return pipeline.Usagef("unknown command %q%s (commands: %s; see crlbatch --help)",
+		name, didYouMean(name, names, ""), strings.Join(names, ", "))
+}
+
+// didYouMean is "; did you mean PREFIX+X?" for the closest of names when it
+// is close enough to be a typo of want, or "".
+func didYouMean(want string, names []string, prefix string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	best := pipeline.Closest(want, names)[0]
+	if d := pipeline.EditDistance(want, best); d > max(2, len([]rune(want))/3) && !strings.HasPrefix(best, want) {
+		return ""
+	}
+	return "; did you mean " + prefix + best + "?"
+}
+
+// helpTopicError matches urfave/cli's error for `crlbatch help NAME` (and
+// `crlbatch completion NAME`) when NAME is no command.
+var helpTopicError = regexp.MustCompile(`^No help topic for '(.*)'`)
+
+// flagNotDefined and invalidValue match urfave/cli's parse errors.
+var (
+	flagNotDefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	invalidValue   = regexp.MustCompile(`^invalid value "(.*)" for flag -+([^:]*): `)
+)
+
+// explainUsage rewrites urfave/cli's parse errors of cmd as crlbatch's
+// usage messages: an unknown flag with the closest flag cmd has, a value of
+// the wrong kind with what the flag wants.
+func explainUsage(cmd *cli.Command, err error) error {
+	msg := err.Error()
+	if m := flagNotDefined.FindStringSubmatch(msg); m != nil {
+		var names []string
+		for _, f := range cmd.VisibleFlags() {
+			for _, n := range f.Names() {
+				if len(n) > 1 {
+					names = append(names, n)
+				}
+			}
+		}
+		return fmt.Errorf("%sunknown flag --%s%s (see %s --help)", commandPrefix(cmd), m[1], didYouMean(m[1], names, "--"), commandPath(cmd))
+	}
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		if w := wants(cmd, m[2]); w != "" {
+			return fmt.Errorf("--%s %q: %s", m[2], m[1], w)
+		}
+	}
+	return err
+}
+
+// commandPath is "crlbatch score" for score, "crlbatch" for the root.
+func commandPath(cmd *cli.Command) string {
+	if cmd.Root() == cmd {
+		return "crlbatch"
+	}
+	return "crlbatch " + cmd.Name
+}
+
+// commandPrefix is "score: " for score, "" for the root.
+func commandPrefix(cmd *cli.Command) string {
+	if cmd.Root() == cmd {
+		return ""
+	}
+	return cmd.Name + ": "
+}
+
+// wants says what kind of value the flag name of cmd takes, or "" when
+// its own error says it better.
+func wants(cmd *cli.Command, name string) string {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			switch f.(type) {
+			case *cli.IntFlag:
+				return "want a whole number, such as 4"
+			case *cli.Uint64Flag, *cli.UintFlag:
+				return "want a whole number of at least 0, such as 4"
+			case *cli.FloatFlag:
+				return "want a number, such as 0.5"
+			case *cli.BoolFlag:
+				return "want true or false"
+			}
+		}
+	}
+	return ""
 }
 
 func versionCommand() *cli.Command {

@@ -17,7 +17,7 @@ func boundCommand() *cli.Command {
 		Usage:     "print the analytic ceiling of a reward spec",
 		ArgsUsage: "SPEC (a YAML file or a bundled name)",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "interval", Usage: "also print the ceiling of the mean over an interval of this many rows"},
+			&cli.IntFlag{Name: "interval", DefaultText: "none", Usage: "also print the ceiling of the mean over an interval of `L` rows"},
 			&cli.BoolFlag{Name: "contains-final", Usage: "the interval holds the episode's final step"},
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {

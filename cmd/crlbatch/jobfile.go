@@ -47,7 +47,14 @@ func applyJobFile(cmd *cli.Command) (input string, err error) {
 		case e.key == "config" || e.key == "help":
 			return "", pipeline.Usagef("%s: line %d: %q cannot be set from a job file", file, e.line, e.key)
 		case !known[e.key]:
-			return "", pipeline.Usagef("%s: line %d: unknown key %q (keys are the flag names of crlbatch %s)", file, e.line, e.key, cmd.Name)
+			var names []string
+			for n := range known {
+				if len(n) > 1 {
+					names = append(names, n)
+				}
+			}
+			sort.Strings(names)
+			return "", pipeline.Usagef("%s: line %d: unknown key %q%s (keys are the flag names of crlbatch %s)", file, e.line, e.key, didYouMean(e.key, names, ""), cmd.Name)
 		}
 		if cmd.IsSet(e.key) {
 			continue // the command line wins
@@ -57,6 +64,9 @@ func applyJobFile(cmd *cli.Command) (input string, err error) {
 		}
 		for _, v := range e.values {
 			if err := cmd.Set(e.key, v); err != nil {
+				if w := wants(cmd, e.key); w != "" {
+					return "", pipeline.Usagef("%s: line %d: %s %q: %s", file, e.line, e.key, v, w)
+				}
 				return "", pipeline.Usagef("%s: line %d: %s: %v", file, e.line, e.key, err)
 			}
 		}

@@ -66,6 +66,16 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := app.Run(ctx, args)
+	if m := helpTopicError.FindStringSubmatch(errString(err)); m != nil {
+		// crlbatch help NAME, crlbatch completion NAME: no such command.
+		target := app
+		if len(args) > 1 {
+			if c := app.Command(args[1]); c != nil && len(c.Commands) > 0 {
+				target = c
+			}
+		}
+		err = unknownCommand(target, m[1])
+	}
 	code := exitCode(ctx, err)
 	if err != nil {
 		msg := err.Error()
@@ -76,6 +86,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "crlbatch: %s\n", pipeline.Redact(msg))
 	}
 	return code
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // exitCode maps an error to the exit status of INTERFACE.md, in one place.

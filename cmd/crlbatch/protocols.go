@@ -76,6 +76,9 @@ func protocolFlags() []cli.Flag {
 		if o := owners[f.Name]; len(o) < len(scoring.Protocols()) && !(len(o) == 1 && o[0] == scoring.Default()) {
 			usage = strings.Join(o, ", ") + ": " + usage
 		}
+		if f.Value == nil && f.DefaultText == "" && (f.Kind == scoring.FlagFloat || f.Kind == scoring.FlagInt) {
+			f.DefaultText = "none" // not 0: an unset number means the flag is off
+		}
 		cat := f.Category
 		if cat == "" {
 			cat = "Other protocols"

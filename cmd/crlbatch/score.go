@@ -32,32 +32,32 @@ const (
 func inputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Category: catInput, TakesFile: true,
-			Usage: "read flags from a YAML job file (keys are flag names, e.g. `anchor: ceiling`; `input:` gives INPUT); flags on the command line override it"},
+			Usage: "read flags from the YAML job file `FILE`: its keys are flag names (anchor: ceiling), and the key input gives INPUT; flags on the command line override it"},
 		&cli.StringSliceFlag{Name: "pattern", Category: catInput,
-			Usage: "read only objects whose base name matches this glob (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
+			Usage: "read only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
 		&cli.StringFlag{Name: "identity-fields", Category: catInput,
 			DefaultText: protocolDefaults(func(d scoring.Description) string { return strings.Join(d.Identity, ",") }),
-			Usage:       "comma-separated row fields whose values identify a run; rows with equal values form one run, across files (\"\" for none: one run per file)"},
+			Usage:       "comma-separated row `FIELDS` whose values identify a run; rows with equal values form one run, across files (\"\" for none: one run per file; see docs/trace-format.md)"},
 		&cli.StringFlag{Name: "protocol", Category: catInput, Value: scoring.Default(),
-			Usage: "evaluation protocol of the rows: " + protocolSummaries()},
+			Usage: "the evaluation `PROTOCOL` of the rows: " + protocolSummaries()},
 		&cli.StringFlag{Name: "max-line-bytes", Category: catInput, Value: sizeText(readers.DefaultMaxLineBytes), DefaultText: sizeText(readers.DefaultMaxLineBytes),
 			Usage: "fail on a line longer than `SIZE` (a guard against runaway rows); " + sizeUsage},
 		&cli.StringFlag{Name: "max-object-bytes", Category: catInput, Value: sizeText(readers.DefaultMaxObjectBytes), DefaultText: sizeText(readers.DefaultMaxObjectBytes),
 			Usage: "fail on an object that decompresses to more than `SIZE` (a guard against decompression bombs); " + sizeUsage},
 		&cli.IntFlag{Name: "max-labels", Category: catInput, Value: readers.DefaultMaxLabels,
-			Usage: "fail on a run with more distinct regime_id values than this"},
+			Usage: "fail on a run with more than `N` distinct regime_id values"},
 		&cli.IntFlag{Name: "max-runs", Category: catInput, Value: readers.DefaultMaxRuns,
-			Usage: "fail on an input with more runs than this"},
+			Usage: "fail on an input with more than `N` runs"},
 		&cli.IntFlag{Name: "max-bad-rows", Category: catInput, Value: 0,
-			Usage: "skip up to this many bad rows in all (invalid JSON, a field of the wrong type, a missing reward or regime_id, …), each named in manifest.json and counted in the report; one more fails the job, naming it (validate lists every bad row, and fails only past this many). Errors of a whole object (corrupt gzip or zstd, --max-line-bytes, --max-object-bytes) are never skipped"},
+			Usage: "skip up to `N` bad rows in all (invalid JSON, a field of the wrong type, a missing reward or regime_id, …), each named in manifest.json and counted in the report; one more fails the job, naming it (validate lists every bad row, and fails only past this many). Errors of a whole object (corrupt gzip or zstd, --max-line-bytes, --max-object-bytes) are never skipped"},
 		&cli.StringFlag{Name: "memory-limit", Category: catOutput, DefaultText: "half the machine's memory",
 			Usage: "memory for decoded rows, a `SIZE` (" + sizeExamples + "); past it, rows spill to --spill-dir and runs are scored one at a time, so a sweep larger than memory still scores. Given explicitly, it also sets Go's soft memory limit to it plus 96MiB (unless GOMEMLIMIT is set)"},
 		&cli.StringFlag{Name: "spill-dir", Category: catOutput, DefaultText: "the system temp dir", TakesFile: true,
-			Usage: "local folder for spilled rows (emptied when the job ends)"},
+			Usage: "local folder `DIR` for spilled rows (emptied when the job ends)"},
 		&cli.IntFlag{Name: "concurrency", Category: catOutput, Value: runtime.NumCPU(),
-			Usage: "objects read and runs scored at once (results are identical at any value)"},
+			Usage: "at most `N` objects read and runs scored at once (results are identical at any value)"},
 		&cli.StringFlag{Name: "log-level", Category: catOutput, Value: "warn",
-			Usage: "structured log level on stderr: debug, info, warn or error"},
+			Usage: "structured log `LEVEL` on stderr: debug, info, warn or error (debug adds the storage SDKs' own logs)"},
 		&cli.BoolFlag{Name: "quiet", Category: catOutput, Usage: "print no progress on stderr"},
 	}
 }
@@ -65,25 +65,25 @@ func inputFlags() []cli.Flag {
 func scoreFlags() []cli.Flag {
 	flags := append(inputFlags(),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
-			Usage: "where to write the results: a folder, file://, s3://, gs:// or azblob:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
+			Usage: "where to write the results, `OUTPUT`: a folder, file://, s3://, gs:// or azblob:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
 		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
 			Usage: "publish a new result when --out already holds a complete one: it goes to --out/attempts/<time>/ and --out/LATEST then names it; the earlier result is never overwritten (without this flag the job refuses)"},
 
 		&cli.StringFlag{Name: "group-by", Category: catFamily,
 			DefaultText: protocolDefaults(func(d scoring.Description) string { return strings.Join(d.GroupBy, ",") }),
-			Usage:       "run metadata field(s) naming a family; several comma-separated fields join with /; `source` (the object a run came from) works too"},
+			Usage:       "run metadata `FIELD` naming a family, or several comma-separated fields whose values join with /; source (the object a run came from) works too; a field no run has is a usage error"},
 		&cli.StringFlag{Name: "baseline", Category: catFamily,
-			Usage: "family the others are compared with (default: ppo if present, else the first family); a name no family has is a usage error"},
+			Usage: "the `FAMILY` that the others are compared with (default: ppo if present, else the first family); a name no family has is a usage error"},
 		&cli.BoolFlag{Name: "allow-missing-baseline", Category: catFamily,
 			Usage: "publish even when no family is named --baseline (for sweeps where it is absent some nights): every comparison column is then null, and a note says why"},
-		&cli.IntFlag{Name: "min-steps", Category: catFamily,
-			Usage: "leave runs with fewer rows out of every aggregate (they stay in runs.parquet, flagged excluded)"},
+		&cli.IntFlag{Name: "min-steps", Category: catFamily, DefaultText: "0, none left out",
+			Usage: "leave runs with fewer than `N` rows out of every aggregate (they stay in runs.parquet, flagged excluded)"},
 		&cli.StringSliceFlag{Name: "where", Category: catFamily,
-			Usage: "keep only runs whose metadata FIELD equals VALUE (FIELD=VALUE, repeatable: one field's values are alternatives, different fields must all match)"},
+			Usage: "keep only runs whose metadata FIELD equals VALUE (`FIELD=VALUE`, repeatable: one field's values are alternatives, different fields must all match)"},
 		&cli.IntFlag{Name: "bootstrap-resamples", Category: catFamily, Value: 10000,
-			Usage: "resamples of the percentile-bootstrap confidence intervals"},
+			Usage: "`N`, the resamples of the percentile-bootstrap confidence intervals"},
 		&cli.Uint64Flag{Name: "bootstrap-seed", Category: catFamily,
-			Usage: "seed of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
+			Usage: "the `SEED` of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
 		&cli.StringFlag{Name: "cpuprofile", Hidden: true, TakesFile: true, Usage: "write a Go CPU profile of the job to this file"},
 	)
 	return append(flags, protocolFlags()...)
@@ -169,6 +169,7 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	}
 	cfg.Resamples = cmd.Int("bootstrap-resamples")
 	cfg.BootstrapSeed = cmd.Uint64("bootstrap-seed")
+	useSDKLogger(&cfg)
 	return cfg, cfg.Check()
 }
 

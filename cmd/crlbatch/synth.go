@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"net/url"
 
 	"github.com/urfave/cli/v3"
+	"gocloud.dev/blob/s3blob"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
 	"github.com/crlbatch/crlbatch/storage"
@@ -27,7 +30,7 @@ func synthCommand() *cli.Command {
 			&cli.IntFlag{Name: "intervals", Value: 6, Usage: "regime intervals per run (at least 2)"},
 			&cli.StringFlag{Name: "compression", Value: "none", Usage: "none, gzip, zstd, or mixed (rotating by run)"},
 			&cli.IntFlag{Name: "split-files", Value: 1, Usage: "split each run across this many objects"},
-			&cli.Int64Flag{Name: "target-bytes", Usage: "grow the runs so the sweep holds about this many bytes of JSONL (overrides --steps)"},
+			&cli.Int64Flag{Name: "target-bytes", DefaultText: "none", Usage: "grow the runs so the sweep holds about `N` bytes of JSONL (overrides --steps)"},
 			&cli.BoolFlag{Name: "extras", Usage: "add per-step extras (obs_hash, logp, value) as real training logs carry"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed of the generator"},
 		},
@@ -38,7 +41,12 @@ func synthCommand() *cli.Command {
 			if cmd.String("out") == "" {
 				return storage.Usagef("synth: --out is required")
 			}
+			var opener storage.Opener
+			if u, err := url.Parse(cmd.String("out")); err == nil && u.Scheme == s3blob.Scheme {
+				opener = sdkOpener(slog.New(slog.DiscardHandler)) // synth has no --log-level
+			}
 			sum, err := synth.Run(ctx, synth.Config{
+				Opener:      opener,
 				Out:         cmd.String("out"),
 				Families:    cmd.StringSlice("family"),
 				Seeds:       cmd.Int("seeds"),

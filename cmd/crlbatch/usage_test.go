@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,33 @@ var usageCases = []struct {
 		[]string{"--baseline sac: no family of that name (grouped by algorithm_id,seed); the families are sac/0, sac/1, sac/2, "}},
 	{"baseline in a job file", []string{"score", "--config", "JOB", "--out", "OUT"},
 		[]string{"--baseline sac2: no family of that name", "the families are sac, "}},
+
+	// Unknown commands and flags, with the closest one.
+	{"unknown command", []string{"scroe"},
+		[]string{`crlbatch: unknown command "scroe"; did you mean score? (commands: score, bound, validate, check-entry, synth, version, completion; see crlbatch --help)`}},
+	{"unknown help topic", []string{"help", "valdate"}, []string{`crlbatch: unknown command "valdate"; did you mean validate?`}},
+	{"unknown command far from any", []string{"frobnicate"}, []string{`crlbatch: unknown command "frobnicate" (commands: `}},
+	{"unknown shell", []string{"completion", "bassh"}, []string{`crlbatch: completion: unknown shell "bassh"; did you mean bash? (shells: bash, zsh, fish, pwsh)`}},
+	{"unknown flag", []string{"score", "SWEEP", "--out", "OUT", "--baselin", "ppo"},
+		[]string{"crlbatch: score: unknown flag --baselin; did you mean --baseline? (see crlbatch score --help)"}},
+	{"unknown flag of validate", []string{"validate", "SWEEP", "--concurency", "2"},
+		[]string{"crlbatch: validate: unknown flag --concurency; did you mean --concurrency?"}},
+	{"unknown flag far from any", []string{"score", "SWEEP", "--out", "OUT", "--no-such-flag"},
+		[]string{"crlbatch: score: unknown flag --no-such-flag (see crlbatch score --help)"}},
+	{"unknown root flag", []string{"--verbose", "score"}, []string{"crlbatch: unknown flag --verbose (see crlbatch --help)"}},
+	{"unknown job file key", []string{"score", "--config", "BADKEY", "--out", "OUT"},
+		[]string{`line 2: unknown key "baselin"; did you mean baseline? (keys are the flag names of crlbatch score)`}},
+
+	// Numbers that are not: which flag wanted what.
+	{"int flag", []string{"score", "SWEEP", "--out", "OUT", "--concurrency", "two"},
+		[]string{`crlbatch: --concurrency "two": want a whole number, such as 4`}},
+	{"float flag", []string{"score", "SWEEP", "--out", "OUT", "--alpha", "most"}, []string{`crlbatch: --alpha "most": want a number, such as 0.5`}},
+	{"uint flag", []string{"score", "SWEEP", "--out", "OUT", "--bootstrap-seed", "-3"},
+		[]string{`crlbatch: --bootstrap-seed "-3": want a whole number of at least 0`}},
+	{"protocol int flag", []string{"score", "SWEEP", "--out", "OUT", "--protocol", "safecrl", "--window-episodes", "1.5"},
+		[]string{`crlbatch: --window-episodes "1.5": want a whole number`}},
+	{"number in a job file", []string{"score", "--config", "BADNUM", "--out", "OUT"},
+		[]string{`BADNUM.yaml: line 2: concurrency "four": want a whole number`}},
 }
 
 func TestMistakesAreUsageErrors(t *testing.T) {
@@ -39,15 +67,23 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out")
-			job := filepath.Join(dir, "job.yaml")
-			if err := os.WriteFile(job, []byte("input: "+sweep+"\nbaseline: sac2\n"), 0o644); err != nil {
-				t.Fatal(err)
+			files := map[string]string{"JOB": "baseline: sac2\n", "BADKEY": "baselin: ppo\n", "BADNUM": "concurrency: four\n"}
+			r := []string{"SWEEP", sweep, "OUT", out}
+			for name, body := range files {
+				f := filepath.Join(dir, name+".yaml")
+				if err := os.WriteFile(f, []byte("input: "+sweep+"\n"+body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r = append(r, name, f)
 			}
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
-				args[i] = strings.NewReplacer("SWEEP", sweep, "OUT", out, "JOB", job).Replace(a)
+				args[i] = strings.NewReplacer(r...).Replace(a)
 			}
-			code, stdout, stderr := crl(t, append(args, "--quiet")...)
+			if args[0] == "score" || args[0] == "validate" {
+				args = append(args, "--quiet")
+			}
+			code, stdout, stderr := crl(t, args...)
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d (usage)\nstdout: %s\nstderr: %s", code, exitUsage, stdout, stderr)
 			}
@@ -65,5 +101,81 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompletion: crlbatch completion SHELL prints a script for bash, zsh
+// and fish that asks crlbatch itself for the candidates, and crlbatch
+// answers with its commands and a command's flags.
+func TestCompletion(t *testing.T) {
+	for shell, want := range map[string][]string{
+		"bash": {"__crlbatch_bash_autocomplete", "complete ", "--generate-shell-completion"},
+		"zsh":  {"#compdef crlbatch", "compdef _crlbatch crlbatch", "--generate-shell-completion"},
+		"fish": {"complete -c crlbatch", "__crlbatch_perform_completion", "--generate-shell-completion"},
+	} {
+		code, stdout, stderr := crl(t, "completion", shell)
+		if code != 0 {
+			t.Fatalf("completion %s: exit %d: %s", shell, code, stderr)
+		}
+		for _, w := range want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("completion %s: the script lacks %q", shell, w)
+			}
+		}
+	}
+	// urfave/cli reads the completion request from os.Args, as the
+	// scripts' call of crlbatch sets it.
+	complete := func(args ...string) string {
+		saved := os.Args
+		defer func() { os.Args = saved }()
+		os.Args = append([]string{"crlbatch"}, args...)
+		_, stdout, _ := crl(t, args...)
+		return stdout
+	}
+	stdout := complete("--generate-shell-completion")
+	for _, c := range []string{"score:", "validate:", "bound:", "completion:"} {
+		if !strings.Contains(stdout, "\n"+c) && !strings.HasPrefix(stdout, c) {
+			t.Errorf("the candidates for a command lack %s\n%s", c, stdout)
+		}
+	}
+	stdout = complete("score", "-", "--generate-shell-completion")
+	for _, f := range []string{"--baseline:", "--group-by:", "--allow-missing-baseline:", "--window-episodes:"} {
+		if !strings.Contains(stdout, f) {
+			t.Errorf("the candidates for score's flags lack %s\n%s", f, stdout)
+		}
+	}
+	if _, stdout, _ := crl(t, "--help"); !strings.Contains(stdout, "completion") {
+		t.Error("crlbatch --help does not list the completion command")
+	}
+}
+
+// TestHelpReadsWell: every command's --help shows each flag's placeholder
+// as a word of its own (urfave/cli takes the first backquoted word of a
+// usage as the placeholder: `anchor: ceiling` made "--config anchor:
+// ceiling"), no stray backquote, and one default per flag.
+func TestHelpReadsWell(t *testing.T) {
+	placeholder := regexp.MustCompile(`^\s+--[a-z0-9-]+(?:, -[a-z])? ([^ ]+(?: [^ -][^ ]*)?)\s{2,}`)
+	for _, c := range []string{"score", "validate", "bound", "check-entry", "synth", "completion"} {
+		_, stdout, _ := crl(t, c, "--help")
+		for _, line := range strings.Split(stdout, "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+				continue
+			}
+			if strings.Contains(line, "`") {
+				t.Errorf("%s --help: a backquote: %q", c, line)
+			}
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("%s --help: two defaults: %q", c, line)
+			}
+			if m := placeholder.FindStringSubmatch(line); m != nil && strings.ContainsAny(m[1], ":") {
+				t.Errorf("%s --help: a garbled placeholder %q: %q", c, m[1], line)
+			}
+		}
+	}
+	_, stdout, _ := crl(t, "score", "--help")
+	for _, w := range []string{"--config FILE ", "--group-by FIELD ", "--rank-metric METRIC ", "--baseline FAMILY ", "--window-episodes W ", "--bound X ", "(default: none)"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("score --help lacks %q", w)
+		}
 	}
 }

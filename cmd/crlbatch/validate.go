@@ -46,6 +46,7 @@ func validateCommand() *cli.Command {
 				return err
 			}
 			labels := p.Describe().Labels
+			useSDKLogger(&cfg)
 			rep, err := pipeline.Validate(ctx, cfg)
 			if err != nil {
 				return err

@@ -64,7 +64,7 @@ func (Protocol) Describe() scoring.Description {
 			{Name: FlagWindowFraction, Kind: scoring.FlagFloat, Value: contilab.DefaultWindowFraction, Category: "Other protocols",
 				Usage: "windowed forgetting's window as a share of a task's length"},
 			{Name: FlagRankMetric, Kind: scoring.FlagString, Value: contilab.DefaultRankMetric, Category: "Other protocols",
-				Usage: "the metric ranked across benchmarks when the runs carry several `benchmark` values"},
+				Usage: "the `METRIC` ranked across benchmarks when the runs carry several benchmark values"},
 		},
 		Outputs: []string{"runs.parquet", "matrix.parquet", "families.parquet", "benchmarks.parquet"},
 	}

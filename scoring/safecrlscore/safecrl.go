@@ -49,7 +49,7 @@ func (Protocol) Describe() scoring.Description {
 		GroupBy:  []string{"algorithm_id"},
 		Flags: []scoring.Flag{
 			{Name: FlagWindowEpisodes, Kind: scoring.FlagInt, Value: safecrl.DefaultWindowEpisodes, Category: "Other protocols",
-				Usage: "W, the episodes of each window (final reward, forgetting, success rate)"},
+				Usage: "`W`, the episodes of each window (final reward, forgetting, success rate)"},
 		},
 		Outputs: []string{"runs.parquet", "run_summary.parquet", "families.parquet"},
 	}
