@@ -225,6 +225,8 @@ func (c *column) array(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
 		}
 		lb := b.(*array.ListBuilder)
 		vb := lb.ValueBuilder().(*array.Float64Builder)
+		lb.Reserve(hi - lo)
+		vb.Reserve(c.offsets[hi] - c.offsets[lo])
 		for r := lo; r < hi; r++ {
 			s, e := c.offsets[r], c.offsets[r+1]
 			lb.Append(true)
@@ -236,6 +238,8 @@ func (c *column) array(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
 		}
 		lb := b.(*array.ListBuilder)
 		vb := lb.ValueBuilder().(*array.StringBuilder)
+		lb.Reserve(hi - lo)
+		reserveStrings(vb, c.keys[c.offsets[lo]:c.offsets[hi]])
 		for r := lo; r < hi; r++ {
 			s, e := c.offsets[r], c.offsets[r+1]
 			lb.Append(true)
@@ -248,6 +252,11 @@ func (c *column) array(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
 		mb := b.(*array.MapBuilder)
 		kb := mb.KeyBuilder().(*array.StringBuilder)
 		ib := mb.ItemBuilder().(*array.StringBuilder)
+		mb.Reserve(hi - lo)
+		s, e := c.offsets[lo], c.offsets[hi]
+		mb.ValueBuilder().Reserve(e - s)
+		reserveStrings(kb, c.keys[s:e])
+		reserveStrings(ib, c.vals[s:e])
 		for r := lo; r < hi; r++ {
 			s, e := c.offsets[r], c.offsets[r+1]
 			mb.Append(true)
@@ -256,4 +265,17 @@ func (c *column) array(mem memory.Allocator, lo, hi int) (arrow.Array, error) {
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// reserveStrings makes room in b for vals, appended later a few at a time.
+// Without it each AppendValues grows b's value buffer to exactly its new
+// length, copying it whole, and a batch costs the square of its bytes
+// (issue 16).
+func reserveStrings(b *array.StringBuilder, vals []string) {
+	n := 0
+	for _, v := range vals {
+		n += len(v)
+	}
+	b.Reserve(len(vals))
+	b.ReserveData(n)
 }

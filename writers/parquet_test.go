@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"math"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -531,5 +533,57 @@ func BenchmarkWriteParquet(b *testing.B) {
 		if err := WriteParquet(io.Discard, tb, md); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// scaleTable has n rows of every column kind whose builders grow with the
+// rows: strings, a metric list, a string list, a map and the reasons map.
+func scaleTable(t testing.TB, n int) *Table {
+	t.Helper()
+	tb := NewTable()
+	key := tb.String("run_key")
+	mean := tb.Metric("mean")
+	list := tb.MetricList("variance_per_interval")
+	labels := tb.StringList("labels")
+	meta := tb.Map("run_meta")
+	tb.Reasons()
+	for i := range n {
+		key.Append("run-" + strconv.Itoa(i))
+		if i%3 == 0 {
+			mean.Append(protocol.None("no shift precedes the first interval"))
+		} else {
+			mean.Append(protocol.Some(float64(i) / 3))
+		}
+		list.Append([]protocol.Value{protocol.Some(1), protocol.None("one-row interval")})
+		labels.Append([]string{"calm", "gusty-" + strconv.Itoa(i)})
+		meta.Append([]KV{{"algorithm_id", "ppo"}, {"run_id", "ppo-s" + strconv.Itoa(i)}, {"task", "navigate"}})
+		mustEndRow(t, tb)
+	}
+	return tb
+}
+
+// TestWriteParquetLinearAllocation: WriteParquet allocates about the same
+// number of bytes per row at 2,000 and at 20,000 rows (issue 16: the map
+// columns were appended a row at a time and arrow's string builders then grew
+// their value buffers to the exact new length per row, copying them whole, so
+// the bytes allocated grew with the square of the rows). Bytes, not time: no
+// test here measures a clock.
+func TestWriteParquetLinearAllocation(t *testing.T) {
+	md := testMetadata(t)
+	perRow := func(n int) float64 {
+		tb := scaleTable(t, n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := WriteParquet(io.Discard, tb, md); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+	}
+	small, large := perRow(2000), perRow(20000)
+	t.Logf("bytes allocated per row: %.0f at 2,000 rows, %.0f at 20,000", small, large)
+	if large > 2*small {
+		t.Errorf("WriteParquet allocates %.0f bytes per row at 20,000 rows against %.0f at 2,000: not linear", large, small)
 	}
 }
