@@ -815,3 +815,43 @@ func TestFriedmanProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestProbImprovementCountsEveryPair: the sorted count agrees with the
+// definition, pair by pair, on ties, signed zeros, NaNs (counted as neither)
+// and random values.
+func TestProbImprovementCountsEveryPair(t *testing.T) {
+	byPairs := func(x, y []float64) float64 {
+		var gt, eq int
+		for _, a := range x {
+			for _, b := range y {
+				switch {
+				case a > b:
+					gt++
+				case a == b:
+					eq++
+				}
+			}
+		}
+		return (float64(gt) + 0.5*float64(eq)) / float64(len(x)*len(y))
+	}
+	rng := rand.New(rand.NewPCG(16, 16))
+	cases := [][2][]float64{
+		{{0}, {math.Copysign(0, -1)}},
+		{{math.Copysign(0, -1), 1, math.NaN()}, {0, 0, math.NaN(), -1}},
+		{{2, 2, 2}, {2, 1, 3, 2}},
+	}
+	for range 200 {
+		x, y := make([]float64, 1+rng.IntN(40)), make([]float64, 1+rng.IntN(40))
+		for _, s := range [][]float64{x, y} {
+			for i := range s {
+				s[i] = float64(rng.IntN(12)) / 4 // many ties
+			}
+		}
+		cases = append(cases, [2][]float64{x, y})
+	}
+	for _, c := range cases {
+		if got, want := ProbImprovement(c[0], c[1]), byPairs(c[0], c[1]); got != want {
+			t.Errorf("ProbImprovement(%v, %v) = %v, want %v", c[0], c[1], got, want)
+		}
+	}
+}
