@@ -82,6 +82,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if code == exitInterrupt && errors.Is(err, context.Canceled) {
 			msg = "interrupted: nothing was published, and files written so far were removed"
 		}
+		var rdata *readers.DataError
+		if errors.As(err, &rdata) && rdata.Field != "" {
+			msg += " (" + traceFormatDoc + ")"
+		}
 		// Drivers quote URLs in their errors: never print a secret.
 		fmt.Fprintf(stderr, "crlbatch: %s\n", pipeline.Redact(msg))
 	}
@@ -118,6 +122,10 @@ func exitCode(ctx context.Context, err error) int {
 	}
 	return exitData
 }
+
+// traceFormatDoc ends every error about a field of a row: the page that
+// says what each field must hold.
+const traceFormatDoc = "see docs/trace-format.md"
 
 // problemsError is validate or check-entry finding problems (exit 1).
 type problemsError struct{ msg string }
