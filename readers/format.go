@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -74,7 +75,8 @@ func Open(r io.Reader) (io.Reader, Format, error) {
 // open is Open with zstd windows up to maxWindow.
 func open(r io.Reader, maxWindow int64) (io.Reader, Format, error) {
 	src := &sourceReader{r: r}
-	br := bufio.NewReaderSize(src, 64<<10)
+	br := readBufs.Get().(*bufio.Reader)
+	br.Reset(src)
 	head, err := br.Peek(4)
 	if err != nil && err != io.EOF {
 		if src.err != nil {
@@ -88,7 +90,7 @@ func open(r io.Reader, maxWindow int64) (io.Reader, Format, error) {
 		if err != nil {
 			return nil, Gzip, decompressError(src, Gzip, err)
 		}
-		return &decompressor{src: src, r: zr, close: zr.Close, format: Gzip}, Gzip, nil
+		return &decompressor{src: src, br: br, r: zr, close: zr.Close, format: Gzip}, Gzip, nil
 	case bytes.HasPrefix(head, zstdMagic):
 		// The first frame's window, to name it when it is too long.
 		var window int64
@@ -109,9 +111,9 @@ func open(r io.Reader, maxWindow int64) (io.Reader, Format, error) {
 		if err != nil {
 			return nil, Zstd, decompressError(src, Zstd, err)
 		}
-		return &decompressor{src: src, r: zr, close: func() error { zr.Close(); return nil }, format: Zstd, maxWindow: maxWindow}, Zstd, nil
+		return &decompressor{src: src, br: br, r: zr, close: func() error { zr.Close(); return nil }, format: Zstd, maxWindow: maxWindow}, Zstd, nil
 	}
-	return &decompressor{src: src, r: br, close: func() error { return nil }, format: Plain}, Plain, nil
+	return &decompressor{src: src, br: br, r: br, close: func() error { return nil }, format: Plain}, Plain, nil
 }
 
 // sourceReader remembers the first error of the underlying reader, so that a
@@ -177,6 +179,7 @@ func sizeText(n int64) string {
 // and line, which DecodeObject adds) and closes the decompressor at the end.
 type decompressor struct {
 	src    *sourceReader
+	br     *bufio.Reader // the buffered source, back to readBufs on Close
 	r      io.Reader
 	close  func() error
 	closed bool
@@ -217,8 +220,22 @@ func (d *decompressor) Close() error {
 		return nil
 	}
 	d.closed = true
-	return d.close()
+	err := d.close()
+	if d.err == nil {
+		d.err = errClosed
+	}
+	d.br.Reset(nil)
+	readBufs.Put(d.br)
+	d.br = nil
+	return err
 }
+
+// errClosed is what a decompressor reads after Close.
+var errClosed = errors.New("readers: read after Close")
+
+// readBufs holds the buffered readers of sources between objects: a sweep
+// of 20,000 small objects allocated and zeroed 1.3 GB of them (issue 16).
+var readBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // limitReader fails with a DataError once more than max bytes were read.
 type limitReader struct {

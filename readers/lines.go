@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 )
 
 const initialLineBuffer = 128 << 10
+
+// lineBufs holds line buffers of the initial size between objects: a sweep
+// of 20,000 small objects allocated and zeroed 2.5 GB of them (issue 16).
+var lineBufs = sync.Pool{New: func() any { return new([initialLineBuffer]byte) }}
 
 // maxLineBuffer is the largest the line buffer grows to. A longer line is
 // read on into blocks of this size, then copied into a buffer of exactly its
@@ -178,7 +183,7 @@ func (lr *lineReader) tooLong() error {
 // buffer and growing the buffer when the pending line fills it.
 func (lr *lineReader) fill() error {
 	if lr.buf == nil {
-		lr.buf = make([]byte, initialLineBuffer)
+		lr.buf = lineBufs.Get().(*[initialLineBuffer]byte)[:]
 	}
 	if lr.start > 0 {
 		n := copy(lr.buf, lr.buf[lr.start:lr.end])
@@ -193,6 +198,7 @@ func (lr *lineReader) fill() error {
 		}
 		nb := make([]byte, size)
 		copy(nb, lr.buf[:lr.end])
+		lr.putBuf()
 		lr.buf = nb
 	}
 	for {
@@ -217,15 +223,45 @@ func (lr *lineReader) fill() error {
 	}
 }
 
+// putBuf gives a buffer of the initial size back to lineBufs.
+func (lr *lineReader) putBuf() {
+	if len(lr.buf) == initialLineBuffer {
+		lineBufs.Put((*[initialLineBuffer]byte)(lr.buf))
+	}
+	lr.buf = nil
+}
+
+// release gives the line buffer back once the object is done with; the last
+// line returned is invalid from then on, and the reader returns no more.
+func (lr *lineReader) release() {
+	lr.putBuf()
+	lr.start, lr.scan, lr.end, lr.eof = 0, 0, 0, true
+}
+
+// lineCloser closes the decompressor of an object and releases its line
+// buffer.
+type lineCloser struct {
+	rc io.Closer
+	lr *lineReader
+}
+
+func (c lineCloser) Close() error {
+	err := c.rc.Close()
+	c.lr.release()
+	return err
+}
+
 // openLines opens an object (Open: the format sniffed from its first bytes)
 // and returns its lines under the object and line limits, its format, and
-// the decompressor to close. A failure to open is located at line 1 of url.
+// what to close: the decompressor, and the line buffer, which goes back to
+// lineBufs (no line is valid after Close). A failure to open is located at line 1 of url.
 func openLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineReader, Format, io.Closer, error) {
 	rd, format, err := open(r, zstdWindow(maxObject))
 	if err != nil {
 		return nil, format, nil, locate(err, url, 1)
 	}
-	return newLineReader(&limitReader{r: rd, n: maxObject, max: maxObject}, maxLine), format, rd.(io.Closer), nil
+	lr := newLineReader(&limitReader{r: rd, n: maxObject, max: maxObject}, maxLine)
+	return lr, format, lineCloser{rd.(io.Closer), lr}, nil
 }
 
 // readLines reads the object of obj (plain, gzip or zstd, under the object

@@ -1,0 +1,5 @@
+//go:build !race
+
+package readers
+
+const raceEnabled = false
