@@ -1,6 +1,7 @@
 package writers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,6 +100,14 @@ func CreatedBy(version string) string { return "crlbatch version " + version }
 // dictionary-encoded, which every reader decodes). Non-nullable columns are
 // REQUIRED, the others OPTIONAL.
 func WriteParquet(w io.Writer, t *Table, kv Metadata) error {
+	return WriteParquetContext(context.Background(), w, t, kv)
+}
+
+// WriteParquetContext is WriteParquet that stops with ctx's error once ctx
+// is done: it checks ctx before each column of each row group, so a
+// cancelled job stops within one column of RowGroupRows rows. What it wrote
+// to w by then is not a Parquet file.
+func WriteParquetContext(ctx context.Context, w io.Writer, t *Table, kv Metadata) error {
 	if err := t.checkComplete(); err != nil {
 		return err
 	}
@@ -130,7 +139,7 @@ func WriteParquet(w io.Writer, t *Table, kv Metadata) error {
 	}
 	for lo := 0; lo < t.rows; lo += RowGroupRows {
 		hi := min(lo+RowGroupRows, t.rows)
-		rec, err := t.record(schema, mem, lo, hi)
+		rec, err := t.record(ctx, schema, mem, lo, hi)
 		if err != nil {
 			return err
 		}
@@ -180,7 +189,7 @@ func (t *Table) arrowFields() []arrow.Field {
 }
 
 // record builds the rows lo:hi as one record batch.
-func (t *Table) record(schema *arrow.Schema, mem memory.Allocator, lo, hi int) (arrow.RecordBatch, error) {
+func (t *Table) record(ctx context.Context, schema *arrow.Schema, mem memory.Allocator, lo, hi int) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, len(t.cols))
 	defer func() {
 		for _, a := range cols {
@@ -190,6 +199,9 @@ func (t *Table) record(schema *arrow.Schema, mem memory.Allocator, lo, hi int) (
 		}
 	}()
 	for i, c := range t.cols {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		a, err := c.array(mem, lo, hi)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package writers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"math"
 	"runtime"
@@ -585,5 +586,35 @@ func TestWriteParquetLinearAllocation(t *testing.T) {
 	t.Logf("bytes allocated per row: %.0f at 2,000 rows, %.0f at 20,000", small, large)
 	if large > 2*small {
 		t.Errorf("WriteParquet allocates %.0f bytes per row at 20,000 rows against %.0f at 2,000: not linear", large, small)
+	}
+}
+
+// countdownCtx is done after its Err has been asked n times.
+type countdownCtx struct {
+	context.Context
+	n int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestWriteParquetContextStops: a done context stops WriteParquetContext
+// between columns, also in the middle of a table (issue 16: SIGTERM while
+// runs.parquet was written took 251 s to end the job).
+func TestWriteParquetContextStops(t *testing.T) {
+	tb, md := scaleTable(t, 3*RowGroupRows/2), testMetadata(t)
+	for _, n := range []int{0, 1, 3, len(tb.cols) + 2} {
+		ctx := &countdownCtx{Context: context.Background(), n: n}
+		err := WriteParquetContext(ctx, io.Discard, tb, md)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled after %d checks: WriteParquetContext = %v, want context.Canceled", n, err)
+		}
+	}
+	if err := WriteParquetContext(context.Background(), io.Discard, tb, md); err != nil {
+		t.Fatal(err)
 	}
 }
