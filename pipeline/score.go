@@ -131,7 +131,7 @@ func (j *job) score(ctx context.Context, rd *read) (*result, error) {
 	for _, s := range scored {
 		notes = append(notes, s.Notes...)
 	}
-	return j.render(scored, notes)
+	return j.render(ctx, scored, notes)
 }
 
 // checkFamilies refuses, before anything is reduced or published, a
@@ -189,7 +189,7 @@ func (j *job) checkFamilies(scored []*scoring.Scored) error {
 }
 
 // reduce groups the scored runs into families (PROTOCOLS 1.6).
-func (j *job) reduce(scored []*scoring.Scored, metrics []family.Metric) (*family.Result, []family.Run, error) {
+func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []family.Metric) (*family.Result, []family.Run, error) {
 	cfg := j.cfg
 	fruns := make([]family.Run, len(scored))
 	for i, s := range scored {
@@ -210,7 +210,13 @@ func (j *job) reduce(scored []*scoring.Scored, metrics []family.Metric) (*family
 	fopt.Resamples = cfg.Resamples
 	fopt.Seed = cfg.BootstrapSeed
 	fopt.GroupBy = strings.Join(j.proto.groupBy, ",")
-	fopt.Each = j.parallel
+	fopt.Each = func(n int, work func(int)) { // a done ctx skips what is left
+		j.parallel(n, func(i int) {
+			if ctx.Err() == nil {
+				work(i)
+			}
+		})
+	}
 	fopt.AdvantageMetric = j.proto.job.AdvantageMetric()
 	fres, err := family.Aggregate(metrics, fruns, fopt)
 	if err != nil {
@@ -220,33 +226,60 @@ func (j *job) reduce(scored []*scoring.Scored, metrics []family.Metric) (*family
 }
 
 // render reduces the scored runs and builds every result file: the
-// protocol's tables as Parquet, its report, in that order.
-func (j *job) render(scored []*scoring.Scored, notes []string) (*result, error) {
+// protocol's tables as Parquet, its report, in that order. Once ctx is done
+// it returns within a second or so (issue 16): the reduction and the
+// protocol's Render run on a goroutine of their own, which render stops
+// waiting for (both are pure: no I/O, nothing shared; the reduction skips
+// its remaining cells and Render is not started, so the goroutine ends
+// soon after), and the Parquet writers stop between columns.
+func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []string) (*result, error) {
 	cfg, sj := j.cfg, j.proto.job
-	var metrics []family.Metric
-	for _, m := range sj.Metrics(scored) {
-		metrics = append(metrics, family.Metric{Name: m.Name, HigherIsBetter: m.HigherIsBetter})
+	type built struct {
+		fres *family.Result
+		rd   *scoring.Rendered
+		err  error
 	}
-	fres, fruns, err := j.reduce(scored, metrics)
-	if err != nil {
-		return nil, err
-	}
-	res := &scoring.Results{
-		Input:    j.in.String(),
-		Version:  cfg.Version,
-		Families: fres,
-		Common:   j.common(fres),
-		Notes:    notes,
-	}
-	for _, f := range fres.Families {
-		for _, i := range f.Runs {
-			res.Runs = append(res.Runs, scoring.RunResult{Scored: scored[i], Family: f.Name, Excluded: fruns[i].Excluded})
+	done := make(chan built, 1)
+	go func() {
+		var b built
+		defer func() { done <- b }()
+		var metrics []family.Metric
+		for _, m := range sj.Metrics(scored) {
+			metrics = append(metrics, family.Metric{Name: m.Name, HigherIsBetter: m.HigherIsBetter})
 		}
+		fres, fruns, err := j.reduce(ctx, scored, metrics)
+		if err != nil {
+			b.err = err
+			return
+		}
+		if b.err = ctx.Err(); b.err != nil {
+			return
+		}
+		res := &scoring.Results{
+			Input:    j.in.String(),
+			Version:  cfg.Version,
+			Families: fres,
+			Common:   j.common(fres),
+			Notes:    notes,
+		}
+		for _, f := range fres.Families {
+			for _, i := range f.Runs {
+				res.Runs = append(res.Runs, scoring.RunResult{Scored: scored[i], Family: f.Name, Excluded: fruns[i].Excluded})
+			}
+		}
+		b.fres = fres
+		b.rd, b.err = sj.Render(res)
+	}()
+	var b built
+	select {
+	case b = <-done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	rd, err := sj.Render(res)
-	if err != nil {
-		return nil, err
+	if b.err != nil {
+		return nil, b.err
 	}
+	fres, rd := b.fres, b.rd
 	pj, err := json.Marshal(rd.Params)
 	if err != nil {
 		return nil, err
@@ -258,7 +291,10 @@ func (j *job) render(scored []*scoring.Scored, notes []string) (*result, error) 
 	out := &result{params: pj, notes: append(notes, rd.Notes...), runs: len(scored), families: len(fres.Families)}
 	for _, tb := range rd.Tables {
 		var buf bytes.Buffer
-		if err := writers.WriteParquet(&buf, tb.Table, md); err != nil {
+		if err := writers.WriteParquetContext(ctx, &buf, tb.Table, md); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			return nil, fmt.Errorf("writing %s: %w", tb.Name, err)
 		}
 		rows := int64(tb.Table.NumRows())
