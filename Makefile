@@ -104,3 +104,12 @@ bench-compare: build
 
 bench-compare-4g: build
 	BENCH_BYTES=4000000000 bench/compare.sh
+
+# Linear cost in every dimension (issue 16): runs, labels per run, rows per
+# run and objects each grow 10× twice; prints time, CPU and peak RSS per step
+# and the ratio between steps (bench/scale.sh says what it builds and
+# measures; docs/performance.md keeps the latest table). Not run in CI.
+.PHONY: bench-scale
+bench-scale: build
+	bench/scale.sh
+

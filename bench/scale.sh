@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# make bench-scale: does crlbatch's cost grow linearly in every dimension of a
+# sweep (issue 16)? Each dimension grows by 10× twice while the others stay
+# put; every step is scored once per round with the nightly job's full
+# protocol and every output, and the script prints wall time, CPU time
+# (user+sys) and peak RSS per step, and the ratio of each to the step before,
+# as a Markdown table (docs/performance.md keeps the latest). A step should
+# cost at most about 12× the one before. Not run in CI.
+#
+#   runs      100 / 1,000 / 10,000 runs of 200 rows, 4 labels, in 10 objects
+#   labels    one run of 200,000 rows with 1,000 / 10,000 / 100,000 labels
+#             (--max-labels is at its default, 100,000)
+#   rows      8 runs of 2,000 / 20,000 / 200,000 rows, 4 labels, one object each
+#   objects   20 runs of 20,000 rows (400,000 rows, ~95 MB) in
+#             200 / 2,000 / 20,000 objects (10 / 100 / 1,000 parts per run)
+#
+# The inputs come from bench/scalegen (not `crlbatch synth`, whose runs are
+# one object each) and are cached under SCALE_DIR. Outputs go to OUT_DIR
+# (a tmpfs by default, so that the fsyncs of publishing do not time the disk).
+# Settings (environment): SCALE_DIR, OUT_DIR, ROUNDS (default 1; the median
+# is printed), DIMS (default "runs labels rows objects"), CRLBATCH (the
+# binary, default bin/crlbatch), CONCURRENCY (default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCALE_DIR=${SCALE_DIR:-/tmp/crlbatch-scale}
+OUT_DIR=${OUT_DIR:-$([ -d /dev/shm ] && echo /dev/shm/crlbatch-scale-out || echo /tmp/crlbatch-scale-out)}
+ROUNDS=${ROUNDS:-1}
+DIMS=${DIMS:-runs labels rows objects}
+CRLBATCH=${CRLBATCH:-bin/crlbatch}
+CONCURRENCY=${CONCURRENCY:-2}
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "bench-scale: needs GNU time at $TIME (apt-get install time)" >&2; exit 1; }
+[ -x "$CRLBATCH" ] || { echo "bench-scale: no $CRLBATCH (make build)" >&2; exit 1; }
+
+mkdir -p "$SCALE_DIR"
+GEN="$SCALE_DIR/scalegen"
+go build -o "$GEN" ./bench/scalegen
+
+FLAGS=(--spec experiment --ceiling by_configuration --episode-end-from-spec --solve-component progress
+	--group-by algorithm_id --baseline ppo --bootstrap-seed 0 --concurrency "$CONCURRENCY" --quiet)
+
+# input NAME ARGS…: the sweep written by scalegen ARGS, cached as NAME.
+input() {
+	local name=$1; shift
+	local dir="$SCALE_DIR/$name"
+	if [ ! -f "$dir.done" ] || [ "$(cat "$dir.done")" != "$*" ]; then
+		rm -rf "$dir" "$dir.done"
+		"$GEN" -out "$dir" "$@"
+		echo "$*" >"$dir.done"
+	fi
+	echo "$dir"
+}
+
+# measure DIR: prints "wall cpu rssMB" of the median round (by wall time).
+measure() {
+	local dir=$1 r
+	for r in $(seq "$ROUNDS"); do
+		rm -rf "$OUT_DIR"
+		"$TIME" -f '%e %U %S %M' -o "$SCALE_DIR/time" "$CRLBATCH" score "$dir" --out "$OUT_DIR" "${FLAGS[@]}" >/dev/null
+		awk '{ printf "%.2f %.2f %.0f\n", $1, $2+$3, $4/1024 }' "$SCALE_DIR/time"
+	done | sort -n | awk -v n="$ROUNDS" 'NR == int((n+1)/2)'
+	rm -rf "$OUT_DIR"
+}
+
+# step DIM VALUE MB ARGS…: one row of the table.
+prev_wall="" prev_cpu="" prev_rss="" prev_dim=""
+step() {
+	local dim=$1 value=$2; shift 2
+	local dir mb wall cpu rss
+	dir=$(input "$dim-$value" "$@")
+	mb=$(du -sb "$dir" | awk '{ printf "%.0f", $1/1e6 }')
+	read -r wall cpu rss < <(measure "$dir")
+	local rw="" rc="" rr=""
+	if [ "$prev_dim" = "$dim" ]; then
+		rw=$(awk -v a="$wall" -v b="$prev_wall" 'BEGIN { printf "%.1f×", a/b }')
+		rc=$(awk -v a="$cpu" -v b="$prev_cpu" 'BEGIN { printf "%.1f×", a/b }')
+		rr=$(awk -v a="$rss" -v b="$prev_rss" 'BEGIN { printf "%.1f×", a/b }')
+	fi
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$dim" "$value" "$mb" "$wall" "$rw" "$cpu" "$rc" "$rss" "$rr"
+	prev_dim=$dim prev_wall=$wall prev_cpu=$cpu prev_rss=$rss
+}
+
+echo "crlbatch $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo '+changes'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), --concurrency $CONCURRENCY, $ROUNDS round(s), median"
+echo
+echo '| dimension | size | MB | wall s | × | CPU s | × | peak RSS MB | × |'
+echo '| :-- | --: | --: | --: | --: | --: | --: | --: | --: |'
+for dim in $DIMS; do
+	case $dim in
+	runs)
+		for n in 100 1000 10000; do step runs "$n" -runs "$n" -rows 200 -labels 4 -objects 10; done ;;
+	labels)
+		for n in 1000 10000 100000; do step labels "$n" -runs 1 -rows 200000 -labels "$n" -objects 1; done ;;
+	rows)
+		for n in 2000 20000 200000; do step rows "$n" -runs 8 -rows "$n" -labels 4 -objects 8; done ;;
+	objects)
+		for n in 200 2000 20000; do step objects "$n" -runs 20 -rows 20000 -labels 4 -objects "$n"; done ;;
+	*)
+		echo "bench-scale: unknown dimension $dim" >&2; exit 2 ;;
+	esac
+done
+echo
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
