@@ -2,11 +2,11 @@ package contilabscore_test
 
 import (
 	"errors"
-	"github.com/crlbatch/crlbatch/pipeline"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/protocol/contilab"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -23,36 +23,7 @@ func lookup(t *testing.T) scoring.Protocol {
 	return p
 }
 
-func newJob(t *testing.T) scoring.Job {
-	t.Helper()
-	p := lookup(t)
-	j, err := p.New(scoring.DefaultValues(p), scoring.Env{Reader: readers.Options{IdentityFields: p.Describe().Identity}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Decoder().Check(); err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
-
-// runs decodes objects (key, lines, key, lines, …) in key order and
-// assembles them.
-func runs(t *testing.T, j scoring.Job, objects ...string) ([]*scoring.Run, error) {
-	t.Helper()
-	dec := j.Decoder()
-	var objs []scoring.Object
-	for i := 0; i+1 < len(objects); i += 2 {
-		o, err := dec.Decode("mem://in/"+objects[i], objects[i], strings.NewReader(objects[i+1]), nil)
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, o)
-	}
-	var out []*scoring.Run
-	err := dec.Assemble(objs, func(r *scoring.Run) error { out = append(out, r); return nil })
-	return out, err
-}
+func newJob(t *testing.T) scoring.Job { return protocoltest.Job(t, "contilab", nil) }
 
 // TestScoreByHand is contilab's ExampleScore through rows: a Class-IL run
 // of two tasks, R = [[0.9, -], [0.6, 0.8]], and a diagnostic.
@@ -64,7 +35,7 @@ func TestScoreByHand(t *testing.T) {
 {"run_id":"r","seed":0,"algorithm_id":"ewc","scenario":"class-il","kind":"diag","name":"effective_rank","task":0,"value":3}
 {"run_id":"r","seed":0,"algorithm_id":"ewc","scenario":"class-il","kind":"diag","name":"effective_rank","task":1,"value":5}
 `
-	rs, err := runs(t, j, "r.jsonl", rows)
+	rs, err := protocoltest.Runs(j, "r.jsonl", rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +77,7 @@ func TestRepeatedCell(t *testing.T) {
 	rows := `{"run_id":"r","kind":"matrix","after_task":0,"eval_task":0,"acc":0.9}
 {"run_id":"r","kind":"matrix","after_task":0,"eval_task":0,"acc":0.8}
 `
-	rs, err := runs(t, j, "o.jsonl", rows)
+	rs, err := protocoltest.Runs(j, "o.jsonl", rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +102,7 @@ func TestBadRow(t *testing.T) {
 		{`{"kind":"curve","task":-1,"batch":0,"acc":1}`, "mem://in/o.jsonl: line 2: task: task and batch indices run from 0 to"},
 	} {
 		j := newJob(t)
-		_, err := runs(t, j, "o.jsonl", `{"kind":"initial","eval_task":0,"acc":0.1}`+"\n"+c.row+"\n")
+		_, err := protocoltest.Runs(j, "o.jsonl", `{"kind":"initial","eval_task":0,"acc":0.1}`+"\n"+c.row+"\n")
 		var de *readers.DataError
 		if !errors.As(err, &de) || de.Line != 2 || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q…", c.row, err, c.want)

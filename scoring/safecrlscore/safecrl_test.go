@@ -22,38 +22,9 @@ func lookup(t *testing.T) scoring.Protocol {
 	return p
 }
 
-// newJob binds p with the default identity and flags.
+// newJob binds the protocol with the default identity and flags (nil: the defaults).
 func newJob(t *testing.T, flags scoring.Flags) scoring.Job {
-	t.Helper()
-	p := lookup(t)
-	if flags == nil {
-		flags = scoring.DefaultValues(p)
-	}
-	j, err := p.New(flags, scoring.Env{Reader: readers.Options{IdentityFields: p.Describe().Identity}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Decoder().Check(); err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
-
-// runs decodes objects (key → lines) in key order and assembles them.
-func runs(t *testing.T, j scoring.Job, objects ...string) ([]*scoring.Run, error) {
-	t.Helper()
-	dec := j.Decoder()
-	var objs []scoring.Object
-	for i := 0; i+1 < len(objects); i += 2 {
-		o, err := dec.Decode("mem://in/"+objects[i], objects[i], strings.NewReader(objects[i+1]), nil)
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, o)
-	}
-	var out []*scoring.Run
-	err := dec.Assemble(objs, func(r *scoring.Run) error { out = append(out, r); return nil })
-	return out, err
+	return protocoltest.Job(t, "safecrl", flags)
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
@@ -71,7 +42,7 @@ func TestScoreByHand(t *testing.T) {
 {"run_id":"r","seed":1,"algorithm_id":"cpo","task":"b","episode":3,"return":5}
 {"run_id":"r","seed":1,"algorithm_id":"cpo","task":"a","episode":4,"return":0,"success":1}
 `
-	rs, err := runs(t, j, "r.jsonl", rows)
+	rs, err := protocoltest.Runs(j, "r.jsonl", rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +107,7 @@ func TestBadRow(t *testing.T) {
 		{`{"task":"a","return":1,"episode":1.5}`, "mem://in/o.jsonl: line 2: episode: "},
 	} {
 		j := newJob(t, nil)
-		_, err := runs(t, j, "o.jsonl", `{"task":"a","return":1}`+"\n"+c.row+"\n")
+		_, err := protocoltest.Runs(j, "o.jsonl", `{"task":"a","return":1}`+"\n"+c.row+"\n")
 		var de *readers.DataError
 		if !errors.As(err, &de) || de.Line != 2 || de.URL != "mem://in/o.jsonl" || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q…", c.row, err, c.want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
 
 func lookup(t *testing.T) scoring.Protocol {
@@ -20,34 +21,7 @@ func lookup(t *testing.T) scoring.Protocol {
 	return p
 }
 
-func newJob(t *testing.T) scoring.Job {
-	t.Helper()
-	p := lookup(t)
-	j, err := p.New(scoring.DefaultValues(p), scoring.Env{Reader: readers.Options{IdentityFields: p.Describe().Identity}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Decoder().Check(); err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
-
-func runs(t *testing.T, j scoring.Job, objects ...string) ([]*scoring.Run, error) {
-	t.Helper()
-	dec := j.Decoder()
-	var objs []scoring.Object
-	for i := 0; i+1 < len(objects); i += 2 {
-		o, err := dec.Decode("mem://in/"+objects[i], objects[i], strings.NewReader(objects[i+1]), nil)
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, o)
-	}
-	var out []*scoring.Run
-	err := dec.Assemble(objs, func(r *scoring.Run) error { out = append(out, r); return nil })
-	return out, err
-}
+func newJob(t *testing.T) scoring.Job { return protocoltest.Job(t, "skillshift", nil) }
 
 // TestScoreByHand: method M, cell gitlab/src with two tasks (one success;
 // 4 and 6 steps; 2 calls each, 1 failure in all) and cell gitlab/tgt with
@@ -60,7 +34,7 @@ func TestScoreByHand(t *testing.T) {
 {"method":"M","uid":"t1","site":"gitlab","condition":"src","success":false,"steps":6,"skill_calls":2,"skill_failures":0}
 {"method":"M","uid":"t2","site":"gitlab","condition":"tgt","success":1,"steps":10,"skill_calls":0}
 `
-	rs, err := runs(t, j, "M.jsonl", rows)
+	rs, err := protocoltest.Runs(j, "M.jsonl", rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +77,7 @@ func TestBadRow(t *testing.T) {
 		{`{"site":"a","condition":"src","success":true,"steps":-1}`, "mem://in/o.jsonl: line 2: steps: negative step count -1"},
 	} {
 		j := newJob(t)
-		_, err := runs(t, j, "o.jsonl", `{"site":"a","condition":"src","success":true,"steps":1}`+"\n"+c.row+"\n")
+		_, err := protocoltest.Runs(j, "o.jsonl", `{"site":"a","condition":"src","success":true,"steps":1}`+"\n"+c.row+"\n")
 		var de *readers.DataError
 		if !errors.As(err, &de) || de.Line != 2 || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q…", c.row, err, c.want)
