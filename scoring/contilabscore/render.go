@@ -50,22 +50,19 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 	ts := []records.Table{
 		{Name: "runs.parquet", Build: o.runsTable},
 		{Name: "matrix.parquet", Build: o.matrixTable},
-		{Name: "families.parquet", Build: func() (*writers.Table, error) { return writers.FamiliesTable(res.Families) }},
+		records.Families(res),
 	}
 	if o.benchmarks != nil {
 		ts = append(ts, records.Table{Name: "benchmarks.parquet", Build: o.benchmarksTable})
 	}
-	tables, err := records.Tables(ts...)
-	if err != nil {
-		return nil, err
-	}
-	h, err := records.Header(Name, params, res)
+	rd, err := records.Render(Name, params, res, o.report, ts...)
 	if err != nil {
 		return nil, err
 	}
 	// The notes of the ranking across benchmarks follow the job's, in the
 	// report and in the manifest.
-	return &scoring.Rendered{Params: params, Tables: tables, Report: o.report(h), Notes: o.notes[len(res.Notes):]}, nil
+	rd.Notes = o.notes[len(res.Notes):]
+	return rd, nil
 }
 
 // acrossBenchmarks ranks the families by their mean rank metric per

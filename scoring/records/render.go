@@ -113,6 +113,25 @@ type Table struct {
 	Build func() (*writers.Table, error)
 }
 
+// Families is families.parquet, built from the reduction.
+func Families(res *scoring.Results) Table {
+	return Table{Name: "families.parquet", Build: func() (*writers.Table, error) { return writers.FamiliesTable(res.Families) }}
+}
+
+// Render builds a record protocol's outputs: its tables ts in order, and
+// the report that report renders under the header of params (Header).
+func Render(name string, params any, res *scoring.Results, report func(writers.ReportHeader) string, ts ...Table) (*scoring.Rendered, error) {
+	tables, err := Tables(ts...)
+	if err != nil {
+		return nil, err
+	}
+	h, err := Header(name, params, res)
+	if err != nil {
+		return nil, err
+	}
+	return &scoring.Rendered{Params: params, Tables: tables, Report: report(h)}, nil
+}
+
 // Tables builds tables in order; an error names the table.
 func Tables(ts ...Table) ([]scoring.Table, error) {
 	out := make([]scoring.Table, 0, len(ts))

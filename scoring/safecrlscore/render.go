@@ -34,19 +34,10 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 	}
 	o := &output{res: res, results: results, identity: res.Common.IdentityFields}
 	params := Params{Protocol: Name, WindowEpisodes: j.params.WindowEpisodes, Common: records.Common(res.Common)}
-	tables, err := records.Tables(
+	return records.Render(Name, params, res, o.report,
 		records.Table{Name: "runs.parquet", Build: o.runsTable},
 		records.Table{Name: "run_summary.parquet", Build: o.runSummaryTable},
-		records.Table{Name: "families.parquet", Build: func() (*writers.Table, error) { return writers.FamiliesTable(res.Families) }},
-	)
-	if err != nil {
-		return nil, err
-	}
-	h, err := records.Header(Name, params, res)
-	if err != nil {
-		return nil, err
-	}
-	return &scoring.Rendered{Params: params, Tables: tables, Report: o.report(h)}, nil
+		records.Families(res))
 }
 
 // runsTable is runs.parquet: one row per run × task.

@@ -32,19 +32,10 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 	}
 	o := &output{res: res, results: results}
 	params := Params{Protocol: Name, Common: records.Common(res.Common)}
-	tables, err := records.Tables(
+	return records.Render(Name, params, res, o.report,
 		records.Table{Name: "cells.parquet", Build: o.cellsTable},
 		records.Table{Name: "table.parquet", Build: o.table},
-		records.Table{Name: "families.parquet", Build: func() (*writers.Table, error) { return writers.FamiliesTable(res.Families) }},
-	)
-	if err != nil {
-		return nil, err
-	}
-	h, err := records.Header(Name, params, res)
-	if err != nil {
-		return nil, err
-	}
-	return &scoring.Rendered{Params: params, Tables: tables, Report: o.report(h)}, nil
+		records.Families(res))
 }
 
 // cellsTable is cells.parquet: one row per run × site × condition.
