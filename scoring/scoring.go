@@ -260,7 +260,8 @@ type Results struct {
 	Runs []RunResult
 	// Families is the reduction.
 	Families *family.Result
-	// Common are the engine's parameters, for crlbatch.params.
+	// Common are the engine's parameters, for crlbatch.params (Where is
+	// never nil: no filter is an empty list).
 	Common Common
 	// Notes are the job's notes in order (bad rows, duplicate objects,
 	// the runs' notes, --where).

@@ -46,7 +46,7 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 	if err := o.acrossBenchmarks(j.rankHigher); err != nil {
 		return nil, err
 	}
-	params := Params{Protocol: Name, WindowFraction: j.params.WindowFraction, RankMetric: j.rank, Common: records.Common(res.Common)}
+	params := Params{Protocol: Name, WindowFraction: j.params.WindowFraction, RankMetric: j.rank, Common: res.Common}
 	ts := []records.Table{
 		{Name: "runs.parquet", Build: o.runsTable},
 		{Name: "matrix.parquet", Build: o.matrixTable},

@@ -144,15 +144,15 @@ type toyParams struct {
 }
 
 // The header lists crlbatch.params in their JSON order, "protocol" left
-// out, each value as JSON; where is [] when no filter is given. Numbers go
+// out, each value as JSON; where is [] as the engine gives it without a filter. Numbers go
 // through float64, as they always have: a bootstrap seed above 2^53 is
 // shown rounded (crlbatch.params itself keeps it exact).
 func TestHeader(t *testing.T) {
 	b := "x"
 	res := &scoring.Results{Input: "file:///in", Version: "v1"}
-	p := toyParams{Protocol: "toy", Window: 0.2, Common: records.Common(scoring.Common{
-		GroupBy: []string{"algorithm_id"}, Baseline: &b, IdentityFields: []string{}, BootstrapResamples: 10, BootstrapSeed: 1 << 60, ConfidenceLevel: 0.95,
-	})}
+	p := toyParams{Protocol: "toy", Window: 0.2, Common: scoring.Common{
+		GroupBy: []string{"algorithm_id"}, Baseline: &b, Where: []scoring.Filter{}, IdentityFields: []string{}, BootstrapResamples: 10, BootstrapSeed: 1 << 60, ConfidenceLevel: 0.95,
+	}}
 	h, err := records.Header("toy", p, res)
 	if err != nil {
 		t.Fatal(err)

@@ -9,15 +9,6 @@ import (
 	"github.com/crlbatch/crlbatch/writers"
 )
 
-// Common returns the engine's parameters as crlbatch.params lists them:
-// where is [] rather than null when no filter is given.
-func Common(c scoring.Common) scoring.Common {
-	if c.Where == nil {
-		c.Where = []scoring.Filter{}
-	}
-	return c
-}
-
 // Header is the report header of a record protocol: the title
 // "crlbatch report: <name>", the input, the version, and every parameter
 // of params (crlbatch.params) but "protocol", in the order of its JSON

@@ -33,7 +33,7 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 		return nil, err
 	}
 	o := &output{res: res, results: results, identity: res.Common.IdentityFields}
-	params := Params{Protocol: Name, WindowEpisodes: j.params.WindowEpisodes, Common: records.Common(res.Common)}
+	params := Params{Protocol: Name, WindowEpisodes: j.params.WindowEpisodes, Common: res.Common}
 	return records.Render(Name, params, res, o.report,
 		records.Table{Name: "runs.parquet", Build: o.runsTable},
 		records.Table{Name: "run_summary.parquet", Build: o.runSummaryTable},

@@ -31,7 +31,7 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 		return nil, err
 	}
 	o := &output{res: res, results: results}
-	params := Params{Protocol: Name, Common: records.Common(res.Common)}
+	params := Params{Protocol: Name, Common: res.Common}
 	return records.Render(Name, params, res, o.report,
 		records.Table{Name: "cells.parquet", Build: o.cellsTable},
 		records.Table{Name: "table.parquet", Build: o.table},
