@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"io"
+	"slices"
 
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
@@ -295,4 +296,21 @@ type Rendered struct {
 type Table struct {
 	Name  string // "runs.parquet"
 	Table *writers.Table
+}
+
+// SeedReasons returns the distinct reasons, in run order, why the included
+// runs of family have no seed value of metric (the reasons column of the
+// per-run table), for the report's footnotes.
+func (r *Results) SeedReasons(family, metric string) []string {
+	var out []string
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Family != family || run.Excluded {
+			continue
+		}
+		if v := run.Value(metric); !v.OK && !slices.Contains(out, v.Reason) {
+			out = append(out, v.Reason)
+		}
+	}
+	return out
 }

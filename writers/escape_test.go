@@ -310,7 +310,9 @@ func checkRendered(t *testing.T, md string, families, notes int) {
 		case strings.HasPrefix(l, "## Family "):
 			fams++
 		case strings.HasPrefix(l, "#"):
-			if l != "# crlbatch report: toy" && l != "## Comparison of families" && l != "## Notes" {
+			if l != "# crlbatch report: toy" && l != "## Comparison of families" && l != "## Notes" &&
+				l != "## Summary" && l != "## Metrics" && !strings.HasPrefix(l, "## Against the baseline ") &&
+				!(strings.HasPrefix(l, "### ") && strings.Contains(l, " against ")) {
 				t.Fatalf("line %d is an unexpected heading %q:\n%s", i+1, l, md)
 			}
 			inNotes = l == "## Notes"
@@ -321,6 +323,11 @@ func checkRendered(t *testing.T, md string, families, notes int) {
 			}
 			checkTable(t, strings.Join(lines[i:j], "\n"), gfmRowCells(l), j-i-2)
 			i = j - 1
+		case inNotes && strings.HasPrefix(l, "[^"):
+			// A footnote after the notes: one line.
+			if !regexp.MustCompile(`^\[\^[0-9]+\]: `).MatchString(l) || blockMarker.MatchString(l[strings.Index(l, ": ")+2:]) {
+				t.Fatalf("footnote line %q opens a block:\n%s", l, md)
+			}
 		case inNotes && l != "":
 			if !strings.HasPrefix(l, "- ") || blockMarker.MatchString(l[2:]) {
 				t.Fatalf("note line %q opens a block:\n%s", l, md)

@@ -131,8 +131,15 @@ func readReport(t *testing.T, out string) string {
 // reportSections are the headings a report may hold besides its title and
 // one "## Family …" per family.
 var reportSections = map[string]bool{
-	"## Comparison of families": true, "## Notes": true, "## Across benchmarks": true, "## Results per method": true,
+	"## Summary": true, "## Comparison of families": true, "## Notes": true, "## Across benchmarks": true,
+	"## Results per method": true, "## Metrics": true,
 }
+
+// footnoteDef is a footnote's definition line: "[^3]: why".
+var footnoteDef = regexp.MustCompile(`^\[\^([0-9]+)\]: (.*)$`)
+
+// footnoteRef is a reference to a footnote.
+var footnoteRef = regexp.MustCompile(`\[\^([0-9]+)\]`)
 
 var rawHTML = regexp.MustCompile(`(?i)<\s*/?\s*(script|img|a|iframe|style)\b`)
 
@@ -151,20 +158,45 @@ func checkReportShape(t *testing.T, report string, families int) {
 		t.Errorf("report.md holds raw HTML %q outside code spans", m)
 	}
 	lines := strings.Split(strings.TrimSuffix(report, "\n"), "\n")
-	titles, fams, inNotes, headerItems := 0, 0, false, 0
+	titles, fams, inNotes, inSummary, headerItems, summaryItems, against, tested := 0, 0, false, false, 0, 0, 0, 0
+	refs, defs := map[string]bool{}, map[string]bool{}
+	for _, l := range lines {
+		if !footnoteDef.MatchString(l) {
+			for _, m := range footnoteRef.FindAllStringSubmatch(l, -1) {
+				refs[m[1]] = true
+			}
+		}
+	}
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
+		if m := footnoteDef.FindStringSubmatch(l); m != nil {
+			// A footnote: one line, after the notes, defined once.
+			if !inNotes || defs[m[1]] || opensBlock(m[2]) {
+				t.Errorf("line %d: footnote %q out of place, defined twice or opening a block", i+1, l)
+			}
+			defs[m[1]] = true
+			continue
+		}
 		switch {
 		case strings.HasPrefix(l, "# "):
 			titles++
 		case strings.HasPrefix(l, "## Family "):
 			fams++
-			inNotes = false
+			inNotes, inSummary = false, false
+		case strings.HasPrefix(l, "## Against the baseline "):
+			against++
+		case strings.HasPrefix(l, "### ") && strings.Contains(l, " against "):
+			tested++
 		case strings.HasPrefix(l, "#"):
 			if !reportSections[l] {
 				t.Errorf("line %d is an unexpected heading: %q", i+1, l)
 			}
-			inNotes = l == "## Notes"
+			inNotes, inSummary = l == "## Notes", l == "## Summary"
+		case inSummary && strings.HasPrefix(l, "- "):
+			if opensBlock(l[2:]) {
+				t.Errorf("line %d of the summary is not one plain list item: %q", i+1, l)
+			}
+			summaryItems++
 		case strings.HasPrefix(l, "|"):
 			// A table: the header, the delimiter row, the body.
 			n := gfmCells(l)
@@ -197,6 +229,19 @@ func checkReportShape(t *testing.T, report string, families int) {
 	}
 	if headerItems != 3 {
 		t.Errorf("%d list items outside the notes, want the header's 3", headerItems)
+	}
+	if against != 1 || tested != families-1 || summaryItems != families-1 {
+		t.Errorf("%d baseline sections, %d families tested, %d summary items; want 1, %d, %d", against, tested, summaryItems, families-1, families-1)
+	}
+	for n := range refs {
+		if !defs[n] {
+			t.Errorf("footnote [^%s] is referenced but not defined", n)
+		}
+	}
+	for n := range defs {
+		if !refs[n] {
+			t.Errorf("footnote [^%s] is defined but never referenced", n)
+		}
 	}
 }
 

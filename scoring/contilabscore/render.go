@@ -206,39 +206,48 @@ func (o *output) report(h writers.ReportHeader) string {
 		rows = append(rows, writers.ReportRow{Title: m, Metric: m})
 	}
 	rep := &writers.Report{
-		Header:   h,
-		Rows:     rows,
-		KeyNoun:  "run",
-		Families: o.res.Families,
-		Notes:    o.notes,
+		Header:      h,
+		Rows:        rows,
+		KeyNoun:     "run",
+		Families:    o.res.Families,
+		SeedReasons: o.res.SeedReasons,
+		Notes:       o.notes,
 		Columns: func(string) ([]string, func(int, string) family.Cell) {
 			return nil, nil
 		},
 	}
 	if b := o.benchmarks; b != nil {
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "## Across benchmarks\n\nEach family's mean %s per benchmark, ranked per benchmark (1 = best, ties averaged). Friedman statistic %s, p %s; Nemenyi critical difference (α = %g) %s.\n\n",
-			writers.Code(o.rank), writers.FormatValue(b.FriedmanStatistic), writers.FormatValue(b.FriedmanP), b.Alpha, writers.FormatValue(b.CriticalDifference))
-		header := []string{"Family"}
-		for _, name := range b.Benchmarks {
-			header = append(header, writers.Text(name))
-		}
-		header = append(header, "average rank")
-		var trs [][]string
-		for _, f := range b.Families {
-			row := []string{writers.FamilyName(f.Family)}
-			for _, s := range f.Scores {
-				row = append(row, writers.FormatValue(s))
+		rep.ExtraNotes = func(footnote func(string) string) string {
+			value := func(v protocol.Value) string {
+				if v.OK {
+					return writers.FormatValue(v)
+				}
+				return writers.Absent + footnote(v.Reason)
 			}
-			for len(row) < len(header)-1 {
-				row = append(row, writers.Absent)
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "## Across benchmarks\n\nEach family's mean %s per benchmark, ranked per benchmark (1 = best, ties averaged). Friedman statistic %s, p %s; Nemenyi critical difference (α = %g) %s.\n\n",
+				writers.Code(o.rank), value(b.FriedmanStatistic), value(b.FriedmanP), b.Alpha, value(b.CriticalDifference))
+			header := []string{"Family"}
+			for _, name := range b.Benchmarks {
+				header = append(header, writers.Text(name))
 			}
-			row = append(row, writers.FormatValue(f.AverageRank))
-			trs = append(trs, row)
+			header = append(header, "average rank")
+			var trs [][]string
+			for _, f := range b.Families {
+				row := []string{writers.FamilyName(f.Family)}
+				for _, s := range f.Scores {
+					row = append(row, value(s))
+				}
+				for len(row) < len(header)-1 {
+					row = append(row, writers.Absent+footnote("the family has no run in this benchmark"))
+				}
+				row = append(row, value(f.AverageRank))
+				trs = append(trs, row)
+			}
+			sb.WriteString(writers.MarkdownTable(header, trs))
+			sb.WriteString("\n")
+			return sb.String()
 		}
-		sb.WriteString(writers.MarkdownTable(header, trs))
-		sb.WriteString("\n")
-		rep.Extra = sb.String()
 	}
 	return rep.Render()
 }

@@ -1,6 +1,8 @@
 package safecrlscore
 
 import (
+	"slices"
+
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/protocol/safecrl"
@@ -127,11 +129,26 @@ func (o *output) report(h writers.ReportHeader) string {
 		index[m] = i
 	}
 	rep := &writers.Report{
-		Header:   h,
-		Rows:     reportRows,
-		KeyNoun:  "task",
-		Families: o.res.Families,
-		Notes:    o.res.Notes,
+		Header:      h,
+		Rows:        reportRows,
+		KeyNoun:     "task",
+		Families:    o.res.Families,
+		Notes:       o.res.Notes,
+		SeedReasons: o.res.SeedReasons,
+		KeyReasons: func(fam, key, metric string) []string {
+			var out []string
+			for _, r := range byFamily[fam] {
+				for i := range r.Tasks {
+					if r.Tasks[i].Task != key {
+						continue
+					}
+					if v, _ := r.Tasks[i].Metric(metric); !v.OK && !slices.Contains(out, v.Reason) {
+						out = append(out, v.Reason)
+					}
+				}
+			}
+			return out
+		},
 		Columns: func(fam string) ([]string, func(int, string) family.Cell) {
 			runs := byFamily[fam]
 			sum := family.SummarizeKeyed(len(runs), len(safecrl.TaskMetrics),

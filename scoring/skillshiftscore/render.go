@@ -133,35 +133,43 @@ func (o *output) report(h writers.ReportHeader) string {
 		in = append(in, skillshift.TableInput{Name: o.res.Runs[i].Key, Result: o.results[i]})
 	}
 	tab := skillshift.BuildTable(in, nil)
-	var sb strings.Builder
-	sb.WriteString("## Results per method\n\nSR and SFR in percent, AS and ASC in counts; site and condition columns are unweighted means of their cells, O/A the unweighted mean of all cells (never task-weighted). `⚠︎` marks an SFR resting on fewer than 30 skill invocations.\n\n")
-	header := []string{"Method", "Metric"}
-	for _, c := range tab.Columns {
-		header = append(header, writers.Text(c.Title))
-	}
-	header = append(header, "identity check")
-	var trs [][]string
-	for _, r := range tab.Rows {
-		row := []string{writers.Text(r.Name), writers.Text(r.Metric)}
-		for _, c := range r.Cells {
-			row = append(row, c.Text)
+	extra := func(footnote func(string) string) string {
+		var sb strings.Builder
+		sb.WriteString("## Results per method\n\nSR and SFR in percent, AS and ASC in counts; site and condition columns are unweighted means of their cells, O/A the unweighted mean of all cells (never task-weighted). `⚠︎` marks an SFR resting on fewer than 30 skill invocations.\n\n")
+		header := []string{"Method", "Metric"}
+		for _, c := range tab.Columns {
+			header = append(header, writers.Text(c.Title))
 		}
-		id := string(r.Identity.Status)
-		if r.Identity.Reason != "" {
-			id += ": " + r.Identity.Reason
+		header = append(header, "identity check")
+		var trs [][]string
+		for _, r := range tab.Rows {
+			row := []string{writers.Text(r.Name), writers.Text(r.Metric)}
+			for _, c := range r.Cells {
+				if c.Value.OK {
+					row = append(row, c.Text)
+				} else {
+					row = append(row, writers.Absent+footnote(c.Value.Reason))
+				}
+			}
+			id := string(r.Identity.Status)
+			if r.Identity.Reason != "" {
+				id += ": " + r.Identity.Reason
+			}
+			row = append(row, writers.Text(id))
+			trs = append(trs, row)
 		}
-		row = append(row, writers.Text(id))
-		trs = append(trs, row)
+		sb.WriteString(writers.MarkdownTable(header, trs))
+		sb.WriteString("\n")
+		return sb.String()
 	}
-	sb.WriteString(writers.MarkdownTable(header, trs))
-	sb.WriteString("\n")
 	rep := &writers.Report{
-		Header:   h,
-		Rows:     rows,
-		KeyNoun:  "cell",
-		Families: o.res.Families,
-		Notes:    o.res.Notes,
-		Extra:    sb.String(),
+		Header:      h,
+		Rows:        rows,
+		KeyNoun:     "cell",
+		Families:    o.res.Families,
+		SeedReasons: o.res.SeedReasons,
+		Notes:       o.res.Notes,
+		ExtraNotes:  extra,
 		Columns: func(string) ([]string, func(int, string) family.Cell) {
 			return nil, nil
 		},

@@ -92,7 +92,8 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 		Version:  res.Version,
 		Params:   paramList(ps),
 		Bound:    boundSentence(j.info),
-	}, out, res.Notes)
+		Omitted:  omitted(ps),
+	}, out, res.Notes, res.SeedReasons)
 	return rd, nil
 }
 
@@ -123,13 +124,20 @@ func paramList(p params) []writers.KV {
 		}
 		return strings.Join(xs, ",")
 	}
-	return []writers.KV{
+	kv := []writers.KV{
 		{Key: "anchor", Value: p.Anchor},
 		{Key: "window", Value: p.Window},
 		{Key: "alpha", Value: f(p.Alpha)},
-		{Key: "epsilon", Value: opt(p.Epsilon, "0.5·R_ub (ceiling anchor)")},
-		{Key: "epsilon_fraction", Value: f(p.EpsilonFraction)},
-		{Key: "epsilon_abs_floor", Value: f(p.EpsilonAbsFloor)},
+	}
+	// The recovery band: ε around the ceiling under the ceiling anchor,
+	// ε_frac·|A| with its floor under the segment anchor.
+	if p.Anchor == string(skyfall.AnchorCeiling) {
+		kv = append(kv, writers.KV{Key: "epsilon", Value: opt(p.Epsilon, "0.5·R_ub")})
+	} else {
+		kv = append(kv, writers.KV{Key: "epsilon_fraction", Value: f(p.EpsilonFraction)},
+			writers.KV{Key: "epsilon_abs_floor", Value: f(p.EpsilonAbsFloor)})
+	}
+	return append(kv, []writers.KV{
 		{Key: "tail_fraction", Value: f(p.TailFraction)},
 		{Key: "zero_shot_window", Value: strconv.Itoa(p.ZeroShotWindow)},
 		{Key: "gamma", Value: opt(p.Gamma, "recorded, else 0.99")},
@@ -146,7 +154,16 @@ func paramList(p params) []writers.KV {
 		{Key: "bootstrap_resamples", Value: strconv.Itoa(p.BootstrapResamples)},
 		{Key: "bootstrap_seed", Value: strconv.FormatUint(p.BootstrapSeed, 10)},
 		{Key: "confidence_level", Value: f(p.ConfidenceLevel)},
+	}...)
+}
+
+// omitted says which parameters of crlbatch.params the report's table
+// leaves out under the chosen anchor.
+func omitted(p params) string {
+	if p.Anchor == string(skyfall.AnchorCeiling) {
+		return "epsilon_fraction and epsilon_abs_floor set the recovery band under the segment anchor only: they are in crlbatch.params, not above."
 	}
+	return "epsilon sets the recovery band under the ceiling anchor only: it is in crlbatch.params, not above."
 }
 
 // boundSentence says in the report which ceiling was used.

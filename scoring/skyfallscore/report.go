@@ -1,6 +1,8 @@
 package skyfallscore
 
 import (
+	"slices"
+
 	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/writers"
@@ -25,9 +27,19 @@ var reportRows = []writers.ReportRow{
 	{Title: "Solve rate", Metric: "solve_rate", PerLabel: false},
 }
 
+// titles name the metrics of families.parquet that have no row above.
+var titles = map[string]string{
+	"effective_rank_run": "Effective rank (run)",
+	"n_steps":            "Steps",
+	"n_intervals":        "Intervals",
+	"n_shifts":           "Shifts",
+	"n_labels":           "Labels",
+}
+
 // report renders report.md for skyfall. notes are the job's notes in
-// order (they follow the family notes).
-func report(h writers.ReportHeader, o *output, notes []string) string {
+// order (they follow the family notes); seedReasons says why runs have no
+// seed value (scoring.Results.SeedReasons).
+func report(h writers.ReportHeader, o *output, notes []string, seedReasons func(family, metric string) []string) string {
 	byFamily := map[string][]*skyfall.RunResult{}
 	for i := range o.Runs {
 		r := &o.Runs[i]
@@ -44,8 +56,24 @@ func report(h writers.ReportHeader, o *output, notes []string) string {
 		Rows:            reportRows,
 		KeyNoun:         "label",
 		Families:        o.Families,
+		Titles:          titles,
 		AdvantageMetric: "adaptation_speed",
 		Notes:           notes,
+		SeedReasons:     seedReasons,
+		KeyReasons: func(fam, key, metric string) []string {
+			var out []string
+			for _, r := range byFamily[fam] {
+				for i := range r.Labels {
+					if r.Labels[i].Label != key {
+						continue
+					}
+					if v, _ := r.Labels[i].Metric(metric); !v.OK && !slices.Contains(out, v.Reason) {
+						out = append(out, v.Reason)
+					}
+				}
+			}
+			return out
+		},
 		Columns: func(fam string) ([]string, func(k int, metric string) family.Cell) {
 			sum := skyfall.SummarizeLabels(byFamily[fam])
 			return sum.Keys, func(k int, metric string) family.Cell {
