@@ -21,6 +21,10 @@ var goldenCases = []struct {
 	args []string
 }{
 	{"sweep", []string{"../../configs/example-sweep"}},
+	// The example sweep with six seeds a family (its seeds 0-2 are those
+	// of the three-seed sweep): the paired tests become Wilcoxon's, with
+	// no power warning, and the adjusted p values decide the summary.
+	{"sweep-6seeds", []string{"../../configs/example-sweep-6seeds"}},
 	{"sweep-spec", []string{"../../configs/example-sweep", "--spec", "experiment"}},
 	{"sweep-data-relative", []string{"../../configs/example-sweep", "--ceiling", "data_relative"}},
 	{"sweep-anchor-ceiling", []string{"../../configs/example-sweep", "--anchor", "ceiling", "--bound", "1"}},
@@ -123,4 +127,61 @@ func sortedCopy(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// TestExampleSweep6SeedsIsSynth checks that configs/example-sweep-6seeds
+// is what crlbatch synth writes with the flags its README line names, byte
+// for byte, and that its seeds 0-2 are the rows of the three-seed sweep.
+func TestExampleSweep6SeedsIsSynth(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	if code, _, stderr := crl(t, "synth", "--out", out, "--seed", "7", "--steps", "400", "--compression", "zstd", "--seeds", "6"); code != 0 {
+		t.Fatalf("synth: exit %d: %s", code, stderr)
+	}
+	const dir = "../../configs/example-sweep-6seeds"
+	var got, want []string
+	for _, d := range []struct {
+		root  string
+		names *[]string
+	}{{out, &got}, {dir, &want}} {
+		err := filepath.WalkDir(d.root, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				rel, _ := filepath.Rel(d.root, p)
+				*d.names = append(*d.names, rel)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("synth wrote %v, the example holds %v", got, want)
+	}
+	for _, name := range got {
+		a, errA := os.ReadFile(filepath.Join(out, name))
+		b, errB := os.ReadFile(filepath.Join(dir, name))
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from what synth writes", name)
+		}
+	}
+	// The first three seeds are the three-seed example's rows.
+	for _, fam := range []string{"ppo", "sac", "ewc"} {
+		for s, ext := range []string{".jsonl", ".jsonl.gz", ".jsonl.zst"} {
+			name := fam + "-s" + itoa(s)
+			three, err := readRows(filepath.Join("../../configs/example-sweep", fam, name+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			six, err := readRows(filepath.Join(dir, fam, name+".jsonl.zst"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(three, six) {
+				t.Errorf("%s/%s: seed %d differs between the three- and six-seed sweeps", fam, name, s)
+			}
+		}
+	}
 }
