@@ -1,0 +1,454 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/published"
+	"github.com/crlbatch/crlbatch/writers"
+)
+
+// Metric is the change of one family × metric present in both results.
+type Metric struct {
+	Family string `json:"family"`
+	Metric string `json:"metric"`
+	// HigherIsBetter is the new result's direction (nil for a count).
+	HigherIsBetter *bool `json:"higher_is_better"`
+	OldN           int64 `json:"old_n"`
+	NewN           int64 `json:"new_n"`
+	OldMean        Value `json:"old_mean"`
+	NewMean        Value `json:"new_mean"`
+	// DeltaMean is new − old, null when either is.
+	DeltaMean Value `json:"delta_mean"`
+	OldIQM    Value `json:"old_iqm"`
+	NewIQM    Value `json:"new_iqm"`
+	DeltaIQM  Value `json:"delta_iqm"`
+	// MeanCIOverlap and IQMCIOverlap say whether the old and new
+	// bootstrap intervals overlap; nil when a bound is null.
+	MeanCIOverlap *bool `json:"mean_ci_overlap"`
+	IQMCIOverlap  *bool `json:"iqm_ci_overlap"`
+}
+
+// Value is a number or null, as JSON has it.
+type Value = *float64
+
+// Param is a changed parameter: its JSON values, nil where absent.
+type Param struct {
+	Key string           `json:"key"`
+	Old *json.RawMessage `json:"old"`
+	New *json.RawMessage `json:"new"`
+}
+
+// Run is a run added or removed.
+type Run struct {
+	Key    string `json:"run_key"`
+	Family string `json:"family"`
+}
+
+// Diff is what changed from Old to New.
+type Diff struct {
+	Old             string   `json:"old"`
+	New             string   `json:"new"`
+	Metrics         []Metric `json:"metrics"`
+	FamiliesAdded   []string `json:"families_added"`
+	FamiliesRemoved []string `json:"families_removed"`
+	RunsAdded       []Run    `json:"runs_added"`
+	RunsRemoved     []Run    `json:"runs_removed"`
+	Params          []Param  `json:"params"`
+}
+
+// Empty reports whether nothing changed.
+func (d *Diff) Empty() bool {
+	return len(d.Metrics)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.Params) == 0
+}
+
+func num(v protocol.Value) Value {
+	if !v.OK {
+		return nil
+	}
+	x := v.V
+	return &x
+}
+
+func delta(a, b protocol.Value) Value {
+	if !a.OK || !b.OK {
+		return nil
+	}
+	x := b.V - a.V
+	return &x
+}
+
+func same(a, b protocol.Value) bool {
+	return a.OK == b.OK && (!a.OK || a.V == b.V)
+}
+
+// overlap reports whether [lo1, hi1] and [lo2, hi2] overlap; nil when a
+// bound is absent.
+func overlap(lo1, hi1, lo2, hi2 protocol.Value) *bool {
+	if !lo1.OK || !hi1.OK || !lo2.OK || !hi2.OK {
+		return nil
+	}
+	o := lo1.V <= hi2.V && lo2.V <= hi1.V
+	return &o
+}
+
+// Compare compares old with new: families and rows in new's order, the
+// removed ones in old's.
+func Compare(old, new *published.Result) *Diff {
+	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
+		RunsAdded: []Run{}, RunsRemoved: []Run{}, Params: []Param{}}
+	oldRows := map[[2]string]*published.Row{}
+	for i := range old.Rows {
+		r := &old.Rows[i]
+		oldRows[[2]string{r.Family, r.Metric}] = r
+	}
+	for i := range new.Rows {
+		n := &new.Rows[i]
+		o := oldRows[[2]string{n.Family, n.Metric}]
+		if o == nil {
+			continue
+		}
+		if o.N == n.N && same(o.Mean, n.Mean) && same(o.IQM, n.IQM) && same(o.CILow, n.CILow) && same(o.CIHigh, n.CIHigh) &&
+			same(o.IQMCILow, n.IQMCILow) && same(o.IQMCIHigh, n.IQMCIHigh) {
+			continue
+		}
+		d.Metrics = append(d.Metrics, Metric{
+			Family: n.Family, Metric: n.Metric, HigherIsBetter: n.HigherIsBetter, OldN: o.N, NewN: n.N,
+			OldMean: num(o.Mean), NewMean: num(n.Mean), DeltaMean: delta(o.Mean, n.Mean),
+			OldIQM: num(o.IQM), NewIQM: num(n.IQM), DeltaIQM: delta(o.IQM, n.IQM),
+			MeanCIOverlap: overlap(o.CILow, o.CIHigh, n.CILow, n.CIHigh),
+			IQMCIOverlap:  overlap(o.IQMCILow, o.IQMCIHigh, n.IQMCILow, n.IQMCIHigh),
+		})
+	}
+	d.FamiliesAdded = minus(new.Families, old.Families)
+	d.FamiliesRemoved = minus(old.Families, new.Families)
+	oldRuns, newRuns := map[string]bool{}, map[string]bool{}
+	for _, r := range old.Runs {
+		oldRuns[r.Key] = true
+	}
+	for _, r := range new.Runs {
+		newRuns[r.Key] = true
+		if !oldRuns[r.Key] {
+			d.RunsAdded = append(d.RunsAdded, Run(r))
+		}
+	}
+	for _, r := range old.Runs {
+		if !newRuns[r.Key] {
+			d.RunsRemoved = append(d.RunsRemoved, Run(r))
+		}
+	}
+	d.Params = params(flatten("", old.Params), flatten("", new.Params))
+	return d
+}
+
+func minus(a, b []string) []string {
+	out := []string{}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			if x == y {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// flatten turns nested objects into dotted keys with JSON values (arrays
+// stay whole).
+func flatten(prefix string, m map[string]any) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for k, v := range m {
+		key := prefix + k
+		if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+			for k2, v2 := range flatten(key+".", sub) {
+				out[k2] = v2
+			}
+			continue
+		}
+		b, _ := json.Marshal(v)
+		out[key] = b
+	}
+	return out
+}
+
+func params(old, new map[string]json.RawMessage) []Param {
+	keys := map[string]bool{}
+	for k := range old {
+		keys[k] = true
+	}
+	for k := range new {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	out := []Param{}
+	for _, k := range sorted {
+		o, okO := old[k]
+		n, okN := new[k]
+		if okO && okN && string(o) == string(n) {
+			continue
+		}
+		p := Param{Key: k}
+		if okO {
+			p.Old = &o
+		}
+		if okN {
+			p.New = &n
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// JSON writes d as one indented JSON document.
+func (d *Diff) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+func format(v Value) string {
+	if v == nil {
+		return writers.Absent
+	}
+	return writers.FormatValue(protocol.Some(*v))
+}
+
+func signed(v Value) string {
+	s := format(v)
+	if v != nil && !strings.HasPrefix(s, "-") && s != "0.0000" {
+		s = "+" + s
+	}
+	return s
+}
+
+func overlapText(o *bool) string {
+	switch {
+	case o == nil:
+		return "unknown"
+	case *o:
+		return "yes"
+	default:
+		return "no"
+	}
+}
+
+func param(v *json.RawMessage) string {
+	if v == nil {
+		return "(absent)"
+	}
+	return writers.Code(string(*v))
+}
+
+// Markdown renders d for a person: a heading naming both results, then
+// what changed, or "No changes."
+func (d *Diff) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# crlbatch diff\n\n- old: %s\n- new: %s\n\n", writers.Code(d.Old), writers.Code(d.New))
+	d.body(&b, "##")
+	return b.String()
+}
+
+// body renders the changes under headings of level h.
+func (d *Diff) body(b *strings.Builder, h string) {
+	if d.Empty() {
+		b.WriteString("No changes.\n")
+		return
+	}
+	list := func(title string, xs []string) {
+		if len(xs) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "%s %s\n\n", h, title)
+		for _, x := range xs {
+			fmt.Fprintf(b, "- %s\n", writers.FamilyName(x))
+		}
+		b.WriteString("\n")
+	}
+	list("Families added", d.FamiliesAdded)
+	list("Families removed", d.FamiliesRemoved)
+	runs := func(title string, rs []Run) {
+		if len(rs) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "%s %s\n\n", h, title)
+		rows := make([][]string, len(rs))
+		for i, r := range rs {
+			rows[i] = []string{writers.Code(r.Key), writers.FamilyName(r.Family)}
+		}
+		b.WriteString(writers.MarkdownTable([]string{"run", "family"}, rows))
+		b.WriteString("\n")
+	}
+	runs("Runs added", d.RunsAdded)
+	runs("Runs removed", d.RunsRemoved)
+	if len(d.Params) > 0 {
+		fmt.Fprintf(b, "%s Parameters changed\n\n", h)
+		rows := make([][]string, len(d.Params))
+		for i, p := range d.Params {
+			rows[i] = []string{writers.Code(p.Key), param(p.Old), param(p.New)}
+		}
+		b.WriteString(writers.MarkdownTable([]string{"parameter", "old", "new"}, rows))
+		b.WriteString("\n")
+	}
+	if len(d.Metrics) > 0 {
+		fmt.Fprintf(b, "%s Metrics changed\n\n", h)
+		b.WriteString("Families in both results whose mean, IQM, n or bootstrap intervals changed; Δ is new − old; \"overlap\" says whether the old and new 95 % intervals overlap (no: the change exceeds the bootstrap's spread; unknown: an interval is null).\n\n")
+		rows := make([][]string, len(d.Metrics))
+		for i, m := range d.Metrics {
+			rows[i] = []string{writers.FamilyName(m.Family), writers.Code(m.Metric), writers.Better(m.HigherIsBetter),
+				fmt.Sprintf("%d → %d", m.OldN, m.NewN),
+				format(m.OldMean), format(m.NewMean), signed(m.DeltaMean), overlapText(m.MeanCIOverlap),
+				format(m.OldIQM), format(m.NewIQM), signed(m.DeltaIQM), overlapText(m.IQMCIOverlap)}
+		}
+		b.WriteString(writers.MarkdownTable([]string{"family", "metric", "better", "n", "old mean", "new mean", "Δ mean", "overlap",
+			"old IQM", "new IQM", "Δ IQM", "overlap (IQM)"}, rows))
+		b.WriteString("\n")
+	}
+}
+
+// Section is the nightly report's "Changes since the previous result":
+// what changed from old (the previous complete result) to new, with its
+// subsections one level down.
+func Section(old, new *published.Result) string {
+	d := Compare(old, new)
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Changes since the previous result\n\nPrevious result: %s", writers.Code(old.URL))
+	if old.FinishedAt != "" {
+		fmt.Fprintf(&b, ", finished %s", writers.Text(old.FinishedAt))
+	}
+	b.WriteString(".\n\n")
+	d.body(&b, "###")
+	return b.String()
+}
+
+// Table is d as one Parquet table, a row per change: change is
+// "metric_changed", "family_added", "family_removed", "run_added",
+// "run_removed" or "param_changed"; the columns that do not apply to a
+// change are null.
+func (d *Diff) Table() (*writers.Table, error) {
+	t := writers.NewTable()
+	change := t.String("change")
+	family := t.NullableString("family")
+	metric := t.NullableString("metric")
+	runKey := t.NullableString("run_key")
+	key := t.NullableString("param")
+	oldV := t.NullableString("old_value")
+	newV := t.NullableString("new_value")
+	hib := t.Bool("higher_is_better")
+	// n is a count, but nullable: float64 like every nullable number.
+	oldN := t.Metric("old_n")
+	newN := t.Metric("new_n")
+	cols := map[string]writers.MetricColumn{}
+	names := []string{"old_mean", "new_mean", "delta_mean", "old_iqm", "new_iqm", "delta_iqm"}
+	for _, n := range names {
+		cols[n] = t.Metric(n)
+	}
+	meanOv := t.Bool("mean_ci_overlap")
+	iqmOv := t.Bool("iqm_ci_overlap")
+	t.Reasons()
+	val := func(v Value, why string) protocol.Value {
+		if v == nil {
+			return protocol.None(why)
+		}
+		return protocol.Some(*v)
+	}
+	boolOr := func(c writers.BoolColumn, b *bool) {
+		if b == nil {
+			c.AppendNull()
+		} else {
+			c.Append(*b)
+		}
+	}
+	str := func(c writers.StringColumn, s *string) {
+		if s == nil {
+			c.AppendNull()
+		} else {
+			c.Append(*s)
+		}
+	}
+	row := func(kind string, fam, met, run, param, o, n *string, m *Metric) error {
+		change.Append(kind)
+		str(family, fam)
+		str(metric, met)
+		str(runKey, run)
+		str(key, param)
+		str(oldV, o)
+		str(newV, n)
+		notMetric := "not a metric change"
+		if m == nil {
+			hib.AppendNull()
+			oldN.Append(protocol.None(notMetric))
+			newN.Append(protocol.None(notMetric))
+			for _, name := range names {
+				cols[name].Append(protocol.None(notMetric))
+			}
+			meanOv.AppendNull()
+			iqmOv.AppendNull()
+		} else {
+			boolOr(hib, m.HigherIsBetter)
+			oldN.Append(protocol.Some(float64(m.OldN)))
+			newN.Append(protocol.Some(float64(m.NewN)))
+			cols["old_mean"].Append(val(m.OldMean, "null in the old result"))
+			cols["new_mean"].Append(val(m.NewMean, "null in the new result"))
+			cols["delta_mean"].Append(val(m.DeltaMean, "a mean is null"))
+			cols["old_iqm"].Append(val(m.OldIQM, "null in the old result"))
+			cols["new_iqm"].Append(val(m.NewIQM, "null in the new result"))
+			cols["delta_iqm"].Append(val(m.DeltaIQM, "an IQM is null"))
+			boolOr(meanOv, m.MeanCIOverlap)
+			boolOr(iqmOv, m.IQMCIOverlap)
+		}
+		return t.EndRow()
+	}
+	p := func(s string) *string { return &s }
+	for i := range d.Metrics {
+		m := &d.Metrics[i]
+		if err := row("metric_changed", p(m.Family), p(m.Metric), nil, nil, nil, nil, m); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range d.FamiliesAdded {
+		if err := row("family_added", p(f), nil, nil, nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range d.FamiliesRemoved {
+		if err := row("family_removed", p(f), nil, nil, nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range d.RunsAdded {
+		if err := row("run_added", p(r.Family), nil, p(r.Key), nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range d.RunsRemoved {
+		if err := row("run_removed", p(r.Family), nil, p(r.Key), nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, pc := range d.Params {
+		var o, n *string
+		if pc.Old != nil {
+			o = p(string(*pc.Old))
+		}
+		if pc.New != nil {
+			n = p(string(*pc.New))
+		}
+		if err := row("param_changed", nil, nil, nil, p(pc.Key), o, n, nil); err != nil {
+			return nil, err
+		}
+	}
+	return t, t.Err()
+}

@@ -1,0 +1,119 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/published"
+	"github.com/crlbatch/crlbatch/writers"
+)
+
+func row(fam, metric string, n int64, mean, lo, hi float64) published.Row {
+	up := true
+	return published.Row{Family: fam, Metric: metric, HigherIsBetter: &up, N: n,
+		Mean: protocol.Some(mean), IQM: protocol.Some(mean), CILow: protocol.Some(lo), CIHigh: protocol.Some(hi),
+		IQMCILow: protocol.Some(lo), IQMCIHigh: protocol.Some(hi)}
+}
+
+func fixture() (old, new *published.Result) {
+	old = &published.Result{URL: "s3://b/results/1/", FinishedAt: "2026-11-30T02:00:00Z",
+		Params:   map[string]any{"alpha": 0.9, "bound": map[string]any{"derivation": "analytic", "value": 1.0}, "gone": true},
+		Families: []string{"ppo", "sac"},
+		Rows:     []published.Row{row("ppo", "reward", 3, 0.5, 0.4, 0.6), row("sac", "reward", 3, 0.7, 0.6, 0.8), row("sac", "speed", 3, 2, 1, 3)},
+		Runs:     []published.Run{{Key: "ppo-0", Family: "ppo"}, {Key: "sac-0", Family: "sac"}}}
+	none := protocol.None("fewer than two seeds")
+	one := row("sac", "speed", 1, 2.5, 0, 0)
+	one.CILow, one.CIHigh, one.IQMCILow, one.IQMCIHigh = none, none, none, none
+	new = &published.Result{URL: "s3://b/results/2/",
+		Params:   map[string]any{"alpha": 0.9, "bound": map[string]any{"derivation": "analytic", "value": 2.0}, "new": "x"},
+		Families: []string{"ppo", "ewc", "sac"},
+		Rows:     []published.Row{row("ppo", "reward", 3, 0.5, 0.4, 0.6), row("ewc", "reward", 3, 0.1, 0, 0.2), row("sac", "reward", 3, 0.95, 0.85, 1.0), one},
+		Runs:     []published.Run{{Key: "ppo-0", Family: "ppo"}, {Key: "ewc-0", Family: "ewc"}}}
+	return old, new
+}
+
+func TestCompare(t *testing.T) {
+	old, new := fixture()
+	d := Compare(old, new)
+	if len(d.Metrics) != 2 {
+		t.Fatalf("metrics changed %+v, want sac/reward and sac/speed", d.Metrics)
+	}
+	r, s := d.Metrics[0], d.Metrics[1]
+	if r.Family != "sac" || r.Metric != "reward" || math.Abs(*r.DeltaMean-0.25) > 1e-12 || math.Abs(*r.DeltaIQM-0.25) > 1e-12 {
+		t.Errorf("sac/reward %+v: want Δ 0.25", r)
+	}
+	// [0.6, 0.8] and [0.85, 1.0] do not overlap.
+	if r.MeanCIOverlap == nil || *r.MeanCIOverlap || r.IQMCIOverlap == nil || *r.IQMCIOverlap {
+		t.Errorf("sac/reward overlap %v %v, want false", r.MeanCIOverlap, r.IQMCIOverlap)
+	}
+	if s.Metric != "speed" || s.OldN != 3 || s.NewN != 1 || math.Abs(*s.DeltaMean-0.5) > 1e-12 || s.MeanCIOverlap != nil {
+		t.Errorf("sac/speed %+v: want n 3 → 1, Δ 0.5, overlap unknown", s)
+	}
+	if strings.Join(d.FamiliesAdded, ",") != "ewc" || len(d.FamiliesRemoved) != 0 {
+		t.Errorf("families added %v removed %v", d.FamiliesAdded, d.FamiliesRemoved)
+	}
+	if len(d.RunsAdded) != 1 || d.RunsAdded[0].Key != "ewc-0" || len(d.RunsRemoved) != 1 || d.RunsRemoved[0].Key != "sac-0" {
+		t.Errorf("runs added %v removed %v", d.RunsAdded, d.RunsRemoved)
+	}
+	var keys []string
+	for _, p := range d.Params {
+		keys = append(keys, p.Key)
+	}
+	if strings.Join(keys, ",") != "bound.value,gone,new" || string(*d.Params[0].Old) != "1" || string(*d.Params[0].New) != "2" ||
+		d.Params[1].New != nil || d.Params[2].Old != nil {
+		t.Errorf("params %v", keys)
+	}
+	if Compare(old, old).Empty() != true || Compare(new, new).Empty() != true || d.Empty() {
+		t.Error("Empty wrong")
+	}
+}
+
+func TestRender(t *testing.T) {
+	old, new := fixture()
+	d := Compare(old, new)
+	md := d.Markdown()
+	for _, want := range []string{"## Families added\n\n- `ewc`\n", "## Runs removed", "| `bound.value` |", "(absent)",
+		"| `sac`  | `reward` |      ↑ | 3 → 3 |   0.7000 |   0.9500 | +0.2500 |      no |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	sec := Section(old, new)
+	if !strings.HasPrefix(sec, "## Changes since the previous result\n\nPrevious result: `s3://b/results/1/`, finished 2026-11-30T02:00:00Z.\n\n### Families added") {
+		t.Errorf("Section:\n%s", sec)
+	}
+	if got := Section(old, old); !strings.HasSuffix(got, "No changes.\n") {
+		t.Errorf("Section of a result and itself:\n%s", got)
+	}
+	var buf bytes.Buffer
+	if err := d.JSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var back Diff
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back.Metrics) != 2 || *back.Metrics[0].NewMean != 0.95 {
+		t.Errorf("JSON round trip: %v %+v", err, back)
+	}
+	tab, err := d.Table()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, _ := writers.NewMetadata("test", "skyfall", "1", map[string]string{})
+	buf.Reset()
+	if err := writers.WriteParquet(&buf, tab, kv); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := writers.ReadParquet(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Rows) != 2+1+1+1+3 {
+		t.Fatalf("%d Parquet rows, want 8", len(rb.Rows))
+	}
+	if r := rb.Rows[1]; r["change"] != "metric_changed" || r["mean_ci_overlap"] != nil || r["old_n"] != 3.0 || r["new_n"] != 1.0 {
+		t.Errorf("row 1 %v", r)
+	}
+}

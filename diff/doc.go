@@ -1,0 +1,17 @@
+// Package diff compares two published results (published.Result): per
+// family × metric in both, the change of the mean and of the IQM and
+// whether their bootstrap intervals overlap; the families and runs added
+// or removed; the parameters changed. It renders the comparison as
+// Markdown (crlbatch diff), JSON and Parquet for machines, and as the
+// short "Changes since the previous result" section of a nightly report
+// (Section).
+//
+// Only what changed is listed: a result compared with itself gives an
+// empty Diff (Empty is true). A value changed when its presence changed or
+// its float64 differs (results are deterministic, so any difference is
+// real). Two intervals overlap when neither lies wholly above the other;
+// the overlap is unknown (null) when either bound of either is null.
+//
+// The package is pure: no I/O but the io.Writer it is handed, no
+// goroutine, no clock.
+package diff
