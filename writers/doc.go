@@ -14,7 +14,8 @@
 //   - Absent is never zero. A Table builds columns from protocol.Value: an
 //     absent metric is a Parquet null, never 0 or NaN, and its reason is
 //     written to the row's reasons map (metric column name → reason). A
-//     present value must be finite. The report prints an absent value as "--".
+//     present value must be finite. The report prints an absent value as "--"
+//     with a footnote giving its reason.
 //   - Every Parquet file is zstd-compressed and carries the key/value metadata
 //     crlbatch.version, crlbatch.protocol, crlbatch.params (JSON) and
 //     crlbatch.schema_version in the file footer, where DuckDB's

@@ -130,8 +130,9 @@ func sortedCopy(xs []string) []string {
 }
 
 // TestExampleSweep6SeedsIsSynth checks that configs/example-sweep-6seeds
-// is what crlbatch synth writes with the flags its README line names, byte
-// for byte, and that its seeds 0-2 are the rows of the three-seed sweep.
+// is, byte for byte, what crlbatch synth --seed 7 --steps 400
+// --compression zstd --seeds 6 writes (the README says so), and that its
+// seeds 0-2 are the rows of the three-seed sweep.
 func TestExampleSweep6SeedsIsSynth(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep")
 	if code, _, stderr := crl(t, "synth", "--out", out, "--seed", "7", "--steps", "400", "--compression", "zstd", "--seeds", "6"); code != 0 {
