@@ -30,8 +30,10 @@ func readRows(path string) ([]byte, error) {
 }
 
 // Issue 12: every number report.md shows equals the families.parquet value
-// it stands for (to the report's four decimals), every `--` has a footnote
-// that starts with the reason families.parquet gives, and the summary
+// it stands for (to the report's four decimals), every per-label or
+// per-task cell the mean and sample standard deviation of runs.parquet's
+// values computed here, every `--` has a footnote that starts with the
+// reason the Parquet file gives, and the summary
 // names exactly the metrics that the Parquet columns say a family beats or
 // trails the baseline on. The report is parsed as a reader would, the
 // Parquet file read back from the same job.
@@ -67,7 +69,11 @@ var (
 )
 
 type reportCheck struct {
-	t        *testing.T
+	t *testing.T
+	// runs are runs.parquet's rows when it has one row per run × key
+	// (keyCol names the key: regime_id, task).
+	runs     []map[string]any
+	keyCol   string
 	rows     map[[2]string]map[string]any // (family, metric) → families.parquet row
 	notes    map[string]string            // footnote number → text
 	titles   map[string]string            // report name → metric
@@ -157,13 +163,26 @@ func TestReportNumbersAreParquet(t *testing.T) {
 			if len(c.titles) != len(rb.Rows)/len(families) {
 				t.Fatalf("the Metrics table names %d metrics, families.parquet has %d", len(c.titles), len(rb.Rows)/len(families))
 			}
+			if rf, err := os.Open(filepath.Join(out, "runs.parquet")); err == nil {
+				defer rf.Close()
+				runs, err := writers.ReadParquet(rf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, col := range []string{"regime_id", "task"} {
+					if slices.Contains(runs.Columns, col) {
+						c.runs, c.keyCol = runs.Rows, col
+						break
+					}
+				}
+			}
 			baseline, _ := rb.Rows[0]["baseline"].(string)
 			c.checkTables(lines, families)
 			c.checkSummary(report, families, baseline)
 			if c.compared < 50 {
 				t.Errorf("only %d report cells compared", c.compared)
 			}
-			t.Logf("%d report cells compared with families.parquet", c.compared)
+			t.Logf("%d report cells compared with families.parquet and runs.parquet", c.compared)
 		})
 	}
 }
@@ -233,6 +252,11 @@ func (c *reportCheck) checkTables(lines []string, families []string) {
 			}
 			row := c.rows[[2]string{fam, metric}]
 			c.meanStd(where, cells[len(cells)-1], row, false)
+			// The key columns: the mean and sample standard deviation over
+			// the family's runs of runs.parquet's value for that key.
+			for k := 1; k < len(header)-1; k++ {
+				c.keyCell(where+"/"+header[k], cells[k], fam, header[k], metric)
+			}
 		case table == "comparison":
 			if !ok {
 				t.Fatalf("%s: the comparison names an unknown metric", cells[0])
@@ -427,5 +451,80 @@ func (c *reportCheck) checkSummary(report string, families []string, baseline st
 		if (len(good) > 0) != strings.Contains(line, "beats the baseline on") || (len(bad) > 0) != strings.Contains(line, "does worse than the baseline on") {
 			t.Errorf("%s: summary %q, better %v, worse %v", fam, line, good, bad)
 		}
+	}
+}
+
+// keyCell checks a family table's cell for key: the mean ± sample standard
+// deviation of runs.parquet's metric over the family's included runs with
+// a value for that key, computed here; `--` with a footnote giving the
+// runs' reasons when none has one, or saying a per-run metric (or a
+// count) has no per-key value.
+func (c *reportCheck) keyCell(where, cell, fam, key, metric string) {
+	c.t.Helper()
+	if c.runs == nil {
+		c.t.Fatalf("%s: a key column without a run × key table", where)
+	}
+	var xs []float64
+	var reasons []string
+	perKey := false
+	for _, r := range c.runs {
+		// A metric column (float64, nullable); an int64 column is a
+		// count, which the family tables show per run.
+		if v, ok := r[metric]; ok {
+			if _, count := v.(int64); !count {
+				perKey = true
+			}
+		}
+		if r["family"] != fam || r[c.keyCol] != key || r["excluded"] == true {
+			continue
+		}
+		if v, ok := r[metric].(float64); ok {
+			xs = append(xs, v)
+		} else if why := reasonOf(r, metric); !slices.Contains(reasons, why) {
+			reasons = append(reasons, why)
+		}
+	}
+	c.compared++
+	if m := footRef.FindStringSubmatch(cell); m != nil {
+		note := c.notes[m[1]]
+		switch {
+		case !perKey:
+			if !strings.HasPrefix(note, "a per-run metric has no per-") {
+				c.t.Errorf("%s: a per-run metric's footnote %q", where, note)
+			}
+		case len(xs) > 0:
+			c.t.Errorf("%s: %q, but %d run(s) have a value", where, cell, len(xs))
+		case note != "no seed has a value: "+strings.Join(reasons, "; "):
+			c.t.Errorf("%s: footnote %q, the runs' reasons %q", where, note, reasons)
+		}
+		return
+	}
+	m := meanStd.FindStringSubmatch(cell)
+	if m == nil || len(xs) == 0 {
+		c.t.Errorf("%s: %q, %d run values", where, cell, len(xs))
+		return
+	}
+	mean := 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	got, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || math.Abs(got-mean) > 0.00005+1e-9 {
+		c.t.Errorf("%s: mean %q, runs.parquet gives %v", where, m[1], mean)
+	}
+	if len(xs) < 2 {
+		if !footRef.MatchString(m[2]) {
+			c.t.Errorf("%s: std %q of one seed", where, m[2])
+		}
+		return
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(xs)-1))
+	if got, err := strconv.ParseFloat(m[2], 64); err != nil || math.Abs(got-sd) > 0.00005+1e-9 {
+		c.t.Errorf("%s: std %q, runs.parquet gives %v", where, m[2], sd)
 	}
 }
