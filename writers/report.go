@@ -422,7 +422,7 @@ func (r *Report) writeTests(b *strings.Builder, fn *footnotes) {
 	}
 	base := FamilyName(res.Baseline)
 	fmt.Fprintf(b, "## Against the baseline %s\n\n", base)
-	fmt.Fprintf(b, "Seeds are paired by seed value. Difference: the family's mean paired difference to %s (family − baseline) with its 95 %% bootstrap interval; P(improvement): the probability that a seed of the family does better than one of the baseline. The test is the exact sign-flip test under %d pairs, else Wilcoxon's signed-rank test; p (BH) is the p value adjusted by Benjamini–Hochberg across the metrics of the family (counts included, as in `families.parquet`); min p, shown when a sign-flip test was run, is the smallest p that test can give with that many pairs. The baseline is not tested against itself.\n\n",
+	fmt.Fprintf(b, "Seeds are paired by seed value. Difference: the family's mean paired difference to %s (family − baseline) with its 95 %% bootstrap interval; P(improvement): the probability that a seed of the family does better than one of the baseline. The test is the exact sign-flip test with fewer than %d pairs, else Wilcoxon's signed-rank test; p (BH) is the p value adjusted by Benjamini–Hochberg across every metric of the family that has one (counts included, as in `families.parquet`); min p, shown when a sign-flip test was run, is the smallest p that test can give with that many pairs. The baseline is not tested against itself.\n\n",
 		base, stats.WilcoxonMinPairs)
 	for _, f := range res.Families {
 		if f.Name == res.Baseline {
