@@ -2,7 +2,6 @@ package scoring
 
 import (
 	"io"
-	"slices"
 
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
@@ -302,15 +301,11 @@ type Table struct {
 // runs of family have no seed value of metric (the reasons column of the
 // per-run table), for the report's footnotes.
 func (r *Results) SeedReasons(family, metric string) []string {
-	var out []string
-	for i := range r.Runs {
-		run := &r.Runs[i]
-		if run.Family != family || run.Excluded {
-			continue
+	return writers.AbsentReasons(func(add func(protocol.Value)) {
+		for i := range r.Runs {
+			if run := &r.Runs[i]; run.Family == family && !run.Excluded {
+				add(run.Value(metric))
+			}
 		}
-		if v := run.Value(metric); !v.OK && !slices.Contains(out, v.Reason) {
-			out = append(out, v.Reason)
-		}
-	}
-	return out
+	})
 }

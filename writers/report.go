@@ -2,6 +2,7 @@ package writers
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,6 +89,19 @@ type Report struct {
 	// Notes are plain sentences, as manifest.json lists them; a name may
 	// be quoted in a code span. Render escapes them (see noteMarkdown).
 	Notes []string
+}
+
+// AbsentReasons returns the distinct reasons, in order of first
+// appearance, of the absent values that each hands to add: what a
+// Report's KeyReasons and SeedReasons return.
+func AbsentReasons(each func(add func(protocol.Value))) []string {
+	var out []string
+	each(func(v protocol.Value) {
+		if !v.OK && !slices.Contains(out, v.Reason) {
+			out = append(out, v.Reason)
+		}
+	})
+	return out
 }
 
 // footnotes numbers the distinct reasons of absent values in order of

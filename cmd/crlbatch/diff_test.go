@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/crlbatch/crlbatch/writers"
 )
 
 // diffFixture scores the example sweep twice: old holds ppo and sac of the
@@ -52,16 +50,7 @@ func diffFixture(t *testing.T) (old, new string, wantDelta float64) {
 // familiesRow reads one family × metric row of a result's families.parquet.
 func familiesRow(t *testing.T, dir, family, metric string) map[string]any {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "families.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rb, err := writers.ReadParquet(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rb.Rows {
+	for _, r := range readParquet(t, filepath.Join(dir, "families.parquet")).Rows {
 		if r["family"] == family && r["metric"] == metric {
 			return r
 		}
@@ -152,17 +141,8 @@ func TestDiffReportsExactlyTheChanges(t *testing.T) {
 	if code, _, stderr := crl(t, "diff", old, new, "--format", "parquet", "--out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rb, err := writers.ReadParquet(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var kinds []string
-	for _, r := range rb.Rows {
+	for _, r := range readParquet(t, out).Rows {
 		kinds = append(kinds, r["change"].(string))
 		if r["change"] == "metric_changed" {
 			if d, ok := r["delta_mean"].(float64); !ok || math.Abs(d-wantDelta) > 1e-9 {

@@ -126,15 +126,7 @@ func TestReportNumbersAreParquet(t *testing.T) {
 			if code, _, stderr := crl(t, args...); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			f, err := os.Open(filepath.Join(out, "families.parquet"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			rb, err := writers.ReadParquet(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rb := readParquet(t, filepath.Join(out, "families.parquet"))
 			c := &reportCheck{t: t, rows: map[[2]string]map[string]any{}, notes: map[string]string{}, titles: map[string]string{}}
 			var families []string
 			for _, r := range rb.Rows {
@@ -163,12 +155,8 @@ func TestReportNumbersAreParquet(t *testing.T) {
 			if len(c.titles) != len(rb.Rows)/len(families) {
 				t.Fatalf("the Metrics table names %d metrics, families.parquet has %d", len(c.titles), len(rb.Rows)/len(families))
 			}
-			if rf, err := os.Open(filepath.Join(out, "runs.parquet")); err == nil {
-				defer rf.Close()
-				runs, err := writers.ReadParquet(rf)
-				if err != nil {
-					t.Fatal(err)
-				}
+			if _, err := os.Stat(filepath.Join(out, "runs.parquet")); err == nil {
+				runs := readParquet(t, filepath.Join(out, "runs.parquet"))
 				for _, col := range []string{"regime_id", "task"} {
 					if slices.Contains(runs.Columns, col) {
 						c.runs, c.keyCol = runs.Rows, col

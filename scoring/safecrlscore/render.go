@@ -1,8 +1,6 @@
 package safecrlscore
 
 import (
-	"slices"
-
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/protocol/safecrl"
@@ -136,18 +134,16 @@ func (o *output) report(h writers.ReportHeader) string {
 		Notes:       o.res.Notes,
 		SeedReasons: o.res.SeedReasons,
 		KeyReasons: func(fam, key, metric string) []string {
-			var out []string
-			for _, r := range byFamily[fam] {
-				for i := range r.Tasks {
-					if r.Tasks[i].Task != key {
-						continue
-					}
-					if v, _ := r.Tasks[i].Metric(metric); !v.OK && !slices.Contains(out, v.Reason) {
-						out = append(out, v.Reason)
+			return writers.AbsentReasons(func(add func(protocol.Value)) {
+				for _, r := range byFamily[fam] {
+					for i := range r.Tasks {
+						if r.Tasks[i].Task == key {
+							v, _ := r.Tasks[i].Metric(metric)
+							add(v)
+						}
 					}
 				}
-			}
-			return out
+			})
 		},
 		Columns: func(fam string) ([]string, func(int, string) family.Cell) {
 			runs := byFamily[fam]

@@ -1,7 +1,7 @@
 package skyfallscore
 
 import (
-	"slices"
+	"github.com/crlbatch/crlbatch/protocol"
 
 	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
@@ -61,18 +61,16 @@ func report(h writers.ReportHeader, o *output, notes []string, seedReasons func(
 		Notes:           notes,
 		SeedReasons:     seedReasons,
 		KeyReasons: func(fam, key, metric string) []string {
-			var out []string
-			for _, r := range byFamily[fam] {
-				for i := range r.Labels {
-					if r.Labels[i].Label != key {
-						continue
-					}
-					if v, _ := r.Labels[i].Metric(metric); !v.OK && !slices.Contains(out, v.Reason) {
-						out = append(out, v.Reason)
+			return writers.AbsentReasons(func(add func(protocol.Value)) {
+				for _, r := range byFamily[fam] {
+					for i := range r.Labels {
+						if r.Labels[i].Label == key {
+							v, _ := r.Labels[i].Metric(metric)
+							add(v)
+						}
 					}
 				}
-			}
-			return out
+			})
 		},
 		Columns: func(fam string) ([]string, func(k int, metric string) family.Cell) {
 			sum := skyfall.SummarizeLabels(byFamily[fam])
