@@ -9,7 +9,10 @@
 // folder OUTPUT with one result per attempt under OUTPUT/results/<attempt-id>/
 // (attempt ids YYYYMMDDTHHMMSSZ-<suffix>, which sort in time order) and
 // OUTPUT/LATEST holding "results/<attempt-id>/\n", the newest complete
-// one; Nights finds the newest results of such a history.
+// one; Nights finds the newest results of such a history. FromFamilies
+// builds, from a job's reduction, the Result that Load will read once it
+// is published, so that a job can compare itself with the previous
+// result before it publishes.
 //
 // Errors are typed for the exit status: a location that is not a
 // complete result, or a history with fewer results than asked, is a

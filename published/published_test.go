@@ -1,16 +1,22 @@
 package published
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/storage"
+	"github.com/crlbatch/crlbatch/writers"
 )
 
 // putResult copies the golden result of the example sweep under prefix.
@@ -75,5 +81,62 @@ func TestNightsAndLoadInABucket(t *testing.T) {
 	}
 	if _, err := Load(ctx, b, loc, "nightly/results/"+ids[1]+"/"); !errors.As(err, &ue) {
 		t.Errorf("an unfinished attempt: %v, want a usage error", err)
+	}
+}
+
+// FromFamilies gives what Load reads back once the reduction is published:
+// a hand-made reduction (a null with its reason, a count, a second family)
+// written with writers.FamiliesTable and a manifest, then loaded.
+func TestFromFamiliesIsWhatLoadReads(t *testing.T) {
+	ctx := context.Background()
+	up := true
+	row := func(fam, metric string, hib *bool, n int, mean float64) family.Row {
+		r := family.Row{Family: fam, Metric: metric, HigherIsBetter: hib, N: n, Mean: protocol.Some(mean), IQM: protocol.Some(mean + 0.01),
+			CILow: protocol.Some(mean - 0.1), CIHigh: protocol.Some(mean + 0.1), IQMCILow: protocol.Some(mean - 0.2), IQMCIHigh: protocol.Some(mean + 0.2),
+			Std: protocol.Some(0.1), Min: protocol.Some(mean), Max: protocol.Some(mean), Median: protocol.Some(mean),
+			Baseline: "a", RelativeAdaptationAdvantage: protocol.None("n/a"), PValue: protocol.None("no pairs"), PValueAdjusted: protocol.None("no pairs"),
+			MinP: protocol.None("no pairs"), DiffMean: protocol.None("no pairs"), DiffCILow: protocol.None("no pairs"), DiffCIHigh: protocol.None("no pairs"),
+			ProbImprovement: protocol.None("no pairs")}
+		return r
+	}
+	one := row("b", "reward", &up, 1, 0.7)
+	one.CILow, one.CIHigh, one.IQMCILow, one.IQMCIHigh = protocol.None("fewer than two seeds"), protocol.None("fewer than two seeds"), protocol.None("fewer than two seeds"), protocol.None("fewer than two seeds")
+	fams := &family.Result{Baseline: "a", BaselineFound: true, Families: []family.Family{
+		{Name: "a", Rows: []family.Row{row("a", "reward", &up, 3, 0.5), row("a", "n_steps", nil, 3, 400)}},
+		{Name: "b", Rows: []family.Row{one, row("b", "n_steps", nil, 1, 400)}},
+	}}
+	params := map[string]any{"protocol": "toy", "alpha": 0.9, "where": []any{}}
+	tab, err := writers.FamiliesTable(fams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := writers.NewMetadata("0", "toy", "1", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := writers.WriteParquet(&buf, tab, kv); err != nil {
+		t.Fatal(err)
+	}
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	manifest, _ := json.Marshal(map[string]any{"version": "0", "params": params, "outputs": []any{map[string]string{"name": "families.parquet"}}})
+	for k, v := range map[string][]byte{"r/families.parquet": buf.Bytes(), "r/manifest.json": manifest} {
+		if err := b.WriteAll(ctx, k, v, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loc := storage.Location{Raw: "mem://x", BucketURL: "mem://"}
+	got, err := Load(ctx, b, loc, "r/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := FromFamilies(got.URL, params, fams, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Version = ""
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load:\n%+v\nFromFamilies:\n%+v", got, want)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/storage"
 	"github.com/crlbatch/crlbatch/writers"
 )
@@ -303,4 +304,32 @@ func Nights(ctx context.Context, b *blob.Bucket, loc storage.Location, n int) ([
 		out = append(out, base+ResultsDir+id+"/")
 	}
 	return out, nil
+}
+
+// FromFamilies builds the Result a job is about to publish from its
+// reduction, without reading it back: what Load would return once the
+// result is written (url names it, params is crlbatch.params, runs are
+// the run keys in order). The nightly report compares it with the
+// previous result (diff.Section) before it publishes.
+func FromFamilies(url string, params any, fams *family.Result, runs []Run) (*Result, error) {
+	res := &Result{URL: url, Runs: runs}
+	if params != nil {
+		p, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(p, &res.Params); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range fams.Families {
+		if !contains(res.Families, f.Name) {
+			res.Families = append(res.Families, f.Name)
+		}
+		for _, r := range f.Rows {
+			res.Rows = append(res.Rows, Row{Family: r.Family, Metric: r.Metric, HigherIsBetter: r.HigherIsBetter, N: int64(r.N),
+				Mean: r.Mean, IQM: r.IQM, CILow: r.CILow, CIHigh: r.CIHigh, IQMCILow: r.IQMCILow, IQMCIHigh: r.IQMCIHigh})
+		}
+	}
+	return res, nil
 }
