@@ -51,14 +51,18 @@ const (
 // when the protocol writes them.
 var HistoryTables = []string{"families", "run_summary"}
 
-// attemptID is an attempt id: the job's UTC start, then a random suffix;
-// ids sort by start time.
-var attemptID = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}$`)
+// attemptID is an attempt id: the job's UTC start to the second, then a
+// suffix of twelve characters, the microseconds of the start (six digits)
+// and six random hex digits, so that ids sort by start time even within
+// one second, and two jobs started together differ:
+// 20261201T020000Z-0412873fa9c1.
+var attemptID = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9]{6}[0-9a-f]{6}$`)
 
 func newAttemptID(start time.Time) string {
-	var r [5]byte
+	var r [3]byte
 	rand.Read(r[:])
-	return start.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(r[:])
+	start = start.UTC()
+	return fmt.Sprintf("%s-%06d%s", start.Format("20060102T150405Z"), start.Nanosecond()/1000, hex.EncodeToString(r[:]))
 }
 
 // night is the UTC date of an attempt id, YYYY-MM-DD.

@@ -306,15 +306,15 @@ func TestRerunCleansLeftovers(t *testing.T) {
 	claim := func(pid int) string {
 		return fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"x"}`, host, pid, time.Now().UTC().Format(time.RFC3339))
 	}
-	const deadID, noClaimID, emptyID, liveID = "20200101T000000Z-00000000aa", "20200101T000001Z-00000000bb", "20200101T000002Z-00000000cc", "20200101T000003Z-00000000dd"
+	const deadID, noClaimID, emptyID, liveID = "20200101T000000Z-0000000000aa", "20200101T000001Z-0000000000bb", "20200101T000002Z-0000000000cc", "20200101T000003Z-0000000000dd"
 	leftovers := map[string]string{
-		"LATEST.18ed273efd5d7000.tmp":                         "results/x/",
-		"results/" + deadID + "/runs.parquet":                 "partial",
-		"results/" + deadID + "/report.md.18ed27.tmp":         "partial",
-		".crlbatch/attempts/" + deadID + ".json":              claim(deadPID),
-		"results/" + noClaimID + "/families.parquet":          "partial",
-		historyKey("families", deadID):                        "partial",
-		".crlbatch/attempts/20200101T000004Z-00000000ee.json": claim(deadPID),
+		"LATEST.18ed273efd5d7000.tmp":                           "results/x/",
+		"results/" + deadID + "/runs.parquet":                   "partial",
+		"results/" + deadID + "/report.md.18ed27.tmp":           "partial",
+		".crlbatch/attempts/" + deadID + ".json":                claim(deadPID),
+		"results/" + noClaimID + "/families.parquet":            "partial",
+		historyKey("families", deadID):                          "partial",
+		".crlbatch/attempts/20200101T000004Z-0000000000ee.json": claim(deadPID),
 	}
 	live := map[string]string{
 		"results/" + liveID + "/runs.parquet":    "in progress",

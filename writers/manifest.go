@@ -19,7 +19,7 @@ type Manifest struct {
 	// its tree had changes); "" when the binary carries none (go test).
 	Commit string `json:"commit"`
 	// AttemptID names this job: its UTC start and a random suffix
-	// (20261201T020000Z-3f9a0c1b2d); a nightly result lives under
+	// (20261201T020000Z-0412873fa9c1); a nightly result lives under
 	// results/<attempt_id>/.
 	AttemptID  string           `json:"attempt_id"`
 	Host       string           `json:"host"` // where the job ran (os.Hostname)

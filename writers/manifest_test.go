@@ -20,7 +20,7 @@ func sampleManifest() Manifest {
 	return Manifest{
 		Version:    "0.1.0",
 		Commit:     "3f1c2a9e0b7d4c5a6e8f9a0b1c2d3e4f5a6b7c8d",
-		AttemptID:  "20250301T010000Z-3f9a0c1b2d",
+		AttemptID:  "20250301T010000Z-0412873fa9c1",
 		Host:       "worker-7",
 		StartedAt:  time.Date(2025, 3, 1, 2, 0, 0, 0, paris),
 		FinishedAt: time.Date(2025, 3, 1, 2, 3, 4, 500_000_000, paris),

@@ -255,7 +255,7 @@ func TestHistoryCommand(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	latest, err := os.ReadFile(filepath.Join(out, "LATEST"))
-	if err != nil || !regexp.MustCompile(`^results/[0-9]{8}T[0-9]{6}Z-[0-9a-f]{10}/\n$`).Match(latest) {
+	if err != nil || !regexp.MustCompile(`^results/[0-9]{8}T[0-9]{6}Z-[0-9]{6}[0-9a-f]{6}/\n$`).Match(latest) {
 		t.Fatalf("LATEST %q (%v)", latest, err)
 	}
 	result := filepath.Join(out, filepath.FromSlash(strings.TrimSpace(string(latest))))
