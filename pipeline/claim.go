@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
+	"strings"
 	"time"
 
 	"gocloud.dev/blob"
@@ -141,7 +143,7 @@ func (j *job) acquire(ctx context.Context, b *blob.Bucket, key string, maxAge ti
 		if !found {
 			continue // released meanwhile
 		}
-		if !j.dead(rec, mod, maxAge) || try >= 3 {
+		if !j.dead(rec, mod, maxAge) || try >= 10 {
 			if rec == nil {
 				rec = &claimRecord{}
 			}
@@ -154,7 +156,17 @@ func (j *job) acquire(ctx context.Context, b *blob.Bucket, key string, maxAge ti
 			return nil, err
 		}
 		if !ok {
-			// Another job is taking the stale claim over: let it.
+			// Another job is taking the stale claim over: let it, unless
+			// it was killed doing so (its marker is then stale too).
+			mrec, _, mmod, found, err := j.readClaim(ctx, b, marker)
+			if err != nil {
+				return nil, err
+			}
+			if found && j.dead(mrec, mmod, maxAge) {
+				if err := j.delete(ctx, b, marker); err != nil {
+					return nil, err
+				}
+			}
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
@@ -200,4 +212,36 @@ func (j *job) releaseKey(ctx context.Context, b *blob.Bucket, key string) {
 		j.log.Warn("could not release a claim", "claim", j.out.ObjectURL(key), "error", err)
 	}
 	j.removeEmptyUp(key)
+}
+
+// tidyClaims removes what killed jobs left of the claim machinery under
+// OUTPUT/.crlbatch/: takeover markers whose holder is dead, and local
+// temporary claim files (storage.LocalTempOwner) of a dead process of
+// this host. Live jobs' objects are left; a failure is a warning.
+func (j *job) tidyClaims(ctx context.Context, b *blob.Bucket) {
+	var doomed []string
+	err := j.list(ctx, b, j.out.Prefix+stateDir, func(key string) {
+		name := path.Base(key)
+		if host, pid, ok := storage.LocalTempOwner(name); ok {
+			if host == j.host && !processAlive(pid) {
+				doomed = append(doomed, key)
+			}
+			return
+		}
+		if strings.Contains(name, ".takeover-") {
+			rec, _, mod, found, err := j.readClaim(ctx, b, key)
+			if err == nil && found && j.dead(rec, mod, latestLockAge) {
+				doomed = append(doomed, key)
+			}
+		}
+	})
+	for _, k := range doomed {
+		if err == nil {
+			err = j.delete(ctx, b, k)
+			j.removeEmptyUp(k)
+		}
+	}
+	if err != nil {
+		j.log.Warn("could not remove what killed jobs left of their claims; the next job tries again", "output", j.out.String(), "error", err)
+	}
 }

@@ -116,6 +116,7 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 		return "", Usagef("%s is being published into by %s: two one-off jobs cannot publish into one OUTPUT at once (a nightly OUTPUT takes --history, where they can); if that job is gone, delete %s, or wait: a claim is stale once its process is gone on this host, or after %v", j.out, holder, j.out.ObjectURL(j.out.Prefix+jobClaim), jobClaimAge)
 	}
 	j.claimed = j.out.Prefix + jobClaim
+	j.tidyClaims(ctx, b)
 	defer func() {
 		if err != nil {
 			j.release(ctx, b)
@@ -131,6 +132,7 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 	if exists && !j.cfg.Overwrite {
 		return "", Usagef("%s already holds a complete result (%s): pass --overwrite to replace it in place, or --history for a nightly OUTPUT that keeps every result", j.out, ManifestName)
 	}
+	j.replacing = exists
 	return j.out.Prefix, nil
 }
 
@@ -240,7 +242,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 			j.removeEmptyUp(target + ManifestName)
 		}
 	}()
-	if !j.cfg.History {
+	if j.replacing {
 		if stale, err = j.unpublish(ctx, b, target, res); err != nil {
 			return nil, err
 		}
@@ -529,6 +531,7 @@ func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(ke
 // goes partitions first, then its manifest, then its files: a job killed
 // midway leaves an attempt without a manifest, removed next time.
 func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
+	j.tidyClaims(ctx, b)
 	st, err := j.scanHistory(ctx, b)
 	if err != nil {
 		return err
@@ -582,10 +585,16 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 	if len(doomed) > 0 {
 		j.log.Warn("removing what jobs that did not finish left (no manifest)", "output", j.out.String(), "objects", len(doomed))
 	}
-	// History partitions a killed job did not write.
+	// History partitions a killed job did not write (and the temporary
+	// files of those it was writing).
 	for _, id := range ids {
 		if !st.complete[id] || inProgress[id] {
 			continue
+		}
+		for _, k := range st.parts[id] {
+			if path.Base(k) != "part.parquet" {
+				doomed = append(doomed, k)
+			}
 		}
 		for _, table := range HistoryTables {
 			src := j.out.Prefix + ResultsDir + id + "/" + table + ".parquet"

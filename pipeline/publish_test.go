@@ -287,7 +287,8 @@ func TestReadOnlyOutputWarnsNothing(t *testing.T) {
 // TestRerunCleansLeftovers: what killed jobs leave under a nightly OUTPUT
 // (an attempt without a manifest whose claim names a dead process of this
 // host, one without a claim, an empty attempt folder, temporary files
-// beside LATEST, a missing history partition) is removed, or written, by
+// beside LATEST, a missing history partition, a takeover marker and a
+// temporary claim file of dead processes) is removed, or written, by
 // the next --history run, while an attempt whose holder lives, every
 // complete result and files crlbatch does not write stay as they were.
 func TestRerunCleansLeftovers(t *testing.T) {
@@ -308,13 +309,15 @@ func TestRerunCleansLeftovers(t *testing.T) {
 	}
 	const deadID, noClaimID, emptyID, liveID = "20200101T000000Z-0000000000aa", "20200101T000001Z-0000000000bb", "20200101T000002Z-0000000000cc", "20200101T000003Z-0000000000dd"
 	leftovers := map[string]string{
-		"LATEST.18ed273efd5d7000.tmp":                           "results/x/",
-		"results/" + deadID + "/runs.parquet":                   "partial",
-		"results/" + deadID + "/report.md.18ed27.tmp":           "partial",
-		".crlbatch/attempts/" + deadID + ".json":                claim(deadPID),
-		"results/" + noClaimID + "/families.parquet":            "partial",
-		historyKey("families", deadID):                          "partial",
-		".crlbatch/attempts/20200101T000004Z-0000000000ee.json": claim(deadPID),
+		"LATEST.18ed273efd5d7000.tmp":                                                       "results/x/",
+		"results/" + deadID + "/runs.parquet":                                               "partial",
+		"results/" + deadID + "/report.md.18ed27.tmp":                                       "partial",
+		".crlbatch/attempts/" + deadID + ".json":                                            claim(deadPID),
+		"results/" + noClaimID + "/families.parquet":                                        "partial",
+		historyKey("families", deadID):                                                      "partial",
+		".crlbatch/latest.lock.takeover-0123456789abcdef":                                   claim(deadPID),
+		fmt.Sprintf(".crlbatch/attempts/%s.json.tmp-%s-%d-0a0b0c0d", liveID, host, deadPID): "",
+		".crlbatch/attempts/20200101T000004Z-0000000000ee.json":                             claim(deadPID),
 	}
 	live := map[string]string{
 		"results/" + liveID + "/runs.parquet":    "in progress",

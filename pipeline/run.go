@@ -51,11 +51,13 @@ type job struct {
 	start time.Time
 	proto bound
 
-	// Publishing (publish.go): this job's attempt id, its host, and the
-	// claim it holds under OUTPUT ("" once released).
-	attempt string
-	host    string
-	claimed string
+	// Publishing (publish.go): this job's attempt id, its host, the
+	// claim it holds under OUTPUT ("" once released), and whether it
+	// replaces a one-off result (--overwrite).
+	attempt   string
+	host      string
+	claimed   string
+	replacing bool
 
 	hashOnce sync.Once
 	hashSeed maphash.Seed
