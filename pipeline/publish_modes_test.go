@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -552,5 +553,47 @@ func TestLatest(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLayoutsAreNotMixed: an OUTPUT of issue 13's attempts/ layout is
+// refused by both modes, a nightly OUTPUT by a one-off job and a one-off
+// OUTPUT by a nightly job (usage errors), and nothing is written.
+func TestLayoutsAreNotMixed(t *testing.T) {
+	in := localSweep(t)
+	ctx := context.Background()
+	legacy := filepath.Join(t.TempDir(), "legacy")
+	write(t, filepath.Join(legacy, LatestName), "attempts/20261101T020000Z/\n")
+	oneOff := filepath.Join(t.TempDir(), "one-off")
+	if _, err := Run(ctx, localJob(in, oneOff, nil)); err != nil {
+		t.Fatal(err)
+	}
+	nightly := filepath.Join(t.TempDir(), "nightly")
+	cfg := localJob(in, nightly, nil)
+	cfg.History = true
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out     string
+		history bool
+		want    string
+	}{
+		{legacy, false, "attempts/ layout"},
+		{legacy, true, "attempts/ layout"},
+		{nightly, false, "nightly history"},
+		{oneOff, true, "one-off result"},
+	} {
+		before := snapshot(t, c.out)
+		cfg := localJob(in, c.out, nil)
+		cfg.History, cfg.Overwrite = c.history, !c.history
+		_, err := Run(ctx, cfg)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s, --history=%v: %v, want a usage error saying %q", filepath.Base(c.out), c.history, err, c.want)
+		}
+		if after := snapshot(t, c.out); !maps.Equal(after, before) {
+			t.Errorf("%s, --history=%v: OUTPUT changed", filepath.Base(c.out), c.history)
+		}
 	}
 }
