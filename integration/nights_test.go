@@ -201,6 +201,15 @@ func TestTenNights(t *testing.T) {
 				if err := verifyResult(files, "results/"+id+"/"); err != nil {
 					t.Fatalf("night %d: %v", n+1, err)
 				}
+				var m writers.Manifest
+				if err := json.Unmarshal(files["results/"+id+"/manifest.json"], &m); err != nil || m.AttemptID != id || m.Host == "" || len(m.Objects) == 0 {
+					t.Errorf("night %d: manifest provenance: %v %q %q %d objects", n+1, err, m.AttemptID, m.Host, len(m.Objects))
+				}
+				for _, o := range m.Objects {
+					if o.ETag == "" || o.Size <= 0 {
+						t.Errorf("night %d: manifest object %s: size %d, etag %q", n+1, o.Key, o.Size, o.ETag)
+					}
+				}
 				lr := f.crl(ctx, nil, nil, "latest", out)
 				if want := storage.Redact(strings.TrimSuffix(resultURL(out, store), "/") + "/results/" + id + "/"); lr.code != 0 || strings.TrimSpace(lr.stdout) != want {
 					t.Errorf("night %d: latest printed %q (%s), want %q", n+1, lr.stdout, lr, want)
