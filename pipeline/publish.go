@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -243,7 +244,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 		}
 	}()
 	if j.replacing {
-		if stale, err = j.unpublish(ctx, b, target, res); err != nil {
+		if stale, err = j.unpublish(ctx, b, target); err != nil {
 			return nil, err
 		}
 	}
@@ -305,7 +306,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 // unpublish, before a one-off --overwrite writes anything, removes the
 // earlier result's manifest and returns the keys of its files (those the
 // new result does not write are removed before the new manifest).
-func (j *job) unpublish(ctx context.Context, b *blob.Bucket, target string, res *result) ([]string, error) {
+func (j *job) unpublish(ctx context.Context, b *blob.Bucket, target string) ([]string, error) {
 	key := target + ManifestName
 	var data []byte
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
@@ -560,7 +561,7 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 		})
 		doomed = append(doomed, keys...)
 	}
-	ids := slices.Sorted(mapKeys(st.results))
+	ids := slices.Sorted(maps.Keys(st.results))
 	for _, id := range ids {
 		if st.complete[id] || inProgress[id] {
 			continue
@@ -674,16 +675,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // readAll reads one object of OUTPUT with retries.
