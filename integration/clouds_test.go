@@ -26,6 +26,8 @@ import (
 	_ "gocloud.dev/blob/gcsblob"
 	_ "gocloud.dev/blob/s3blob"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/crlbatch/crlbatch/writers"
 )
 
 // Buckets on every server: the sweep is uploaded once to inBucket; each
@@ -364,8 +366,16 @@ func compareWithLocal(t *testing.T, got string, names []string, ref, inputURL st
 		if !strings.HasSuffix(n, ".parquet") {
 			continue
 		}
-		if g, w := read(got, n), read(ref, n); !bytes.Equal(g, w) {
-			t.Errorf("%s differs from the local run's (%d bytes, want %d)", n, len(g), len(w))
+		// The same numbers and metadata; crlbatch.input names each run's
+		// own INPUT.
+		g, w := readBack(t, read(got, n)), readBack(t, read(ref, n))
+		if g.Metadata[writers.KeyInput] != inputURL {
+			t.Errorf("%s: %s is %q, want %q", n, writers.KeyInput, g.Metadata[writers.KeyInput], inputURL)
+		}
+		delete(g.Metadata, writers.KeyInput)
+		delete(w.Metadata, writers.KeyInput)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s differs from the local run's beyond %s", n, writers.KeyInput)
 		}
 	}
 
@@ -424,11 +434,15 @@ func dropInputLine(report string) string {
 	return strings.Join(lines, "\n")
 }
 
-// normalizeManifest drops what differs between a bucket and a local run.
+// normalizeManifest drops what differs between a bucket and a local run
+// (the digests of the files that name the input are checked against the
+// files by compareWithLocal).
 func normalizeManifest(m map[string]any) {
 	delete(m, "started_at")
 	delete(m, "finished_at")
 	delete(m, "input")
+	delete(m, "attempt_id") // one per job
+	delete(m, "host")
 	objs, _ := m["objects"].([]any)
 	for _, o := range objs {
 		if o, ok := o.(map[string]any); ok {
@@ -438,8 +452,8 @@ func normalizeManifest(m map[string]any) {
 	}
 	outs, _ := m["outputs"].([]any)
 	for _, o := range outs {
-		if o, ok := o.(map[string]any); ok && o["name"] == "report.md" {
-			delete(o, "bytes") // the report names the input
+		if o, ok := o.(map[string]any); ok && (o["name"] == "report.md" || strings.HasSuffix(o["name"].(string), ".parquet")) {
+			delete(o, "bytes") // the report and crlbatch.input name the input
 			delete(o, "sha256")
 		}
 	}
@@ -499,4 +513,13 @@ func (rc requestCounts) String() string {
 		fmt.Fprintf(&b, " %s %d", k, rc.byKind[k])
 	}
 	return b.String()
+}
+
+func readBack(t *testing.T, data []byte) *writers.ReadBack {
+	t.Helper()
+	rb, err := writers.ReadParquet(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rb
 }

@@ -29,21 +29,24 @@ import (
 
 // TestCrashConsistency kills crlbatch -9 at random points of publishing,
 // crashKills times through a local folder and crashKills times through the
-// S3 server, each kill a --overwrite run over the results of the runs
-// before it. After each kill: LATEST (or, before any attempt, OUTPUT
-// itself) names either the result it named before or a newer one, every
-// result a manifest names is complete (each output's bytes and sha256 as
-// the manifest says), and no complete result is ever lost. Every fifth
-// kill, and at the end, a run that is left to finish must clean what the
-// killed runs left: no temporary file, no attempt without a manifest, no
-// empty attempt folder, nothing in $TMPDIR, and LATEST naming its result.
+// S3 server, each kill a --history run over the results of the runs
+// before it. After each kill: LATEST names either the result it named
+// before or a newer one (a killed job leaves the previous newest result
+// the newest, or its own complete), every result a manifest names is
+// complete (each output's bytes and sha256 as the manifest says), every
+// history partition belongs to a complete result and holds its table's
+// bytes, and no complete result is ever lost. Every fifth kill, and at the
+// end, a run that is left to finish must clean what the killed runs left:
+// no temporary file, no attempt without a manifest, no claim, no empty
+// folder, nothing in $TMPDIR, every complete result in the history view,
+// and LATEST naming the newest.
 //
 // Where the kill lands: on S3, at the k-th write request (PUT, POST,
 // DELETE) seen by a fault proxy, before the request is forwarded or a
 // moment after; locally, at the k-th file-system event under OUTPUT
 // (inotify: a file created, written and closed, renamed or deleted), k
 // drawn uniformly over the events of a clean publishing run. The seed is
-// logged; CRLBATCH_CRASH_SEED replays it. Issue 13.
+// logged; CRLBATCH_CRASH_SEED replays it. Issues 13 and 12.
 func TestCrashConsistency(t *testing.T) {
 	f := getFixture(t)
 	in := filepath.Join(root, "crash-in")
@@ -127,10 +130,10 @@ type crashStore interface {
 func crashLoop(t *testing.T, f *fixture, rng *rand.Rand, in, out string, env []string, st crashStore, arm func(kill func(), k int) func()) {
 	ctx := context.Background()
 	score := func(onStart func(*os.Process)) result {
-		args := []string{"score", in, "--out", out, "--quiet", "--overwrite", "--bootstrap-resamples", "200"}
+		args := []string{"score", in, "--out", out, "--quiet", "--history", "--bootstrap-resamples", "200"}
 		return f.crl(ctx, env, onStart, args...)
 	}
-	// A first result, then a clean --overwrite run whose events are
+	// A first result, then a clean --history run whose events are
 	// counted (a kill that never comes).
 	if r := score(nil); r.code != 0 {
 		t.Fatalf("first run: %s", r)
@@ -176,7 +179,7 @@ func crashLoop(t *testing.T, f *fixture, rng *rand.Rand, in, out string, env []s
 	t.Logf("%d kills in %v: %v; %d complete results", crashKills, time.Since(start).Round(time.Millisecond), killedAt, len(complete))
 }
 
-// countEvents runs a clean --overwrite run and counts the events arm
+// countEvents runs a clean --history run and counts the events arm
 // sees (k < 0: every event calls kill).
 func countEvents(t *testing.T, score func(func(*os.Process)) result, arm func(kill func(), k int) func()) int {
 	var n atomic.Int64
@@ -192,7 +195,7 @@ func countEvents(t *testing.T, score func(func(*os.Process)) result, arm func(ki
 	return int(n.Load())
 }
 
-var attemptRE = regexp.MustCompile(`^attempts/([0-9]{8}T[0-9]{6}Z(-[0-9]+)?)/$`)
+var attemptRE = regexp.MustCompile(`^results/([0-9]{8}T[0-9]{6}Z-[0-9]{6}[0-9a-f]{6})/$`)
 
 type crashManifest struct {
 	Outputs []struct {
@@ -202,8 +205,7 @@ type crashManifest struct {
 	} `json:"outputs"`
 }
 
-// check verifies the invariants and returns the prefix LATEST names now
-// ("" for OUTPUT itself).
+// check verifies the invariants and returns the prefix LATEST names now.
 func check(t *testing.T, st crashStore, prev string, complete map[string]bool, when string) string {
 	t.Helper()
 	files := st.files(t)
@@ -224,15 +226,30 @@ func check(t *testing.T, st crashStore, prev string, complete map[string]bool, w
 			t.Errorf("%s: the complete result under %q is gone", when, p)
 		}
 	}
-	now := ""
-	if l, ok := files["LATEST"]; ok {
-		s := string(l)
-		if !strings.HasSuffix(s, "\n") || !attemptRE.MatchString(strings.TrimSuffix(s, "\n")) {
-			t.Errorf("%s: LATEST is %q", when, s)
-			return prev
+	// A reader of the history view never sees a partial attempt.
+	for k, data := range files {
+		parts := strings.Split(k, "/")
+		if parts[0] != "history" || strings.HasSuffix(k, ".tmp") {
+			continue
 		}
-		now = strings.TrimSuffix(s, "\n")
+		if len(parts) != 5 || parts[4] != "part.parquet" {
+			t.Errorf("%s: history object %s", when, k)
+			continue
+		}
+		result := "results/" + strings.TrimPrefix(parts[3], "attempt=") + "/"
+		if _, ok := files[result+"manifest.json"]; !ok {
+			t.Errorf("%s: %s belongs to no complete result", when, k)
+		} else if !bytes.Equal(data, files[result+parts[1]+".parquet"]) {
+			t.Errorf("%s: %s is not its result's %s.parquet", when, k, parts[1])
+		}
 	}
+	l, ok := files["LATEST"]
+	s := string(l)
+	if !ok || !strings.HasSuffix(s, "\n") || !attemptRE.MatchString(strings.TrimSuffix(s, "\n")) {
+		t.Errorf("%s: LATEST is %q", when, s)
+		return prev
+	}
+	now := strings.TrimSuffix(s, "\n")
 	if _, ok := files[now+"manifest.json"]; !ok {
 		t.Errorf("%s: the named result %q has no manifest", when, now)
 	}
@@ -242,34 +259,9 @@ func check(t *testing.T, st crashStore, prev string, complete map[string]bool, w
 	return now
 }
 
-// attemptNewer reports whether attempt prefix a is newer than b ("" is the
-// first result, older than any attempt).
-func attemptNewer(a, b string) bool {
-	if b == "" {
-		return a != ""
-	}
-	if a == "" {
-		return false
-	}
-	ta, na := attemptParts(a)
-	tb, nb := attemptParts(b)
-	if ta != tb {
-		return ta > tb
-	}
-	return na > nb
-}
-
-func attemptParts(p string) (string, int) {
-	m := attemptRE.FindStringSubmatch(p)
-	if m == nil {
-		return p, 0
-	}
-	n := 1
-	if m[2] != "" {
-		n, _ = strconv.Atoi(m[2][1:])
-	}
-	return m[1][:16], n
-}
+// attemptNewer reports whether result prefix a is newer than b ("" is
+// older than any): attempt ids sort by start time.
+func attemptNewer(a, b string) bool { return a > b }
 
 // verifyResult checks that every output the manifest under prefix lists
 // is there with its bytes and sha256.
@@ -294,8 +286,9 @@ func verifyResult(files map[string][]byte, prefix string) error {
 	return nil
 }
 
-// assertClean checks that nothing but complete results (and LATEST) is
-// under OUTPUT, and that LATEST names the newest.
+// assertClean checks that nothing but complete results, their history
+// partitions and LATEST is under OUTPUT, that every complete result is in
+// the history view, and that LATEST names the newest.
 func assertClean(t *testing.T, st crashStore, named, when string) {
 	t.Helper()
 	files := st.files(t)
@@ -307,18 +300,28 @@ func assertClean(t *testing.T, st crashStore, named, when string) {
 		case strings.HasSuffix(k, ".tmp"):
 			t.Errorf("%s: temporary file %s left", when, k)
 			continue
+		case strings.HasPrefix(k, "history/"):
+			continue // check: each belongs to a complete result
+		case !strings.HasPrefix(k, "results/"):
+			t.Errorf("%s: unexpected %s", when, k)
+			continue
 		}
-		prefix := ""
-		if strings.HasPrefix(k, "attempts/") {
-			parts := strings.SplitN(k, "/", 3)
-			if len(parts) < 3 {
-				t.Errorf("%s: unexpected %s", when, k)
-				continue
-			}
-			prefix = parts[0] + "/" + parts[1] + "/"
+		parts := strings.SplitN(k, "/", 3)
+		if len(parts) < 3 {
+			t.Errorf("%s: unexpected %s", when, k)
+			continue
 		}
+		prefix := parts[0] + "/" + parts[1] + "/"
 		if _, ok := files[prefix+"manifest.json"]; !ok {
 			t.Errorf("%s: %s belongs to no complete result", when, k)
+			continue
+		}
+		for _, table := range []string{"families", "run_summary"} {
+			id := parts[1]
+			key := "history/" + table + "/night=" + id[:4] + "-" + id[4:6] + "-" + id[6:8] + "/attempt=" + id + "/part.parquet"
+			if _, ok := files[key]; !ok {
+				t.Errorf("%s: the complete result %s is not in the history view (%s)", when, prefix, key)
+			}
 		}
 		if attemptNewer(prefix, newest) {
 			newest = prefix

@@ -113,6 +113,7 @@ func TestSplitObjectIsInvisible(t *testing.T) {
 		}
 		delete(m, "started_at")
 		delete(m, "finished_at")
+		delete(m, "attempt_id")
 		delete(m, "output")
 		files["manifest.json"], _ = json.Marshal(m)
 		return files, nil

@@ -65,11 +65,22 @@ type Config struct {
 	// SpillDir is where spilled rows go; "" means the system temp dir.
 	SpillDir string
 
-	// Overwrite replaces a complete earlier output.
+	// Overwrite replaces a complete one-off result in place (its manifest
+	// removed first, the new one written last).
 	Overwrite bool
+	// History publishes in the nightly layout: every result under
+	// OUTPUT/results/<attempt-id>/, OUTPUT/LATEST naming the newest
+	// complete one, and the Hive-partitioned view under OUTPUT/history/.
+	History bool
+	// Keep, under History, removes after a successful publication the
+	// oldest complete results beyond the Keep newest; 0 keeps every one.
+	Keep int
 
 	// Version is the crlbatch version written into every output.
 	Version string
+	// Commit is the VCS revision of the binary (runtime/debug build
+	// info), in the manifest and crlbatch.commit; "" when unknown.
+	Commit string
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
 	// Progress receives progress reports; nil disables them. Terminal says
@@ -134,6 +145,15 @@ func (c *Config) Check() error {
 		if f.Field == "" {
 			return Usagef("--where: empty field name (want FIELD=VALUE)")
 		}
+	}
+	if c.Keep < 0 {
+		return Usagef("--keep %d: want at least 1 (or 0, the default, to keep every result)", c.Keep)
+	}
+	if c.Keep > 0 && !c.History {
+		return Usagef("--keep %d: only a nightly OUTPUT (--history) keeps several results", c.Keep)
+	}
+	if c.History && c.Overwrite {
+		return Usagef("--overwrite with --history: a nightly OUTPUT never replaces a result, it adds one (drop --overwrite)")
 	}
 	if c.Resamples < 1 {
 		return Usagef("--bootstrap-resamples %d: want at least 1", c.Resamples)

@@ -8,6 +8,15 @@
 // everything under an output prefix, the manifest last. The steps hand
 // their results on as values (read, result), not through shared state.
 //
+// Publishing (publish.go, claim.go) has two layouts: one-off, directly
+// under OUTPUT, claimed by the job with a conditional create and replaced
+// in place by --overwrite; nightly (--history), one results/<attempt-id>/
+// per job, a LATEST pointer that only moves forward, a Hive-partitioned
+// history/ view, --keep, and the removal of what provably dead jobs left.
+// Latest finds the newest complete result of either. Parquet files carry
+// only the provenance that is the same for the same inputs (provenance.go);
+// the manifest carries the rest.
+//
 // Storage is reached only through package storage (gocloud.dev/blob URLs:
 // plain local paths, file://, s3://, gs://, azblob://, mem://); the drivers
 // are blank-imported by the binary, never here. Concurrency lives here and

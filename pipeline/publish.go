@@ -3,19 +3,19 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
+	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"gocloud.dev/blob"
@@ -24,75 +24,199 @@ import (
 	"github.com/crlbatch/crlbatch/writers"
 )
 
-// ManifestName is written last: its presence means the output is complete.
-const ManifestName = "manifest.json"
+// The output layout (docs/decisions.md, "Publishing: one-off and nightly").
+//
+// A one-off job writes its files directly under OUTPUT; --overwrite
+// replaces them in place (manifest removed first, written last). A nightly
+// job (--history) writes every result under OUTPUT/results/<attempt-id>/,
+// then its history partitions, then moves OUTPUT/LATEST to it.
+const (
+	// ManifestName is written last: its presence means the result is
+	// complete.
+	ManifestName = "manifest.json"
+	// LatestName holds "results/<attempt-id>/\n": the newest complete
+	// result of a nightly OUTPUT. It moves only forward, and only after
+	// that result's manifest is written.
+	LatestName = "LATEST"
+	// ResultsDir holds one prefix per attempt of a nightly OUTPUT.
+	ResultsDir = "results/"
+	// HistoryDir holds the Hive-partitioned view of a nightly OUTPUT:
+	// history/<table>/night=YYYY-MM-DD/attempt=<id>/part.parquet.
+	HistoryDir = "history/"
+	// legacyAttempts is where --overwrite put results before the nightly
+	// layout; such an OUTPUT is left as it is and refused.
+	legacyAttempts = "attempts/"
+)
 
-// LatestName is the pointer object that --overwrite runs write beside the
-// first result: it holds the prefix, relative to OUTPUT, of the newest
-// complete result (attempts/<time>/), and moves only after that result's
-// manifest is written. Without it, OUTPUT itself holds the only result.
-const LatestName = "LATEST"
+// HistoryTables are the tables of a result copied into the history view,
+// when the protocol writes them.
+var HistoryTables = []string{"families", "run_summary"}
 
-// attemptTime is the layout of an attempt's name: the job's start (UTC),
-// with "-2", "-3"… when a job of the same second took the name first.
-const attemptTime = "20060102T150405Z"
+// attemptID is an attempt id: the job's UTC start to the second, then a
+// suffix of twelve characters, the microseconds of the start (six digits)
+// and six random hex digits, so that ids sort by start time even within
+// one second, and two jobs started together differ:
+// 20261201T020000Z-0412873fa9c1.
+var attemptID = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9]{6}[0-9a-f]{6}$`)
 
-// AttemptsDir holds the results of --overwrite runs over a complete earlier
-// result, one prefix per attempt, so that the earlier result is never
-// overwritten in place (object stores have no atomic rename).
-const AttemptsDir = "attempts/"
+func newAttemptID(start time.Time) string {
+	var r [3]byte
+	rand.Read(r[:])
+	start = start.UTC()
+	return fmt.Sprintf("%s-%06d%s", start.Format("20060102T150405Z"), start.Nanosecond()/1000, hex.EncodeToString(r[:]))
+}
 
-// checkOutput decides where the results go: under OUTPUT itself when it
-// holds no complete result; refused when it does, unless --overwrite, which
-// sends them to a fresh attempt prefix under OUTPUT/attempts/.
+// night is the UTC date of an attempt id, YYYY-MM-DD.
+func night(id string) string { return id[:4] + "-" + id[4:6] + "-" + id[6:8] }
+
+// historyKey is the history view's object of one table of one attempt.
+func historyKey(table, id string) string {
+	return HistoryDir + table + "/night=" + night(id) + "/attempt=" + id + "/part.parquet"
+}
+
+// checkOutput decides where the results go and claims it, before any
+// work: a one-off job claims OUTPUT (jobClaim) and refuses an OUTPUT that
+// holds a result without --overwrite; a nightly job claims a fresh
+// attempt id. Release (deferred by Run) lets go of the claim.
 func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, err error) {
+	j.attempt = newAttemptID(j.start)
+	latest, hasLatest, err := j.readLatest(ctx, b)
+	if err != nil {
+		return "", err
+	}
+	if hasLatest && !strings.HasPrefix(latest, ResultsDir) {
+		return "", Usagef("%s holds results in the attempts/ layout of an earlier crlbatch (%s names %q): move them aside or choose another --out (docs/decisions.md, \"Publishing: one-off and nightly\")", j.out, LatestName, latest)
+	}
+	if j.cfg.History {
+		if top, err := j.exists(ctx, b, j.out.Prefix+ManifestName); err != nil {
+			return "", err
+		} else if top {
+			return "", Usagef("%s holds a one-off result (%s at its top): --history needs an OUTPUT of its own", j.out, ManifestName)
+		}
+		for try := 0; ; try++ {
+			ok, err := j.create(ctx, b, j.out.Prefix+attemptClaims+j.attempt+".json", j.claimBytes())
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				break
+			}
+			if try == 3 {
+				return "", &StorageError{Op: "write", URL: j.out.ObjectURL(attemptClaims), Err: errors.New("no free attempt id in four tries")}
+			}
+			j.attempt = newAttemptID(j.start)
+		}
+		j.claimed = j.out.Prefix + attemptClaims + j.attempt + ".json"
+		return j.out.Prefix + ResultsDir + j.attempt + "/", nil
+	}
+	holder, err := j.acquire(ctx, b, j.out.Prefix+jobClaim, jobClaimAge)
+	if err != nil {
+		return "", err
+	}
+	if holder != nil {
+		return "", Usagef("%s is being published into by %s: two one-off jobs cannot publish into one OUTPUT at once (a nightly OUTPUT takes --history, where they can); if that job is gone, delete %s, or wait: a claim is stale once its process is gone on this host, or after %v", j.out, holder, j.out.ObjectURL(j.out.Prefix+jobClaim), jobClaimAge)
+	}
+	j.claimed = j.out.Prefix + jobClaim
+	j.tidyClaims(ctx, b)
+	defer func() {
+		if err != nil {
+			j.release(ctx, b)
+		}
+	}()
+	if hasLatest {
+		return "", Usagef("%s holds a nightly history (%s names %s): publish into it with --history, or choose another --out", j.out, LatestName, latest)
+	}
 	exists, err := j.exists(ctx, b, j.out.Prefix+ManifestName)
 	if err != nil {
 		return "", err
 	}
 	if exists && !j.cfg.Overwrite {
-		return "", Usagef("%s already holds a complete result (%s): pass --overwrite to publish a new one beside it (the %s pointer then names the newest)", j.out, ManifestName, LatestName)
+		return "", Usagef("%s already holds a complete result (%s): pass --overwrite to replace it in place, or --history for a nightly OUTPUT that keeps every result", j.out, ManifestName)
 	}
-	if !exists {
-		return j.out.Prefix, nil
-	}
-	base := j.out.Prefix + AttemptsDir + j.start.Format(attemptTime)
-	for n := 1; ; n++ {
-		cand := base + "/"
-		if n > 1 {
-			cand = fmt.Sprintf("%s-%d/", base, n)
-		}
-		taken, err := j.exists(ctx, b, cand+ManifestName)
-		if err != nil {
-			return "", err
-		}
-		if !taken {
-			return cand, nil
-		}
-	}
+	j.replacing = exists
+	return j.out.Prefix, nil
 }
 
-func (j *job) exists(ctx context.Context, b *blob.Bucket, key string) (bool, error) {
-	var exists bool
+// release lets go of the claim checkOutput took (once).
+func (j *job) release(ctx context.Context, b *blob.Bucket) {
+	if j.claimed == "" {
+		return
+	}
+	j.releaseKey(ctx, b, j.claimed)
+	j.claimed = ""
+}
+
+// readLatest reads OUTPUT/LATEST, trimmed.
+func (j *job) readLatest(ctx context.Context, b *blob.Bucket) (string, bool, error) {
+	key := j.out.Prefix + LatestName
+	var data []byte
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
 		var err error
-		exists, err = b.Exists(ctx, key)
+		data, err = b.ReadAll(ctx, key)
+		return err
+	})
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return "", false, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		return "", false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	}
+	return strings.TrimSpace(string(data)), true, nil
+}
+
+// tidy runs once a job has listed its input, before it reads it. A
+// one-off job, which holds OUTPUT's claim, removes the local driver's
+// temporary files a killed job left at OUTPUT's top. A nightly job tidies
+// after publishing (tidyHistory).
+func (j *job) tidy(ctx context.Context, b *blob.Bucket) error {
+	if j.cfg.History {
+		return nil
+	}
+	var temps []string
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+		temps = temps[:0]
+		page, _, err := b.ListPage(ctx, blob.FirstPageToken, 1000, &blob.ListOptions{Prefix: j.out.Prefix, Delimiter: "/"})
+		for _, o := range page {
+			if !o.IsDir && tempName.MatchString(path.Base(o.Key)) {
+				temps = append(temps, o.Key)
+			}
+		}
 		return err
 	})
 	if err != nil {
-		return false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &StorageError{Op: "list", URL: j.out.String(), Err: redactErr(err)}
 	}
-	return exists, nil
+	for _, k := range temps {
+		if err := j.delete(ctx, b, k); err != nil {
+			return err
+		}
+	}
+	if len(temps) > 0 {
+		j.log.Warn("removed temporary files a killed job left", "output", j.out.String(), "objects", len(temps))
+	}
+	return nil
 }
 
-// publish writes the result files under the target prefix (checkOutput's),
-// then the manifest, then moves the LATEST pointer. If anything fails before the
-// manifest is written, every file this job wrote is deleted, so no partial
-// result is left and an earlier result stays as it was. A local result is
-// made durable before its manifest is written (see put and syncTree).
+// tempName matches the local driver's temporary files.
+var tempName = regexp.MustCompile(`^[^/]+\.[0-9a-f]+\.tmp$`)
+
+// publish writes the result files under target (checkOutput's), then the
+// manifest; a nightly job then writes the history partitions and moves
+// LATEST, and tidies. If anything fails before the manifest is written,
+// every file this job wrote is deleted. A one-off --overwrite first
+// removes the earlier manifest (from then on OUTPUT holds no complete
+// result), writes the new files, removes the earlier files the new result
+// does not write, and writes the manifest last.
 func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *read, res *result) (outputs []writers.ManifestOutput, err error) {
 	var written []string // keys this job wrote
 	var failed string    // the key whose write failed: written or not, who knows
+	var stale []string   // files of the replaced result (one-off --overwrite)
 	committed := false
 	defer func() {
 		if err == nil || committed {
@@ -109,13 +233,21 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 				written = append(written, failed)
 			}
 		}
-		for _, k := range written {
+		// The replaced result lost its manifest: its files go too.
+		for _, k := range append(written, stale...) {
 			if derr := b.Delete(cctx, k); derr != nil && gcerrors.Code(derr) != gcerrors.NotFound {
 				j.log.Warn("could not delete a partial output", "object", j.out.ObjectURL(k), "error", redactErr(derr))
 			}
 		}
-		j.removeEmptyDirs(target)
+		if target != j.out.Prefix {
+			j.removeEmptyUp(target + ManifestName)
+		}
 	}()
+	if j.replacing {
+		if stale, err = j.unpublish(ctx, b, target); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range res.files {
 		key := target + f.name
 		if err := j.put(ctx, b, key, f.data); err != nil {
@@ -123,6 +255,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 			return nil, err
 		}
 		written = append(written, key)
+		stale = slices.DeleteFunc(stale, func(k string) bool { return k == key })
 		d := writers.NewOutputDigest()
 		d.Write(f.data)
 		if f.rows != nil {
@@ -131,19 +264,13 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 			outputs = append(outputs, d.FileOutput(f.name))
 		}
 	}
-	m := writers.Manifest{
-		Version:    j.cfg.Version,
-		StartedAt:  j.start,
-		FinishedAt: time.Now().UTC(),
-		Input:      j.in.String(),
-		Params:     json.RawMessage(res.params),
-		Objects:    rd.manObj,
-		Runs:       res.runs,
-		Families:   res.families,
-		Outputs:    outputs,
-		Notes:      res.notes,
-		Skipped:    rd.skipped,
+	for len(stale) > 0 {
+		if err := j.delete(ctx, b, stale[0]); err != nil {
+			return nil, err
+		}
+		stale = stale[1:]
 	}
+	m := j.manifest(rd, res, outputs)
 	var buf bytes.Buffer
 	if err := writers.WriteManifest(&buf, m); err != nil {
 		return nil, err
@@ -156,9 +283,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	if testHookBeforeManifest != nil {
 		testHookBeforeManifest(target)
 	}
-	// A manifest never names a file that is not there as written: another
-	// job publishing into OUTPUT at once may have removed it (its tidy
-	// takes an attempt without a manifest for a dead job's leftovers).
+	// A manifest never names a file that is not there as written.
 	if err := j.checkWritten(ctx, b, target, res.files); err != nil {
 		return nil, err
 	}
@@ -167,379 +292,404 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 		failed = key
 		return nil, err
 	}
-	// The result is complete from here on; a failure to move the pointer
-	// is reported, with where the result is, but leaves the result in
-	// place (the next --overwrite run moves the pointer: tidy).
+	// The result is complete from here on; a failure after this point is
+	// reported, with where the result is, but leaves the result in place.
 	committed = true
-	if target != j.out.Prefix {
-		rel := strings.TrimPrefix(target, j.out.Prefix)
-		if err := j.put(ctx, b, j.out.Prefix+LatestName, []byte(rel+"\n")); err != nil {
-			var se *StorageError
-			if errors.As(err, &se) {
-				se.Err = fmt.Errorf("%w; the new result is complete under %s (its %s is written), but %s does not name it: the next --overwrite run will",
-					se.Err, j.out.ObjectURL(target), ManifestName, LatestName)
-			}
+	if j.cfg.History {
+		if err := j.afterCommit(ctx, b, target, res); err != nil {
 			return nil, err
 		}
 	}
 	return outputs, nil
 }
 
-// checkWritten makes sure every file of the result is still there, with
-// the size written, just before the manifest names them.
-func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, files []outFile) error {
-	for _, f := range files {
-		key := target + f.name
-		var size int64
-		err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-			a, err := b.Attributes(ctx, key)
-			if err == nil {
-				size = a.Size
-			}
-			return err
-		})
-		if err == nil && size != int64(len(f.data)) {
-			err = fmt.Errorf("%d bytes, %d written", size, len(f.data))
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
-				"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
-		}
-	}
-	return nil
-}
-
-// testHookBeforeManifest, when set, is called with the result's prefix
-// just before its files are checked and its manifest written (tests).
-var testHookBeforeManifest func(target string)
-
-// put writes one object with retries; a failed attempt is aborted by
-// cancelling its writer's context, so no half-written object remains. A
-// local file (fileblob) is written under a temporary name in its
-// destination folder (no_tmp_dir, publishLocation), fsynced before the
-// driver renames it, and its folder fsynced after.
-func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) error {
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
-		wctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var file *os.File
-		w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType(key),
-			BeforeWrite: func(as func(any) bool) error {
-				var f *os.File
-				if as(&f) {
-					file = f
-				}
-				return nil
-			}})
-		if err != nil {
-			return err
-		}
-		abort := func(err error) error {
-			cancel()
-			w.Close()
-			return err
-		}
-		// Written in chunks, so that an upload that moves counts as progress.
-		for rest := data; len(rest) > 0; {
-			n := min(len(rest), 1<<20)
-			if _, err := w.Write(rest[:n]); err != nil {
-				return abort(err)
-			}
-			rest = rest[n:]
-			touch()
-		}
-		if file != nil {
-			// Write flushes nothing fileblob buffers: the bytes are in
-			// the file, and go to disk now, before the rename.
-			if err := syncFile(file); err != nil {
-				return abort(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			return err
-		}
-		if dir, ok := j.localPath(key); ok {
-			return syncDir(filepath.Dir(dir))
-		}
-		return nil
+// unpublish, before a one-off --overwrite writes anything, removes the
+// earlier result's manifest and returns the keys of its files (those the
+// new result does not write are removed before the new manifest).
+func (j *job) unpublish(ctx context.Context, b *blob.Bucket, target string) ([]string, error) {
+	key := target + ManifestName
+	var data []byte
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+		var err error
+		data, err = b.ReadAll(ctx, key)
+		return err
 	})
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+		return nil, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	}
+	var old struct {
+		Outputs []struct {
+			Name string `json:"name"`
+		} `json:"outputs"`
+	}
+	if err := json.Unmarshal(data, &old); err != nil {
+		return nil, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: fmt.Errorf("the result to replace has a manifest that is not crlbatch's: %v", err)}
+	}
+	var stale []string
+	for _, o := range old.Outputs {
+		if o.Name == "" || strings.Contains(o.Name, "/") || o.Name == ManifestName {
+			continue
+		}
+		stale = append(stale, target+o.Name)
+	}
+	if err := j.delete(ctx, b, key); err != nil {
+		return nil, err
+	}
+	j.log.Info("replacing the result in place: its manifest is removed until the new one is written", "output", j.out.String())
+	return stale, nil
+}
+
+// afterCommit, for a nightly job whose manifest is written: the history
+// partitions, the end of the attempt's claim, LATEST, then tidying and
+// --keep.
+func (j *job) afterCommit(ctx context.Context, b *blob.Bucket, target string, res *result) error {
+	complete := fmt.Sprintf("the new result is complete under %s (its %s is written)", j.out.ObjectURL(target), ManifestName)
+	for _, f := range res.files {
+		table, ok := strings.CutSuffix(f.name, ".parquet")
+		if !ok || !slices.Contains(HistoryTables, table) {
+			continue
+		}
+		key := j.out.Prefix + historyKey(table, j.attempt)
+		err := j.put(ctx, b, key, f.data)
+		if err == nil {
+			err = j.syncTree(path.Dir(key) + "/")
+		}
+		if err != nil {
+			return annotate(err, "%s, but its history partitions are not all written: the next --history job writes them", complete)
+		}
+	}
+	j.release(ctx, b)
+	if err := j.moveLatest(ctx, b); err != nil {
+		return annotate(err, "%s, but %s does not name it: the next --history job moves it", complete, LatestName)
+	}
+	if err := j.tidyHistory(ctx, b); err != nil {
+		j.log.Warn("could not tidy the nightly OUTPUT (--keep, what killed jobs left); the next job tries again", "output", j.out.String(), "error", err)
 	}
 	return nil
 }
 
-// syncFile and syncDir make a file's bytes and a folder's entries durable;
-// tests replace them to watch the order.
-var (
-	syncFile = func(f *os.File) error { return f.Sync() }
-	syncDir  = func(dir string) error {
-		d, err := os.Open(dir)
-		if err != nil {
-			return err
-		}
-		err = d.Sync()
-		if cerr := d.Close(); err == nil {
-			err = cerr
-		}
-		// Some file systems cannot sync a folder; they are no worse off.
-		if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
-			return nil
-		}
+// annotate adds to a *StorageError's cause what the failure leaves behind.
+func annotate(err error, format string, args ...any) error {
+	var se *StorageError
+	if errors.As(err, &se) {
+		se.Err = fmt.Errorf("%w; "+format, append([]any{se.Err}, args...)...)
+	}
+	return err
+}
+
+// moveLatest makes LATEST name the newest complete result, if it names an
+// older one, under the LATEST lock: moves never interleave, so LATEST only
+// moves forward.
+func (j *job) moveLatest(ctx context.Context, b *blob.Bucket) error {
+	holder, err := j.waitAcquire(ctx, b, j.out.Prefix+latestLock, latestLockAge, time.Minute)
+	if err != nil {
 		return err
 	}
-)
-
-// publishLocation is the OUTPUT location as publishing opens it: a local
-// folder gets its temporary files in the destination folder (fileblob's
-// no_tmp_dir), not in $TMPDIR, from where a rename to another file system
-// fails ("invalid cross-device link") and where a killed job leaves them.
-func publishLocation(l Location) Location {
-	if !l.Local {
-		return l
+	if holder != nil {
+		return &StorageError{Op: "write", URL: j.out.ObjectURL(j.out.Prefix + LatestName), Err: fmt.Errorf("held for over a minute by %s", holder)}
 	}
-	u, err := url.Parse(l.BucketURL)
+	defer j.releaseKey(ctx, b, j.out.Prefix+latestLock)
+	st, err := j.scanHistory(ctx, b)
 	if err != nil {
-		return l
+		return err
 	}
-	q := u.Query()
-	q.Set("no_tmp_dir", "true")
-	u.RawQuery = q.Encode()
-	l.BucketURL = u.String()
-	return l
-}
-
-// localPath is the file of key under a local OUTPUT.
-func (j *job) localPath(key string) (string, bool) {
-	if !j.out.Local {
-		return "", false
-	}
-	u, err := url.Parse(j.out.BucketURL)
-	if err != nil || u.Path == "" {
-		return "", false
-	}
-	return filepath.Join(filepath.FromSlash(u.Path), filepath.FromSlash(key)), true
-}
-
-// syncTree fsyncs, under a local OUTPUT, the folder of prefix and every
-// folder above it up to OUTPUT's parent: the driver may have created any
-// of them (attempts/<time>/, OUTPUT itself), and a new folder's entry is
-// durable only once its parent is synced.
-func (j *job) syncTree(prefix string) error {
-	dir, ok := j.localPath(prefix)
-	if !ok {
-		return nil
-	}
-	root, _ := j.localPath("")
-	stop := filepath.Dir(filepath.Clean(root))
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if err := syncDir(d); err != nil {
-			return &StorageError{Op: "write", URL: d, Err: err}
-		}
-		if d == stop || d == filepath.Dir(d) {
-			return nil
-		}
-	}
-}
-
-// removeEmptyDirs removes, under a local OUTPUT, the attempt folder of
-// prefix and the attempts folder when they hold nothing (fileblob deletes
-// files, never folders).
-func (j *job) removeEmptyDirs(prefix string) {
-	if prefix == j.out.Prefix {
-		return
-	}
-	if dir, ok := j.localPath(prefix); ok {
-		os.Remove(dir) // fails, as it should, when not empty
-		os.Remove(filepath.Dir(filepath.Clean(dir)))
-	}
-}
-
-// Leftovers of jobs that did not finish (killed, or the machine lost):
-// temporary files of the local driver beside a result, and attempt
-// prefixes without a manifest.
-var (
-	attemptName = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z(-[0-9]+)?$`)
-	tempName    = regexp.MustCompile(`^(` + LatestName + `|[^/]+\.(parquet|md|json))\.[0-9a-f]+\.tmp$`)
-)
-
-// attemptLess orders attempt names by time, then by their "-n".
-func attemptLess(a, b string) bool {
-	ta, na := splitAttempt(a)
-	tb, nb := splitAttempt(b)
-	if ta != tb {
-		return ta < tb
-	}
-	return na < nb
-}
-
-func splitAttempt(name string) (string, int) {
-	t, n, ok := strings.Cut(name, "-")
-	if !ok {
-		return t, 1
-	}
-	i, _ := strconv.Atoi(n)
-	return t, i
-}
-
-// tidy runs once a job has listed its input, before it reads it. It removes what jobs that did not
-// finish left under OUTPUT (an attempt prefix without a manifest, the local
-// driver's temporary files beside a result, empty attempt folders), and
-// makes LATEST name the newest complete attempt if it does not (a job
-// killed, or failing, between its manifest and the pointer). Nothing else is
-// touched: complete results, and files crlbatch does not write.
-// Two jobs publishing into one OUTPUT at once are not supported: one's
-// tidy may remove the other's files before its manifest is written
-// (docs/decisions.md).
-func (j *job) tidy(ctx context.Context, b *blob.Bucket) error {
-	attempts := map[string][]string{} // attempt name → its keys
-	complete := map[string]bool{}
-	var temps []string
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-		clear(attempts)
-		clear(complete)
-		temps = temps[:0]
-		it := b.List(&blob.ListOptions{Prefix: j.out.Prefix})
-		for {
-			o, err := it.Next(ctx)
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			rel := strings.TrimPrefix(o.Key, j.out.Prefix)
-			if tempName.MatchString(path.Base(rel)) && (!strings.Contains(rel, "/") || strings.HasPrefix(rel, AttemptsDir)) {
-				temps = append(temps, o.Key)
-				continue
-			}
-			rest, ok := strings.CutPrefix(rel, AttemptsDir)
-			if !ok {
-				continue
-			}
-			name, file, ok := strings.Cut(rest, "/")
-			if !ok || !attemptName.MatchString(name) {
-				continue
-			}
-			attempts[name] = append(attempts[name], o.Key)
-			if file == ManifestName {
-				complete[name] = true
-			}
-		}
-	})
-	if err == nil {
-		err = ctx.Err()
-	}
+	newest := st.newestComplete()
+	cur, _, err := j.readLatest(ctx, b)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return &StorageError{Op: "list", URL: j.out.String(), Err: redactErr(err)}
+		return err
 	}
-	var doomed []string
-	for name, keys := range attempts {
-		if !complete[name] {
-			doomed = append(doomed, keys...)
-		}
-	}
-	doomed = append(doomed, temps...)
-	slices.Sort(doomed)
-	for _, k := range doomed {
+	curID := strings.TrimSuffix(strings.TrimPrefix(cur, ResultsDir), "/")
+	// The lock is held: temporary files beside LATEST are a dead mover's.
+	for _, k := range st.topTemps {
 		if err := j.delete(ctx, b, k); err != nil {
 			return err
 		}
 	}
-	if len(doomed) > 0 {
-		j.log.Warn("removed what unfinished jobs left (no manifest)", "output", j.out.String(), "objects", len(doomed))
-	}
-	j.removeEmptyAttempts()
-
-	var newest string
-	for name := range complete {
-		if newest == "" || attemptLess(newest, name) {
-			newest = name
-		}
-	}
-	if newest == "" {
+	if newest == "" || newest <= curID {
 		return nil
 	}
-	want := AttemptsDir + newest + "/"
-	latestKey := j.out.Prefix + LatestName
-	var cur []byte
-	err = j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-		var err error
-		cur, err = b.ReadAll(ctx, latestKey)
-		if gcerrors.Code(err) == gcerrors.NotFound {
-			cur, err = nil, nil
-		}
-		return err
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return &StorageError{Op: "read", URL: j.out.ObjectURL(latestKey), Err: redactErr(err)}
+	if curID != "" && newest != j.attempt {
+		j.log.Warn(LatestName+" did not name the newest complete result: it does now", "was", cur, "now", ResultsDir+newest+"/")
 	}
-	if strings.TrimSpace(string(cur)) == want {
-		return nil
-	}
-	j.log.Warn(LatestName+" did not name the newest complete result: it does now",
-		"was", strings.TrimSpace(string(cur)), "now", want, "result", j.out.ObjectURL(j.out.Prefix+want))
-	return j.put(ctx, b, latestKey, []byte(want+"\n"))
+	return j.put(ctx, b, j.out.Prefix+LatestName, []byte(ResultsDir+newest+"/\n"))
 }
 
-// delete removes one object with retries; one already gone is no error.
-func (j *job) delete(ctx context.Context, b *blob.Bucket, key string) error {
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-		err := b.Delete(ctx, key)
-		if gcerrors.Code(err) == gcerrors.NotFound {
-			return nil
+// historyState is what a nightly OUTPUT holds, from one listing.
+type historyState struct {
+	results  map[string][]string // attempt id → its keys under results/<id>/
+	complete map[string]bool     // attempt id → its manifest is there
+	parts    map[string][]string // attempt id → its history keys
+	tables   map[string]map[string]bool
+	topTemps []string          // temporary files at OUTPUT's top (LATEST's)
+	claims   map[string]string // attempt id → its claim key (listed after the rest)
+}
+
+func (s *historyState) newestComplete() string {
+	newest := ""
+	for id := range s.complete {
+		newest = max(newest, id)
+	}
+	return newest
+}
+
+// scanHistory lists OUTPUT, then, in a second listing, the attempt
+// claims: an attempt whose files were listed has created its claim before
+// them, so the claim is listed unless the attempt let it go.
+func (j *job) scanHistory(ctx context.Context, b *blob.Bucket) (*historyState, error) {
+	st := &historyState{results: map[string][]string{}, complete: map[string]bool{}, parts: map[string][]string{},
+		tables: map[string]map[string]bool{}, claims: map[string]string{}}
+	err := j.list(ctx, b, j.out.Prefix, func(key string) {
+		rel := strings.TrimPrefix(key, j.out.Prefix)
+		switch {
+		case !strings.Contains(rel, "/"):
+			if tempName.MatchString(rel) {
+				st.topTemps = append(st.topTemps, key)
+			}
+		case strings.HasPrefix(rel, ResultsDir):
+			id, file, _ := strings.Cut(strings.TrimPrefix(rel, ResultsDir), "/")
+			if !attemptID.MatchString(id) {
+				return
+			}
+			st.results[id] = append(st.results[id], key)
+			if file == ManifestName {
+				st.complete[id] = true
+			}
+		case strings.HasPrefix(rel, HistoryDir):
+			parts := strings.Split(strings.TrimPrefix(rel, HistoryDir), "/")
+			if len(parts) != 4 || !strings.HasPrefix(parts[1], "night=") {
+				return
+			}
+			id, ok := strings.CutPrefix(parts[2], "attempt=")
+			if !ok || !attemptID.MatchString(id) {
+				return
+			}
+			st.parts[id] = append(st.parts[id], key)
+			if parts[3] == "part.parquet" {
+				if st.tables[id] == nil {
+					st.tables[id] = map[string]bool{}
+				}
+				st.tables[id][parts[0]] = true
+			}
 		}
-		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = j.list(ctx, b, j.out.Prefix+attemptClaims, func(key string) {
+		name := path.Base(key)
+		if id, ok := strings.CutSuffix(name, ".json"); ok && attemptID.MatchString(id) {
+			st.claims[id] = key
+		}
+	})
+	return st, err
+}
+
+// list calls f with every key under prefix.
+func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(key string)) error {
+	var keys []string
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+		keys = keys[:0]
+		token := blob.FirstPageToken
+		for {
+			page, next, err := b.ListPage(ctx, token, 1000, &blob.ListOptions{Prefix: prefix})
+			if err != nil {
+				return err
+			}
+			for _, o := range page {
+				if !o.IsDir {
+					keys = append(keys, o.Key)
+				}
+			}
+			if len(next) == 0 {
+				return ctx.Err()
+			}
+			token = next
+		}
 	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &StorageError{Op: "delete", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+		return &StorageError{Op: "list", URL: j.out.ObjectURL(prefix), Err: redactErr(err)}
+	}
+	for _, k := range keys {
+		f(k)
 	}
 	return nil
 }
 
-// removeEmptyAttempts removes, under a local OUTPUT, attempt folders that
-// hold nothing (a job killed between creating one and renaming its first
-// file into it), and the attempts folder if that leaves it empty.
-func (j *job) removeEmptyAttempts() {
-	dir, ok := j.localPath(j.out.Prefix + AttemptsDir)
+// tidyHistory, after a nightly job published: removes the attempts of
+// jobs that are provably dead (no manifest, and a claim whose holder is
+// gone or no claim at all), writes history partitions a killed job did
+// not, and under --keep N removes the oldest complete results beyond N
+// (never the one LATEST names, never an attempt in progress). A result
+// goes partitions first, then its manifest, then its files: a job killed
+// midway leaves an attempt without a manifest, removed next time.
+func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
+	j.tidyClaims(ctx, b)
+	st, err := j.scanHistory(ctx, b)
+	if err != nil {
+		return err
+	}
+	inProgress := map[string]bool{}
+	var deadClaims []string
+	for id, key := range st.claims {
+		rec, _, mod, found, err := j.readClaim(ctx, b, key)
+		if err != nil {
+			return err
+		}
+		if found && !j.dead(rec, mod, jobClaimAge) {
+			inProgress[id] = true
+		} else if found {
+			deadClaims = append(deadClaims, key)
+		}
+	}
+	var doomed []string
+	removeAttempt := func(id string, keys []string) {
+		doomed = append(doomed, st.parts[id]...)
+		// The manifest first: from then on the result is no longer taken
+		// for complete by anyone.
+		keys = slices.Clone(keys)
+		slices.SortFunc(keys, func(a, b string) int {
+			return boolInt(path.Base(b) == ManifestName) - boolInt(path.Base(a) == ManifestName)
+		})
+		doomed = append(doomed, keys...)
+	}
+	ids := slices.Sorted(maps.Keys(st.results))
+	for _, id := range ids {
+		if st.complete[id] || inProgress[id] {
+			continue
+		}
+		if _, claimed := st.claims[id]; !claimed {
+			// Listed without a claim: finished since (manifest now there),
+			// or dead. Look again.
+			if ok, err := j.exists(ctx, b, j.out.Prefix+ResultsDir+id+"/"+ManifestName); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		removeAttempt(id, st.results[id])
+	}
+	for id, keys := range st.parts {
+		if !st.complete[id] && !inProgress[id] && len(st.results[id]) == 0 {
+			doomed = append(doomed, keys...) // a pruned attempt's leftovers
+		}
+	}
+	if len(doomed) > 0 {
+		j.log.Warn("removing what jobs that did not finish left (no manifest)", "output", j.out.String(), "objects", len(doomed))
+	}
+	// History partitions a killed job did not write (and the temporary
+	// files of those it was writing).
+	for _, id := range ids {
+		if !st.complete[id] || inProgress[id] {
+			continue
+		}
+		for _, k := range st.parts[id] {
+			if path.Base(k) != "part.parquet" {
+				doomed = append(doomed, k)
+			}
+		}
+		for _, table := range HistoryTables {
+			src := j.out.Prefix + ResultsDir + id + "/" + table + ".parquet"
+			if st.tables[id][table] || !slices.Contains(st.results[id], src) {
+				continue
+			}
+			data, err := j.readAll(ctx, b, src)
+			if err != nil {
+				return err
+			}
+			if err := j.put(ctx, b, j.out.Prefix+historyKey(table, id), data); err != nil {
+				return err
+			}
+			j.log.Warn("wrote a history partition a killed job did not", "result", j.out.ObjectURL(j.out.Prefix+ResultsDir+id+"/"))
+		}
+	}
+	if keep := j.cfg.Keep; keep > 0 {
+		cur, _, err := j.readLatest(ctx, b)
+		if err != nil {
+			return err
+		}
+		named := strings.TrimSuffix(strings.TrimPrefix(cur, ResultsDir), "/")
+		var complete []string
+		for _, id := range ids {
+			if st.complete[id] {
+				complete = append(complete, id)
+			}
+		}
+		for i, id := range complete {
+			if len(complete)-i <= keep || id == named || inProgress[id] {
+				continue
+			}
+			j.log.Info("--keep: removing an old result", "result", j.out.ObjectURL(j.out.Prefix+ResultsDir+id+"/"))
+			removeAttempt(id, st.results[id])
+		}
+	}
+	for _, k := range append(doomed, deadClaims...) {
+		if err := j.delete(ctx, b, k); err != nil {
+			return err
+		}
+		j.removeEmptyUp(k)
+	}
+	j.removeEmptyFolders(inProgress)
+	return nil
+}
+
+// removeEmptyFolders removes, under a local OUTPUT, the empty folders
+// under results/, history/ and .crlbatch/ that belong to no attempt in
+// progress (a job killed between creating a folder and renaming its first
+// file into it leaves one).
+func (j *job) removeEmptyFolders(inProgress map[string]bool) {
+	root, ok := j.localPath(j.out.Prefix)
 	if !ok {
 		return
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if e.IsDir() && attemptName.MatchString(e.Name()) {
-			os.Remove(filepath.Join(dir, e.Name())) // only if empty
+	for _, top := range []string{ResultsDir, HistoryDir, stateDir} {
+		var dirs []string
+		filepath.WalkDir(filepath.Join(root, top), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		slices.Reverse(dirs) // the deepest first
+		for _, d := range dirs {
+			base := strings.TrimPrefix(filepath.Base(d), "attempt=")
+			if attemptID.MatchString(base) && inProgress[base] {
+				continue
+			}
+			os.Remove(d) // only if empty
 		}
 	}
-	os.Remove(dir)
 }
 
-func contentType(key string) string {
-	switch {
-	case strings.HasSuffix(key, ".parquet"):
-		return "application/vnd.apache.parquet"
-	case strings.HasSuffix(key, ".md"):
-		return "text/markdown; charset=utf-8"
-	case strings.HasSuffix(key, ".json"):
-		return "application/json"
+func boolInt(b bool) int {
+	if b {
+		return 1
 	}
-	return "text/plain; charset=utf-8"
+	return 0
+}
+
+// readAll reads one object of OUTPUT with retries.
+func (j *job) readAll(ctx context.Context, b *blob.Bucket, key string) ([]byte, error) {
+	var data []byte
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+		var err error
+		data, err = b.ReadAll(ctx, key)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	}
+	return data, nil
 }

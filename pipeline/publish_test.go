@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
@@ -149,31 +150,36 @@ func (l *syncLog) install(t *testing.T) {
 // temporary name in its destination folder and fsynced before its rename,
 // its folder is fsynced after, and the folders up to OUTPUT's parent are
 // fsynced before the manifest is written, so that after a power cut no
-// manifest stands beside a file that is empty or missing. Issue 13,
-// finding 7.
+// manifest stands beside a file that is empty or missing; under --history,
+// the history partitions and then LATEST come after the manifest. Issue
+// 13, finding 7; issue 12.
 func TestLocalOutputIsSynced(t *testing.T) {
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
+	nightly := filepath.Join(t.TempDir(), "nightly")
 	ctx := context.Background()
-	for _, overwrite := range []bool{false, true} {
+	for _, mode := range []string{"one-off", "overwrite", "history"} {
 		var l syncLog
 		l.install(t)
 		cfg := localJob(in, out, nil)
-		cfg.Overwrite = overwrite
+		cfg.Overwrite = mode == "overwrite"
+		if mode == "history" {
+			cfg.Output, cfg.History = nightly, true
+		}
 		sum, err := Run(ctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res := filepath.Clean(sum.Result)
 		for _, tmp := range l.temps {
-			if d := filepath.Dir(tmp); d != res && d != out {
-				t.Errorf("temporary file %s is not in the destination folder %s", tmp, res)
+			if !strings.HasPrefix(tmp, filepath.Clean(cfg.Output)+string(filepath.Separator)) {
+				t.Errorf("temporary file %s is not under OUTPUT %s", tmp, cfg.Output)
 			}
 		}
 		at := func(ev string) int {
 			i := slices.Index(l.events, ev)
 			if i < 0 {
-				t.Errorf("overwrite=%v: no %q among the fsyncs %q", overwrite, ev, l.events)
+				t.Errorf("%s: no %q among the fsyncs %q", mode, ev, l.events)
 			}
 			return i
 		}
@@ -184,26 +190,33 @@ func TestLocalOutputIsSynced(t *testing.T) {
 			}
 			f := at("file " + filepath.Join(res, o.Name))
 			if d := slices.Index(l.events[f+1:], "dir "+res); d < 0 || f+1+d > man {
-				t.Errorf("overwrite=%v: %s: its folder is not fsynced between its fsync and the manifest's: %q", overwrite, o.Name, l.events)
+				t.Errorf("%s: %s: its folder is not fsynced between its fsync and the manifest's: %q", mode, o.Name, l.events)
 			}
 			if f > man {
-				t.Errorf("overwrite=%v: %s fsynced after the manifest", overwrite, o.Name)
+				t.Errorf("%s: %s fsynced after the manifest", mode, o.Name)
 			}
 		}
 		for d := res; ; d = filepath.Dir(d) {
 			if i := slices.Index(l.events, "dir "+d); i < 0 || i > man {
-				t.Errorf("overwrite=%v: folder %s not fsynced before the manifest: %q", overwrite, d, l.events)
+				t.Errorf("%s: folder %s not fsynced before the manifest: %q", mode, d, l.events)
 			}
-			if d == filepath.Dir(out) {
+			if d == filepath.Dir(cfg.Output) {
 				break
 			}
 		}
 		if i := slices.Index(l.events[man+1:], "dir "+res); i < 0 {
-			t.Errorf("overwrite=%v: the result folder is not fsynced after the manifest: %q", overwrite, l.events)
+			t.Errorf("%s: the result folder is not fsynced after the manifest: %q", mode, l.events)
 		}
-		if overwrite {
-			latest := at("file " + filepath.Join(out, LatestName))
-			if latest < man || !slices.Contains(l.events[latest+1:], "dir "+out) {
+		if mode == "history" {
+			id := filepath.Base(res)
+			latest := at("file " + filepath.Join(nightly, LatestName))
+			for _, table := range []string{"families", "run_summary"} {
+				p := at("file " + filepath.Join(nightly, filepath.FromSlash(historyKey(table, id))))
+				if p < man || p > latest {
+					t.Errorf("the %s partition is not written between the manifest and LATEST: %q", table, l.events)
+				}
+			}
+			if latest < man || !slices.Contains(l.events[latest+1:], "dir "+nightly) {
 				t.Errorf("LATEST not fsynced (file, then OUTPUT) after the manifest: %q", l.events)
 			}
 		}
@@ -211,57 +224,46 @@ func TestLocalOutputIsSynced(t *testing.T) {
 }
 
 // TestFailedLatestWriteNamesTheResult: when the LATEST pointer cannot be
-// moved, the error says where the complete result is, and the next
-// --overwrite run makes LATEST name the newest complete result before
-// anything else, even if that run then fails. Issue 13, finding 8.
+// moved, the error says where the complete result is; `latest` finds it
+// all the same, and the next --history run moves LATEST forward. Issue
+// 13, finding 8; issue 12.
 func TestFailedLatestWriteNamesTheResult(t *testing.T) {
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
 	ctx := context.Background()
-	if _, err := Run(ctx, localJob(in, out, nil)); err != nil {
-		t.Fatal(err)
-	}
 	// A folder where LATEST goes: the pointer cannot be written.
 	block := filepath.Join(out, LatestName, "block")
 	if err := os.MkdirAll(block, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cfg := localJob(in, out, nil)
-	cfg.Overwrite = true
+	cfg.History = true
 	_, err := Run(ctx, cfg)
 	if !IsStorage(err) {
 		t.Fatalf("LATEST not written: %v, want a storage error", err)
 	}
-	attempts, _ := filepath.Glob(filepath.Join(out, "attempts", "*", ManifestName))
-	if len(attempts) != 1 {
-		t.Fatalf("complete attempts %q, want one", attempts)
+	results, _ := filepath.Glob(filepath.Join(out, "results", "*", ManifestName))
+	if len(results) != 1 {
+		t.Fatalf("complete results %q, want one", results)
 	}
-	where := filepath.Dir(attempts[0])
+	where := filepath.Dir(results[0])
 	if !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), "complete") {
 		t.Errorf("error %q does not say the result is complete under %s", err, where)
 	}
 	if err := os.RemoveAll(filepath.Join(out, LatestName)); err != nil {
 		t.Fatal(err)
 	}
-
-	// The next run fails (bad data), but first finds the complete result.
-	bad := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bad, "x.jsonl"), []byte("not json\n"), 0o644); err != nil {
+	if got, err := Latest(ctx, LatestConfig{Output: out}); err != nil || got != where+string(filepath.Separator) {
+		t.Errorf("latest = %q, %v; want %s/", got, err, where)
+	}
+	sum, err := Run(ctx, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
-	cfg = localJob(bad, out, &log)
-	cfg.Overwrite = true
-	if _, err := Run(ctx, cfg); err == nil || IsStorage(err) {
-		t.Fatalf("bad input: %v, want a data error", err)
-	}
 	got, err := os.ReadFile(filepath.Join(out, LatestName))
-	want := "attempts/" + filepath.Base(where) + "/\n"
-	if err != nil || string(got) != want {
-		t.Errorf("LATEST = %q (%v), want %q", got, err, want)
-	}
-	if !strings.Contains(log.String(), filepath.Base(where)) {
-		t.Errorf("the repair of LATEST is not logged: %s", log.String())
+	want := "results/" + filepath.Base(sum.Result) + "/\n"
+	if err != nil || string(got) != want || filepath.Base(sum.Result) <= filepath.Base(where) {
+		t.Errorf("LATEST = %q (%v), want %q, newer than %s", got, err, want, where)
 	}
 }
 
@@ -282,46 +284,60 @@ func TestReadOnlyOutputWarnsNothing(t *testing.T) {
 	}
 }
 
-// TestRerunCleansLeftovers: what a killed job leaves under a local OUTPUT
-// (temporary files beside the result, an attempt without a manifest, an
-// empty attempt folder) is removed by the next --overwrite run, while every
-// complete result stays as it was.
+// TestRerunCleansLeftovers: what killed jobs leave under a nightly OUTPUT
+// (an attempt without a manifest whose claim names a dead process of this
+// host, one without a claim, an empty attempt folder, temporary files
+// beside LATEST, a missing history partition, a takeover marker and a
+// temporary claim file of dead processes) is removed, or written, by
+// the next --history run, while an attempt whose holder lives, every
+// complete result and files crlbatch does not write stay as they were.
 func TestRerunCleansLeftovers(t *testing.T) {
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
 	ctx := context.Background()
-	if _, err := Run(ctx, localJob(in, out, nil)); err != nil {
-		t.Fatal(err)
-	}
 	cfg := localJob(in, out, nil)
-	cfg.Overwrite = true
+	cfg.History = true
 	first, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	firstID := filepath.Base(first.Result)
+	host, _ := os.Hostname()
+	deadPID := deadProcess(t)
+	claim := func(pid int) string {
+		return fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"x"}`, host, pid, time.Now().UTC().Format(time.RFC3339))
+	}
+	const deadID, noClaimID, emptyID, liveID = "20200101T000000Z-0000000000aa", "20200101T000001Z-0000000000bb", "20200101T000002Z-0000000000cc", "20200101T000003Z-0000000000dd"
 	leftovers := map[string]string{
-		"runs.parquet.18ed273efd5d6fff.tmp":                        "half",
-		"LATEST.18ed273efd5d7000.tmp":                              "attempts/x/",
-		"attempts/20200101T000000Z/runs.parquet":                   "partial",
-		"attempts/20200101T000000Z/report.md.18ed273efd5d6fff.tmp": "partial",
-		"attempts/20200101T000001Z-2/families.parquet":             "partial",
+		"LATEST.18ed273efd5d7000.tmp":                                                       "results/x/",
+		"results/" + deadID + "/runs.parquet":                                               "partial",
+		"results/" + deadID + "/report.md.18ed27.tmp":                                       "partial",
+		".crlbatch/attempts/" + deadID + ".json":                                            claim(deadPID),
+		"results/" + noClaimID + "/families.parquet":                                        "partial",
+		historyKey("families", deadID):                                                      "partial",
+		".crlbatch/latest.lock.takeover-0123456789abcdef":                                   claim(deadPID),
+		fmt.Sprintf(".crlbatch/attempts/%s.json.tmp-%s-%d-0a0b0c0d", liveID, host, deadPID): "",
+		".crlbatch/attempts/20200101T000004Z-0000000000ee.json":                             claim(deadPID),
 	}
-	for k, v := range leftovers {
-		p := filepath.Join(out, filepath.FromSlash(k))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	live := map[string]string{
+		"results/" + liveID + "/runs.parquet":    "in progress",
+		".crlbatch/attempts/" + liveID + ".json": claim(os.Getpid()),
+		"notes.txt":                              "mine",
 	}
-	os.MkdirAll(filepath.Join(out, "attempts", "20200101T000002Z"), 0o755)
-	// Not crlbatch's: stays.
-	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	for k, v := range maps.All(leftovers) {
+		write(t, filepath.Join(out, filepath.FromSlash(k)), v)
+	}
+	for k, v := range live {
+		write(t, filepath.Join(out, filepath.FromSlash(k)), v)
+	}
+	os.MkdirAll(filepath.Join(out, "results", emptyID), 0o755)
 	before := snapshot(t, first.Result)
-	top := snapshot(t, out)
+	part := filepath.Join(out, filepath.FromSlash(historyKey("families", firstID)))
+	want, _ := os.ReadFile(filepath.Join(first.Result, "families.parquet"))
+	os.Remove(part)
 
 	var log bytes.Buffer
-	cfg = localJob(in, out, &log)
-	cfg.Overwrite = true
+	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	if _, err := Run(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -330,27 +346,44 @@ func TestRerunCleansLeftovers(t *testing.T) {
 			t.Errorf("leftover %s still there", k)
 		}
 	}
-	for _, d := range []string{"20200101T000000Z", "20200101T000001Z-2", "20200101T000002Z"} {
-		if _, err := os.Stat(filepath.Join(out, "attempts", d)); err == nil {
-			t.Errorf("attempt folder %s still there", d)
+	for _, id := range []string{deadID, noClaimID, emptyID} {
+		if _, err := os.Stat(filepath.Join(out, "results", id)); err == nil {
+			t.Errorf("attempt folder %s still there", id)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "notes.txt")); err != nil {
-		t.Errorf("a file that is not crlbatch's was removed")
+	for k, v := range live {
+		if got, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(k))); err != nil || string(got) != v {
+			t.Errorf("%s, of a job alive or not crlbatch's, changed: %q, %v", k, got, err)
+		}
 	}
 	if got := snapshot(t, first.Result); !maps.Equal(got, before) {
-		t.Errorf("the earlier attempt changed")
+		t.Errorf("the earlier result changed")
 	}
-	for name, data := range top {
-		if strings.Contains(name, "/") || strings.HasSuffix(name, ".tmp") || name == LatestName {
-			continue
-		}
-		if got, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(got) != data {
-			t.Errorf("the first result's %s changed", name)
-		}
+	if got, err := os.ReadFile(part); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the missing history partition of %s is not written again (%v)", firstID, err)
 	}
-	if !strings.Contains(log.String(), "removed") {
+	if !strings.Contains(log.String(), "removing") || !strings.Contains(log.String(), "history partition") {
 		t.Errorf("the cleaning is not logged:\n%s", log.String())
+	}
+}
+
+// deadProcess is the pid of a process that has ended.
+func deadProcess(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot run true: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+func write(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -374,8 +407,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return m
 }
 
-// A file of the result that goes before the manifest is written (another
-// job's tidy, two jobs publishing into one OUTPUT at once) fails the job
+// A file of the result that goes before the manifest is written (removed
+// by hand, or by a process that ignores the claims) fails the job
 // with a storage error naming it: no manifest ever names a missing file.
 func TestManifestNeverNamesAMissingFile(t *testing.T) {
 	in := localSweep(t)

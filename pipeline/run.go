@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +33,8 @@ type Summary struct {
 	Families int
 	Outputs  []writers.ManifestOutput
 	// Output is the OUTPUT location; Result names the prefix holding this
-	// run's files (OUTPUT itself, or an attempt prefix under --overwrite).
+	// run's files (OUTPUT itself, or OUTPUT/results/<attempt-id>/ under
+	// --history).
 	Output string
 	Result string
 }
@@ -48,6 +50,14 @@ type job struct {
 	prog  *progress
 	start time.Time
 	proto bound
+
+	// Publishing (publish.go): this job's attempt id, its host, the
+	// claim it holds under OUTPUT ("" once released), and whether it
+	// replaces a one-off result (--overwrite).
+	attempt   string
+	host      string
+	claimed   string
+	replacing bool
 
 	hashOnce sync.Once
 	hashSeed maphash.Seed
@@ -97,6 +107,7 @@ type result struct {
 // newJob starts a job: its locations and its protocol.
 func newJob(cfg *Config) (*job, error) {
 	j := &job{cfg: cfg, log: cfg.Logger, start: time.Now().UTC()}
+	j.host, _ = os.Hostname()
 	if j.log == nil {
 		j.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -155,6 +166,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer j.release(ctx, outB)
 
 	objs, err := list(ctx, inB, j.in, cfg.Patterns, cfg.Retry)
 	if err != nil {

@@ -288,6 +288,7 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 	if err != nil {
 		return nil, err
 	}
+	md = append(md, j.provenanceKV()...)
 	out := &result{params: pj, notes: append(notes, rd.Notes...), runs: len(scored), families: len(fres.Families)}
 	for _, tb := range rd.Tables {
 		var buf bytes.Buffer

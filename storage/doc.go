@@ -15,7 +15,12 @@
 //   - RetryPolicy.Retry retries transient failures (throttling, server
 //     errors, resets, truncated bodies, attempts that make no progress for
 //     IdleTimeout) with exponential backoff, bounded in attempts and time.
-//   - List lists a prefix, or one named object, in bytewise key order.
+//   - List lists a prefix, or one named object, in bytewise key order,
+//     with each object's size and, where the listing gives them, ETag (S3;
+//     a local file's is its modification time and size) and MD5.
+//   - CreateExclusive creates an object only if none of its name exists
+//     (blob IfNotExist on buckets; a local file written whole and linked,
+//     which fails like O_EXCL): the claims of publishing.
 //   - Within tells whether an OUTPUT lies inside an INPUT, comparing
 //     canonical locations (links resolved, hosts by address, prefixes
 //     cleaned).

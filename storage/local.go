@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/driver"
@@ -43,6 +44,7 @@ type localEntry struct {
 	key  string // "/"-separated path below the folder
 	size int64
 	mode fs.FileMode // of the target, links followed
+	mod  time.Time
 }
 
 // walkLocal lists everything under root, following links. Errors name the
@@ -107,7 +109,7 @@ func walkLocal(ctx context.Context, root string) ([]localEntry, error) {
 					return err
 				}
 			}
-			out = append(out, localEntry{key: k, size: info.Size(), mode: info.Mode()})
+			out = append(out, localEntry{key: k, size: info.Size(), mode: info.Mode(), mod: info.ModTime()})
 		}
 		return nil
 	}
@@ -193,7 +195,7 @@ func (b *localBucket) Attributes(_ context.Context, key string) (*driver.Attribu
 		return nil, notRegular(fi.Mode())
 	}
 	return &driver.Attributes{ContentType: "application/octet-stream", ModTime: fi.ModTime(), Size: fi.Size(),
-		ETag: fmt.Sprintf("\"%x-%x\"", fi.ModTime().UnixNano(), fi.Size())}, nil
+		ETag: localETag(fi.ModTime(), fi.Size())}, nil
 }
 
 // ListPaged lists every file under the folder whose key has the prefix, in
@@ -282,3 +284,8 @@ func (b *localBucket) SignedURL(context.Context, string, *driver.SignedURLOption
 	return "", errReadOnly
 }
 func (b *localBucket) Close() error { return nil }
+
+// localETag is a local file's ETag: its modification time and size.
+func localETag(mod time.Time, size int64) string {
+	return fmt.Sprintf("\"%x-%x\"", mod.UnixNano(), size)
+}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -250,7 +251,7 @@ func List(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, 
 			base := path.Base(o.Key)
 			for _, p := range patterns {
 				if ok, _ := path.Match(p, base); ok {
-					out = append(out, Object{Key: o.Key, Rel: o.Key[len(loc.Prefix):], Size: o.Size, MD5: hexMD5(o.MD5)})
+					out = append(out, Object{Key: o.Key, Rel: o.Key[len(loc.Prefix):], Size: o.Size, ETag: listETag(o), MD5: hexMD5(o.MD5)})
 					break
 				}
 			}
@@ -302,7 +303,7 @@ func listLocal(ctx context.Context, b *blob.Bucket, loc Location, patterns []str
 			p := loc.ObjectURL(e.key)
 			return nil, &StorageError{Op: "read", URL: p, Err: notRegular(e.mode)}
 		}
-		out = append(out, Object{Key: e.key, Rel: e.key, Size: e.size})
+		out = append(out, Object{Key: e.key, Rel: e.key, Size: e.size, ETag: localETag(e.mod, e.size)})
 	}
 	return out, nil
 }
@@ -328,4 +329,14 @@ func matches(patterns []string, base string) bool {
 		}
 	}
 	return false
+}
+
+// listETag is the ETag a listing gives, where the driver exposes it (S3);
+// "" elsewhere (the MD5, when the store gives one, is recorded instead).
+func listETag(o *blob.ListObject) string {
+	var so s3types.Object
+	if o.As(&so) && so.ETag != nil {
+		return *so.ETag
+	}
+	return ""
 }

@@ -9,8 +9,9 @@
 //     first, so a reader never sees half a file; manifest.json is written last.
 //   - Output is deterministic: the same table and metadata give the same bytes.
 //     Parquet files hold no timestamp and name only the crlbatch version in
-//     created_by; the manifest's started_at and finished_at are the only values
-//     that differ between reruns.
+//     created_by; the manifest's started_at, finished_at, attempt_id and host
+//     (and the objects' ETags, which for local files derive from their
+//     modification times) are the only values that differ between reruns.
 //   - Absent is never zero. A Table builds columns from protocol.Value: an
 //     absent metric is a Parquet null, never 0 or NaN, and its reason is
 //     written to the row's reasons map (metric column name → reason). A
@@ -19,7 +20,8 @@
 //   - Every Parquet file is zstd-compressed and carries the key/value metadata
 //     crlbatch.version, crlbatch.protocol, crlbatch.params (JSON) and
 //     crlbatch.schema_version in the file footer, where DuckDB's
-//     parquet_kv_metadata and pyarrow's schema metadata find them.
+//     parquet_kv_metadata and pyarrow's schema metadata find them; the
+//     pipeline adds crlbatch.input and crlbatch.commit (KeyInput, KeyCommit).
 //   - Parquet files use only types that pandas, polars, pyarrow and DuckDB read
 //     without options: UTF8 strings, INT64, DOUBLE, BOOLEAN, LIST<DOUBLE> and
 //     MAP<STRING,STRING>. Column names are snake_case, in declaration order.

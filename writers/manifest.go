@@ -14,10 +14,18 @@ import (
 // Manifest is manifest.json (INTERFACE.md), written last: its presence means
 // the output is complete.
 type Manifest struct {
-	Version    string           `json:"version"`
+	Version string `json:"version"`
+	// Commit is the VCS revision the binary was built from ("-dirty" when
+	// its tree had changes); "" when the binary carries none (go test).
+	Commit string `json:"commit"`
+	// AttemptID names this job: its UTC start and a random suffix
+	// (20261201T020000Z-0412873fa9c1); a nightly result lives under
+	// results/<attempt_id>/.
+	AttemptID  string           `json:"attempt_id"`
+	Host       string           `json:"host"` // where the job ran (os.Hostname)
 	StartedAt  time.Time        `json:"started_at"`
 	FinishedAt time.Time        `json:"finished_at"`
-	Input      string           `json:"input"`  // the INPUT URL
+	Input      string           `json:"input"`  // the INPUT URL, credentials redacted
 	Params     json.RawMessage  `json:"params"` // the same document as crlbatch.params
 	Objects    []ManifestObject `json:"objects"`
 	Runs       int              `json:"runs"`     // runs scored
@@ -27,7 +35,11 @@ type Manifest struct {
 	Skipped    []SkippedRow     `json:"skipped"`
 }
 
-// ManifestObject is one input object that was listed.
+// ManifestObject is one input object that was listed: its key relative to
+// INPUT, its size and ETag as listed (a local file's ETag is its
+// modification time and size, "<ns hex>-<size hex>", as the local driver's
+// attributes give it), what reading it gave. New fields are added with
+// omitempty so that older readers keep working.
 type ManifestObject struct {
 	Key       string `json:"key"`
 	Size      int64  `json:"size"`

@@ -19,6 +19,9 @@ func sampleManifest() Manifest {
 	io.WriteString(r, "# report\n")
 	return Manifest{
 		Version:    "0.1.0",
+		Commit:     "3f1c2a9e0b7d4c5a6e8f9a0b1c2d3e4f5a6b7c8d",
+		AttemptID:  "20250301T010000Z-0412873fa9c1",
+		Host:       "worker-7",
 		StartedAt:  time.Date(2025, 3, 1, 2, 0, 0, 0, paris),
 		FinishedAt: time.Date(2025, 3, 1, 2, 3, 4, 500_000_000, paris),
 		Input:      "s3://bucket/runs/2024?region=us-east-1&use_path_style=true",

@@ -24,6 +24,11 @@ const (
 	KeyProtocol      = "crlbatch.protocol"
 	KeyParams        = "crlbatch.params"
 	KeySchemaVersion = "crlbatch.schema_version"
+	// Provenance that is the same for the same inputs (pipeline appends
+	// them): INPUT as given, credentials redacted; the VCS revision of the
+	// binary, when it carries one.
+	KeyInput  = "crlbatch.input"
+	KeyCommit = "crlbatch.commit"
 )
 
 // RowGroupRows is the number of rows in each Parquet row group but the last.

@@ -99,18 +99,28 @@ func TestGoldenOutputs(t *testing.T) {
 }
 
 // stableManifest drops what differs between reruns of one job (its start
-// and finish times) and the temporary output path.
+// and finish times, attempt id and host, the input files' ETags, which
+// derive from their modification times) and the temporary output path.
 func stableManifest(t *testing.T, data []byte, out string) []byte {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatalf("manifest.json: %v", err)
 	}
-	for _, k := range []string{"started_at", "finished_at"} {
+	for _, k := range []string{"started_at", "finished_at", "attempt_id", "host"} {
 		if _, ok := m[k]; !ok {
 			t.Fatalf("manifest.json has no %s", k)
 		}
 		delete(m, k)
+	}
+	objs, _ := m["objects"].([]any)
+	for _, o := range objs {
+		if o, ok := o.(map[string]any); ok {
+			if _, ok := o["etag"]; !ok {
+				t.Fatalf("manifest.json: object %v has no etag", o["key"])
+			}
+			delete(o, "etag")
+		}
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,6 +198,10 @@ func TestWorkedExampleEndToEnd(t *testing.T) {
 	}
 }
 
+// TestExistingOutputIsNotOverwritten: a one-off OUTPUT holding a result
+// is refused without --overwrite; with it, the result is replaced in place
+// (report where it was); a failed --overwrite leaves no result at all (no
+// manifest: nothing to take for complete) and nothing it wrote.
 func TestExistingOutputIsNotOverwritten(t *testing.T) {
 	in := workedExample(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -204,41 +210,82 @@ func TestExistingOutputIsNotOverwritten(t *testing.T) {
 	}
 	first, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
 	code, _, stderr := crl(t, "score", in, "--out", out, "--quiet")
-	if code != exitUsage || !strings.Contains(stderr, "--overwrite") {
+	if code != exitUsage || !strings.Contains(stderr, "--overwrite") || !strings.Contains(stderr, "--history") {
 		t.Errorf("second run: exit %d, %s", code, stderr)
 	}
-	// --overwrite publishes beside the first result and points LATEST at it.
+	if again, _ := os.ReadFile(filepath.Join(out, "manifest.json")); !bytes.Equal(first, again) {
+		t.Error("a refused job changed the result")
+	}
 	code, stdout, stderr := crl(t, "score", in, "--out", out, "--quiet", "--overwrite")
 	if code != 0 {
 		t.Fatalf("--overwrite: exit %d, %s", code, stderr)
 	}
-	latest, err := os.ReadFile(filepath.Join(out, "LATEST"))
-	if err != nil || !strings.HasPrefix(string(latest), "attempts/") {
-		t.Fatalf("LATEST %q (%v)", latest, err)
+	if !strings.Contains(stdout, "report: "+filepath.Join(out, "report.md")) {
+		t.Errorf("stdout does not name the report in place: %s", stdout)
 	}
-	attempt := filepath.Join(out, strings.TrimSpace(string(latest)))
-	if !strings.Contains(stdout, "report: "+attempt+"/report.md") {
-		t.Errorf("stdout does not name the new report: %s", stdout)
+	if again, _ := os.ReadFile(filepath.Join(out, "manifest.json")); bytes.Equal(first, again) {
+		t.Error("the result was not replaced (the same manifest, attempt id and all)")
 	}
-	for _, name := range []string{"runs.parquet", "report.md", "manifest.json"} {
-		if _, err := os.Stat(filepath.Join(attempt, name)); err != nil {
-			t.Errorf("the attempt lacks %s", name)
-		}
+	if ents := listDir(t, out); !slices.Equal(ents, []string{"families.parquet", "intervals.parquet", "manifest.json", "report.md", "run_summary.parquet", "runs.parquet"}) {
+		t.Errorf("OUTPUT holds %v", ents)
 	}
-	if again, _ := os.ReadFile(filepath.Join(out, "manifest.json")); !bytes.Equal(first, again) {
-		t.Error("the first result was overwritten in place")
+	code, stdout, _ = crl(t, "latest", out)
+	if code != 0 || stdout != out+string(filepath.Separator)+"\n" {
+		t.Errorf("latest: exit %d, %q", code, stdout)
 	}
-	// A failed --overwrite night leaves the earlier results and LATEST as
-	// they were, and no attempt files.
 	os.WriteFile(filepath.Join(in, "z.jsonl"), []byte("{not json\n"), 0o644)
 	if code, _, _ := crl(t, "score", in, "--out", out, "--quiet", "--overwrite"); code != exitData {
-		t.Errorf("failed night: exit %d", code)
+		t.Errorf("failed --overwrite: exit %d", code)
 	}
-	if l2, _ := os.ReadFile(filepath.Join(out, "LATEST")); !bytes.Equal(l2, latest) {
-		t.Errorf("LATEST moved on a failed night: %q", l2)
+	// Bad data fails the job before it publishes: the result is untouched.
+	if ents := listDir(t, out); len(ents) != 6 {
+		t.Errorf("after a failed --overwrite OUTPUT holds %v", ents)
 	}
-	if ents := listDir(t, filepath.Join(out, "attempts")); len(ents) != 1 {
-		t.Errorf("attempts after a failed night: %v", ents)
+}
+
+// TestHistoryCommand: --history publishes under results/<attempt-id>/ and
+// moves LATEST; latest prints it; --keep without --history, --history with
+// --overwrite, and a one-off job into a nightly OUTPUT are usage errors;
+// latest on an empty folder exits 1.
+func TestHistoryCommand(t *testing.T) {
+	in := workedExample(t)
+	out := filepath.Join(t.TempDir(), "nightly")
+	code, stdout, stderr := crl(t, "score", in, "--out", out, "--quiet", "--history")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	latest, err := os.ReadFile(filepath.Join(out, "LATEST"))
+	if err != nil || !regexp.MustCompile(`^results/[0-9]{8}T[0-9]{6}Z-[0-9]{6}[0-9a-f]{6}/\n$`).Match(latest) {
+		t.Fatalf("LATEST %q (%v)", latest, err)
+	}
+	result := filepath.Join(out, filepath.FromSlash(strings.TrimSpace(string(latest))))
+	if !strings.Contains(stdout, "report: "+filepath.Join(result, "report.md")) {
+		t.Errorf("stdout does not name the new report: %s", stdout)
+	}
+	code, got, _ := crl(t, "latest", out)
+	if code != 0 || got != result+string(filepath.Separator)+"\n" {
+		t.Errorf("latest: exit %d, %q, want %s/", code, got, result)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"score", in, "--out", out, "--quiet"}, "--history"},
+		{[]string{"score", in, "--out", out, "--quiet", "--overwrite"}, "nightly history"},
+		{[]string{"score", in, "--out", out, "--quiet", "--keep", "3"}, "only a nightly OUTPUT"},
+		{[]string{"score", in, "--out", out, "--quiet", "--history", "--overwrite"}, "drop --overwrite"},
+		{[]string{"score", in, "--out", out, "--quiet", "--history", "--keep", "-1"}, "--keep -1"},
+		{[]string{"score", in, "--out", t.TempDir(), "--quiet", "--history", "--keep", "x"}, "--keep"},
+	} {
+		if code, _, stderr := crl(t, c.args...); code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %s; want %d and %q", c.args, code, stderr, exitUsage, c.want)
+		}
+	}
+	if code, _, stderr := crl(t, "latest", t.TempDir()); code != exitData || !strings.Contains(stderr, "holds no complete result") {
+		t.Errorf("latest on an empty folder: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := crl(t, "latest"); code != exitUsage {
+		t.Errorf("latest without OUTPUT: exit %d, %s", code, stderr)
 	}
 }
 

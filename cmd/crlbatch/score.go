@@ -67,7 +67,11 @@ func scoreFlags() []cli.Flag {
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
 			Usage: "where to write the results, `OUTPUT`: a folder, file://, s3://, gs:// or azblob:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
 		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
-			Usage: "publish a new result when --out already holds a complete one: it goes to --out/attempts/<time>/ and --out/LATEST then names it; the earlier result is never overwritten (without this flag the job refuses)"},
+			Usage: "replace the result --out already holds, in place: its manifest.json is removed first and the new one written last (without this flag the job refuses)"},
+		&cli.BoolFlag{Name: "history", Category: catOutput,
+			Usage: "nightly layout: every result under --out/results/<attempt-id>/, --out/LATEST naming the newest complete one, and every night's families and run_summary under --out/history/<table>/night=<date>/attempt=<id>/"},
+		&cli.IntFlag{Name: "keep", Category: catOutput, DefaultText: "0, every result kept",
+			Usage: "with --history, remove after publishing the oldest complete results beyond the `N` newest (never the one LATEST names, never a job's in progress)"},
 
 		&cli.StringFlag{Name: "group-by", Category: catFamily,
 			DefaultText: protocolDefaults(func(d scoring.Description) string { return strings.Join(d.GroupBy, ",") }),
@@ -155,6 +159,8 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	}
 	cfg.ProtocolFlags = cmd
 	cfg.Overwrite = cmd.Bool("overwrite")
+	cfg.History = cmd.Bool("history")
+	cfg.Keep = cmd.Int("keep")
 
 	if cmd.IsSet("group-by") {
 		if cfg.GroupBy = splitList(cmd.String("group-by")); cfg.GroupBy == nil {
@@ -215,6 +221,7 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 	}
 	cfg.Concurrency = cmd.Int("concurrency")
 	cfg.Version = version
+	cfg.Commit = vcsCommit()
 	if cmd.String("memory-limit") != "" {
 		if cfg.MemoryLimit, err = sizeFlag(cmd, "memory-limit"); err != nil {
 			return err

@@ -95,6 +95,7 @@ func TestConcurrencyIsInvisible(t *testing.T) {
 		}
 		delete(m, "started_at")
 		delete(m, "finished_at")
+		delete(m, "attempt_id")
 		return m
 	}
 	ma, mb := strip(filepath.Join(outs["1"], "manifest.json")), strip(filepath.Join(outs["8"], "manifest.json"))
@@ -126,7 +127,11 @@ func TestBundledExample(t *testing.T) {
 	if !strings.Contains(stdout, "scored 9 runs in 3 families from 9 objects") {
 		t.Errorf("stdout: %s", stdout)
 	}
-	rb := readParquet(t, filepath.Join(out, "families.parquet"))
+	latest, err := os.ReadFile(filepath.Join(out, "LATEST"))
+	if err != nil {
+		t.Fatalf("the nightly job file publishes with --history: %v", err)
+	}
+	rb := readParquet(t, filepath.Join(out, strings.TrimSpace(string(latest)), "families.parquet"))
 	var params map[string]any
 	json.Unmarshal([]byte(rb.Metadata[writers.KeyParams]), &params)
 	bound, _ := params["bound"].(map[string]any)

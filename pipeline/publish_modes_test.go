@@ -1,0 +1,599 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/writers"
+)
+
+// The publishing modes of issue 12 (docs/decisions.md, "Publishing:
+// one-off and nightly"), through a local folder and an in-memory bucket.
+
+// outStore reads what an OUTPUT holds: a local folder or a bucket prefix.
+type outStore interface {
+	files(t *testing.T) map[string][]byte // key relative to OUTPUT → bytes
+}
+
+type dirStore string
+
+func (d dirStore) files(t *testing.T) map[string][]byte {
+	m := map[string][]byte{}
+	for k, v := range snapshot(t, string(d)) {
+		m[k] = []byte(v)
+	}
+	return m
+}
+
+type bucketStore struct {
+	b      *blob.Bucket
+	prefix string
+}
+
+func (s bucketStore) files(t *testing.T) map[string][]byte {
+	ctx := context.Background()
+	m := map[string][]byte{}
+	it := s.b.List(&blob.ListOptions{Prefix: s.prefix})
+	for {
+		o, err := it.Next(ctx)
+		if err != nil {
+			return m
+		}
+		data, err := s.b.ReadAll(ctx, o.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[strings.TrimPrefix(o.Key, s.prefix)] = data
+	}
+}
+
+// modeCase is one store: a job config for an OUTPUT in it, and the store.
+type modeCase struct {
+	name string
+	job  func(t *testing.T) (Config, outStore)
+}
+
+func modeCases() []modeCase {
+	return []modeCase{
+		{"local", func(t *testing.T) (Config, outStore) {
+			out := filepath.Join(t.TempDir(), "out")
+			return localJob(localSweep(t), out, nil), dirStore(out)
+		}},
+		{"mem", func(t *testing.T) (Config, outStore) {
+			op := &memOpener{}
+			b, _, _ := op.open(context.Background(), "mem://lab")
+			if _, err := synth.Write(context.Background(), b, "in/", synth.Config{Seeds: 1, Steps: 80, Seed: 3}); err != nil {
+				t.Fatal(err)
+			}
+			cfg := memJob(t, op, "mem://lab/in", "mem://lab/out")
+			cfg.Resamples = 200
+			return cfg, bucketStore{b, "out/"}
+		}},
+	}
+}
+
+// checkResult verifies that the manifest under prefix names exactly the
+// files there with their sizes and sha256s, and returns the manifest.
+func checkResult(t *testing.T, files map[string][]byte, prefix string) writers.Manifest {
+	t.Helper()
+	var m writers.Manifest
+	if err := json.Unmarshal(files[prefix+ManifestName], &m); err != nil {
+		t.Fatalf("%s%s: %v", prefix, ManifestName, err)
+	}
+	if len(m.Outputs) == 0 {
+		t.Fatalf("%s%s lists no output", prefix, ManifestName)
+	}
+	for _, o := range m.Outputs {
+		data, ok := files[prefix+o.Name]
+		sum := sha256.Sum256(data)
+		if !ok || int64(len(data)) != o.Bytes || hex.EncodeToString(sum[:]) != o.SHA256 {
+			t.Errorf("%s%s: %d bytes, sha256 %x (there: %v); the manifest says %d, %s", prefix, o.Name, len(data), sum, ok, o.Bytes, o.SHA256)
+		}
+	}
+	return m
+}
+
+// TestOverwriteReplacesInPlace: --overwrite on a one-off OUTPUT removes the
+// manifest first, writes the new files, removes the earlier result's files
+// that the new one does not write, and writes the manifest last; files
+// crlbatch does not write stay, and no claim is left.
+func TestOverwriteReplacesInPlace(t *testing.T) {
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg, st := c.job(t)
+			if _, err := Run(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			b, closeB, _ := openBucket(ctx, cfg.Opener, mustOut(t, cfg))
+			defer closeB()
+			prefix := mustOut(t, cfg).Prefix
+			// The earlier result also wrote old.parquet (say, another
+			// protocol's table), which the new one does not.
+			var m map[string]any
+			json.Unmarshal(st.files(t)[ManifestName], &m)
+			m["outputs"] = append(m["outputs"].([]any), map[string]any{"name": "old.parquet", "rows": 1, "bytes": 3, "sha256": "x"})
+			data, _ := json.Marshal(m)
+			put(t, b, prefix+ManifestName, data)
+			put(t, b, prefix+"old.parquet", []byte("old"))
+			put(t, b, prefix+"notes.txt", []byte("mine"))
+			firstID := m["attempt_id"]
+
+			var seen map[string][]byte
+			testHookBeforeManifest = func(string) { seen = st.files(t) }
+			defer func() { testHookBeforeManifest = nil }()
+			cfg.Overwrite = true
+			if _, err := Run(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := seen[ManifestName]; ok {
+				t.Error("the earlier manifest was still there while the new files were written")
+			}
+			if _, ok := seen["old.parquet"]; ok {
+				t.Error("the earlier result's old.parquet was still there when the manifest was written")
+			}
+			files := st.files(t)
+			got := checkResult(t, files, "")
+			if got.AttemptID == firstID {
+				t.Error("the manifest was not replaced")
+			}
+			var names []string
+			for k := range files {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			want := []string{"families.parquet", "intervals.parquet", ManifestName, "notes.txt", "report.md", "run_summary.parquet", "runs.parquet"}
+			if !slices.Equal(names, want) {
+				t.Errorf("OUTPUT holds %q, want %q", names, want)
+			}
+			if c.name == "local" {
+				if _, err := os.Stat(filepath.Join(cfg.Output, ".crlbatch")); err == nil {
+					t.Error("the claim folder is left")
+				}
+			}
+		})
+	}
+}
+
+func mustOut(t *testing.T, cfg Config) Location {
+	t.Helper()
+	l, err := ParseLocation(cfg.Output, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return publishLocation(l)
+}
+
+func put(t *testing.T, b *blob.Bucket, key string, data []byte) {
+	t.Helper()
+	if err := b.WriteAll(context.Background(), key, data, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConcurrentOneOffJobs: of two one-off jobs on one OUTPUT at once
+// (with or without --overwrite), one publishes a complete, consistent
+// result and the other fails with a usage error naming the first job
+// (host, pid, start) and touches nothing.
+func TestConcurrentOneOffJobs(t *testing.T) {
+	host, _ := os.Hostname()
+	for _, c := range modeCases() {
+		for _, overwrite := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/overwrite=%v", c.name, overwrite), func(t *testing.T) {
+				ctx := context.Background()
+				cfg, st := c.job(t)
+				cfg.Overwrite = overwrite
+				if overwrite {
+					if _, err := Run(ctx, cfg); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// A publishes and waits before its manifest until B is done.
+				bDone := make(chan struct{})
+				testHookBeforeManifest = func(string) {
+					select {
+					case <-bDone:
+					case <-time.After(30 * time.Second):
+						t.Error("B never finished")
+					}
+				}
+				defer func() { testHookBeforeManifest = nil }()
+				var wg sync.WaitGroup
+				var errA error
+				wg.Add(1)
+				go func() { defer wg.Done(); _, errA = Run(ctx, cfg) }()
+				// B starts once A holds the claim.
+				for deadline := time.Now().Add(30 * time.Second); ; {
+					if _, ok := st.files(t)[jobClaim]; ok || time.Now().After(deadline) {
+						break
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				_, errB := Run(ctx, cfg)
+				close(bDone)
+				wg.Wait()
+				if errA != nil {
+					t.Fatalf("A: %v", errA)
+				}
+				var ue *UsageError
+				if !errors.As(errB, &ue) || !strings.Contains(errB.Error(), fmt.Sprintf("pid %d on %s", os.Getpid(), host)) ||
+					!strings.Contains(errB.Error(), "at once") {
+					t.Fatalf("B: %v, want a usage error naming A", errB)
+				}
+				files := st.files(t)
+				checkResult(t, files, "")
+				if _, ok := files[jobClaim]; ok {
+					t.Error("A's claim is left")
+				}
+			})
+		}
+	}
+}
+
+// TestStaleClaim: a claim whose holder is provably gone (its process on
+// this host, or older than a day anywhere) is taken over, with a warning;
+// one of a live or unknown holder is not.
+func TestStaleClaim(t *testing.T) {
+	host, _ := os.Hostname()
+	dead := deadProcess(t)
+	for _, c := range []struct {
+		name  string
+		claim string
+		ok    bool
+	}{
+		{"dead process here", fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"a"}`, host, dead, time.Now().UTC().Format(time.RFC3339)), true},
+		{"live process here", fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"a"}`, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339)), false},
+		{"recent elsewhere", fmt.Sprintf(`{"host":"elsewhere","pid":%d,"started_at":%q,"attempt":"a"}`, dead, time.Now().UTC().Format(time.RFC3339)), false},
+		{"a day old elsewhere", fmt.Sprintf(`{"host":"elsewhere","pid":%d,"started_at":%q,"attempt":"a"}`, dead, time.Now().Add(-25*time.Hour).UTC().Format(time.RFC3339)), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := localSweep(t)
+			out := filepath.Join(t.TempDir(), "out")
+			write(t, filepath.Join(out, filepath.FromSlash(jobClaim)), c.claim)
+			var log bytes.Buffer
+			_, err := Run(context.Background(), localJob(in, out, &log))
+			if c.ok {
+				if err != nil || !strings.Contains(log.String(), "took over a claim") {
+					t.Errorf("%v; log %s", err, log.String())
+				}
+				if _, err := os.Stat(filepath.Join(out, ".crlbatch")); err == nil {
+					t.Error("the claim folder is left")
+				}
+			} else {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "pid ") {
+					t.Errorf("%v, want a usage error naming the holder", err)
+				}
+				if got, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(jobClaim))); string(got) != c.claim {
+					t.Errorf("the live claim changed: %q", got)
+				}
+			}
+		})
+	}
+}
+
+// historyIDs are the complete results of a nightly OUTPUT, oldest first,
+// each checked against its manifest.
+func historyIDs(t *testing.T, files map[string][]byte) []string {
+	t.Helper()
+	var ids []string
+	for k := range files {
+		rest, ok := strings.CutPrefix(k, ResultsDir)
+		if id, file, _ := strings.Cut(rest, "/"); ok && file == ManifestName {
+			m := checkResult(t, files, ResultsDir+id+"/")
+			if m.AttemptID != id {
+				t.Errorf("results/%s/ holds attempt %s", id, m.AttemptID)
+			}
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// partitions maps each history table to the attempts it holds, checking
+// each partition against its result's file.
+func partitions(t *testing.T, files map[string][]byte) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for k, data := range files {
+		rest, ok := strings.CutPrefix(k, HistoryDir)
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rest, "/")
+		id := strings.TrimPrefix(parts[2], "attempt=")
+		if len(parts) != 4 || parts[3] != "part.parquet" || parts[1] != "night="+night(id) {
+			t.Errorf("history object %s", k)
+			continue
+		}
+		if !bytes.Equal(data, files[ResultsDir+id+"/"+parts[0]+".parquet"]) {
+			t.Errorf("%s differs from its result's %s.parquet", k, parts[0])
+		}
+		out[parts[0]] = append(out[parts[0]], id)
+	}
+	for _, ids := range out {
+		slices.Sort(ids)
+	}
+	return out
+}
+
+// TestConcurrentHistoryJobs: three --history jobs publishing into one
+// OUTPUT at once each publish their own complete result under a distinct
+// attempt id, each with its history partitions, and LATEST names the
+// newest.
+func TestConcurrentHistoryJobs(t *testing.T) {
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, st := c.job(t)
+			cfg.History = true
+			const n = 3
+			var arrived sync.WaitGroup
+			arrived.Add(n)
+			testHookBeforeManifest = func(string) {
+				// Every job has written its files before any manifest.
+				arrived.Done()
+				done := make(chan struct{})
+				go func() { arrived.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(30 * time.Second):
+				}
+			}
+			defer func() { testHookBeforeManifest = nil }()
+			errs := make([]error, n)
+			sums := make([]*Summary, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() { defer wg.Done(); sums[i], errs[i] = Run(context.Background(), cfg) }()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("job %d: %v", i, err)
+				}
+			}
+			files := st.files(t)
+			ids := historyIDs(t, files)
+			if len(ids) != n {
+				t.Fatalf("complete results %q, want %d", ids, n)
+			}
+			for _, s := range sums {
+				if id := path.Base(filepath.ToSlash(s.Result)); !slices.Contains(ids, id) {
+					t.Errorf("job result %s is not among %q", s.Result, ids)
+				}
+			}
+			if got := string(files[LatestName]); got != ResultsDir+ids[n-1]+"/\n" {
+				t.Errorf("LATEST %q, want the newest, %s", got, ids[n-1])
+			}
+			p := partitions(t, files)
+			for _, table := range HistoryTables {
+				if !slices.Equal(p[table], ids) {
+					t.Errorf("history/%s holds %q, want %q", table, p[table], ids)
+				}
+			}
+			for k := range files {
+				if strings.HasPrefix(k, stateDir) {
+					t.Errorf("claim %s left", k)
+				}
+			}
+		})
+	}
+}
+
+// TestKeep: --keep 3 leaves the three newest complete results and their
+// partitions after each night, never removes the result LATEST names nor
+// an attempt in progress.
+func TestKeep(t *testing.T) {
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg, st := c.job(t)
+			cfg.History, cfg.Keep = true, 3
+			b, closeB, _ := openBucket(ctx, cfg.Opener, mustOut(t, cfg))
+			defer closeB()
+			prefix := mustOut(t, cfg).Prefix
+			// An old attempt in progress: its holder lives.
+			host, _ := os.Hostname()
+			const live = "20200101T000000Z-0000000000aa"
+			put(t, b, prefix+attemptClaims+live+".json", fmt.Appendf(nil, `{"host":%q,"pid":%d,"started_at":%q,"attempt":%q}`, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339), live))
+			put(t, b, prefix+ResultsDir+live+"/runs.parquet", []byte("in progress"))
+			var all []string
+			for night := 1; night <= 5; night++ {
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, path.Base(filepath.ToSlash(sum.Result)))
+				files := st.files(t)
+				ids := historyIDs(t, files)
+				want := all[max(0, len(all)-3):]
+				if !slices.Equal(ids, want) {
+					t.Errorf("night %d: results %q, want %q", night, ids, want)
+				}
+				for _, table := range HistoryTables {
+					if got := partitions(t, files)[table]; !slices.Equal(got, want) {
+						t.Errorf("night %d: history/%s %q, want %q", night, table, got, want)
+					}
+				}
+				if string(files[ResultsDir+live+"/runs.parquet"]) != "in progress" {
+					t.Fatalf("night %d: the attempt in progress was touched", night)
+				}
+			}
+			// LATEST names an older result (another job's pointer move
+			// pending, or a rollback by hand): pruning keeps it.
+			put(t, b, prefix+LatestName, []byte(ResultsDir+all[3]+"/\n"))
+			cfg.Keep = 1
+			j, err := newJob(&cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j.out = mustOut(t, cfg)
+			if err := j.tidyHistory(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			if ids := historyIDs(t, st.files(t)); !slices.Equal(ids, []string{all[3], all[4]}) {
+				t.Errorf("--keep 1 with LATEST on %s left %q", all[3], ids)
+			}
+		})
+	}
+}
+
+// TestProvenance: the manifest names the attempt, host, input, commit and
+// every object with its size and ETag; the Parquet files carry
+// crlbatch.input and crlbatch.commit and are byte-identical across two
+// attempts over the same input, whose manifests differ in attempt id.
+func TestProvenance(t *testing.T) {
+	host, _ := os.Hostname()
+	in := localSweep(t)
+	out := filepath.Join(t.TempDir(), "out")
+	cfg := localJob(in, out, nil)
+	cfg.History, cfg.Commit = true, "0123abc-dirty"
+	var results []string
+	for range 2 {
+		sum, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, sum.Result)
+	}
+	files := dirStore(out).files(t)
+	ids := historyIDs(t, files)
+	if len(ids) != 2 {
+		t.Fatalf("results %q", ids)
+	}
+	for _, id := range ids {
+		var m writers.Manifest
+		json.Unmarshal(files[ResultsDir+id+"/"+ManifestName], &m)
+		if m.AttemptID != id || m.Host != host || m.Input != in || m.Commit != "0123abc-dirty" || m.StartedAt.IsZero() || m.FinishedAt.Before(m.StartedAt) {
+			t.Errorf("manifest provenance %q %q %q %q %v %v", m.AttemptID, m.Host, m.Input, m.Commit, m.StartedAt, m.FinishedAt)
+		}
+		if !strings.HasPrefix(id, m.StartedAt.UTC().Format("20060102T150405Z")) {
+			t.Errorf("attempt %s does not start with its start time %v", id, m.StartedAt)
+		}
+		for _, o := range m.Objects {
+			fi, err := os.Stat(filepath.Join(in, o.Key))
+			if err != nil || o.Size != fi.Size() || o.ETag != fmt.Sprintf(`"%x-%x"`, fi.ModTime().UnixNano(), fi.Size()) {
+				t.Errorf("object %+v: the file is %d bytes (%v)", o, fi.Size(), err)
+			}
+		}
+	}
+	for name, a := range files {
+		rest, ok := strings.CutPrefix(name, ResultsDir+ids[0]+"/")
+		if !ok || rest == ManifestName {
+			continue
+		}
+		if !bytes.Equal(a, files[ResultsDir+ids[1]+"/"+rest]) {
+			t.Errorf("%s differs between two attempts over the same input", rest)
+		}
+		if strings.HasSuffix(rest, ".parquet") {
+			rb, err := writers.ReadParquet(bytes.NewReader(a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rb.Metadata[writers.KeyInput] != in || rb.Metadata[writers.KeyCommit] != "0123abc-dirty" {
+				t.Errorf("%s: key/value metadata %v", rest, rb.Metadata)
+			}
+		}
+	}
+}
+
+// TestLatest: the newest complete result in either layout, as a URL; an
+// OUTPUT without one is a data error (exit 1).
+func TestLatest(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, _ := c.job(t)
+			lc := LatestConfig{Output: cfg.Output, Opener: cfg.Opener}
+			var de *DataError
+			if _, err := Latest(ctx, lc); !errors.As(err, &de) && c.name == "mem" {
+				t.Errorf("empty OUTPUT: %v, want a data error", err)
+			}
+			if _, err := Run(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			sep := "/"
+			if c.name == "local" {
+				sep = string(filepath.Separator)
+			}
+			got, err := Latest(ctx, lc)
+			if want := strings.TrimSuffix(mustOut(t, cfg).ObjectURL(mustOut(t, cfg).Prefix), sep) + sep; err != nil || got != want {
+				t.Errorf("one-off: %q, %v; want %q", got, err, want)
+			}
+			cfg.Output += "-nightly"
+			cfg.History = true
+			lc.Output = cfg.Output
+			for range 2 {
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := Latest(ctx, lc)
+				if want := strings.TrimSuffix(sum.Result, sep) + sep; err != nil || got != want {
+					t.Errorf("nightly: %q, %v; want %q", got, err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestLayoutsAreNotMixed: an OUTPUT of issue 13's attempts/ layout is
+// refused by both modes, a nightly OUTPUT by a one-off job and a one-off
+// OUTPUT by a nightly job (usage errors), and nothing is written.
+func TestLayoutsAreNotMixed(t *testing.T) {
+	in := localSweep(t)
+	ctx := context.Background()
+	legacy := filepath.Join(t.TempDir(), "legacy")
+	write(t, filepath.Join(legacy, LatestName), "attempts/20261101T020000Z/\n")
+	oneOff := filepath.Join(t.TempDir(), "one-off")
+	if _, err := Run(ctx, localJob(in, oneOff, nil)); err != nil {
+		t.Fatal(err)
+	}
+	nightly := filepath.Join(t.TempDir(), "nightly")
+	cfg := localJob(in, nightly, nil)
+	cfg.History = true
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out     string
+		history bool
+		want    string
+	}{
+		{legacy, false, "attempts/ layout"},
+		{legacy, true, "attempts/ layout"},
+		{nightly, false, "nightly history"},
+		{oneOff, true, "one-off result"},
+	} {
+		before := snapshot(t, c.out)
+		cfg := localJob(in, c.out, nil)
+		cfg.History, cfg.Overwrite = c.history, !c.history
+		_, err := Run(ctx, cfg)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s, --history=%v: %v, want a usage error saying %q", filepath.Base(c.out), c.history, err, c.want)
+		}
+		if after := snapshot(t, c.out); !maps.Equal(after, before) {
+			t.Errorf("%s, --history=%v: OUTPUT changed", filepath.Base(c.out), c.history)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// checkWritten makes sure every file of the result is still there, with
+// the size written, just before the manifest names them.
+func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, files []outFile) error {
+	for _, f := range files {
+		key := target + f.name
+		var size int64
+		err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+			a, err := b.Attributes(ctx, key)
+			if err == nil {
+				size = a.Size
+			}
+			return err
+		})
+		if err == nil && size != int64(len(f.data)) {
+			err = fmt.Errorf("%d bytes, %d written", size, len(f.data))
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
+				"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
+		}
+	}
+	return nil
+}
+
+// testHookBeforeManifest, when set, is called with the result's prefix
+// just before its files are checked and its manifest written (tests).
+var testHookBeforeManifest func(target string)
+
+// put writes one object with retries; a failed attempt is aborted by
+// cancelling its writer's context, so no half-written object remains. A
+// local file (fileblob) is written under a temporary name in its
+// destination folder (no_tmp_dir, publishLocation), fsynced before the
+// driver renames it, and its folder fsynced after.
+func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) error {
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var file *os.File
+		w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType(key),
+			BeforeWrite: func(as func(any) bool) error {
+				var f *os.File
+				if as(&f) {
+					file = f
+				}
+				return nil
+			}})
+		if err != nil {
+			return err
+		}
+		abort := func(err error) error {
+			cancel()
+			w.Close()
+			return err
+		}
+		// Written in chunks, so that an upload that moves counts as progress.
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 1<<20)
+			if _, err := w.Write(rest[:n]); err != nil {
+				return abort(err)
+			}
+			rest = rest[n:]
+			touch()
+		}
+		if file != nil {
+			// Write flushes nothing fileblob buffers: the bytes are in
+			// the file, and go to disk now, before the rename.
+			if err := syncFile(file); err != nil {
+				return abort(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if dir, ok := j.localPath(key); ok {
+			return syncDir(filepath.Dir(dir))
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	}
+	return nil
+}
+
+// syncFile and syncDir make a file's bytes and a folder's entries durable;
+// tests replace them to watch the order.
+var (
+	syncFile = func(f *os.File) error { return f.Sync() }
+	syncDir  = func(dir string) error {
+		d, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		err = d.Sync()
+		if cerr := d.Close(); err == nil {
+			err = cerr
+		}
+		// Some file systems cannot sync a folder; they are no worse off.
+		if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+			return nil
+		}
+		return err
+	}
+)
+
+// publishLocation is the OUTPUT location as publishing opens it: a local
+// folder gets its temporary files in the destination folder (fileblob's
+// no_tmp_dir), not in $TMPDIR, from where a rename to another file system
+// fails ("invalid cross-device link") and where a killed job leaves them.
+func publishLocation(l Location) Location {
+	if !l.Local {
+		return l
+	}
+	u, err := url.Parse(l.BucketURL)
+	if err != nil {
+		return l
+	}
+	q := u.Query()
+	q.Set("no_tmp_dir", "true")
+	u.RawQuery = q.Encode()
+	l.BucketURL = u.String()
+	return l
+}
+
+// localPath is the file of key under a local OUTPUT.
+func (j *job) localPath(key string) (string, bool) {
+	if !j.out.Local {
+		return "", false
+	}
+	u, err := url.Parse(j.out.BucketURL)
+	if err != nil || u.Path == "" {
+		return "", false
+	}
+	return filepath.Join(filepath.FromSlash(u.Path), filepath.FromSlash(key)), true
+}
+
+// syncTree fsyncs, under a local OUTPUT, the folder of prefix and every
+// folder above it up to OUTPUT's parent: the driver may have created any
+// of them (results/<id>/, OUTPUT itself), and a new folder's entry is
+// durable only once its parent is synced.
+func (j *job) syncTree(prefix string) error {
+	dir, ok := j.localPath(prefix)
+	if !ok {
+		return nil
+	}
+	root, _ := j.localPath("")
+	stop := filepath.Dir(filepath.Clean(root))
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if err := syncDir(d); err != nil {
+			return &StorageError{Op: "write", URL: d, Err: err}
+		}
+		if d == stop || d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}
+
+// delete removes one object with retries; one already gone is no error.
+func (j *job) delete(ctx context.Context, b *blob.Bucket, key string) error {
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+		err := b.Delete(ctx, key)
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &StorageError{Op: "delete", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	}
+	return nil
+}
+
+func contentType(key string) string {
+	switch {
+	case strings.HasSuffix(key, ".parquet"):
+		return "application/vnd.apache.parquet"
+	case strings.HasSuffix(key, ".md"):
+		return "text/markdown; charset=utf-8"
+	case strings.HasSuffix(key, ".json"):
+		return "application/json"
+	}
+	return "text/plain; charset=utf-8"
+}
+
+// removeEmptyUp removes, under a local OUTPUT, the folder of key and the
+// folders above it that this leaves empty, up to OUTPUT (fileblob deletes
+// files, never folders).
+func (j *job) removeEmptyUp(key string) {
+	p, ok := j.localPath(key)
+	if !ok {
+		return
+	}
+	root, _ := j.localPath("")
+	root = filepath.Clean(root)
+	for d := filepath.Dir(p); len(d) > len(root) && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if os.Remove(d) != nil { // fails, as it should, when not empty
+			return
+		}
+	}
+}
+
+// exists reports whether key exists under OUTPUT, with retries.
+func (j *job) exists(ctx context.Context, b *blob.Bucket, key string) (bool, error) {
+	var exists bool
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+		var err error
+		exists, err = b.Exists(ctx, key)
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	}
+	return exists, nil
+}

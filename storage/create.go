@@ -1,0 +1,167 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// CreateExclusive writes data to key only if no object of that name exists:
+// it reports false, with no error, when one does. Two callers creating the
+// same key at once, in one process or in two, on one machine or on two,
+// never both get true.
+//
+// A bucket object is written with blob.WriterOptions.IfNotExist (S3
+// If-None-Match: *, a GCS DoesNotExist precondition, an Azure If-None-Match
+// on *); a store that ignores the condition gives no exclusion, which is
+// why the integration tests check the S3 server's. A local file (file is
+// its path, non-empty for a local location) is written whole under a
+// temporary name and linked to its name (link(2) fails like O_EXCL when
+// the name exists), and fsynced, as is its folder: fileblob's own
+// IfNotExist only excludes writers within one process (a mutex around a
+// stat and a rename).
+func CreateExclusive(ctx context.Context, b *blob.Bucket, key, file string, data []byte) (bool, error) {
+	if file != "" {
+		return createLocal(file, data)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := b.NewWriter(wctx, key, &blob.WriterOptions{IfNotExist: true, ContentType: "application/json"})
+	if err != nil {
+		return false, err
+	}
+	if _, err := w.Write(data); err != nil {
+		cancel()
+		w.Close()
+		return false, err
+	}
+	if err := w.Close(); err != nil {
+		if gcerrors.Code(err) == gcerrors.FailedPrecondition || gcerrors.Code(err) == gcerrors.AlreadyExists {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// createLocal writes data to a temporary file beside file, named after
+// this host and process (LocalTempOwner parses it back), fsyncs it, and
+// links it to file: link(2) fails like O_EXCL when file exists, and file
+// never exists without its bytes. Where links are not supported, file is
+// created with O_CREATE|O_EXCL and written.
+func createLocal(file string, data []byte) (bool, error) {
+	dir := filepath.Dir(file)
+	host, _ := os.Hostname()
+	var r [4]byte
+	rand.Read(r[:])
+	tmp := fmt.Sprintf("%s%s%s-%d-%x", file, localTempMark, host, os.Getpid(), r)
+	var f *os.File
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			return false, err
+		}
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		// Another job may remove an empty folder between the two calls.
+		if !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err
+	}
+	err = os.Link(tmp, file)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EXDEV)) {
+		return createExcl(file, data)
+	}
+	if err != nil {
+		return false, err
+	}
+	syncFolder(dir)
+	return true, nil
+}
+
+// createExcl creates file with O_CREATE|O_EXCL and writes it: a reader may
+// see it empty for a moment.
+func createExcl(file string, data []byte) (bool, error) {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(file)
+		return false, err
+	}
+	syncFolder(filepath.Dir(file))
+	return true, nil
+}
+
+func syncFolder(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// localTempMark separates a local claim's name from its temporary
+// suffix: <name>.tmp-<host>-<pid>-<random hex>.
+const localTempMark = ".tmp-"
+
+// LocalTempOwner reports, for the base name of a temporary file that
+// CreateExclusive left (its process killed between writing and linking),
+// the host and pid that wrote it.
+func LocalTempOwner(name string) (host string, pid int, ok bool) {
+	i := strings.LastIndex(name, localTempMark)
+	if i < 0 {
+		return "", 0, false
+	}
+	rest := name[i+len(localTempMark):]
+	j := strings.LastIndex(rest, "-")
+	if j < 0 {
+		return "", 0, false
+	}
+	rest = rest[:j] // host-pid
+	k := strings.LastIndex(rest, "-")
+	if k < 0 {
+		return "", 0, false
+	}
+	pid, err := strconv.Atoi(rest[k+1:])
+	if err != nil || pid <= 0 {
+		return "", 0, false
+	}
+	return rest[:k], pid, true
+}
