@@ -30,7 +30,10 @@ type Summary struct {
 	Rows     int64
 	Runs     int
 	Families int
-	Outputs  []writers.ManifestOutput
+	// Read counts the objects by how their runs were obtained (ReadDecoded,
+	// ReadParquet, ReadCache).
+	Read    map[string]int
+	Outputs []writers.ManifestOutput
 	// Output is the OUTPUT location; Result names the prefix holding this
 	// run's files (OUTPUT itself, or an attempt prefix under --overwrite).
 	Output string
@@ -82,6 +85,8 @@ type read struct {
 	skipped []writers.SkippedRow // bad rows skipped under --max-bad-rows, in canonical order
 	notes   []string
 	spilled int
+	how     []string       // per object: ReadDecoded, ReadParquet or ReadCache
+	counts  map[string]int // objects by how they were read
 }
 
 // result is what scoring gives: the files to publish and what the manifest
@@ -186,7 +191,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	j.prog.done()
-	return &Summary{Objects: len(objs), Rows: rd.rows, Runs: res.runs, Families: res.families, Outputs: outputs,
+	return &Summary{Objects: len(objs), Rows: rd.rows, Runs: res.runs, Families: res.families, Read: rd.counts, Outputs: outputs,
 		Output: j.out.String(), Result: j.out.ObjectURL(target)}, nil
 }
 
@@ -208,13 +213,14 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 	bud.defaults()
 	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
 	split := j.splitObjects(objs)
-	rd := &read{}
+	rd := &read{how: make([]string, len(objs)), counts: map[string]int{}}
 	var err error
 	rd.objects, err = readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
-		o, err := j.decode(split[i], objs[i], url, rel, r, bad.hook(i))
+		o, how, err := j.decodeAny(split[i], objs[i], url, rel, r, bad.hook(i))
 		if err != nil {
 			return nil, err
 		}
+		rd.how[i] = how
 		if err := bud.admit(o); err != nil {
 			o.Release()
 			return nil, err
@@ -237,8 +243,9 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 		rd.rows += int64(o.Rows())
 		rd.manObj = append(rd.manObj, writers.ManifestObject{
 			Key: objs[i].Rel, Size: objs[i].Size, ETag: objs[i].ETag, MD5: objs[i].MD5,
-			RowsRead: int64(o.Rows()), RunsFound: o.NumRuns(), Status: "ok",
+			RowsRead: int64(o.Rows()), RunsFound: o.NumRuns(), Status: "ok", Read: rd.how[i],
 		})
+		rd.counts[rd.how[i]]++
 	}
 	// An empty result must not pass for a scored night (writers that
 	// crashed before their first flush).

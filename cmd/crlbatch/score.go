@@ -117,7 +117,8 @@ func scoreCommand() *cli.Command {
 				return err
 			}
 			w := cmd.Root().Writer
-			fmt.Fprintf(w, "scored %d runs in %d families from %d objects (%d rows)\n", sum.Runs, sum.Families, sum.Objects, sum.Rows)
+			fmt.Fprintf(w, "scored %d runs in %d families from %d objects (%d rows): %d decoded, %d from the cache, %d Parquet\n",
+				sum.Runs, sum.Families, sum.Objects, sum.Rows, sum.Read[pipeline.ReadDecoded], sum.Read[pipeline.ReadCache], sum.Read[pipeline.ReadParquet])
 			fmt.Fprintf(w, "wrote %s: ", sum.Result)
 			for i, o := range sum.Outputs {
 				if i > 0 {
