@@ -51,6 +51,7 @@ type job struct {
 	prog  *progress
 	start time.Time
 	proto bound
+	cache *jobCache // --cache; nil without
 
 	hashOnce sync.Once
 	hashSeed maphash.Seed
@@ -175,6 +176,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := j.tidy(ctx, outB); err != nil {
 		return nil, err
 	}
+	if err := j.openCache(ctx); err != nil {
+		return nil, err
+	}
+	defer j.closeCache()
 
 	j.prog.setTotal(len(objs), sumSizes(objs))
 	rd, err := j.read(ctx, inB, objs)
@@ -214,21 +219,38 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
 	split := j.splitObjects(objs)
 	rd := &read{how: make([]string, len(objs)), counts: map[string]int{}}
+	if err := j.lookupCache(ctx, b, objs); err != nil {
+		return rd, err
+	}
 	var err error
 	rd.objects, err = readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
-		o, how, err := j.decodeAny(split[i], objs[i], url, rel, r, bad.hook(i))
+		var skipped int
+		o, how, err := j.decodeAny(split[i], objs[i], url, rel, r, badCounter(bad.hook(i), &skipped))
 		if err != nil {
 			return nil, err
 		}
 		rd.how[i] = how
+		j.encodeForCache(i, o, skipped)
 		if err := bud.admit(o); err != nil {
 			o.Release()
 			return nil, err
 		}
 		return o, nil
 	})
+	for i := range rd.objects {
+		if o := j.cached(i); o != nil {
+			rd.objects[i], rd.how[i] = o, ReadCache
+		}
+	}
 	if err != nil {
 		return rd, err
+	}
+	for i := range rd.objects {
+		if rd.how[i] == ReadCache {
+			if err := bud.admit(rd.objects[i]); err != nil {
+				return rd, err
+			}
+		}
 	}
 	if err := bad.err(); err != nil {
 		return rd, err
@@ -294,6 +316,11 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			if bad != nil && bad.skip(i) {
 				return nil
 			}
+			if j.cached(i) != nil { // served from --cache
+				j.prog.add(int(o.Size))
+				j.prog.objectDone()
+				return nil
+			}
 			url := j.in.ObjectURL(o.Key)
 			var first time.Time // the object's modification time at its first opening
 			err := j.cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
@@ -312,8 +339,8 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 					testHookOpen(o.Key)
 				}
 				cr := &countingReader{r: r, p: j.prog, touch: touch}
-				if sizes[o.Size] > 1 || o.Size <= 0 {
-					cr.h = j.newHash()
+				if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
+					cr.h = j.hashFunc()
 				}
 				res, err := decode(i, url, o.Rel, cr)
 				if err != nil {
@@ -337,6 +364,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				out[i] = res
 				if cr.h != nil {
 					j.noteHash(o.Key, cr.n, cr.h.Sum64())
+					j.storeCache(actx, b, i, o, r.ModTime(), cr.h.Sum64())
 				}
 				return nil
 			})

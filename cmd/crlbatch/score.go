@@ -66,6 +66,8 @@ func scoreFlags() []cli.Flag {
 	flags := append(inputFlags(),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
 			Usage: "where to write the results, `OUTPUT`: a folder, file://, s3://, gs:// or azblob:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
+		&cli.StringFlag{Name: "cache", Category: catInput, TakesFile: true,
+			Usage: "keep every object's decoded runs under `URL` (a folder or blob prefix; auto: a folder under the user's cache directory) and reuse them for objects unchanged since (same key, size, ETag or modification time, same decoding options): outputs are identical, only faster; see crlbatch cache"},
 		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
 			Usage: "publish a new result when --out already holds a complete one: it goes to --out/attempts/<time>/ and --out/LATEST then names it; the earlier result is never overwritten (without this flag the job refuses)"},
 
@@ -156,6 +158,7 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	}
 	cfg.ProtocolFlags = cmd
 	cfg.Overwrite = cmd.Bool("overwrite")
+	cfg.Cache = cmd.String("cache")
 
 	if cmd.IsSet("group-by") {
 		if cfg.GroupBy = splitList(cmd.String("group-by")); cfg.GroupBy == nil {
