@@ -36,7 +36,7 @@ type jobCache struct {
 	c     *cache.Cache
 	codec scoring.Codec
 
-	keys    []string         // per object: its entry's key ("" when not cacheable)
+	keys    []string // per object: its entry's key ("" when not cacheable)
 	attrs   []*blob.Attributes
 	hits    []scoring.Object // per object: the object read back from its entry
 	pending [][]byte         // per object missed: its encoding, until stored

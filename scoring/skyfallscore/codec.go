@@ -31,4 +31,5 @@ func (d *decoder) DecodeEncoding(url, key string, data []byte) (scoring.Object, 
 	}
 	return object{o}, nil
 }
+
 var _ scoring.Codec = (*decoder)(nil)
