@@ -175,7 +175,7 @@ func (j *job) encodeForCache(i int, o scoring.Object, skipped int) {
 
 // storeCache writes object i's entry, if it has one pending, once the
 // object has been read whole: unless it changed since it was looked up.
-func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, mod time.Time, h uint64) {
+func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) {
 	jc := j.cache
 	if jc == nil || jc.pending == nil || jc.pending[i] == nil {
 		return
@@ -184,8 +184,11 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, m
 	jc.pending[i] = nil
 	before := jc.attrs[i]
 	after, err := b.Attributes(ctx, o.Key)
-	if err != nil || after.ETag != before.ETag || after.Size != before.Size || !after.ModTime.Equal(before.ModTime) ||
-		(!mod.IsZero() && !before.ModTime.IsZero() && !mod.Equal(before.ModTime)) {
+	// Looked up, read, looked up again: the same version throughout, or
+	// nothing is stored. (The reader's own modification time is not
+	// compared: some stores give it to the second, their listings to the
+	// nanosecond.)
+	if err != nil || after.ETag != before.ETag || after.Size != before.Size || !after.ModTime.Equal(before.ModTime) {
 		return // changed under the job (or gone): not stored
 	}
 	if err := jc.c.Put(ctx, jc.keys[i], cache.Entry{Payload: enc, Hash: h}); err != nil {

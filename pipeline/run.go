@@ -364,7 +364,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				out[i] = res
 				if cr.h != nil {
 					j.noteHash(o.Key, cr.n, cr.h.Sum64())
-					j.storeCache(actx, b, i, o, r.ModTime(), cr.h.Sum64())
+					j.storeCache(actx, b, i, o, cr.h.Sum64())
 				}
 				return nil
 			})
