@@ -38,7 +38,7 @@ type ManifestObject struct {
 	Status    string `json:"status"`
 	// Read says how the object's runs were obtained: decoded (JSON Lines),
 	// parquet (a Parquet object) or cache (served from --cache).
-	Read string `json:"read"`
+	Read string `json:"read,omitempty"`
 }
 
 // ManifestOutput is one file written under the OUTPUT prefix.
