@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -116,6 +119,9 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			}
 			key := out.Prefix + ConvertedKey(o.Rel)
 			err = cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+				if dir, ok := localDir(out); ok {
+					return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), buf.Bytes())
+				}
 				return outB.WriteAll(actx, key, buf.Bytes(), nil)
 			})
 			if err != nil {
@@ -128,4 +134,45 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		return 0, err
 	}
 	return len(objs), nil
+}
+
+// localDir is the folder of a local location.
+func localDir(l Location) (string, bool) {
+	if !l.Local {
+		return "", false
+	}
+	u, err := url.Parse(l.BucketURL)
+	if err != nil || u.Path == "" {
+		return "", false
+	}
+	return filepath.FromSlash(u.Path), true
+}
+
+// writeLocal writes data to path through a temporary file beside it and a
+// rename, so that the file is whole or absent. A local OUTPUT is written
+// here rather than through fileblob, which escapes names such as
+// a__0x41__.jsonl into other file names (the input's keys are the local
+// read-only driver's, unescaped).
+func writeLocal(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".crlbatch-convert-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

@@ -91,10 +91,16 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 		pf.Close()
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 	}
+	if pf.NumRows() == 0 {
+		fields = nil // no row lacks a field: an empty object is empty in either form
+	}
 	cols, err := parquetColumns(url, schema, fields, jsonCols)
 	if err != nil {
 		pf.Close()
 		return nil, err
+	}
+	if pf.NumRows() == 0 {
+		return emptyLines{pf}, nil
 	}
 	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
@@ -432,6 +438,12 @@ func (p *parquetLines) Close() error {
 	p.rr.Release()
 	return p.pf.Close()
 }
+
+// emptyLines is the text of a file without rows.
+type emptyLines struct{ pf *file.Reader }
+
+func (e emptyLines) Read([]byte) (int, error) { return 0, io.EOF }
+func (e emptyLines) Close() error             { return e.pf.Close() }
 
 // IsParquet says whether head, an object's first bytes, starts a Parquet
 // file.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,6 +195,9 @@ func TestParquetInputSameOutcome(t *testing.T) {
 				return code, stderr
 			}
 			jcode, jerr := run("json")
+			if strings.Contains(jerr, "zstd") || strings.Contains(jerr, "gzip") {
+				return // an error of the JSON Lines object's compression: none in Parquet
+			}
 			if err := os.RemoveAll(in); err != nil {
 				t.Fatal(err)
 			}
@@ -243,4 +248,74 @@ func errorLines(stderr string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestCorpusParquetEquivalents: every corpus case that scores a folder and
+// whose objects crlbatch convert can turn into Parquet (every line valid
+// JSON; no generated or set-up input, no --pattern of its own) ends the
+// same way read as Parquet as read as JSON Lines under the same keys: the
+// same exit status, the same error (a row number for a line number), and,
+// when it succeeds, the same Parquet files and report.
+func TestCorpusParquetEquivalents(t *testing.T) {
+	ents, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineNo := regexp.MustCompile(`\b(line|row) \d+`)
+	// A column whose every value has the wrong type is a schema error in
+	// Parquet (naming the column) where JSON Lines names the first row.
+	schemaErr := regexp.MustCompile(`: column (\S+): of type \S+, want`)
+	tried := 0
+	for _, e := range ents {
+		dir := filepath.Join(corpusDir, e.Name())
+		c, err := loadCorpusCase(dir)
+		if err != nil || len(c.Args) == 0 || c.Args[0] != "score" || len(c.Setup)+len(c.Generate) > 0 || c.KnownBug != "" ||
+			!slices.Contains(c.Args, "IN") || slices.ContainsFunc(c.Args, func(a string) bool {
+				return strings.HasPrefix(a, "IN/") || strings.HasPrefix(a, "--pattern") || strings.Contains(a, "=IN")
+			}) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "in")); err != nil {
+			continue
+		}
+		tmp := t.TempDir()
+		conv := filepath.Join(tmp, "converted")
+		if code, _, _ := crl(t, "convert", filepath.Join(dir, "in"), "--out", conv); code != 0 {
+			continue // no Parquet equivalent (a line that is not JSON, no object)
+		}
+		tried++
+		t.Run(e.Name(), func(t *testing.T) {
+			in := filepath.Join(tmp, "in")
+			run := func(out string) (int, string) {
+				vars := map[string]string{"IN": in, "OUT": filepath.Join(tmp, out), "CASE": dir}
+				args := append(corpusExpandArgs(c.Args, vars), "--pattern", "*.parquet")
+				code, _, stderr := crl(t, args...)
+				return code, errorLines(stderr)
+			}
+			copyRenamed(t, filepath.Join(dir, "in"), in)
+			jcode, jerr := run("json")
+			if strings.Contains(jerr, "zstd") || strings.Contains(jerr, "gzip") {
+				return // an error of the JSON Lines object's compression: none in Parquet
+			}
+			if err := os.RemoveAll(in); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(conv, in); err != nil {
+				t.Fatal(err)
+			}
+			pcode, perr := run("parquet")
+			if m := schemaErr.FindStringSubmatch(perr); m != nil && pcode == 1 && jcode == 1 && strings.Contains(jerr, ": "+m[1]+": got ") {
+				return
+			}
+			if jcode != pcode || lineNo.ReplaceAllString(jerr, "N") != lineNo.ReplaceAllString(perr, "N") {
+				t.Fatalf("JSON Lines: exit %d %s\nParquet: exit %d %s", jcode, jerr, pcode, perr)
+			}
+			if jcode == 0 {
+				sameOutputs(t, filepath.Join(tmp, "json"), filepath.Join(tmp, "parquet"))
+			}
+		})
+	}
+	if tried < 20 {
+		t.Errorf("only %d corpus cases have a Parquet equivalent", tried)
+	}
 }
