@@ -91,10 +91,8 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 		pf.Close()
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 	}
-	if pf.NumRows() == 0 {
-		fields = nil // no row lacks a field: an empty object is empty in either form
-	}
-	cols, err := parquetColumns(url, schema, fields, jsonCols)
+	// A file without rows lacks no field: an empty object in either form.
+	cols, err := parquetColumns(url, schema, fields, jsonCols, pf.NumRows() > 0)
 	if err != nil {
 		pf.Close()
 		return nil, err
@@ -117,7 +115,7 @@ type parquetColumn struct {
 	json bool   // raw JSON text
 }
 
-func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jsonCols map[string]bool) ([]parquetColumn, error) {
+func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jsonCols map[string]bool, rows bool) ([]parquetColumn, error) {
 	byName := map[string]ParquetField{}
 	for _, f := range fields {
 		byName[f.Name] = f
@@ -147,7 +145,7 @@ func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jso
 		cols = append(cols, c)
 	}
 	for _, f := range fields {
-		if f.Required && !seen[f.Name] {
+		if rows && f.Required && !seen[f.Name] {
 			return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: missing: a required field (want a %s column)", f.Name, f.Type)}
 		}
 	}

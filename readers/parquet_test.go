@@ -150,19 +150,26 @@ func TestParquetLinesSchemaErrors(t *testing.T) {
 		schema *arrow.Schema
 		want   string
 	}{
-		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.BinaryTypes.String}, {Name: "regime_id", Type: arrow.BinaryTypes.String}}, nil),
+		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "regime_id", Type: arrow.BinaryTypes.String, Nullable: true}}, nil),
 			"mem://b/x.parquet: column reward: of type utf8, want a number column"},
-		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64}}, nil),
+		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil),
 			"mem://b/x.parquet: column regime_id: missing: a required field (want a string column)"},
-		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64}, {Name: "regime_id", Type: arrow.BinaryTypes.String},
-			{Name: "components", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)}}, nil),
+		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, {Name: "regime_id", Type: arrow.BinaryTypes.String, Nullable: true},
+			{Name: "components", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String), Nullable: true}}, nil),
 			"mem://b/x.parquet: column components: of type map<utf8, utf8"},
-		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64}, {Name: "regime_id", Type: arrow.BinaryTypes.String},
-			{Name: "at", Type: arrow.FixedWidthTypes.Date32}}, nil),
+		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, {Name: "regime_id", Type: arrow.BinaryTypes.String, Nullable: true},
+			{Name: "at", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}, nil),
 			"mem://b/x.parquet: column at: of type date32, which has no JSON value"},
 	}
 	for _, c := range cases {
-		data := writeTestParquet(t, c.schema, func(b *array.RecordBuilder) {})
+		data := writeTestParquet(t, c.schema, func(b *array.RecordBuilder) {
+			for i, f := range c.schema.Fields() { // one row of nulls
+				if !f.Nullable {
+					t.Fatalf("%s: make the test's columns nullable", f.Name)
+				}
+				b.Field(i).AppendNull()
+			}
+		})
 		_, err := parquetText(t, data, skyfallParquetFields)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)

@@ -271,8 +271,8 @@ func TestCorpusParquetEquivalents(t *testing.T) {
 		c, err := loadCorpusCase(dir)
 		if err != nil || len(c.Args) == 0 || c.Args[0] != "score" || len(c.Setup)+len(c.Generate) > 0 || c.KnownBug != "" ||
 			!slices.Contains(c.Args, "IN") || slices.ContainsFunc(c.Args, func(a string) bool {
-				return strings.HasPrefix(a, "IN/") || strings.HasPrefix(a, "--pattern") || strings.Contains(a, "=IN")
-			}) {
+			return strings.HasPrefix(a, "IN/") || strings.HasPrefix(a, "--pattern") || strings.Contains(a, "=IN")
+		}) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, "in")); err != nil {
