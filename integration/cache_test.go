@@ -13,6 +13,7 @@ import (
 
 	"gocloud.dev/blob"
 
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 	"github.com/crlbatch/crlbatch/writers"
 )
 
@@ -50,9 +51,9 @@ func TestCloudCache(t *testing.T) {
 					t.Errorf("the warm run read the input object %s", k)
 				}
 			}
-			cold, names := download(t, c, "cache-cold")
+			cold, _ := download(t, c, "cache-cold")
 			warm, _ := download(t, c, "cache-warm")
-			sameFiles(t, cold, warm, names)
+			protocoltest.SameOutputs(t, cold, warm)
 			checkReads(t, filepath.Join(warm, "manifest.json"), func(string) string { return "cache" })
 
 			// Overwrite one object with other bytes (its last row once more).
@@ -86,9 +87,9 @@ func TestCloudCache(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("without a cache: %s", r)
 			}
-			got, names := download(t, c, "cache-changed")
+			got, _ := download(t, c, "cache-changed")
 			want, _ := download(t, c, "cache-none")
-			sameFiles(t, want, got, names)
+			protocoltest.SameOutputs(t, want, got)
 			checkReads(t, filepath.Join(got, "manifest.json"), func(k string) string {
 				if k == changed {
 					return "decoded"
@@ -100,31 +101,6 @@ func TestCloudCache(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// sameFiles fails unless the files names (manifest.json aside) are
-// byte-identical in a and b.
-func sameFiles(t *testing.T, a, b string, names []string) {
-	t.Helper()
-	if len(names) == 0 {
-		t.Fatal("no files")
-	}
-	for _, name := range names {
-		if name == "manifest.json" {
-			continue
-		}
-		da, err := os.ReadFile(filepath.Join(a, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := os.ReadFile(filepath.Join(b, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(da, db) {
-			t.Errorf("%s differs", name)
-		}
-	}
-}
 
 // checkReads checks each manifest object's read field against want(key).
 func checkReads(t *testing.T, manifest string, want func(key string) string) {

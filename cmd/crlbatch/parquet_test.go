@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
 
 // parquetCases are the bundled examples of every protocol and a synthetic
@@ -119,30 +119,10 @@ func TestParquetInputSameResults(t *testing.T) {
 	}
 }
 
-// sameOutputs fails unless every file under a and b but manifest.json is
-// byte-identical.
+// sameOutputs is protocoltest.SameOutputs.
 func sameOutputs(t *testing.T, a, b string) {
 	t.Helper()
-	na, nb := listDir(t, a), listDir(t, b)
-	if strings.Join(na, " ") != strings.Join(nb, " ") {
-		t.Fatalf("files %v and %v", na, nb)
-	}
-	for _, name := range na {
-		if name == "manifest.json" {
-			continue
-		}
-		da, err := os.ReadFile(filepath.Join(a, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := os.ReadFile(filepath.Join(b, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(da, db) {
-			t.Errorf("%s differs", name)
-		}
-	}
+	protocoltest.SameOutputs(t, a, b)
 }
 
 // TestParquetInputSameOutcome: the corpus cases that have a Parquet form

@@ -47,7 +47,7 @@ func inputForms(t *testing.T, c Config, p scoring.Protocol, score func(t *testin
 				t.Errorf("warm run: an object read %q, want %q", o, want)
 			}
 		}
-		sameFiles(t, cold, warm)
+		SameOutputs(t, cold, warm)
 	})
 
 	t.Run("ParquetSameBytes", func(t *testing.T) {
@@ -86,7 +86,7 @@ func inputForms(t *testing.T, c Config, p scoring.Protocol, score func(t *testin
 				t.Errorf("an object read %q, want parquet", o)
 			}
 		}
-		sameFiles(t, jsonl, pq)
+		SameOutputs(t, jsonl, pq)
 	})
 }
 
@@ -111,13 +111,17 @@ func reads(t *testing.T, out string) []string {
 	return out2
 }
 
-// sameFiles fails unless a and b hold the same files, byte-identical but
-// for manifest.json.
-func sameFiles(t *testing.T, a, b string) {
+// SameOutputs fails unless the result folders a and b hold the same files,
+// byte-identical but for manifest.json (which says how each object was
+// read, and when).
+func SameOutputs(t *testing.T, a, b string) {
 	t.Helper()
 	names := list(t, a)
 	if got := list(t, b); strings.Join(got, " ") != strings.Join(names, " ") {
 		t.Fatalf("files %v and %v", names, got)
+	}
+	if len(names) == 0 {
+		t.Fatalf("no files in %s", a)
 	}
 	for _, n := range names {
 		if n != "manifest.json" && !bytes.Equal(read(t, filepath.Join(a, n)), read(t, filepath.Join(b, n))) {
