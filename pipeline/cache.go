@@ -67,6 +67,19 @@ func (j *job) openCache(ctx context.Context) error {
 		j.log.Warn("--cache is ignored: the protocol's decoder cannot encode its objects", "protocol", j.proto.name)
 		return nil
 	}
+	where, err := cache.Resolve(j.cfg.Cache)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	loc, err := ParseLocation(where, true)
+	if err != nil {
+		return err
+	}
+	// Entries inside the input could be read as traces (--pattern '*'),
+	// inside OUTPUT be tidied away or published.
+	if within(loc, j.in) || within(loc, j.out) || within(j.out, loc) {
+		return Usagef("--cache %s lies inside the input %s or the output %s (or holds the output): give it a place of its own", loc, j.in, j.out)
+	}
 	c, err := cache.Open(ctx, j.cfg.Cache, j.cfg.Opener)
 	if err != nil {
 		var ue *UsageError

@@ -348,3 +348,19 @@ func TestCacheCommand(t *testing.T) {
 		t.Errorf("prune without a bound: %d %s", code, stderr)
 	}
 }
+
+// TestCacheInsideInputOrOutput: a cache inside the input (its entries
+// could be read as traces) or inside, or around, the output is a usage
+// error.
+func TestCacheInsideInputOrOutput(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/examples/skillshift", in)
+	out := filepath.Join(tmp, "out")
+	for _, c := range []string{filepath.Join(in, "cache"), filepath.Join(out, "cache"), tmp} {
+		code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "skillshift", "--cache", c)
+		if code != 2 || !strings.Contains(stderr, "--cache") {
+			t.Errorf("--cache %s: exit %d: %s", c, code, stderr)
+		}
+	}
+}
