@@ -65,6 +65,10 @@ type Config struct {
 	// SpillDir is where spilled rows go; "" means the system temp dir.
 	SpillDir string
 
+	// Cache is --cache: a folder or blob prefix (or "auto") keeping every
+	// object's decoded runs between jobs; "" means none.
+	Cache string
+
 	// Overwrite replaces a complete one-off result in place (its manifest
 	// removed first, the new one written last).
 	Overwrite bool

@@ -28,6 +28,16 @@
 // order (chunks.go), when the protocol's decoder can (scoring.Splitter),
 // with exactly the result of decoding it on one.
 //
+// Input forms: an object whose first bytes are PAR1 is a Parquet trace
+// object, read through readers.ParquetLines as the JSON Lines rows it holds
+// (parquet.go); anything else goes to the protocol's decoder as it is.
+// With --cache (cache.go), every object is first looked up in the
+// decoded-object cache by its URL, key, size, ETag, MD5, modification time
+// and the decoder's scoring.Codec key; a hit is the decoder's encoding read
+// back instead of the object, a miss is decoded and then stored. The
+// manifest says per object which it was (decoded, parquet, cache).
+// Convert (convert.go) is `crlbatch convert`.
+//
 // Memory: decoded objects hold their rows in the decoder's compact form;
 // every pass over the runs assembles them one at a time, the runs being
 // scored lend what they hold to the next ones (Decoder.Done), and past

@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"fmt"
-	"hash/maphash"
+	"hash"
 	"io"
 	"strings"
 	"sync"
@@ -105,7 +105,7 @@ func (p *progress) stop() {
 type countingReader struct {
 	r     io.Reader
 	p     *progress
-	h     *maphash.Hash
+	h     hash.Hash64
 	n     int64
 	touch func() // reports progress to the retry watchdog
 }

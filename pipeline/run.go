@@ -31,7 +31,10 @@ type Summary struct {
 	Rows     int64
 	Runs     int
 	Families int
-	Outputs  []writers.ManifestOutput
+	// Read counts the objects by how their runs were obtained (ReadDecoded,
+	// ReadParquet, ReadCache).
+	Read    map[string]int
+	Outputs []writers.ManifestOutput
 	// Output is the OUTPUT location; Result names the prefix holding this
 	// run's files (OUTPUT itself, or OUTPUT/results/<attempt-id>/ under
 	// --history).
@@ -50,6 +53,7 @@ type job struct {
 	prog  *progress
 	start time.Time
 	proto bound
+	cache *jobCache // --cache; nil without
 
 	// Publishing (publish.go): this job's attempt id, its host, the
 	// claim it holds under OUTPUT ("" once released), and whether it
@@ -92,6 +96,8 @@ type read struct {
 	skipped []writers.SkippedRow // bad rows skipped under --max-bad-rows, in canonical order
 	notes   []string
 	spilled int
+	how     []string       // per object: ReadDecoded, ReadParquet or ReadCache
+	counts  map[string]int // objects by how they were read
 }
 
 // result is what scoring gives: the files to publish and what the manifest
@@ -182,6 +188,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := j.tidy(ctx, outB); err != nil {
 		return nil, err
 	}
+	if err := j.openCache(ctx); err != nil {
+		return nil, err
+	}
+	defer j.closeCache()
 
 	j.prog.setTotal(len(objs), sumSizes(objs))
 	rd, err := j.read(ctx, inB, objs)
@@ -198,7 +208,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	j.prog.done()
-	return &Summary{Objects: len(objs), Rows: rd.rows, Runs: res.runs, Families: res.families, Outputs: outputs,
+	return &Summary{Objects: len(objs), Rows: rd.rows, Runs: res.runs, Families: res.families, Read: rd.counts, Outputs: outputs,
 		Output: j.out.String(), Result: j.out.ObjectURL(target)}, nil
 }
 
@@ -220,21 +230,39 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 	bud.defaults()
 	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
 	split := j.splitObjects(objs)
-	rd := &read{}
+	rd := &read{how: make([]string, len(objs)), counts: map[string]int{}}
+	if err := j.lookupCache(ctx, b, objs); err != nil {
+		return rd, err
+	}
 	var err error
 	rd.objects, err = readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
-		o, err := j.decode(split[i], objs[i], url, rel, r, bad.hook(i))
+		var skipped int
+		o, how, err := j.decodeAny(split[i], objs[i], url, rel, r, badCounter(bad.hook(i), &skipped))
 		if err != nil {
 			return nil, err
 		}
+		rd.how[i] = how
+		j.encodeForCache(i, o, skipped)
 		if err := bud.admit(o); err != nil {
 			o.Release()
 			return nil, err
 		}
 		return o, nil
 	})
+	for i := range rd.objects {
+		if o := j.cached(i); o != nil {
+			rd.objects[i], rd.how[i] = o, ReadCache
+		}
+	}
 	if err != nil {
 		return rd, err
+	}
+	for i := range rd.objects {
+		if rd.how[i] == ReadCache {
+			if err := bud.admit(rd.objects[i]); err != nil {
+				return rd, err
+			}
+		}
 	}
 	if err := bad.err(); err != nil {
 		return rd, err
@@ -249,8 +277,9 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 		rd.rows += int64(o.Rows())
 		rd.manObj = append(rd.manObj, writers.ManifestObject{
 			Key: objs[i].Rel, Size: objs[i].Size, ETag: objs[i].ETag, MD5: objs[i].MD5,
-			RowsRead: int64(o.Rows()), RunsFound: o.NumRuns(), Status: "ok",
+			RowsRead: int64(o.Rows()), RunsFound: o.NumRuns(), Status: "ok", Read: rd.how[i],
 		})
+		rd.counts[rd.how[i]]++
 	}
 	// An empty result must not pass for a scored night (writers that
 	// crashed before their first flush).
@@ -299,6 +328,11 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			if bad != nil && bad.skip(i) {
 				return nil
 			}
+			if j.cached(i) != nil { // served from --cache
+				j.prog.add(int(o.Size))
+				j.prog.objectDone()
+				return nil
+			}
 			url := j.in.ObjectURL(o.Key)
 			var first time.Time // the object's modification time at its first opening
 			err := j.cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
@@ -317,8 +351,8 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 					testHookOpen(o.Key)
 				}
 				cr := &countingReader{r: r, p: j.prog, touch: touch}
-				if sizes[o.Size] > 1 || o.Size <= 0 {
-					cr.h = j.newHash()
+				if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
+					cr.h = j.hashFunc()
 				}
 				res, err := decode(i, url, o.Rel, cr)
 				if err != nil {
@@ -342,6 +376,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				out[i] = res
 				if cr.h != nil {
 					j.noteHash(o.Key, cr.n, cr.h.Sum64())
+					j.storeCache(actx, b, i, o, cr.h.Sum64())
 				}
 				return nil
 			})

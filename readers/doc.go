@@ -246,6 +246,21 @@
 // The methods of one ObjectRuns must not be called concurrently; distinct
 // objects are independent (several may be spilled at once).
 //
+// # Parquet objects and the codec of decoded objects
+//
+// ParquetLines reads a Parquet trace object (its columns the row fields)
+// as the JSON Lines text of the same rows, one row a line, row group by row
+// group, after checking the columns of the protocol's fields
+// (ParquetField): decoding that text gives exactly what the same rows in
+// JSON Lines give, and DataError.Row makes errors say "row N".
+// ConvertToParquet writes a JSON Lines object in that form (parquet.go,
+// parquet_convert.go).
+//
+// ObjectRuns.AppendEncoding and ObjectRecords.AppendEncoding write a
+// decoded object to bytes, DecodeEncodedObject and DecodeEncodedRecords
+// read it back: assembling what is read back gives the runs assembling the
+// decoded objects gives, bit for bit (codec.go, CodecVersion).
+//
 // # The decoder and its benchmark
 //
 // Skyfall rows are decoded by a hand-written scanner specialised to the row

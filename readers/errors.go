@@ -20,6 +20,7 @@ var ErrLimit = errors.New("limit exceeded")
 type DataError struct {
 	URL   string // the object URL, as handed to DecodeObject
 	Line  int    // 1-based line number; 0 when the error concerns no line
+	Row   bool   // Line counts the rows of a Parquet object: rendered "row N"
 	Field string // the field concerned ("reward", "components.progress"); "" when none
 	Msg   string // what is wrong, lower case
 	Err   error  // the cause, if any (ErrLimit, a decompressor's error); may be nil
@@ -34,7 +35,11 @@ func (e *DataError) Error() string {
 		if b.Len() > 0 {
 			b.WriteString(": ")
 		}
-		b.WriteString("line ")
+		if e.Row {
+			b.WriteString("row ")
+		} else {
+			b.WriteString("line ")
+		}
 		b.WriteString(strconv.Itoa(e.Line))
 	}
 	if e.Field != "" {

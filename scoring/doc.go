@@ -27,6 +27,12 @@
 // protocol/. scoring/protocoltest is the conformance suite every registered
 // protocol passes.
 //
+// A Decoder that implements Codec can write its decoded objects to bytes
+// and read them back, the runs assembled from them identical to the bit:
+// the engine's --cache stores them, and another engine can ship them
+// between workers. CodecKey names what decoding depends on besides the
+// object, so that an option that changes decoding changes the key.
+//
 // UsageError and DataError are the engine's error kinds; a row error is a
 // *readers.DataError naming its object and line.
 package scoring

@@ -48,6 +48,9 @@ type ManifestObject struct {
 	RowsRead  int64  `json:"rows_read"`
 	RunsFound int    `json:"runs_found"`
 	Status    string `json:"status"`
+	// Read says how the object's runs were obtained: decoded (JSON Lines),
+	// parquet (a Parquet object) or cache (served from --cache).
+	Read string `json:"read,omitempty"`
 }
 
 // ManifestOutput is one file written under the OUTPUT prefix.

@@ -16,7 +16,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 	usage := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
 		return &pipeline.UsageError{Err: explainUsage(cmd, err)}
 	}
-	cmds := []*cli.Command{scoreCommand(), boundCommand(), validateCommand(), checkEntryCommand(), synthCommand(), latestCommand(), diffCommand(), versionCommand()}
+	cmds := []*cli.Command{scoreCommand(), boundCommand(), validateCommand(), checkEntryCommand(), synthCommand(), latestCommand(), diffCommand(), convertCommand(), cacheCommand(), versionCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}

@@ -66,6 +66,8 @@ func scoreFlags() []cli.Flag {
 	flags := append(inputFlags(),
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Category: catOutput,
 			Usage: "where to write the results, `OUTPUT`: a folder, file://, s3://, gs:// or azblob:// prefix; {date} becomes the UTC date (s3://lab/scores/{date}/)"},
+		&cli.StringFlag{Name: "cache", Category: catInput, TakesFile: true,
+			Usage: "keep every object's decoded runs under `URL` (a folder or blob prefix; auto: a folder under the user's cache directory) and reuse them for objects unchanged since (same key, size, ETag or modification time, same decoding options): outputs are identical, only faster; see crlbatch cache"},
 		&cli.BoolFlag{Name: "overwrite", Category: catOutput,
 			Usage: "replace the result --out already holds, in place: its manifest.json is removed first and the new one written last (without this flag the job refuses)"},
 		&cli.BoolFlag{Name: "history", Category: catOutput,
@@ -121,7 +123,8 @@ func scoreCommand() *cli.Command {
 				return err
 			}
 			w := cmd.Root().Writer
-			fmt.Fprintf(w, "scored %d runs in %d families from %d objects (%d rows)\n", sum.Runs, sum.Families, sum.Objects, sum.Rows)
+			fmt.Fprintf(w, "scored %d runs in %d families from %d objects (%d rows): %d decoded, %d from the cache, %d Parquet\n",
+				sum.Runs, sum.Families, sum.Objects, sum.Rows, sum.Read[pipeline.ReadDecoded], sum.Read[pipeline.ReadCache], sum.Read[pipeline.ReadParquet])
 			fmt.Fprintf(w, "wrote %s: ", sum.Result)
 			for i, o := range sum.Outputs {
 				if i > 0 {
@@ -161,6 +164,7 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	cfg.Overwrite = cmd.Bool("overwrite")
 	cfg.History = cmd.Bool("history")
 	cfg.Keep = cmd.Int("keep")
+	cfg.Cache = cmd.String("cache")
 
 	if cmd.IsSet("group-by") {
 		if cfg.GroupBy = splitList(cmd.String("group-by")); cfg.GroupBy == nil {

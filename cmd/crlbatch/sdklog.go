@@ -79,7 +79,7 @@ func (s sdkLogger) Logf(c logging.Classification, format string, v ...any) {
 // through cfg.Logger. Only such a job gets the opener, so that every other
 // keeps the engine's own (which refuses mem://).
 func useSDKLogger(cfg *pipeline.Config) {
-	for _, s := range []string{cfg.Input, cfg.Output} {
+	for _, s := range []string{cfg.Input, cfg.Output, cfg.Cache} {
 		if u, err := url.Parse(s); err == nil && u.Scheme == s3blob.Scheme {
 			cfg.Opener = sdkOpener(cfg.Logger)
 			return

@@ -32,7 +32,7 @@ var usageCases = []struct {
 
 	// Unknown commands and flags, with the closest one.
 	{"unknown command", []string{"scroe"},
-		[]string{`crlbatch: unknown command "scroe"; did you mean score? (commands: score, bound, validate, check-entry, synth, latest, diff, version, completion; see crlbatch --help)`}},
+		[]string{`crlbatch: unknown command "scroe"; did you mean score? (commands: score, bound, validate, check-entry, synth, latest, diff, convert, cache, version, completion; see crlbatch --help)`}},
 	{"unknown help topic", []string{"help", "valdate"}, []string{`crlbatch: unknown command "valdate"; did you mean validate?`}},
 	{"unknown command far from any", []string{"frobnicate"}, []string{`crlbatch: unknown command "frobnicate" (commands: `}},
 	{"unknown shell", []string{"completion", "bassh"}, []string{`crlbatch: completion: unknown shell "bassh"; did you mean bash? (shells: bash, zsh, fish, pwsh)`}},

@@ -3,7 +3,8 @@
 // example scored end to end through the command, the same bytes at any
 // concurrency, no null without its reason, Parquet that DuckDB reads with
 // the declared types, validate agreeing with score, and a bad row named by
-// object and line.
+// object and line, and the same bytes from a warm --cache and from the
+// example converted to Parquet (inputs.go).
 //
 // The suite drives the real command through Config.Command (the caller's
 // in-process entry point, so that a protocol registered only in a test
@@ -298,6 +299,8 @@ func Run(t *testing.T, c Config) {
 			t.Errorf("--max-bad-rows 1 does not skip the bad row: exit %d: %s", code, stderr)
 		}
 	})
+
+	inputForms(t, c, p, score)
 }
 
 // duckType is the DuckDB type of an Arrow type as the writers declare them.

@@ -1,0 +1,307 @@
+package cache
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/crlbatch/crlbatch/storage"
+)
+
+// FormatVersion is the version of the entry format (the envelope around a
+// decoder's encoding): raise it when the envelope changes. It is part of
+// every entry's name and header.
+const FormatVersion = 1
+
+// Auto is the --cache value naming a folder under the user's cache
+// directory (os.UserCacheDir).
+const Auto = "auto"
+
+// EntrySuffix ends the name of every entry.
+const EntrySuffix = ".crlc"
+
+var magic = []byte("CRLBATCH-CACHE\n")
+
+// ErrCorrupt is the error of an entry that is not to be trusted: damaged,
+// truncated, of another format version or stored under another key.
+var ErrCorrupt = errors.New("cache entry is corrupt")
+
+// Cache is an open cache.
+type Cache struct {
+	loc   storage.Location
+	b     *blob.Bucket
+	close func() error
+
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+
+	mu        sync.Mutex
+	writeErrs int
+}
+
+// Resolve turns the --cache value into a location: Auto is
+// <os.UserCacheDir()>/crlbatch.
+func Resolve(raw string) (string, error) {
+	if raw != Auto {
+		return raw, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("--cache auto: %w", err)
+	}
+	return filepath.Join(dir, "crlbatch"), nil
+}
+
+// Open opens the cache at raw (a folder, a blob URL or Auto) through op
+// (nil: gocloud.dev's URL mux). Nothing is created until an entry is
+// written.
+func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
+	where, err := Resolve(raw)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := storage.ParseLocation(where, true)
+	if err != nil {
+		return nil, err
+	}
+	if loc.Local {
+		if loc.Path != "" && loc.Prefix == "" {
+			return nil, storage.Usagef("--cache %s is a file: want a folder or prefix", loc)
+		}
+		// Entries are written to a temporary file next to their final
+		// name, then renamed (the system temp dir may be another disk).
+		if u, err := url.Parse(loc.BucketURL); err == nil {
+			q := u.Query()
+			q.Set("no_tmp_dir", "true")
+			u.RawQuery = q.Encode()
+			loc.BucketURL = u.String()
+		}
+	}
+	b, closeFn, err := storage.OpenBucket(ctx, op, loc)
+	if err != nil {
+		return nil, err
+	}
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<36))
+	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec}, nil
+}
+
+// Close closes the cache's bucket.
+func (c *Cache) Close() error {
+	c.dec.Close()
+	return c.close()
+}
+
+// String is the cache's location, redacted.
+func (c *Cache) String() string { return c.loc.String() }
+
+// Key is the key of an entry: the SHA-256, in hex, of parts (each
+// length-prefixed, so that no two lists of parts give one key) and
+// FormatVersion.
+func Key(parts ...string) string {
+	h := sha256.New()
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], FormatVersion)
+	h.Write(n[:])
+	for _, p := range parts {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// name is the blob key of the entry of key.
+func (c *Cache) name(key string) string {
+	return fmt.Sprintf("%sv%d/%s/%s%s", c.loc.Prefix, FormatVersion, key[:2], key, EntrySuffix)
+}
+
+// URL is where the entry of key is stored.
+func (c *Cache) URL(key string) string { return c.loc.ObjectURL(c.name(key)) }
+
+// Entry is what an entry holds: a decoder's encoding of one object and a
+// hash of the object's bytes.
+type Entry struct {
+	Payload []byte
+	Hash    uint64
+}
+
+// Get reads the entry of key. found is false when there is none; an entry
+// that is there but not to be trusted is an error matching ErrCorrupt
+// (the caller rebuilds it); any other error is the store's.
+func (c *Cache) Get(ctx context.Context, key string) (e Entry, found bool, err error) {
+	data, err := c.b.ReadAll(ctx, c.name(key))
+	if err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return Entry{}, false, nil
+		}
+		return Entry{}, false, storage.RedactErr(err)
+	}
+	e, err = c.open(key, data)
+	return e, true, err
+}
+
+// Entry layout: magic, the format version (uint32), the key (64 hex
+// bytes), the object's hash (uint64), the length of the zstd-compressed
+// payload (uint64), the payload, then the SHA-256 of everything before it.
+const headerLen = 4 + 64 + 8 + 8
+
+func (c *Cache) open(key string, data []byte) (Entry, error) {
+	fail := func(format string, args ...any) (Entry, error) {
+		return Entry{}, fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+	if !bytes.HasPrefix(data, magic) {
+		return fail("not a crlbatch cache entry")
+	}
+	rest := data[len(magic):]
+	if len(rest) < headerLen+sha256.Size {
+		return fail("truncated: %d bytes", len(data))
+	}
+	if v := binary.LittleEndian.Uint32(rest); v != FormatVersion {
+		return fail("written by format version %d, not %d", v, FormatVersion)
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return fail("checksum mismatch (damaged or truncated)")
+	}
+	if string(rest[4:68]) != key {
+		return fail("stored under another key")
+	}
+	hash := binary.LittleEndian.Uint64(rest[68:])
+	n := binary.LittleEndian.Uint64(rest[76:])
+	z := rest[headerLen : len(rest)-sha256.Size]
+	if uint64(len(z)) != n {
+		return fail("payload of %d bytes, header says %d", len(z), n)
+	}
+	payload, err := c.dec.DecodeAll(z, nil)
+	if err != nil {
+		return fail("payload: %v", err)
+	}
+	return Entry{Payload: payload, Hash: hash}, nil
+}
+
+// Put writes the entry of key. The entry's name is its key, and its
+// contents depend on the key alone, so that two jobs writing one entry at
+// once write the same bytes; each write goes to a temporary name and is
+// published whole (a rename on a local disk, a single upload on a blob
+// store), so that a reader never sees part of one.
+func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
+	z := c.enc.EncodeAll(e.Payload, nil)
+	buf := make([]byte, 0, len(magic)+headerLen+len(z)+sha256.Size)
+	buf = append(buf, magic...)
+	buf = binary.LittleEndian.AppendUint32(buf, FormatVersion)
+	buf = append(buf, key...)
+	buf = binary.LittleEndian.AppendUint64(buf, e.Hash)
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(z)))
+	buf = append(buf, z...)
+	sum := sha256.Sum256(buf)
+	buf = append(buf, sum[:]...)
+	if err := c.b.WriteAll(ctx, c.name(key), buf, &blob.WriterOptions{ContentType: "application/octet-stream"}); err != nil {
+		return storage.RedactErr(err)
+	}
+	return nil
+}
+
+// Stats describe a cache.
+type Stats struct {
+	Entries        int
+	Bytes          int64
+	Oldest, Newest time.Time // by when each entry was written; zero when empty
+}
+
+type entryInfo struct {
+	key  string
+	size int64
+	mod  time.Time
+}
+
+func (c *Cache) list(ctx context.Context) ([]entryInfo, error) {
+	var out []entryInfo
+	it := c.b.List(&blob.ListOptions{Prefix: c.loc.Prefix})
+	for {
+		o, err := it.Next(ctx)
+		if err != nil {
+			if err == io.EOF {
+				break
+			}
+			return nil, storage.RedactErr(err)
+		}
+		if o.IsDir || !strings.HasSuffix(o.Key, EntrySuffix) {
+			continue
+		}
+		out = append(out, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].mod.Equal(out[j].mod) {
+			return out[i].mod.Before(out[j].mod)
+		}
+		return out[i].key < out[j].key
+	})
+	return out, nil
+}
+
+// Stats lists the cache's entries (of every format version).
+func (c *Cache) Stats(ctx context.Context) (Stats, error) {
+	ents, err := c.list(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	var s Stats
+	for _, e := range ents {
+		s.Entries++
+		s.Bytes += e.size
+	}
+	if len(ents) > 0 {
+		s.Oldest, s.Newest = ents[0].mod, ents[len(ents)-1].mod
+	}
+	return s, nil
+}
+
+// Prune removes, oldest first, the entries written before olderThan (when
+// not zero), then more until the rest hold at most maxBytes (when not
+// negative). It returns what it removed. An entry removed while a job
+// reads it costs that job a decode, never a wrong result.
+func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) (removed Stats, err error) {
+	ents, err := c.list(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	var total int64
+	for _, e := range ents {
+		total += e.size
+	}
+	for _, e := range ents {
+		old := !olderThan.IsZero() && e.mod.Before(olderThan)
+		over := maxBytes >= 0 && total > maxBytes
+		if !old && !over {
+			continue
+		}
+		if err := c.b.Delete(ctx, e.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return removed, storage.RedactErr(err)
+		}
+		total -= e.size
+		removed.Entries++
+		removed.Bytes += e.size
+		if removed.Oldest.IsZero() {
+			removed.Oldest = e.mod
+		}
+		removed.Newest = e.mod
+	}
+	return removed, nil
+}

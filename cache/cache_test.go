@@ -1,0 +1,149 @@
+package cache
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "gocloud.dev/blob/fileblob"
+)
+
+func openTemp(t *testing.T) (*Cache, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "c")
+	c, err := Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, dir
+}
+
+// TestPutGet: what Put stores Get returns, under its key only; Key
+// separates its parts.
+func TestPutGet(t *testing.T) {
+	c, _ := openTemp(t)
+	ctx := context.Background()
+	k := Key("a", "bc")
+	if k == Key("ab", "c") || k == Key("a", "bc", "") || len(k) != 64 {
+		t.Fatalf("keys do not separate their parts: %s", k)
+	}
+	if _, found, err := c.Get(ctx, k); found || err != nil {
+		t.Fatalf("empty cache: found %v, %v", found, err)
+	}
+	payload := bytes.Repeat([]byte("payload "), 1000)
+	if err := c.Put(ctx, k, Entry{Payload: payload, Hash: 42}); err != nil {
+		t.Fatal(err)
+	}
+	e, found, err := c.Get(ctx, k)
+	if !found || err != nil || !bytes.Equal(e.Payload, payload) || e.Hash != 42 {
+		t.Fatalf("found %v, %v, hash %d, %d bytes", found, err, e.Hash, len(e.Payload))
+	}
+	if _, found, _ := c.Get(ctx, Key("other")); found {
+		t.Fatal("another key found")
+	}
+}
+
+// TestGetRefusesDamage: every byte flipped, every truncation, another
+// version and an entry copied under another key are ErrCorrupt.
+func TestGetRefusesDamage(t *testing.T) {
+	c, dir := openTemp(t)
+	ctx := context.Background()
+	k := Key("x")
+	if err := c.Put(ctx, k, Entry{Payload: []byte("some encoded object"), Hash: 7}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "v1", k[:2], k+EntrySuffix)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, data []byte, key string) {
+		t.Helper()
+		p := filepath.Join(dir, "v1", key[:2], key+EntrySuffix)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, found, err := c.Get(ctx, key); !found || !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: found %v, %v", what, found, err)
+		}
+	}
+	for i := range good {
+		b := bytes.Clone(good)
+		b[i] ^= 1
+		check("flipped byte", b, k)
+	}
+	for n := range len(good) {
+		check("truncated", good[:n], k)
+	}
+	other := bytes.Clone(good)
+	other[len(magic)] = FormatVersion + 1
+	check("another version", other, k)
+	check("another key", good, Key("y"))
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Get(ctx, k); err != nil {
+		t.Fatalf("restored: %v", err)
+	}
+}
+
+// TestStatsPrune: stats count every entry; prune removes the oldest first.
+func TestStatsPrune(t *testing.T) {
+	c, dir := openTemp(t)
+	ctx := context.Background()
+	var keys []string
+	base := time.Now().Add(-48 * time.Hour)
+	for i := range 4 {
+		k := Key(string(rune('a' + i)))
+		keys = append(keys, k)
+		if err := c.Put(ctx, k, Entry{Payload: bytes.Repeat([]byte{byte(i)}, 100)}); err != nil {
+			t.Fatal(err)
+		}
+		mod := base.Add(time.Duration(i) * 12 * time.Hour)
+		if err := os.Chtimes(filepath.Join(dir, "v1", k[:2], k+EntrySuffix), mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := c.Stats(ctx)
+	if err != nil || s.Entries != 4 || s.Bytes <= 0 || s.Oldest.Sub(base).Abs() > time.Second || s.Newest.Sub(base.Add(36*time.Hour)).Abs() > time.Second {
+		t.Fatalf("stats %+v, %v", s, err)
+	}
+	per := s.Bytes / 4
+	removed, err := c.Prune(ctx, -1, base.Add(13*time.Hour))
+	if err != nil || removed.Entries != 2 {
+		t.Fatalf("older than 35 h: removed %+v, %v", removed, err)
+	}
+	for i, k := range keys {
+		_, found, _ := c.Get(ctx, k)
+		if found != (i >= 2) {
+			t.Errorf("entry %d: found %v", i, found)
+		}
+	}
+	removed, err = c.Prune(ctx, per, time.Time{})
+	if err != nil || removed.Entries != 1 {
+		t.Fatalf("--max-bytes one entry: removed %+v, %v", removed, err)
+	}
+	if _, found, _ := c.Get(ctx, keys[3]); !found {
+		t.Error("the newest entry was removed")
+	}
+	if s, _ := c.Stats(ctx); s.Entries != 1 || s.Bytes != per {
+		t.Errorf("left %+v", s)
+	}
+}
+
+func TestResolveAuto(t *testing.T) {
+	got, err := Resolve(Auto)
+	dir, derr := os.UserCacheDir()
+	if (err == nil) != (derr == nil) || (err == nil && got != filepath.Join(dir, "crlbatch")) {
+		t.Errorf("auto: %q %v", got, err)
+	}
+	if got, _ := Resolve("s3://b/p"); got != "s3://b/p" {
+		t.Errorf("a URL: %q", got)
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+	"gocloud.dev/blob/s3blob"
+
+	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/storage"
+)
+
+func cacheCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "cache",
+		Usage: "show or bound the decoded-object cache of score --cache",
+		Description: "URL is what score's --cache names: a folder, a blob prefix, or auto (a folder under the user's\n" +
+			"cache directory). Entries are never trusted blindly: a damaged one is rebuilt by the next job.",
+		Commands: []*cli.Command{
+			{
+				Name:      "stats",
+				Usage:     "print the cache's entries, bytes, oldest and newest entry",
+				ArgsUsage: "URL",
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					c, err := openCacheArg(ctx, cmd)
+					if err != nil {
+						return err
+					}
+					defer c.Close()
+					s, err := c.Stats(ctx)
+					if err != nil {
+						return &pipeline.StorageError{Op: "list", URL: c.String(), Err: err}
+					}
+					w := cmd.Root().Writer
+					fmt.Fprintf(w, "cache: %s\nentries: %d\nbytes: %d (%s)\n", c, s.Entries, s.Bytes, humanBytes(s.Bytes))
+					if s.Entries > 0 {
+						fmt.Fprintf(w, "oldest: %s\nnewest: %s\n", s.Oldest.UTC().Format(time.RFC3339), s.Newest.UTC().Format(time.RFC3339))
+					}
+					return nil
+				},
+			},
+			{
+				Name:      "prune",
+				Usage:     "remove entries, oldest first: those older than --older-than, then more until at most --max-bytes are left",
+				ArgsUsage: "URL",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "max-bytes", Usage: "keep at most `SIZE` of entries (the newest)"},
+					&cli.StringFlag{Name: "older-than", Usage: "remove entries written more than `AGE` ago (90m, 36h, 7d)"},
+				},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					if !cmd.IsSet("max-bytes") && !cmd.IsSet("older-than") {
+						return pipeline.Usagef("cache prune: give --max-bytes SIZE or --older-than AGE (or both)")
+					}
+					maxBytes := int64(-1)
+					if cmd.IsSet("max-bytes") {
+						n, err := pipeline.ParseBytes(cmd.String("max-bytes"))
+						if err != nil || n < 0 {
+							return pipeline.Usagef("--max-bytes %q: want a size such as %s", cmd.String("max-bytes"), sizeExamples)
+						}
+						maxBytes = n
+					}
+					var before time.Time
+					if cmd.IsSet("older-than") {
+						d, err := parseAge(cmd.String("older-than"))
+						if err != nil {
+							return err
+						}
+						before = time.Now().Add(-d)
+					}
+					c, err := openCacheArg(ctx, cmd)
+					if err != nil {
+						return err
+					}
+					defer c.Close()
+					removed, err := c.Prune(ctx, maxBytes, before)
+					if err != nil {
+						return &pipeline.StorageError{Op: "delete", URL: c.String(), Err: err}
+					}
+					left, err := c.Stats(ctx)
+					if err != nil {
+						return &pipeline.StorageError{Op: "list", URL: c.String(), Err: err}
+					}
+					fmt.Fprintf(cmd.Root().Writer, "removed %d entries (%d bytes); %d entries (%d bytes) left in %s\n",
+						removed.Entries, removed.Bytes, left.Entries, left.Bytes, c)
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func openCacheArg(ctx context.Context, cmd *cli.Command) (*cache.Cache, error) {
+	raw, err := oneArg(cmd, "URL")
+	if err != nil {
+		return nil, err
+	}
+	var op storage.Opener
+	if u, err := url.Parse(raw); err == nil && u.Scheme == s3blob.Scheme {
+		op = sdkOpener(slog.New(slog.DiscardHandler))
+	}
+	return cache.Open(ctx, raw, op)
+}
+
+// parseAge reads a duration: Go's (90m, 36h) or a number of days (7d).
+func parseAge(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.ParseFloat(d, 64); err == nil && n >= 0 {
+			return time.Duration(n * float64(24*time.Hour)), nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return d, nil
+	}
+	return 0, pipeline.Usagef("--older-than %q: want an age such as 90m, 36h or 7d", s)
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/pipeline"
+)
+
+// scoreCached scores in into out with --cache c (none when c is "") and
+// the flags of args, failing the test on a non-zero exit; it returns the
+// manifest's read field of every object and stderr.
+func scoreCached(t *testing.T, in, out, c string, args ...string) ([]string, string) {
+	t.Helper()
+	all := []string{"score", in, "--out", out, "--quiet", "--concurrency", "2"}
+	if c != "" {
+		all = append(all, "--cache", c)
+	}
+	code, _, stderr := crl(t, append(all, args...)...)
+	if code != 0 {
+		t.Fatalf("score %v: exit %d: %s", args, code, stderr)
+	}
+	var reads []string
+	for _, o := range readManifest(t, out).Objects {
+		reads = append(reads, o.Read)
+	}
+	return reads, stderr
+}
+
+func countReads(reads []string, how string) int {
+	n := 0
+	for _, r := range reads {
+		if r == how {
+			n++
+		}
+	}
+	return n
+}
+
+// TestCacheWarmSameAsCold: for every protocol's bundled example and a
+// synthetic sweep, a warm rerun serves every object from the cache and
+// writes Parquet files and a report byte-identical to the cold run's, which
+// are those of a run without a cache.
+func TestCacheWarmSameAsCold(t *testing.T) {
+	for _, c := range parquetCases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.input
+			if in == "" {
+				in = synthSweep(t)
+			}
+			tmp := t.TempDir()
+			cdir := filepath.Join(tmp, "cache")
+			scoreCached(t, in, filepath.Join(tmp, "none"), "", c.args...)
+			cold, _ := scoreCached(t, in, filepath.Join(tmp, "cold"), cdir, c.args...)
+			warm, stderr := scoreCached(t, in, filepath.Join(tmp, "warm"), cdir, c.args...)
+			if countReads(cold, pipeline.ReadDecoded) != len(cold) || countReads(warm, pipeline.ReadCache) != len(warm) {
+				t.Fatalf("cold %v, warm %v", cold, warm)
+			}
+			if strings.Contains(stderr, "WARN") {
+				t.Errorf("warm run warned: %s", stderr)
+			}
+			sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "cold"))
+			sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "warm"))
+		})
+	}
+}
+
+// copyDir copies the files under src to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCacheAfterChanges: after one object is changed, one added (a copy
+// of another, whose duplicate note must still be found) and one deleted,
+// only the changed and added ones are decoded, and the outputs are those
+// of a run without a cache.
+func TestCacheAfterChanges(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	cdir := filepath.Join(tmp, "cache")
+	scoreCached(t, in, filepath.Join(tmp, "cold"), cdir)
+
+	var plain []string
+	filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			plain = append(plain, p)
+		}
+		return err
+	})
+	if len(plain) < 3 {
+		t.Fatalf("want 3 plain objects, have %v", plain)
+	}
+	data, err := os.ReadFile(plain[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Change: the object's last row is written once more (one more row).
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	changed := string(data) + lines[len(lines)-1] + "\n"
+	writeFile(t, plain[0], changed)
+	if err := os.Remove(plain[1]); err != nil {
+		t.Fatal(err)
+	}
+	copyData, err := os.ReadFile(plain[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(in, "zz-copy.jsonl"), string(copyData))
+
+	warm, _ := scoreCached(t, in, filepath.Join(tmp, "warm"), cdir)
+	scoreCached(t, in, filepath.Join(tmp, "none"), "")
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "warm"))
+	m := readManifest(t, filepath.Join(tmp, "warm"))
+	for _, o := range m.Objects {
+		want := pipeline.ReadCache
+		if o.Key == "zz-copy.jsonl" || filepath.Join(in, o.Key) == plain[0] {
+			want = pipeline.ReadDecoded
+		}
+		if o.Read != want {
+			t.Errorf("%s: read %q, want %q", o.Key, o.Read, want)
+		}
+	}
+	if len(m.Objects) != len(warm) || countReads(warm, pipeline.ReadDecoded) != 2 {
+		t.Errorf("reads %v", warm)
+	}
+	report, _ := os.ReadFile(filepath.Join(tmp, "warm", "report.md"))
+	if !strings.Contains(string(report), "zz-copy.jsonl hold the same bytes") {
+		t.Errorf("the duplicate object is not noted in the report")
+	}
+}
+
+// TestCacheOptions: an option that changes decoding (the identity fields,
+// a component kept, a limit) keeps the entries from being reused; one that
+// does not (the bootstrap, --gamma, the families) reuses them.
+func TestCacheOptions(t *testing.T) {
+	tmp := t.TempDir()
+	in := "../../configs/example-sweep"
+	cdir := filepath.Join(tmp, "cache")
+	scoreCached(t, in, filepath.Join(tmp, "cold"), cdir)
+	for i, c := range []struct {
+		args  []string
+		reuse bool
+	}{
+		{[]string{"--identity-fields", "run_id,seed,algorithm_id"}, false},
+		{[]string{"--episode-end", "goal"}, false},
+		{[]string{"--max-runs", "5000"}, false},
+		{[]string{"--max-line-bytes", "1MiB"}, false},
+		{[]string{"--bootstrap-resamples", "500"}, true},
+		{[]string{"--gamma", "0.9"}, true},
+		{[]string{"--group-by", "algorithm_id,seed", "--allow-missing-baseline"}, true},
+	} {
+		out := filepath.Join(tmp, "out"+string(rune('a'+i)))
+		reads, _ := scoreCached(t, in, out, cdir, c.args...)
+		want := pipeline.ReadDecoded
+		if c.reuse {
+			want = pipeline.ReadCache
+		}
+		if countReads(reads, want) != len(reads) {
+			t.Errorf("%v: reads %v, want every object %s", c.args, reads, want)
+		}
+		none := out + "-none"
+		scoreCached(t, in, none, "", c.args...)
+		sameOutputs(t, none, out)
+	}
+}
+
+// entries lists the cache's entry files.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, cache.EntrySuffix) {
+			out = append(out, p)
+		}
+		return err
+	})
+	return out
+}
+
+// TestCacheCorruptEntries: an entry with a flipped byte, a truncated one
+// and one written by another format version are not trusted: a warning
+// names them, the object is decoded, the outputs are unchanged, and the
+// entry is rebuilt (the next run serves it).
+func TestCacheCorruptEntries(t *testing.T) {
+	tmp := t.TempDir()
+	in := "../../configs/example-sweep"
+	cdir := filepath.Join(tmp, "cache")
+	scoreCached(t, in, filepath.Join(tmp, "cold"), cdir)
+	ents := entries(t, cdir)
+	if len(ents) < 3 {
+		t.Fatalf("entries %v", ents)
+	}
+	damage := []func([]byte) []byte{
+		func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b },
+		func(b []byte) []byte { return b[:len(b)*2/3] },
+		func(b []byte) []byte { b[len("CRLBATCH-CACHE\n")] = cache.FormatVersion + 1; return b },
+	}
+	for i, f := range damage {
+		data, err := os.ReadFile(ents[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(ents[i], f(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads, stderr := scoreCached(t, in, filepath.Join(tmp, "damaged"), cdir)
+	if n := countReads(reads, pipeline.ReadDecoded); n != 3 {
+		t.Errorf("%d objects decoded, want 3: %v", n, reads)
+	}
+	for _, want := range []string{"checksum mismatch", "written by format version 2"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %s", want, stderr)
+		}
+	}
+	if strings.Count(stderr, "cache entry not trusted") != 3 {
+		t.Errorf("want 3 warnings: %s", stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "damaged"))
+	reads, stderr = scoreCached(t, in, filepath.Join(tmp, "rebuilt"), cdir)
+	if countReads(reads, pipeline.ReadCache) != len(reads) || strings.Contains(stderr, "WARN") {
+		t.Errorf("after the rebuild: %v %s", reads, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "rebuilt"))
+}
+
+// TestCacheUnwritable: a cache where nothing can be written (its entry
+// folder is a file) costs a warning, never the job.
+func TestCacheUnwritable(t *testing.T) {
+	tmp := t.TempDir()
+	in := "../../configs/examples/safecrl"
+	cdir := filepath.Join(tmp, "cache")
+	writeFile(t, filepath.Join(cdir, "v1"), "not a folder")
+	reads, stderr := scoreCached(t, in, filepath.Join(tmp, "a"), cdir, "--protocol", "safecrl")
+	if countReads(reads, pipeline.ReadDecoded) != len(reads) {
+		t.Errorf("reads %v", reads)
+	}
+	if strings.Count(stderr, "cache cannot be written") != 1 {
+		t.Errorf("want one warning: %s", stderr)
+	}
+	scoreCached(t, in, filepath.Join(tmp, "none"), "", "--protocol", "safecrl")
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "a"))
+}
+
+// TestCacheConcurrentJobs: two jobs sharing one cache at once both give
+// the results of a job without it, and the cache then serves a third job
+// whole (go test -race covers the engine's side).
+func TestCacheConcurrentJobs(t *testing.T) {
+	tmp := t.TempDir()
+	in := synthSweep(t)
+	cdir := filepath.Join(tmp, "cache")
+	scoreCached(t, in, filepath.Join(tmp, "none"), "")
+	var wg sync.WaitGroup
+	for _, name := range []string{"a", "b"} {
+		wg.Go(func() {
+			code, _, stderr := crl(t, "score", in, "--out", filepath.Join(tmp, name), "--quiet", "--cache", cdir, "--concurrency", "2")
+			if code != 0 || strings.Contains(stderr, "WARN") {
+				t.Errorf("job %s: exit %d: %s", name, code, stderr)
+			}
+		})
+	}
+	wg.Wait()
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "a"))
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "b"))
+	reads, stderr := scoreCached(t, in, filepath.Join(tmp, "c"), cdir)
+	if countReads(reads, pipeline.ReadCache) != len(reads) || strings.Contains(stderr, "WARN") {
+		t.Errorf("third job: %v %s", reads, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "c"))
+}
+
+// TestCacheBadRowsNotCached: an object with rows skipped under
+// --max-bad-rows is decoded on every run, so that its bad rows are listed
+// and counted every time.
+func TestCacheBadRowsNotCached(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	writeFile(t, filepath.Join(in, "a.jsonl"), `{"run_id":"a","reward":0.5,"regime_id":"r"}`+"\n"+`{"run_id":"a","reward":"x","regime_id":"r"}`+"\n")
+	writeFile(t, filepath.Join(in, "b.jsonl"), `{"run_id":"b","reward":0.5,"regime_id":"r"}`+"\n")
+	cdir := filepath.Join(tmp, "cache")
+	scoreCached(t, in, filepath.Join(tmp, "cold"), cdir, "--max-bad-rows", "1")
+	reads, _ := scoreCached(t, in, filepath.Join(tmp, "warm"), cdir, "--max-bad-rows", "1")
+	if reads[0] != pipeline.ReadDecoded || reads[1] != pipeline.ReadCache {
+		t.Errorf("reads %v", reads)
+	}
+	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "warm"))
+	if s := readManifest(t, filepath.Join(tmp, "warm")).Skipped; len(s) != 1 {
+		t.Errorf("skipped %v", s)
+	}
+	if code, _, stderr := crl(t, "score", in, "--out", filepath.Join(tmp, "strict"), "--quiet", "--cache", cdir); code != 1 || !strings.Contains(stderr, "a.jsonl: line 2: reward") {
+		t.Errorf("without --max-bad-rows: exit %d: %s", code, stderr)
+	}
+}
+
+// TestCacheCommand: cache stats counts the entries a job wrote; prune
+// --max-bytes 0 and --older-than remove them; prune without a bound is a
+// usage error.
+func TestCacheCommand(t *testing.T) {
+	tmp := t.TempDir()
+	cdir := filepath.Join(tmp, "cache")
+	scoreCached(t, "../../configs/examples/skillshift", filepath.Join(tmp, "a"), cdir, "--protocol", "skillshift")
+	n := len(entries(t, cdir))
+	var size int64
+	for _, e := range entries(t, cdir) {
+		fi, err := os.Stat(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	code, stdout, stderr := crl(t, "cache", "stats", cdir)
+	if code != 0 || !strings.Contains(stdout, "entries: 2\n") || n != 2 || !strings.Contains(stdout, "bytes: "+strconv.FormatInt(size, 10)+" ") || !strings.Contains(stdout, "oldest: ") {
+		t.Fatalf("stats: exit %d: %s %s (%d entries, %d bytes)", code, stdout, stderr, n, size)
+	}
+	if code, stdout, _ := crl(t, "cache", "prune", cdir, "--older-than", "1d"); code != 0 || !strings.HasPrefix(stdout, "removed 0 entries") {
+		t.Errorf("prune --older-than 1d: %d %s", code, stdout)
+	}
+	if code, stdout, _ := crl(t, "cache", "prune", cdir, "--max-bytes", "0"); code != 0 || !strings.HasPrefix(stdout, "removed 2 entries ("+strconv.FormatInt(size, 10)+" bytes); 0 entries") {
+		t.Errorf("prune --max-bytes 0: %d %s", code, stdout)
+	}
+	if len(entries(t, cdir)) != 0 {
+		t.Errorf("entries left: %v", entries(t, cdir))
+	}
+	if code, _, stderr := crl(t, "cache", "prune", cdir); code != 2 || !strings.Contains(stderr, "--max-bytes") {
+		t.Errorf("prune without a bound: %d %s", code, stderr)
+	}
+}
+
+// TestCacheInsideInputOrOutput: a cache inside the input (its entries
+// could be read as traces) or inside, or around, the output is a usage
+// error.
+func TestCacheInsideInputOrOutput(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/examples/skillshift", in)
+	out := filepath.Join(tmp, "out")
+	for _, c := range []string{filepath.Join(in, "cache"), filepath.Join(out, "cache"), tmp} {
+		code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "skillshift", "--cache", c)
+		if code != 2 || !strings.Contains(stderr, "--cache") {
+			t.Errorf("--cache %s: exit %d: %s", c, code, stderr)
+		}
+	}
+}

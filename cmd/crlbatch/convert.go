@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/url"
+	"runtime"
+
+	"github.com/urfave/cli/v3"
+	"gocloud.dev/blob/s3blob"
+
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/storage"
+)
+
+func convertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "convert",
+		Usage:     "turn JSON Lines traces into Parquet traces, one Parquet object per object",
+		ArgsUsage: "INPUT",
+		Description: "Reads every JSON Lines object under INPUT (plain, gzip or zstd) and writes the same rows as one\n" +
+			"Parquet object (zstd) under --out: a.jsonl.gz becomes a.parquet. One column per field; a field\n" +
+			"whose values are of several types, nested or null is kept as each row's JSON text (see\n" +
+			"docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads them with the same\n" +
+			"runs, errors and results. Blank lines are dropped: row numbers count rows.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder or blob prefix to write the Parquet objects to"},
+			&cli.StringSliceFlag{Name: "pattern", Usage: "convert only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
+			&cli.IntFlag{Name: "concurrency", Value: runtime.NumCPU(), Usage: "at most `N` objects converted at once"},
+			&cli.StringFlag{Name: "max-line-bytes", Value: sizeText(readers.DefaultMaxLineBytes), Usage: "the longest line read (`SIZE`)"},
+			&cli.StringFlag{Name: "max-object-bytes", Value: sizeText(readers.DefaultMaxObjectBytes), Usage: "the most decompressed bytes read of one object (`SIZE`)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			in, err := oneArg(cmd, "INPUT")
+			if err != nil {
+				return err
+			}
+			cfg := pipeline.ConvertConfig{Input: in, Output: cmd.String("out"), Patterns: cmd.StringSlice("pattern"),
+				Concurrency: cmd.Int("concurrency"), Retry: pipeline.DefaultRetry()}
+			if cfg.Output == "" {
+				return storage.Usagef("convert: --out OUTPUT is required")
+			}
+			lineBytes, err := sizeFlag(cmd, "max-line-bytes")
+			if err != nil {
+				return err
+			}
+			cfg.Reader.MaxLineBytes = int(min(lineBytes, math.MaxInt))
+			if cfg.Reader.MaxObjectBytes, err = sizeFlag(cmd, "max-object-bytes"); err != nil {
+				return err
+			}
+			for _, s := range []string{cfg.Input, cfg.Output} {
+				if u, err := url.Parse(s); err == nil && u.Scheme == s3blob.Scheme {
+					cfg.Opener = sdkOpener(slog.New(slog.DiscardHandler))
+				}
+			}
+			n, err := pipeline.Convert(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.Root().Writer, "converted %d objects to Parquet under %s\n", n, storage.Redact(cfg.Output))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
+)
+
+// parquetCases are the bundled examples of every protocol and a synthetic
+// sweep whose runs span two objects each (made by synthSweep).
+var parquetCases = []struct {
+	name  string
+	input string // "" for the synthetic sweep
+	args  []string
+}{
+	{"sweep", "../../configs/example-sweep", nil},
+	{"sweep-spec", "../../configs/example-sweep", []string{"--spec", "experiment", "--ceiling", "per_step", "--episode-end-from-spec"}},
+	{"safecrl", "../../configs/examples/safecrl", []string{"--protocol", "safecrl"}},
+	{"contilab", "../../configs/examples/contilab", []string{"--protocol", "contilab"}},
+	{"skillshift", "../../configs/examples/skillshift", []string{"--protocol", "skillshift"}},
+	{"synth", "", nil},
+}
+
+// synthSweep writes a synthetic sweep (gzip and zstd objects, each run
+// split over two objects, extras) and returns its folder.
+func synthSweep(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "synth")
+	code, _, stderr := crl(t, "synth", "--out", dir, "--seeds", "2", "--steps", "300", "--split-files", "2",
+		"--compression", "mixed", "--extras", "--seed", "7")
+	if code != 0 {
+		t.Fatalf("synth: exit %d: %s", code, stderr)
+	}
+	return dir
+}
+
+// copyRenamed copies every trace object under src to dst under the key
+// convert gives its Parquet form, so that a job reading dst sees the same
+// keys (the runs' source) as one reading the converted objects.
+func copyRenamed(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if !strings.Contains(rel, ".jsonl") && !strings.HasSuffix(rel, ".ndjson") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, filepath.FromSlash(pipeline.ConvertedKey(filepath.ToSlash(rel))))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestParquetInputSameResults: every bundled example and a synthetic sweep,
+// converted to Parquet and scored, give Parquet outputs and a report
+// byte-identical to scoring the JSON Lines objects under the same keys;
+// the manifests differ only in how each object was read (and its size).
+func TestParquetInputSameResults(t *testing.T) {
+	for _, c := range parquetCases {
+		t.Run(c.name, func(t *testing.T) {
+			src := c.input
+			if src == "" {
+				src = synthSweep(t)
+			}
+			tmp := t.TempDir()
+			in := filepath.Join(tmp, "in")
+			copyRenamed(t, src, in)
+			score := func(out string) {
+				t.Helper()
+				args := append([]string{"score", in, "--out", out, "--quiet", "--pattern", "*.parquet", "--concurrency", "2"}, c.args...)
+				if code, _, stderr := crl(t, args...); code != 0 {
+					t.Fatalf("score: exit %d: %s", code, stderr)
+				}
+			}
+			score(filepath.Join(tmp, "json"))
+			if err := os.RemoveAll(in); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := crl(t, "convert", src, "--out", in, "--concurrency", "2")
+			if code != 0 {
+				t.Fatalf("convert: exit %d: %s", code, stderr)
+			}
+			if !strings.HasPrefix(stdout, "converted ") {
+				t.Errorf("convert said %q", stdout)
+			}
+			score(filepath.Join(tmp, "parquet"))
+			sameOutputs(t, filepath.Join(tmp, "json"), filepath.Join(tmp, "parquet"))
+			mj, mp := readManifest(t, filepath.Join(tmp, "json")), readManifest(t, filepath.Join(tmp, "parquet"))
+			if len(mj.Objects) != len(mp.Objects) || len(mj.Objects) == 0 {
+				t.Fatalf("objects: %d JSON Lines, %d Parquet", len(mj.Objects), len(mp.Objects))
+			}
+			for i := range mj.Objects {
+				j, p := mj.Objects[i], mp.Objects[i]
+				if j.Read != pipeline.ReadDecoded || p.Read != pipeline.ReadParquet {
+					t.Errorf("%s: read %q and %q, want decoded and parquet", j.Key, j.Read, p.Read)
+				}
+				if j.Key != p.Key || j.RowsRead != p.RowsRead || j.RunsFound != p.RunsFound {
+					t.Errorf("object %d: %+v, Parquet %+v", i, j, p)
+				}
+			}
+		})
+	}
+}
+
+// sameOutputs is protocoltest.SameOutputs.
+func sameOutputs(t *testing.T, a, b string) {
+	t.Helper()
+	protocoltest.SameOutputs(t, a, b)
+}
+
+// TestParquetInputSameOutcome: the corpus cases that have a Parquet form
+// (wrong types, missing fields, nulls, a run-key clash across objects, bad
+// rows skipped) end as they do in JSON Lines, the row named as a row; a
+// Parquet file whose column has the wrong type, or lacks a required field,
+// fails naming the object and the column.
+func TestParquetInputSameOutcome(t *testing.T) {
+	const ok1 = `{"run_id":"a","reward":0.5,"regime_id":"r"}`
+	cases := []struct {
+		name    string
+		objects map[string]string
+		args    []string
+		want    string // for a schema error: what the Parquet job's error says instead
+	}{
+		{"wrong type in a row", map[string]string{"a.jsonl": ok1 + "\n" + `{"run_id":"a","reward":"x","regime_id":"r"}` + "\n"}, nil, ""},
+		{"missing reward in a row", map[string]string{"a.jsonl": ok1 + "\n" + `{"run_id":"a","regime_id":"r"}` + "\n"}, nil, ""},
+		{"null regime_id", map[string]string{"a.jsonl": ok1 + "\n" + `{"run_id":"a","reward":1,"regime_id":null}` + "\n"}, nil, ""},
+		{"nan-free overflow-free components", map[string]string{"a.jsonl": ok1 + "\n" + `{"run_id":"a","reward":1,"regime_id":"r","components":{"x":"1"}}` + "\n"}, nil, ""},
+		{"bad rows skipped", map[string]string{
+			"a.jsonl": ok1 + "\n" + `{"run_id":"a","reward":"x","regime_id":"r"}` + "\n" + `{"run_id":"a","reward":0.25,"regime_id":"s"}` + "\n",
+			"b.jsonl": `{"run_id":"b","reward":0.5,"regime_id":"r"}` + "\n" + `{"run_id":"b","reward":0.7,"regime_id":"r","step":1.5}` + "\n"},
+			[]string{"--max-bad-rows", "2"}, ""},
+		{"run-key clash across objects", map[string]string{
+			"a.jsonl": `{"seed":1,"reward":0.5,"regime_id":"r"}` + "\n",
+			"b.jsonl": `{"seed":"1","reward":0.5,"regime_id":"r"}` + "\n"}, nil, ""},
+		{"a run across objects", map[string]string{
+			"a.jsonl": ok1 + "\n",
+			"b.jsonl": `{"run_id":"a","reward":0.25,"regime_id":"s","gamma":0.9}` + "\n"}, nil, ""},
+		{"safecrl wrong type", map[string]string{"a.jsonl": `{"run_id":"a","task":"t","return":1}` + "\n" + `{"run_id":"a","task":"t","return":true}` + "\n"},
+			[]string{"--protocol", "safecrl"}, ""},
+		{"string column for a number", map[string]string{"a.jsonl": `{"run_id":"a","reward":"x","regime_id":"r"}` + "\n"}, nil,
+			"a.parquet: column reward: of type utf8, want a number column"},
+		{"no column for a required field", map[string]string{"a.jsonl": `{"run_id":"a","regime_id":"r"}` + "\n"}, nil,
+			"a.parquet: column reward: missing: a required field"},
+		{"skillshift boolean column of strings", map[string]string{"a.jsonl": `{"run_id":"a","site":"g","condition":"src","success":"yes","steps":3}` + "\n"},
+			[]string{"--protocol", "skillshift"}, "a.parquet: column success: of type utf8, want a boolean column"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			src, in := filepath.Join(tmp, "src"), filepath.Join(tmp, "in")
+			for name, body := range c.objects {
+				writeFile(t, filepath.Join(src, name), body)
+			}
+			copyRenamed(t, src, in)
+			run := func(out string) (int, string) {
+				args := append([]string{"score", in, "--out", filepath.Join(tmp, out), "--quiet", "--pattern", "*.parquet"}, c.args...)
+				code, _, stderr := crl(t, args...)
+				return code, stderr
+			}
+			jcode, jerr := run("json")
+			if strings.Contains(jerr, "zstd") || strings.Contains(jerr, "gzip") {
+				return // an error of the JSON Lines object's compression: none in Parquet
+			}
+			if err := os.RemoveAll(in); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, stderr := crl(t, "convert", src, "--out", in); code != 0 {
+				t.Fatalf("convert: exit %d: %s", code, stderr)
+			}
+			pcode, perr := run("parquet")
+			if c.want != "" {
+				if pcode != 1 || !strings.Contains(perr, filepath.Join(in, c.want)) {
+					t.Fatalf("Parquet: exit %d: %s; want exit 1 and %q", pcode, perr, c.want)
+				}
+				return
+			}
+			if jcode != pcode {
+				t.Fatalf("exit %d (JSON Lines: %s), Parquet %d (%s)", jcode, jerr, pcode, perr)
+			}
+			// Errors found while a row is read name it as a row; those found
+			// while runs are assembled across objects (a run-key clash) say
+			// line, which is the row's number too.
+			if a, b := errorLines(jerr), errorLines(perr); strings.ReplaceAll(a, ": line ", ": row ") != strings.ReplaceAll(b, ": line ", ": row ") {
+				t.Errorf("Parquet said\n%s\nJSON Lines said\n%s", b, a)
+			}
+			if jcode == 0 {
+				sameOutputs(t, filepath.Join(tmp, "json"), filepath.Join(tmp, "parquet"))
+				mj, mp := readManifest(t, filepath.Join(tmp, "json")), readManifest(t, filepath.Join(tmp, "parquet"))
+				if len(mj.Skipped) != len(mp.Skipped) {
+					t.Fatalf("skipped %v, Parquet %v", mj.Skipped, mp.Skipped)
+				}
+				for i := range mj.Skipped {
+					if mj.Skipped[i] != mp.Skipped[i] {
+						t.Errorf("skipped %+v, Parquet %+v", mj.Skipped[i], mp.Skipped[i])
+					}
+				}
+			} else if !strings.Contains(perr, ": row ") && !strings.Contains(perr, "line 1: run key") {
+				t.Errorf("Parquet error names no row: %s", perr)
+			}
+		})
+	}
+}
+
+// errorLines keeps the lines of stderr that are the program's error (the
+// logs carry times).
+func errorLines(stderr string) string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "crlbatch: ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestCorpusParquetEquivalents: every corpus case that scores a folder and
+// whose objects crlbatch convert can turn into Parquet (every line valid
+// JSON; no generated or set-up input, no --pattern of its own) ends the
+// same way read as Parquet as read as JSON Lines under the same keys: the
+// same exit status, the same error (a row number for a line number), and,
+// when it succeeds, the same Parquet files and report.
+func TestCorpusParquetEquivalents(t *testing.T) {
+	ents, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineNo := regexp.MustCompile(`\b(line|row) \d+`)
+	// A column whose every value has the wrong type is a schema error in
+	// Parquet (naming the column) where JSON Lines names the first row.
+	schemaErr := regexp.MustCompile(`: column (\S+): of type \S+, want`)
+	tried := 0
+	for _, e := range ents {
+		dir := filepath.Join(corpusDir, e.Name())
+		c, err := loadCorpusCase(dir)
+		if err != nil || len(c.Args) == 0 || c.Args[0] != "score" || len(c.Setup)+len(c.Generate) > 0 || c.KnownBug != "" ||
+			!slices.Contains(c.Args, "IN") || slices.ContainsFunc(c.Args, func(a string) bool {
+			return strings.HasPrefix(a, "IN/") || strings.HasPrefix(a, "--pattern") || strings.Contains(a, "=IN")
+		}) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "in")); err != nil {
+			continue
+		}
+		tmp := t.TempDir()
+		conv := filepath.Join(tmp, "converted")
+		if code, _, _ := crl(t, "convert", filepath.Join(dir, "in"), "--out", conv); code != 0 {
+			continue // no Parquet equivalent (a line that is not JSON, no object)
+		}
+		tried++
+		t.Run(e.Name(), func(t *testing.T) {
+			in := filepath.Join(tmp, "in")
+			run := func(out string) (int, string) {
+				vars := map[string]string{"IN": in, "OUT": filepath.Join(tmp, out), "CASE": dir}
+				args := append(corpusExpandArgs(c.Args, vars), "--pattern", "*.parquet")
+				code, _, stderr := crl(t, args...)
+				return code, errorLines(stderr)
+			}
+			copyRenamed(t, filepath.Join(dir, "in"), in)
+			jcode, jerr := run("json")
+			if strings.Contains(jerr, "zstd") || strings.Contains(jerr, "gzip") {
+				return // an error of the JSON Lines object's compression: none in Parquet
+			}
+			if err := os.RemoveAll(in); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(conv, in); err != nil {
+				t.Fatal(err)
+			}
+			pcode, perr := run("parquet")
+			if m := schemaErr.FindStringSubmatch(perr); m != nil && pcode == 1 && jcode == 1 && strings.Contains(jerr, ": "+m[1]+": got ") {
+				return
+			}
+			if jcode != pcode || lineNo.ReplaceAllString(jerr, "N") != lineNo.ReplaceAllString(perr, "N") {
+				t.Fatalf("JSON Lines: exit %d %s\nParquet: exit %d %s", jcode, jerr, pcode, perr)
+			}
+			if jcode == 0 {
+				sameOutputs(t, filepath.Join(tmp, "json"), filepath.Join(tmp, "parquet"))
+			}
+		})
+	}
+	if tried < 20 {
+		t.Errorf("only %d corpus cases have a Parquet equivalent", tried)
+	}
+}

@@ -1,0 +1,230 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc64"
+	"strconv"
+	"sync"
+	"time"
+
+	"gocloud.dev/blob"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
+)
+
+// The decoded-object cache (--cache). Before any object is read, each is
+// looked up by a key made of what identifies its bytes (its URL, its key
+// relative to the input, size, ETag, MD5 and modification time as the store
+// reports them: a local file's ETag is its modification time and size) and
+// what its decoding depends on (the decoder's scoring.Codec.CodecKey: the
+// protocol, the codec version, every decoding option). A hit is the
+// decoder's encoding read back (DecodeEncoding) instead of the object; a
+// miss is decoded as usual, then encoded and stored, unless rows were
+// skipped as bad (those are reported on every run) or the object changed
+// while it was read. The cache only ever costs speed: a damaged entry is
+// rebuilt, and a cache that cannot be read or written is reported in a
+// warning and the job goes on without it.
+
+// jobCache is the cache of one job.
+type jobCache struct {
+	c     *cache.Cache
+	codec scoring.Codec
+
+	keys    []string // per object: its entry's key ("" when not cacheable)
+	attrs   []*blob.Attributes
+	hits    []scoring.Object // per object: the object read back from its entry
+	pending [][]byte         // per object missed: its encoding, until stored
+
+	warnOnce sync.Once
+}
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// hashFunc is the hash of object bytes: with a cache, one that entries can
+// keep from one job to the next (CRC-64), else maphash, seeded per job.
+func (j *job) hashFunc() hash.Hash64 {
+	if j.cache != nil {
+		return crc64.New(crcTable)
+	}
+	return j.newHash()
+}
+
+// openCache opens --cache, if any. A location that cannot be parsed is a
+// usage error; a store that cannot be opened, or a protocol whose decoder
+// has no codec, a warning.
+func (j *job) openCache(ctx context.Context) error {
+	if j.cfg.Cache == "" {
+		return nil
+	}
+	codec, ok := j.proto.dec.(scoring.Codec)
+	if !ok {
+		j.log.Warn("--cache is ignored: the protocol's decoder cannot encode its objects", "protocol", j.proto.name)
+		return nil
+	}
+	where, err := cache.Resolve(j.cfg.Cache)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	loc, err := ParseLocation(where, true)
+	if err != nil {
+		return err
+	}
+	// Entries inside the input could be read as traces (--pattern '*'),
+	// inside OUTPUT be tidied away or published.
+	if within(loc, j.in) || within(loc, j.out) || within(j.out, loc) {
+		return Usagef("--cache %s lies inside the input %s or the output %s (or holds the output): give it a place of its own", loc, j.in, j.out)
+	}
+	c, err := cache.Open(ctx, j.cfg.Cache, j.cfg.Opener)
+	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		j.log.Warn("--cache cannot be opened: every object is decoded", "cache", Redact(j.cfg.Cache), "error", redactErr(err))
+		return nil
+	}
+	j.cache = &jobCache{c: c, codec: codec}
+	return nil
+}
+
+func (j *job) closeCache() {
+	if j.cache != nil {
+		j.cache.c.Close()
+	}
+}
+
+// lookupCache finds the entry of every object, at most Concurrency at
+// once. Entries that cannot be read are warned about and left to be
+// rebuilt.
+func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) error {
+	jc := j.cache
+	if jc == nil {
+		return nil
+	}
+	n := len(objs)
+	jc.keys, jc.attrs, jc.hits, jc.pending = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.cfg.Concurrency)
+	for i, o := range objs {
+		g.Go(func() error {
+			url := j.in.ObjectURL(o.Key)
+			var a *blob.Attributes
+			err := j.cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+				var err error
+				a, err = b.Attributes(actx, o.Key)
+				return err
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+			}
+			if a.ETag == "" && len(a.MD5) == 0 && a.ModTime.IsZero() {
+				return nil // nothing tells this object's versions apart
+			}
+			key := cache.Key(jc.codec.CodecKey(), url, o.Rel, strconv.FormatInt(a.Size, 10), a.ETag,
+				fmt.Sprintf("%x", a.MD5), a.ModTime.UTC().Format(time.RFC3339Nano))
+			jc.keys[i], jc.attrs[i] = key, a
+			if a.Size != o.Size {
+				return nil // read below, where the change is reported
+			}
+			e, found, err := jc.c.Get(gctx, key)
+			switch {
+			case !found && err == nil:
+				return nil
+			case err != nil:
+				if gctx.Err() != nil {
+					return gctx.Err()
+				}
+				if errors.Is(err, cache.ErrCorrupt) {
+					j.log.Warn("cache entry not trusted: the object is decoded and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(key), "reason", err)
+				} else {
+					j.log.Warn("cache entry cannot be read: the object is decoded", "object", Redact(url), "entry", jc.c.URL(key), "error", err)
+				}
+				return nil
+			}
+			obj, err := jc.codec.DecodeEncoding(url, o.Rel, e.Payload)
+			if err != nil {
+				j.log.Warn("cache entry not trusted: the object is decoded and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(key), "reason", err)
+				return nil
+			}
+			jc.hits[i] = obj
+			j.noteHash(o.Key, o.Size, e.Hash)
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// cached returns object i's entry read back, or nil.
+func (j *job) cached(i int) scoring.Object {
+	if j.cache == nil || j.cache.hits == nil {
+		return nil
+	}
+	return j.cache.hits[i]
+}
+
+// encodeForCache keeps the encoding of object i, just decoded with bad
+// rows skipped, to store once its bytes are known to be read whole.
+func (j *job) encodeForCache(i int, o scoring.Object, skipped int) {
+	jc := j.cache
+	if jc == nil || jc.keys == nil || jc.keys[i] == "" || skipped > 0 {
+		return
+	}
+	enc, err := jc.codec.AppendEncoding(nil, o)
+	if err != nil {
+		j.log.Warn("cannot encode a decoded object for the cache", "error", err)
+		return
+	}
+	jc.pending[i] = enc
+}
+
+// storeCache writes object i's entry, if it has one pending, once the
+// object has been read whole: unless it changed since it was looked up.
+func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) {
+	jc := j.cache
+	if jc == nil || jc.pending == nil || jc.pending[i] == nil {
+		return
+	}
+	enc := jc.pending[i]
+	jc.pending[i] = nil
+	before := jc.attrs[i]
+	after, err := b.Attributes(ctx, o.Key)
+	// Looked up, read, looked up again: the same version throughout, or
+	// nothing is stored. (The reader's own modification time is not
+	// compared: some stores give it to the second, their listings to the
+	// nanosecond.)
+	if err != nil || after.ETag != before.ETag || after.Size != before.Size || !after.ModTime.Equal(before.ModTime) {
+		return // changed under the job (or gone): not stored
+	}
+	if err := jc.c.Put(ctx, jc.keys[i], cache.Entry{Payload: enc, Hash: h}); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		jc.warnOnce.Do(func() {
+			j.log.Warn("cache cannot be written: the job goes on without storing entries", "cache", jc.c.String(), "error", err)
+		})
+	}
+}
+
+// badCounter counts the bad rows skipped in one object on their way to
+// onBad.
+func badCounter(onBad readers.BadRowFunc, n *int) readers.BadRowFunc {
+	if onBad == nil {
+		return nil
+	}
+	return func(row *readers.DataError) error {
+		err := onBad(row)
+		if err == nil {
+			*n++
+		}
+		return err
+	}
+}

@@ -1,0 +1,178 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/crlbatch/crlbatch/readers"
+)
+
+// ConvertConfig is one `crlbatch convert`: the JSON Lines objects under
+// Input (matching Patterns) become Parquet objects under Output.
+type ConvertConfig struct {
+	Input, Output string
+	Patterns      []string
+	Concurrency   int
+	// Reader holds the line and object limits (--max-line-bytes,
+	// --max-object-bytes).
+	Reader readers.Options
+	Opener Opener
+	Retry  RetryPolicy
+}
+
+// ConvertedKey is the key under OUTPUT of the Parquet object converted
+// from the object rel (relative to INPUT): its name less .jsonl, .ndjson
+// and .gz or .zst, plus .parquet.
+func ConvertedKey(rel string) string {
+	base := rel
+	for _, ext := range []string{".gz", ".zst"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	for _, ext := range []string{".jsonl", ".ndjson", ".json"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base + ".parquet"
+}
+
+// Convert writes, for every object under cfg.Input, the Parquet object of
+// its rows (readers.ConvertToParquet) under cfg.Output at ConvertedKey,
+// at most cfg.Concurrency at once. It returns the number of objects
+// written. Two objects converting to one key are a usage error; an object
+// that is not valid JSON Lines is a *readers.DataError naming its line,
+// and nothing is written then... except the objects already converted, as
+// each is written whole or not at all.
+func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
+	if len(cfg.Patterns) == 0 {
+		cfg.Patterns = DefaultPatterns
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	in, err := ParseLocation(cfg.Input, false)
+	if err != nil {
+		return 0, err
+	}
+	out, err := ParseLocation(cfg.Output, true)
+	if err != nil {
+		return 0, err
+	}
+	if out.Path != "" && out.Local && out.Prefix == "" {
+		return 0, Usagef("--out %s is a file: want a folder or prefix", out)
+	}
+	if within(out, in) {
+		return 0, Usagef("--out %s lies inside the input %s", out, in)
+	}
+	inB, inClose, err := openBucket(ctx, cfg.Opener, in)
+	if err != nil {
+		return 0, err
+	}
+	defer inClose()
+	outB, outClose, err := openBucket(ctx, cfg.Opener, publishLocation(out))
+	if err != nil {
+		return 0, err
+	}
+	defer outClose()
+	objs, err := list(ctx, inB, in, cfg.Patterns, cfg.Retry)
+	if err != nil {
+		return 0, err
+	}
+	if len(objs) == 0 {
+		return 0, &DataError{Err: fmt.Errorf("%s: no object matches %q", in, cfg.Patterns)}
+	}
+	keys := map[string]string{}
+	for _, o := range objs {
+		k := ConvertedKey(o.Rel)
+		if prev, ok := keys[k]; ok {
+			return 0, Usagef("%s and %s would both be converted to %s", prev, o.Rel, k)
+		}
+		keys[k] = o.Rel
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cfg.Concurrency)
+	for _, o := range objs {
+		g.Go(func() error {
+			url := in.ObjectURL(o.Key)
+			var buf bytes.Buffer
+			err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+				buf.Reset()
+				r, err := inB.NewReader(actx, o.Key, nil)
+				if err != nil {
+					return err
+				}
+				defer r.Close()
+				return readers.ConvertToParquet(url, r, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes)
+			})
+			if err != nil {
+				var de *readers.DataError
+				if errors.As(err, &de) || gctx.Err() != nil {
+					return err
+				}
+				return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+			}
+			key := out.Prefix + ConvertedKey(o.Rel)
+			err = cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+				if dir, ok := localDir(out); ok {
+					return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), buf.Bytes())
+				}
+				return outB.WriteAll(actx, key, buf.Bytes(), nil)
+			})
+			if err != nil {
+				return &StorageError{Op: "write", URL: out.ObjectURL(key), Err: redactErr(err)}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return len(objs), nil
+}
+
+// localDir is the folder of a local location.
+func localDir(l Location) (string, bool) {
+	if !l.Local {
+		return "", false
+	}
+	u, err := url.Parse(l.BucketURL)
+	if err != nil || u.Path == "" {
+		return "", false
+	}
+	return filepath.FromSlash(u.Path), true
+}
+
+// writeLocal writes data to path through a temporary file beside it and a
+// rename, so that the file is whole or absent. A local OUTPUT is written
+// here rather than through fileblob, which escapes names such as
+// a__0x41__.jsonl into other file names (the input's keys are the local
+// read-only driver's, unescaped).
+func writeLocal(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".crlbatch-convert-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

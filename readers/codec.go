@@ -1,0 +1,417 @@
+package readers
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+)
+
+// The codec of decoded objects: what DecodeObject and DecodeRecords give,
+// before assembly, written to bytes and read back exactly, so that the
+// runs Assemble and AssembleRecords then build are the same to the bit
+// (keys, metadata, row order, float64 bits, absent values, labels, origins,
+// the lines errors name). The cache of --cache stores it, and an engine
+// that moves decoded objects between workers can ship it.
+//
+// An encoding starts with a magic and CodecVersion, then the object's
+// counts, then its parts in order: each part's identity, run key, first
+// line, its metadata candidates still alive (name, JSON kind, canonical
+// value) and, for skyfall, the first origin and alias of each label in
+// label order, then its rows. A skyfall part's rows are its columns as the
+// skyfall binary trace encodes them (dense rewards, labels, steps,
+// components, flags; with their own CRC-32C); a record part's rows are each
+// row's line, its number and its fields' offsets. The object's URL and key
+// are not stored: the reader gives them, as it does to DecodeObject.
+// Integrity of the whole (a checksum) is the storing side's business.
+
+// CodecVersion is the version of the codec's encoding: raise it whenever
+// the encoding, or what decoding puts into an object, changes.
+const CodecVersion = 1
+
+var (
+	codecMagicRuns    = []byte("CRLR")
+	codecMagicRecords = []byte("CRLK")
+)
+
+// errCodec is the error of an encoding that cannot be read back.
+var errCodec = errors.New("readers: not a valid encoding of a decoded object")
+
+type encoder struct{ buf []byte }
+
+func (e *encoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) int(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
+func (e *encoder) str(s string)  { e.uint(uint64(len(s))); e.buf = append(e.buf, s...) }
+func (e *encoder) bytes(b []byte) {
+	e.uint(uint64(len(b)))
+	e.buf = append(e.buf, b...)
+}
+func (e *encoder) bool(b bool) {
+	if b {
+		e.buf = append(e.buf, 1)
+	} else {
+		e.buf = append(e.buf, 0)
+	}
+}
+
+type decoder struct {
+	buf []byte
+	err error
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errCodec
+	}
+}
+
+func (d *decoder) uint() uint64 {
+	v, n := binary.Uvarint(d.buf)
+	if n <= 0 {
+		d.fail()
+		d.buf = nil
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+func (d *decoder) int() int64 {
+	v, n := binary.Varint(d.buf)
+	if n <= 0 {
+		d.fail()
+		d.buf = nil
+		return 0
+	}
+	d.buf = d.buf[n:]
+	return v
+}
+
+// count reads a length no larger than what is left (each element takes at
+// least min bytes).
+func (d *decoder) count(min int) int {
+	v := d.uint()
+	if v > uint64(len(d.buf)/max(min, 1)+1) || v > math.MaxInt32 {
+		d.fail()
+		d.buf = nil
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.count(1)
+	if n > len(d.buf) {
+		d.fail()
+		d.buf = nil
+		return nil
+	}
+	b := d.buf[:n:n]
+	d.buf = d.buf[n:]
+	return b
+}
+
+func (d *decoder) str() string { return string(d.bytes()) }
+
+func (d *decoder) bool() bool {
+	if len(d.buf) == 0 {
+		d.fail()
+		return false
+	}
+	b := d.buf[0]
+	d.buf = d.buf[1:]
+	if b > 1 {
+		d.fail()
+	}
+	return b == 1
+}
+
+func (d *decoder) magic(m []byte) {
+	if !bytes.HasPrefix(d.buf, m) {
+		d.fail()
+		d.buf = nil
+		return
+	}
+	d.buf = d.buf[len(m):]
+	if v := d.uint(); v != CodecVersion && d.err == nil {
+		d.err = fmt.Errorf("readers: an encoding of codec version %d, not %d", v, CodecVersion)
+	}
+}
+
+func (e *encoder) info(o *ObjectInfo) {
+	e.uint(uint64(o.Format))
+	e.uint(uint64(o.Lines))
+	e.uint(uint64(o.Rows))
+	e.uint(uint64(o.Skipped))
+}
+
+func (d *decoder) info(o *ObjectInfo) {
+	o.Format = Format(d.uint())
+	o.Lines = int(d.uint())
+	o.Rows = int(d.uint())
+	o.Skipped = int(d.uint())
+}
+
+// header writes what grouping and metadata need of a part: the alive
+// candidates only (what compactCandidates keeps).
+func (e *encoder) header(c *partCore) {
+	e.bool(c.anon)
+	e.str(c.identKey)
+	e.str(c.runKey)
+	e.uint(uint64(len(c.ident)))
+	for _, v := range c.ident {
+		e.str(v.field)
+		e.str(v.canon)
+	}
+	e.uint(uint64(c.firstLine))
+	n := 0
+	for _, c := range c.cands {
+		if c.alive {
+			n++
+		}
+	}
+	e.uint(uint64(n))
+	for _, c := range c.cands {
+		if c.alive {
+			e.str(c.name)
+			e.buf = append(e.buf, c.kind)
+			e.str(c.canon)
+		}
+	}
+}
+
+func (d *decoder) header(c *partCore) {
+	c.anon = d.bool()
+	c.identKey = d.str()
+	c.runKey = d.str()
+	c.ident = make([]identValue, d.count(2))
+	for i := range c.ident {
+		c.ident[i] = identValue{field: d.str(), canon: d.str()}
+	}
+	c.firstLine = int(d.uint())
+	c.cands = make([]candidate, d.count(3))
+	for i := range c.cands {
+		name := d.str()
+		var kind byte
+		if len(d.buf) > 0 {
+			kind, d.buf = d.buf[0], d.buf[1:]
+		} else {
+			d.fail()
+		}
+		c.cands[i] = candidate{name: name, key: math.MaxUint32, kind: kind, canon: d.str(), alive: true}
+	}
+}
+
+// AppendEncoding appends the encoding of the decoded object to buf. The
+// object must hold its rows (neither spilled nor released).
+func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
+	if o.spilled || o.released {
+		return buf, fmt.Errorf("readers: encoding %s: its rows were spilled or released", o.URL)
+	}
+	e := &encoder{buf: append(buf, codecMagicRuns...)}
+	e.uint(CodecVersion)
+	e.info(&o.ObjectInfo)
+	e.uint(uint64(len(o.comps)))
+	for _, c := range o.comps {
+		e.str(c)
+	}
+	e.uint(uint64(len(o.parts)))
+	for _, p := range o.parts {
+		e.header(&p.partCore)
+		t := p.b.Trace(nil)
+		e.uint(uint64(len(t.LabelNames)))
+		for _, name := range t.LabelNames { // the labels in order of first row
+			lo := p.origins[name]
+			e.bool(lo.hasOrigin)
+			e.str(lo.origin)
+			e.bool(lo.hasAlias)
+			e.str(lo.alias)
+		}
+		known := 0
+		for _, name := range t.LabelNames {
+			if _, ok := p.origins[name]; ok {
+				known++
+			}
+		}
+		if known != len(p.origins) {
+			return buf, fmt.Errorf("readers: encoding %s: label origins of labels the part does not hold", o.URL)
+		}
+		tb, err := t.MarshalBinary()
+		if err != nil {
+			return buf, err
+		}
+		e.bytes(tb)
+	}
+	return e.buf, nil
+}
+
+// DecodeEncodedObject reads back an object AppendEncoding wrote, as the
+// object at url with key (relative to the input prefix), decoded with
+// opts: the same parts, rows and counts DecodeObject gave. It fails when
+// data is not such an encoding, or one of another CodecVersion, or of
+// other components than opts.Components.
+func DecodeEncodedObject(url, key string, data []byte, opts Options) (*ObjectRuns, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{buf: data}
+	d.magic(codecMagicRuns)
+	o := &ObjectRuns{ObjectInfo: ObjectInfo{URL: url, Key: key}}
+	d.info(&o.ObjectInfo)
+	o.comps = make([]string, d.count(1))
+	for i := range o.comps {
+		o.comps[i] = d.str()
+	}
+	if d.err == nil && !slices.Equal(o.comps, opts.Components) {
+		return nil, fmt.Errorf("readers: the encoding of %s holds components %q, not %q", url, o.comps, opts.Components)
+	}
+	o.parts = make([]*part, d.count(8))
+	for i := range o.parts {
+		p := &part{}
+		d.header(&p.partCore)
+		los := make([]labelOrigin, d.count(4))
+		for j := range los {
+			los[j] = labelOrigin{hasOrigin: d.bool(), origin: d.str(), hasAlias: d.bool(), alias: d.str()}
+		}
+		tb := d.bytes()
+		if d.err != nil {
+			return nil, d.err
+		}
+		t := new(skyfall.Trace)
+		if err := t.UnmarshalBinary(tb); err != nil {
+			return nil, fmt.Errorf("%w: %v", errCodec, err)
+		}
+		if len(t.LabelNames) != len(los) {
+			return nil, errCodec
+		}
+		for j, name := range t.LabelNames {
+			if los[j].hasOrigin || los[j].hasAlias {
+				p.addOrigin(name, los[j])
+			}
+		}
+		p.b = skyfall.NewBuilder(p.runKey, o.comps)
+		appendPart(p.b, t, p.origins, o.comps)
+		o.parts[i] = p
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.buf) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after its end", errCodec, len(d.buf))
+	}
+	return o, nil
+}
+
+// AppendEncoding appends the encoding of the decoded object to buf.
+func (o *ObjectRecords) AppendEncoding(buf []byte) ([]byte, error) {
+	e := &encoder{buf: append(buf, codecMagicRecords...)}
+	e.uint(CodecVersion)
+	e.info(&o.ObjectInfo)
+	e.int(o.mem)
+	for _, list := range [][]string{o.idents, o.schema} {
+		e.uint(uint64(len(list)))
+		for _, s := range list {
+			e.str(s)
+		}
+	}
+	var keys *recordKeys
+	for _, p := range o.parts {
+		if len(p.rows) > 0 {
+			keys = p.rows[0].keys
+			break
+		}
+	}
+	if keys == nil {
+		keys = newRecordKeys()
+	}
+	e.uint(uint64(len(keys.names)))
+	for _, n := range keys.names {
+		e.str(n)
+	}
+	e.uint(uint64(len(o.parts)))
+	for _, p := range o.parts {
+		e.header(&p.partCore)
+		e.uint(uint64(len(p.rows)))
+		for _, r := range p.rows {
+			if r.keys != keys {
+				return buf, fmt.Errorf("readers: encoding %s: rows with key tables of their own", o.URL)
+			}
+			e.uint(uint64(r.line))
+			e.bytes(r.data)
+			e.uint(uint64(len(r.fields)))
+			for _, f := range r.fields {
+				e.uint(uint64(f.key))
+				e.uint(uint64(f.start))
+				e.uint(uint64(f.end))
+				e.buf = append(e.buf, f.kind)
+			}
+		}
+	}
+	return e.buf, nil
+}
+
+// DecodeEncodedRecords reads back an object ObjectRecords.AppendEncoding
+// wrote, as the object at url with key: the same parts and Records (lines,
+// line numbers, fields) DecodeRecords gave.
+func DecodeEncodedRecords(url, key string, data []byte) (*ObjectRecords, error) {
+	d := &decoder{buf: data}
+	d.magic(codecMagicRecords)
+	o := &ObjectRecords{ObjectInfo: ObjectInfo{URL: url, Key: key}}
+	d.info(&o.ObjectInfo)
+	o.mem = d.int()
+	for _, list := range []*[]string{&o.idents, &o.schema} {
+		*list = make([]string, d.count(1))
+		for i := range *list {
+			(*list)[i] = d.str()
+		}
+	}
+	keys := newRecordKeys()
+	nk := d.count(1)
+	for range nk {
+		name := d.str()
+		if _, ok := keys.index[name]; ok {
+			d.fail()
+		}
+		keys.intern([]byte(name))
+	}
+	o.parts = make([]*recordPart, d.count(8))
+	for i := range o.parts {
+		p := &recordPart{}
+		d.header(&p.partCore)
+		p.rows = make([]*Record, d.count(3))
+		for j := range p.rows {
+			r := &Record{url: url, line: int(d.uint()), data: d.bytes(), keys: keys}
+			r.fields = make([]recordField, d.count(4))
+			for k := range r.fields {
+				f := recordField{key: uint32(d.uint()), start: uint32(d.uint()), end: uint32(d.uint())}
+				if len(d.buf) == 0 {
+					d.fail()
+					break
+				}
+				f.kind, d.buf = d.buf[0], d.buf[1:]
+				if int(f.key) >= len(keys.names) || f.start > f.end || int(f.end) > len(r.data) {
+					d.fail()
+				}
+				r.fields[k] = f
+			}
+			if d.err != nil {
+				return nil, d.err
+			}
+			r.buildIndex()
+			p.rows[j] = r
+		}
+		o.parts[i] = p
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.buf) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after its end", errCodec, len(d.buf))
+	}
+	return o, nil
+}

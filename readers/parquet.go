@@ -1,0 +1,448 @@
+package readers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Parquet traces (PROTOCOLS 1.1 rows as columns). A Parquet object is read
+// as the JSON Lines object holding the same rows, one row a line, so that
+// run assembly, validation, errors, limits and results are exactly those of
+// the JSON Lines form: ParquetLines turns its row groups, one at a time,
+// into JSON lines that the protocol's decoder reads as it reads any object.
+// Row N of the file is line N of that text, and errors name it as a row
+// (DataError.Row).
+//
+// A column holds one row field. Its cells become JSON values: numbers
+// (integers as their digits, floating point as the shortest digits that
+// parse back to the same float64), strings (escaped for JSON; invalid
+// UTF-8 is kept, so that it fails as it does in JSON Lines), booleans,
+// lists (arrays), structs and maps with string keys (objects). A null cell
+// leaves the field out of the row (a required field is then missing, and
+// the row fails naming it); a null member of a struct is left out of the
+// object, a null in a list or a map's value is a JSON null. The columns
+// named in the file's key/value metadata ParquetJSONColumns hold raw JSON
+// text per row (what `crlbatch convert` writes for a field whose values are
+// of several types, nested, or an explicit null): a null cell leaves the
+// field out, any other is copied as it is.
+//
+// The columns of the protocol's row fields are checked against the fields'
+// types before any row is read: a column of another type, or a required
+// field with no column, is a DataError naming the object and the column.
+
+// ParquetMagic is the first (and last) four bytes of a Parquet file.
+var ParquetMagic = []byte("PAR1")
+
+// ParquetJSONColumns is the key of a Parquet file's key/value metadata
+// listing (a JSON array of names) the columns holding raw JSON text.
+const ParquetJSONColumns = "crlbatch.json_columns"
+
+// ParquetField is a row field as the Parquet reader checks it: its name,
+// its type (number, integer, string, boolean, object, as in
+// scoring.Field) and whether it is required.
+type ParquetField struct {
+	Name     string
+	Type     string
+	Required bool
+}
+
+// parquetBatchRows is the number of rows converted at a time.
+const parquetBatchRows = 4096
+
+// ParquetLines reads the Parquet file r (the object at url) and returns a
+// reader of its rows as JSON lines, row group by row group, checking the
+// columns of fields first. The returned reader's Close releases the file.
+func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (io.ReadCloser, error) {
+	pf, err := file.NewParquetReader(r)
+	if err != nil {
+		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+	}
+	jsonCols := map[string]bool{}
+	if v := pf.MetaData().KeyValueMetadata().FindValue(ParquetJSONColumns); v != nil {
+		var names []string
+		if err := json.Unmarshal([]byte(*v), &names); err != nil {
+			pf.Close()
+			return nil, &DataError{URL: url, Msg: fmt.Sprintf("key/value metadata %s: %v", ParquetJSONColumns, err)}
+		}
+		for _, n := range names {
+			jsonCols[n] = true
+		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: parquetBatchRows}, memory.DefaultAllocator)
+	if err != nil {
+		pf.Close()
+		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+	}
+	schema, err := fr.Schema()
+	if err != nil {
+		pf.Close()
+		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+	}
+	// A file without rows lacks no field: an empty object in either form.
+	cols, err := parquetColumns(url, schema, fields, jsonCols, pf.NumRows() > 0)
+	if err != nil {
+		pf.Close()
+		return nil, err
+	}
+	if pf.NumRows() == 0 {
+		return emptyLines{pf}, nil
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		pf.Close()
+		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+	}
+	return &parquetLines{url: url, pf: pf, rr: rr, cols: cols}, nil
+}
+
+// parquetColumn is how one column becomes a field of each row.
+type parquetColumn struct {
+	name string
+	key  []byte // `"name":`
+	json bool   // raw JSON text
+}
+
+func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jsonCols map[string]bool, rows bool) ([]parquetColumn, error) {
+	byName := map[string]ParquetField{}
+	for _, f := range fields {
+		byName[f.Name] = f
+	}
+	seen := map[string]bool{}
+	var cols []parquetColumn
+	for _, f := range schema.Fields() {
+		if seen[f.Name] {
+			return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: two columns have this name", f.Name)}
+		}
+		seen[f.Name] = true
+		c := parquetColumn{name: f.Name, key: append(appendJSONString(nil, f.Name), ':'), json: jsonCols[f.Name]}
+		if c.json {
+			if !isStringType(f.Type) {
+				return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: listed in %s but of type %s, want a string column of JSON text", f.Name, ParquetJSONColumns, f.Type)}
+			}
+		} else {
+			if err := checkJSONType(f.Type); err != nil {
+				return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: %v", f.Name, err)}
+			}
+			if pf, ok := byName[f.Name]; ok {
+				if want, ok := fitsField(f.Type, pf.Type); !ok {
+					return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: of type %s, want %s", f.Name, f.Type, want)}
+				}
+			}
+		}
+		cols = append(cols, c)
+	}
+	for _, f := range fields {
+		if rows && f.Required && !seen[f.Name] {
+			return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: missing: a required field (want a %s column)", f.Name, f.Type)}
+		}
+	}
+	return cols, nil
+}
+
+func isStringType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return true
+	case arrow.DICTIONARY:
+		return isStringType(t.(*arrow.DictionaryType).ValueType)
+	}
+	return false
+}
+
+func isNumberType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT32, arrow.FLOAT64:
+		return true
+	}
+	return false
+}
+
+// fitsField says whether a column of type t can hold the field type ft,
+// and if not what it wants.
+func fitsField(t arrow.DataType, ft string) (string, bool) {
+	switch ft {
+	case "number", "integer":
+		return "a number column (integer or floating point)", isNumberType(t)
+	case "string":
+		return "a string column", isStringType(t)
+	case "boolean":
+		return "a boolean column (or an integer column of 0 and 1)", t.ID() == arrow.BOOL || isNumberType(t)
+	case "object":
+		switch t.ID() {
+		case arrow.STRUCT:
+			for _, f := range t.(*arrow.StructType).Fields() {
+				if !isNumberType(f.Type) {
+					return "a struct of number columns or a map of string to number", false
+				}
+			}
+			return "", true
+		case arrow.MAP:
+			m := t.(*arrow.MapType)
+			return "a struct of number columns or a map of string to number", isStringType(m.KeyType()) && isNumberType(m.ItemType())
+		}
+		return "a struct of number columns or a map of string to number", false
+	}
+	return "", true
+}
+
+// checkJSONType says whether cells of type t have a JSON form.
+func checkJSONType(t arrow.DataType) error {
+	switch t.ID() {
+	case arrow.NULL, arrow.BOOL:
+		return nil
+	case arrow.DICTIONARY:
+		return checkJSONType(t.(*arrow.DictionaryType).ValueType)
+	case arrow.LIST, arrow.LARGE_LIST:
+		return checkJSONType(t.(arrow.ListLikeType).Elem())
+	case arrow.STRUCT:
+		for _, f := range t.(*arrow.StructType).Fields() {
+			if err := checkJSONType(f.Type); err != nil {
+				return err
+			}
+		}
+		return nil
+	case arrow.MAP:
+		m := t.(*arrow.MapType)
+		if !isStringType(m.KeyType()) {
+			return fmt.Errorf("of type %s: a map's keys must be strings", t)
+		}
+		return checkJSONType(m.ItemType())
+	}
+	if isNumberType(t) || isStringType(t) {
+		return nil
+	}
+	return fmt.Errorf("of type %s, which has no JSON value (want numbers, strings, booleans, lists, structs or maps)", t)
+}
+
+// parquetLines is the JSON Lines text of a Parquet file's rows.
+type parquetLines struct {
+	url  string
+	pf   *file.Reader
+	rr   pqarrow.RecordReader
+	cols []parquetColumn
+
+	batch arrow.RecordBatch
+	row   int // next row of batch
+	buf   []byte
+	off   int
+	err   error
+}
+
+func (p *parquetLines) Read(b []byte) (int, error) {
+	for p.off >= len(p.buf) {
+		if p.err != nil {
+			return 0, p.err
+		}
+		p.buf, p.off = p.buf[:0], 0
+		p.fill()
+	}
+	n := copy(b, p.buf[p.off:])
+	p.off += n
+	return n, nil
+}
+
+// fill converts rows into buf, up to about 64 KiB, or sets err.
+func (p *parquetLines) fill() {
+	for len(p.buf) < 64<<10 {
+		if p.batch == nil || p.row >= int(p.batch.NumRows()) {
+			if p.batch != nil {
+				p.batch.Release()
+				p.batch = nil
+			}
+			if !p.rr.Next() {
+				if err := p.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+					p.err = fmt.Errorf("read: parquet: %w", err)
+				} else {
+					p.err = io.EOF
+				}
+				return
+			}
+			p.batch = p.rr.RecordBatch()
+			p.batch.Retain()
+			p.row = 0
+			continue
+		}
+		p.buf = p.appendRow(p.buf, p.row)
+		p.row++
+	}
+}
+
+func (p *parquetLines) appendRow(b []byte, i int) []byte {
+	b = append(b, '{')
+	first := true
+	for c, col := range p.cols {
+		a := p.batch.Column(c)
+		if a.IsNull(i) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, col.key...)
+		if col.json {
+			b = append(b, stringValue(a, i)...)
+			continue
+		}
+		b = appendValue(b, a, i)
+	}
+	return append(b, '}', '\n')
+}
+
+func stringValue(a arrow.Array, i int) string {
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.StringView:
+		return a.Value(i)
+	case *array.Dictionary:
+		return stringValue(a.Dictionary(), a.GetValueIndex(i))
+	}
+	return ""
+}
+
+// appendValue appends the JSON form of cell i of a.
+func appendValue(b []byte, a arrow.Array, i int) []byte {
+	if a.IsNull(i) {
+		return append(b, "null"...)
+	}
+	switch a := a.(type) {
+	case *array.Float64:
+		return appendFloat(b, a.Value(i))
+	case *array.Float32:
+		return appendFloat(b, float64(a.Value(i)))
+	case *array.Int64:
+		return strconv.AppendInt(b, a.Value(i), 10)
+	case *array.Int32:
+		return strconv.AppendInt(b, int64(a.Value(i)), 10)
+	case *array.Int16:
+		return strconv.AppendInt(b, int64(a.Value(i)), 10)
+	case *array.Int8:
+		return strconv.AppendInt(b, int64(a.Value(i)), 10)
+	case *array.Uint64:
+		return strconv.AppendUint(b, a.Value(i), 10)
+	case *array.Uint32:
+		return strconv.AppendUint(b, uint64(a.Value(i)), 10)
+	case *array.Uint16:
+		return strconv.AppendUint(b, uint64(a.Value(i)), 10)
+	case *array.Uint8:
+		return strconv.AppendUint(b, uint64(a.Value(i)), 10)
+	case *array.Boolean:
+		return strconv.AppendBool(b, a.Value(i))
+	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary:
+		return appendJSONString(b, stringValue(a, i))
+	case *array.Map: // before *array.List: a Map is one
+		keys, items := a.Keys(), a.Items()
+		lo, hi := a.ValueOffsets(i)
+		b = append(b, '{')
+		for k := lo; k < hi; k++ {
+			if k > lo {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, stringValue(keys, int(k)))
+			b = append(b, ':')
+			b = appendValue(b, items, int(k))
+		}
+		return append(b, '}')
+	case array.ListLike:
+		lo, hi := a.ValueOffsets(i)
+		vals := a.ListValues()
+		b = append(b, '[')
+		for k := lo; k < hi; k++ {
+			if k > lo {
+				b = append(b, ',')
+			}
+			b = appendValue(b, vals, int(k))
+		}
+		return append(b, ']')
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		b = append(b, '{')
+		n := 0
+		for f := 0; f < a.NumField(); f++ {
+			if a.Field(f).IsNull(i) {
+				continue // a null member is an absent one
+			}
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = appendJSONString(b, st.Field(f).Name)
+			b = append(b, ':')
+			b = appendValue(b, a.Field(f), i)
+		}
+		return append(b, '}')
+	}
+	return append(b, "null"...) // checkJSONType let no other type through
+}
+
+// appendFloat appends v as the shortest JSON number that parses back to v;
+// NaN and the infinities, which JSON has no number for, as the bare words
+// NaN, Infinity and -Infinity, which the decoders reject as they do in
+// JSON Lines.
+func appendFloat(b []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		return append(b, "NaN"...)
+	case math.IsInf(v, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(v, -1):
+		return append(b, "-Infinity"...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+// appendJSONString appends s as a JSON string: '"', '\' and U+0000–U+001F
+// escaped, everything else (invalid UTF-8 too) as it is.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// Close releases the file.
+func (p *parquetLines) Close() error {
+	if p.batch != nil {
+		p.batch.Release()
+		p.batch = nil
+	}
+	p.rr.Release()
+	return p.pf.Close()
+}
+
+// emptyLines is the text of a file without rows.
+type emptyLines struct{ pf *file.Reader }
+
+func (e emptyLines) Read([]byte) (int, error) { return 0, io.EOF }
+func (e emptyLines) Close() error             { return e.pf.Close() }
+
+// IsParquet says whether head, an object's first bytes, starts a Parquet
+// file.
+func IsParquet(head []byte) bool { return bytes.HasPrefix(head, ParquetMagic) }

@@ -1,0 +1,264 @@
+package readers
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// ConvertRowGroupRows is the number of rows in a row group of the Parquet
+// objects ConvertToParquet writes.
+const ConvertRowGroupRows = 64 << 10
+
+// ConvertToParquet writes the rows of the JSON Lines object r (plain, gzip
+// or zstd; url names it in errors) to w as one Parquet file (zstd) that
+// ParquetLines reads back into the same rows: one column per top-level
+// field, in order of first appearance. A field whose values are all
+// integers within int64 is an int64 column; all numbers (integers of at
+// most 2^53 among them) a float64 column; all strings a string column; all
+// booleans a boolean column; all objects of numbers a map of string to
+// float64 (skyfall's components); a row without the field has a null cell.
+// Any other field (values of several types, nested values, an explicit
+// null) is a string column of each row's raw JSON text, listed in the
+// key/value metadata ParquetJSONColumns. Every line must be valid JSON
+// (PROTOCOLS 1.1's grammar; blank lines are dropped, so a row's number in
+// the Parquet file counts rows, not lines): the first that is not is a
+// *DataError naming its line. maxLine and maxObject are the limits of
+// Options (0: the default).
+func ConvertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64) error {
+	c := &converter{index: map[string]int{}}
+	opts := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject, Check: c.row}
+	if _, err := DecodeRecords(url, "", r, opts); err != nil {
+		return err
+	}
+	return c.write(w)
+}
+
+type convCell struct {
+	col  int
+	kind byte
+	raw  []byte
+	sub  []convMember // the members of an object of numbers
+	ok   bool         // sub holds the object's members, all numbers
+}
+
+type convMember struct {
+	name string
+	v    float64
+}
+
+type convColumn struct {
+	name                                string
+	null, num, str, boolean, obj, other bool // kinds seen
+	ints, floats                        bool // integer literals within int64; other numbers
+	notExact                            bool // an integer literal a float64 column cannot hold
+	objNotNumbers                       bool // an object with a member that is not a number
+}
+
+type converter struct {
+	cols  []*convColumn
+	index map[string]int
+	rows  [][]convCell
+}
+
+func (c *converter) row(r *Record) error {
+	cells := make([]convCell, 0, len(r.fields))
+	for _, f := range r.fields {
+		name := r.keys.names[f.key]
+		i, ok := c.index[name]
+		if !ok {
+			i = len(c.cols)
+			c.index[name] = i
+			c.cols = append(c.cols, &convColumn{name: name})
+		}
+		col := c.cols[i]
+		raw := r.raw(f)
+		cell := convCell{col: i, kind: f.kind, raw: append([]byte(nil), raw...)}
+		switch f.kind {
+		case kindNull:
+			col.null = true
+		case kindNumber:
+			col.num = true
+			if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+				col.ints = true
+				if n > 1<<53 || n < -(1<<53) {
+					col.notExact = true
+				}
+			} else {
+				col.floats = true
+				if _, isInt := parseNumber(raw); isInt {
+					col.notExact = true // an integer literal beyond int64
+				}
+			}
+		case kindString:
+			col.str = true
+		case kindBool:
+			col.boolean = true
+		case kindObject:
+			col.obj = true
+			sub, _, err := r.Object(name)
+			if err != nil {
+				return err
+			}
+			cell.ok = true
+			for _, m := range sub.fields {
+				lit := sub.raw(m)
+				if m.kind != kindNumber {
+					col.objNotNumbers = true
+					cell.ok = false
+					break
+				}
+				v, isInt := parseNumber(lit)
+				if isInt {
+					if n, err := strconv.ParseInt(string(lit), 10, 64); err != nil || n > 1<<53 || n < -(1<<53) {
+						col.objNotNumbers = true
+					}
+				}
+				cell.sub = append(cell.sub, convMember{name: sub.keys.names[m.key], v: v})
+			}
+		default:
+			col.other = true
+		}
+		cells = append(cells, cell)
+	}
+	c.rows = append(c.rows, cells)
+	return nil
+}
+
+type convKind int
+
+const (
+	convJSON convKind = iota
+	convInt
+	convFloat
+	convString
+	convBool
+	convMap
+)
+
+func (col *convColumn) kind() convKind {
+	kinds := 0
+	for _, k := range []bool{col.null, col.num, col.str, col.boolean, col.obj, col.other} {
+		if k {
+			kinds++
+		}
+	}
+	switch {
+	case kinds != 1:
+		return convJSON
+	case col.num && !col.floats:
+		return convInt
+	case col.num && !col.notExact:
+		return convFloat
+	case col.str:
+		return convString
+	case col.boolean:
+		return convBool
+	case col.obj && !col.objNotNumbers:
+		return convMap
+	}
+	return convJSON
+}
+
+var convMapType = arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)
+
+func (c *converter) write(w io.Writer) error {
+	kinds := make([]convKind, len(c.cols))
+	fields := make([]arrow.Field, len(c.cols))
+	jsonCols := []string{}
+	for i, col := range c.cols {
+		kinds[i] = col.kind()
+		var t arrow.DataType
+		switch kinds[i] {
+		case convInt:
+			t = arrow.PrimitiveTypes.Int64
+		case convFloat:
+			t = arrow.PrimitiveTypes.Float64
+		case convBool:
+			t = arrow.FixedWidthTypes.Boolean
+		case convMap:
+			t = convMapType
+		default:
+			t = arrow.BinaryTypes.String
+		}
+		if kinds[i] == convJSON {
+			jsonCols = append(jsonCols, col.name)
+		}
+		fields[i] = arrow.Field{Name: col.name, Type: t, Nullable: true}
+	}
+	names, _ := json.Marshal(jsonCols)
+	md := arrow.NewMetadata([]string{ParquetJSONColumns}, []string{string(names)})
+	schema := arrow.NewSchema(fields, &md)
+	mem := memory.NewGoAllocator()
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(ConvertRowGroupRows),
+	)
+	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	if err != nil {
+		return fmt.Errorf("readers: convert: %w", err)
+	}
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	at := make([]int, len(c.cols)) // the row's cell of each column, -1 for none
+	for lo := 0; lo < len(c.rows); lo += ConvertRowGroupRows {
+		hi := min(lo+ConvertRowGroupRows, len(c.rows))
+		for _, cells := range c.rows[lo:hi] {
+			for i := range at {
+				at[i] = -1
+			}
+			for k, cell := range cells {
+				at[cell.col] = k
+			}
+			for i, k := range at {
+				fb := b.Field(i)
+				if k < 0 {
+					fb.AppendNull()
+					continue
+				}
+				cell := cells[k]
+				switch kinds[i] {
+				case convInt:
+					n, _ := strconv.ParseInt(string(cell.raw), 10, 64)
+					fb.(*array.Int64Builder).Append(n)
+				case convFloat:
+					v, _ := parseNumber(cell.raw)
+					fb.(*array.Float64Builder).Append(v)
+				case convString:
+					fb.(*array.StringBuilder).Append(string(decodeString(cell.raw)))
+				case convBool:
+					fb.(*array.BooleanBuilder).Append(cell.raw[0] == 't')
+				case convMap:
+					mb := fb.(*array.MapBuilder)
+					mb.Append(true)
+					kb, ib := mb.KeyBuilder().(*array.StringBuilder), mb.ItemBuilder().(*array.Float64Builder)
+					for _, m := range cell.sub {
+						kb.Append(m.name)
+						ib.Append(m.v)
+					}
+				default:
+					fb.(*array.StringBuilder).Append(string(cell.raw))
+				}
+			}
+		}
+		rec := b.NewRecordBatch()
+		err := fw.Write(rec)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("readers: convert: %w", err)
+		}
+	}
+	if err := fw.Close(); err != nil {
+		return fmt.Errorf("readers: convert: %w", err)
+	}
+	return nil
+}
