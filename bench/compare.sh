@@ -426,7 +426,8 @@ duck() {
 	else
 		measure "$tool" "$input" "$round" "$bytes" "$DUCKDBQ" -threads "$CONC" "$@" "${files[@]}"
 	fi
-	check_sum "duckdb-$shape" "$(check_query "$n")"
+	# (Node prints the sum with toPrecision's trailing zeros: a sum of its own.)
+	check_sum "$([ "$tool" = duckdb-node ] && echo duckdb-node || echo duckdb)-$shape" "$(check_query "$n")"
 }
 
 for round in $(seq 1 "$ROUNDS"); do

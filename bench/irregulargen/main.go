@@ -170,7 +170,7 @@ type field struct {
 	val func([]byte) []byte
 }
 
-const approxRowBytes = 520 // for the interval lengths only; the run stops at its bytes
+const approxRowBytes = 600 // for the interval lengths only; the run stops at its bytes
 
 func newRun(fam string, s int, seed uint64, bytes int64) *run {
 	h := uint64(0)
