@@ -92,24 +92,38 @@ clean:
 	rm -rf bin results
 
 # Side by side (issue 7): crlbatch score against DuckDB's read_ndjson + GROUP BY
-# and pandas on the same synthetic sweep (BENCH_BYTES, default 1 GB of JSONL,
-# plain and zstd, generated once under BENCH_DIR and reused), alternating
+# (in-process, bin/duckdbq) and pandas on the same synthetic sweeps of two
+# shapes, regular (crlbatch synth) and irregular (bench/irregulargen)
+# (BENCH_BYTES, default 1 GB of JSONL each, plain and zstd, 20 objects and
+# one, generated once under BENCH_DIR and reused), alternating
 # rounds; prints medians and ratios as Markdown (bench/compare.sh says what
 # it needs and measures; docs/performance.md keeps the latest table). The 4 GB
 # variant scores under --memory-limit and compares its peak RSS with the 1 GB
 # run's (run bench-compare first). Not run in CI.
-.PHONY: bench-compare bench-compare-4g
-bench-compare: build
+.PHONY: bench-compare bench-compare-4g bench-duckdbq bench-irregulargen
+bench-compare: build bench-duckdbq bench-irregulargen
 	bench/compare.sh
 
-bench-compare-4g: build
+bench-compare-4g: build bench-duckdbq bench-irregulargen
 	BENCH_BYTES=4000000000 bench/compare.sh
+
+# The generator of the irregular sweep shape (issue 16): rows as Python's
+# json.dumps writes them (bench/irregulargen/main.go).
+bench-irregulargen:
+	$(GO) build -o bin/irregulargen ./bench/irregulargen
+
+# DuckDB in this process for the benchmarks (issue 16): bench/duckdbq is a
+# module of its own (duckdb-go, cgo, a C compiler and ~70 MB of DuckDB's
+# library), outside ./..., so crlbatch's module stays free of cgo and
+# `make test` never builds it.
+bench-duckdbq:
+	cd bench/duckdbq && CGO_ENABLED=1 $(GO) build -o ../../bin/duckdbq .
 
 # Linear cost in every dimension (issue 16): runs, labels per run, rows per
 # run and objects each grow 10× twice; prints time, CPU and peak RSS per step
 # and the ratio between steps (bench/scale.sh says what it builds and
 # measures; docs/performance.md keeps the latest table). Not run in CI.
 .PHONY: bench-scale
-bench-scale: build
+bench-scale: build bench-duckdbq
 	bench/scale.sh
 

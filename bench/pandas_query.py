@@ -4,7 +4,9 @@ bench/duckdb_query.mjs, the way a notebook would write it.
     /usr/bin/python3 bench/pandas_query.py FILE...   (.jsonl, or .jsonl.zst)
 
 Reads every file with pd.read_json(lines=True) (compression from the file
-name; .zst needs python3-zstandard), concatenates them, groups by (run_id,
+name; .zst needs python3-zstandard): on one core, and pandas 1.5.3's only
+and slowest JSON reader (ujson into Python objects; pandas >= 2 also has
+engine="pyarrow", not measured). Concatenates them, groups by (run_id,
 regime_id) and computes count, mean and var (sample variance) of reward, then
 prints one JSON line to check the work against the other tools:
 

@@ -4,8 +4,12 @@
 # put; every step is scored once per round with the nightly job's full
 # protocol and every output, and the script prints wall time, CPU time
 # (user+sys) and peak RSS per step, and the ratio of each to the step before,
-# as a Markdown table (docs/performance.md keeps the latest). A step should
-# cost at most about 12× the one before. Not run in CI.
+# as a Markdown table (docs/performance.md keeps the latest). Beside it,
+# DuckDB's bare query on the same files, in this process (bin/duckdbq,
+# read_ndjson(columns=…) + GROUP BY, threads = CONCURRENCY), alternating
+# with crlbatch round by round: its wall time, peak RSS and crlbatch's wall
+# time as a multiple of it. A step should cost at most about 12× the one
+# before. Not run in CI.
 #
 #   runs      100 / 1,000 / 10,000 runs of 200 rows, 4 labels, in 10 objects
 #   labels    one run of 200,000 rows with 1,000 / 10,000 / 100,000 labels
@@ -19,7 +23,8 @@
 # (a tmpfs by default, so that the fsyncs of publishing do not time the disk).
 # Settings (environment): SCALE_DIR, OUT_DIR, ROUNDS (default 1; the median
 # is printed), DIMS (default "runs labels rows objects"), CRLBATCH (the
-# binary, default bin/crlbatch), CONCURRENCY (default 2).
+# binary, default bin/crlbatch), DUCKDBQ (default bin/duckdbq; make
+# bench-duckdbq), CONCURRENCY (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,9 +34,11 @@ ROUNDS=${ROUNDS:-1}
 DIMS=${DIMS:-runs labels rows objects}
 CRLBATCH=${CRLBATCH:-bin/crlbatch}
 CONCURRENCY=${CONCURRENCY:-2}
+DUCKDBQ=${DUCKDBQ:-bin/duckdbq}
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench-scale: needs GNU time at $TIME (apt-get install time)" >&2; exit 1; }
 [ -x "$CRLBATCH" ] || { echo "bench-scale: no $CRLBATCH (make build)" >&2; exit 1; }
+[ -x "$DUCKDBQ" ] || { echo "bench-scale: no $DUCKDBQ (make bench-duckdbq)" >&2; exit 1; }
 
 mkdir -p "$SCALE_DIR"
 GEN="$SCALE_DIR/scalegen"
@@ -52,14 +59,23 @@ input() {
 	echo "$dir"
 }
 
-# measure DIR: prints "wall cpu rssMB" of the median round (by wall time).
+# measure DIR: prints "wall cpu rssMB" of crlbatch's median round (by wall
+# time) and "wall rssMB" of DuckDB's (the query on DIR/*.jsonl, a glob
+# DuckDB expands), the two alternating round by round.
 measure() {
 	local dir=$1 r
 	for r in $(seq "$ROUNDS"); do
 		rm -rf "$OUT_DIR"
 		"$TIME" -f '%e %U %S %M' -o "$SCALE_DIR/time" "$CRLBATCH" score "$dir" --out "$OUT_DIR" "${FLAGS[@]}" >/dev/null
-		awk '{ printf "%.2f %.2f %.0f\n", $1, $2+$3, $4/1024 }' "$SCALE_DIR/time"
-	done | sort -n | awk -v n="$ROUNDS" 'NR == int((n+1)/2)'
+		awk '{ printf "c %.2f %.2f %.0f\n", $1, $2+$3, $4/1024 }' "$SCALE_DIR/time"
+		"$TIME" -f '%e %U %S %M' -o "$SCALE_DIR/time" "$DUCKDBQ" -threads "$CONCURRENCY" "$dir/*.jsonl" >"$SCALE_DIR/duckdb.out"
+		grep -q '"rows"' "$SCALE_DIR/duckdb.out" || { echo "bench-scale: DuckDB printed no result on $dir" >&2; exit 1; }
+		awk '{ printf "d %.2f %.0f\n", $1, $4/1024 }' "$SCALE_DIR/time"
+	done >"$SCALE_DIR/rounds"
+	local c d
+	c=$(awk '$1 == "c" { print $2, $3, $4 }' "$SCALE_DIR/rounds" | sort -n | awk -v n="$ROUNDS" 'NR == int((n+1)/2)')
+	d=$(awk '$1 == "d" { print $2, $3 }' "$SCALE_DIR/rounds" | sort -n | awk -v n="$ROUNDS" 'NR == int((n+1)/2)')
+	echo "$c $d"
 	rm -rf "$OUT_DIR"
 }
 
@@ -67,24 +83,26 @@ measure() {
 prev_wall="" prev_cpu="" prev_rss="" prev_dim=""
 step() {
 	local dim=$1 value=$2; shift 2
-	local dir mb wall cpu rss
+	local dir mb wall cpu rss dwall drss
 	dir=$(input "$dim-$value" "$@")
 	mb=$(du -sb "$dir" | awk '{ printf "%.0f", $1/1e6 }')
-	read -r wall cpu rss < <(measure "$dir")
+	read -r wall cpu rss dwall drss < <(measure "$dir")
 	local rw="" rc="" rr=""
 	if [ "$prev_dim" = "$dim" ]; then
 		rw=$(awk -v a="$wall" -v b="$prev_wall" 'BEGIN { printf "%.1f×", a/b }')
 		rc=$(awk -v a="$cpu" -v b="$prev_cpu" 'BEGIN { printf "%.1f×", a/b }')
 		rr=$(awk -v a="$rss" -v b="$prev_rss" 'BEGIN { printf "%.1f×", a/b }')
 	fi
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$dim" "$value" "$mb" "$wall" "$rw" "$cpu" "$rc" "$rss" "$rr"
+	local vs
+	vs=$(awk -v a="$wall" -v b="$dwall" 'BEGIN { printf "%.1f×", a/b }')
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$dim" "$value" "$mb" "$wall" "$rw" "$cpu" "$rc" "$rss" "$rr" "$dwall" "$drss" "$vs"
 	prev_dim=$dim prev_wall=$wall prev_cpu=$cpu prev_rss=$rss
 }
 
 echo "crlbatch $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo '+changes'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), --concurrency $CONCURRENCY, $ROUNDS round(s), median"
 echo
-echo '| dimension | size | MB | wall s | × | CPU s | × | peak RSS MB | × |'
-echo '| :-- | --: | --: | --: | --: | --: | --: | --: | --: |'
+echo '| dimension | size | MB | wall s | × | CPU s | × | peak RSS MB | × | DuckDB wall s | DuckDB peak RSS MB | wall, crlbatch / DuckDB |'
+echo '| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |'
 for dim in $DIMS; do
 	case $dim in
 	runs)

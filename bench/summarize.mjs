@@ -69,18 +69,25 @@ const label = {
   'crlbatch-nospill': 'crlbatch score, default --memory-limit',
   'crlbatch-c1': 'crlbatch score --concurrency 1',
   'crlbatch-1core': 'crlbatch score --concurrency 1, GOMAXPROCS=1',
-  duckdb: `DuckDB read_ndjson(columns=…) + GROUP BY, ${env.duckdb_threads || 2} threads`,
-  'duckdb-auto': `DuckDB read_ndjson (auto-detected schema) + GROUP BY, ${env.duckdb_threads || 2} threads`,
+  duckdb: `DuckDB in-process read_ndjson(columns=…) + GROUP BY, ${env.duckdb_threads || 2} threads`,
+  'duckdb-auto': `DuckDB in-process read_ndjson (auto-detected schema) + GROUP BY, ${env.duckdb_threads || 2} threads`,
+  'duckdb-node': `DuckDB through Node read_ndjson(columns=…) + GROUP BY, ${env.duckdb_threads || 2} threads`,
   pandas: 'pandas read_json + groupby',
 };
 const inputLabel = {
   plain: 'plain', zstd: 'zstd', 'slice-plain': `plain, ${env.slice_objects}-object slice`,
   'slice-zstd': `zstd, ${env.slice_objects}-object slice`,
   'one-plain': 'plain, as one object', 'one-zstd': 'zstd, as one object',
+  'irr-plain': 'irregular, plain', 'irr-zstd': 'irregular, zstd',
+  'irr-one-plain': 'irregular, plain, as one object', 'irr-one-zstd': 'irregular, zstd, as one object',
 };
 
-p(`### ${f(env.raw_bytes / 1e6, 0)} MB of JSONL: ${env.objects} objects (one run each, per-step extras), ` +
-  `zstd copy ${f(env.zstd_bytes / 1e6, 0)} MB; ${env.rounds} alternating rounds, medians`);
+const sweeps = [];
+if (env.raw_bytes) sweeps.push(`regular: ${f(env.raw_bytes / 1e6, 0)} MB of JSONL, ${env.rows} rows in ${env.objects} objects ` +
+  `(crlbatch synth, one run each, per-step extras), zstd copy ${f(env.zstd_bytes / 1e6, 0)} MB`);
+if (env.irr_raw_bytes) sweeps.push(`irregular: ${f(env.irr_raw_bytes / 1e6, 0)} MB of JSONL, ${env.irr_rows} rows in ${env.irr_objects} objects ` +
+  `(bench/irregulargen, json.dumps rows), zstd copy ${f(env.irr_zstd_bytes / 1e6, 0)} MB`);
+p(`### ${sweeps.join('; ')}; ${env.rounds} alternating rounds, medians`);
 p();
 p(`- machine: ${env.nproc} cores, ${env.cpu}, ${env.mem_gib} GiB; ${env.go}; ${env.node}; ${env.python}`);
 p(`- crlbatch ${env.crlbatch_rev}; ${env.duckdb_engine || 'DuckDB not run'}; ${env.pandas_engine || 'pandas not run'}`);
@@ -89,8 +96,8 @@ p(`- crlbatch flags: \`${env.crlbatch_flags}\`${env.memory_limit ? `, \`--memory
 p();
 p('| tool | input | MB | wall s | CPU s | MB/s | MB/s per CPU s | peak RSS MiB (median / max) | best wall s | others\' CPU |');
 p('| :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |');
-const order = ['crlbatch', 'crlbatch-nospill', 'duckdb', 'duckdb-auto', 'pandas', 'crlbatch-c1', 'crlbatch-1core'];
-const inputs = ['plain', 'zstd', 'slice-plain', 'slice-zstd', 'one-plain', 'one-zstd'];
+const order = ['crlbatch', 'crlbatch-nospill', 'duckdb', 'duckdb-auto', 'duckdb-node', 'pandas', 'crlbatch-c1', 'crlbatch-1core'];
+const inputs = ['plain', 'zstd', 'one-plain', 'one-zstd', 'irr-plain', 'irr-zstd', 'irr-one-plain', 'irr-one-zstd', 'slice-plain', 'slice-zstd'];
 for (const input of inputs) {
   for (const tool of order) {
     const s = get(tool, input);
@@ -108,39 +115,56 @@ if (busy.length) p(`\n**The machine was shared**: others took over 10 % of it du
 p();
 
 // Ratios: throughput > 1 means crlbatch is faster; RSS < 1 means it holds less.
-p('| ratio (crlbatch / other) | plain | zstd | issue 7 target |');
-p('| :-- | --: | --: | :-- |');
-const ratio = (a, b, what) => (a && b ? (what === 'rss' ? a.rss / b.rss : a.mbps / b.mbps) : NaN);
-const row = (name, ta, ia, tb, ib, what, target) => {
-  const rp = ratio(get(ta, ia[0]), get(tb, ib[0]), what);
-  const rz = ratio(get(ta, ia[1]), get(tb, ib[1]), what);
-  if (!Number.isFinite(rp) && !Number.isFinite(rz)) return;
-  p(`| ${name} | ${f(rp)}x | ${f(rz)}x | ${target} |`);
+const shapes = [['regular', ''], ['irregular', 'irr-']].filter(([, pre]) => [...S.keys()].some((k) => k.split('\t')[1].startsWith(pre) && (pre || !k.split('\t')[1].startsWith('irr-'))));
+// The pandas slice is of the regular sweep only.
+const cols = shapes.flatMap(([name, pre]) => [[`${name}, plain`, pre + 'plain', pre + 'one-plain', pre ? '' : 'slice-plain'],
+  [`${name}, zstd`, pre + 'zstd', pre + 'one-zstd', pre ? '' : 'slice-zstd']]);
+p(`| ratio (crlbatch / other) | ${cols.map((c) => c[0]).join(' | ')} | target |`);
+p(`| :-- | ${cols.map(() => '--:').join(' | ')} | :-- |`);
+const ratio = (a, b, what) => {
+  if (!a || !b) return NaN;
+  switch (what) {
+    case 'rss': return a.rss / b.rss;
+    case 'cpu': return a.mbpsCPU / b.mbpsCPU;
+    case 'wall': return a.wall / b.wall;
+    default: return a.mbps / b.mbps;
+  }
 };
-row('throughput, crlbatch / DuckDB (same files)', 'crlbatch', ['plain', 'zstd'], 'duckdb', ['plain', 'zstd'], 'mbps',
-  `≥ 1.0x: ${mark(ratio(get('crlbatch', 'plain'), get('duckdb', 'plain'), 'mbps') >= 1)}`);
-row('peak RSS, crlbatch / DuckDB (same files)', 'crlbatch', ['plain', 'zstd'], 'duckdb', ['plain', 'zstd'], 'rss',
-  `< 1.0x: ${mark(ratio(get('crlbatch', 'plain'), get('duckdb', 'plain'), 'rss') < 1)}`);
-row('throughput, crlbatch / DuckDB with auto-detected schema', 'crlbatch', ['plain', 'zstd'], 'duckdb-auto', ['plain', 'zstd'], 'mbps', '');
-row('peak RSS, crlbatch / DuckDB with auto-detected schema', 'crlbatch', ['plain', 'zstd'], 'duckdb-auto', ['plain', 'zstd'], 'rss', '');
-row('throughput, crlbatch / pandas (same slice)', 'crlbatch', ['slice-plain', 'slice-zstd'], 'pandas',
-  ['slice-plain', 'slice-zstd'], 'mbps', '');
-row('peak RSS, crlbatch / pandas (same slice)', 'crlbatch', ['slice-plain', 'slice-zstd'], 'pandas',
-  ['slice-plain', 'slice-zstd'], 'rss', '');
-row('throughput, crlbatch on the whole sweep / pandas on the slice', 'crlbatch', ['plain', 'zstd'], 'pandas',
-  ['slice-plain', 'slice-zstd'], 'mbps', '');
-row('throughput, crlbatch / DuckDB, the sweep as one object', 'crlbatch', ['one-plain', 'one-zstd'], 'duckdb',
-  ['one-plain', 'one-zstd'], 'mbps', '');
-row('peak RSS, crlbatch / DuckDB, the sweep as one object', 'crlbatch', ['one-plain', 'one-zstd'], 'duckdb',
-  ['one-plain', 'one-zstd'], 'rss', '');
+// row NAME TA TB WHAT WHICH TARGET: WHICH picks the input of a column (1: 20 objects, 2: one object, 3: the slice);
+// tb may differ in input (the whole sweep against the slice: which2).
+const row = (name, ta, tb, what, which, target, which2 = which) => {
+  const rs = cols.map((c) => ratio(get(ta, c[which]), get(tb, c[which2]), what));
+  if (!rs.some(Number.isFinite)) return;
+  p(`| ${name} | ${rs.map((r) => (Number.isFinite(r) ? `${f(r)}x` : '--')).join(' | ')} | ${target(rs)} |`);
+};
+const all = (ok) => (rs) => mark(rs.filter(Number.isFinite).every(ok));
+row('throughput, crlbatch / DuckDB in-process (20 objects)', 'crlbatch', 'duckdb', 'mbps', 1, (rs) => `issue 16: ≥ 1.0x everywhere: ${all((r) => r >= 1)(rs)}`);
+row('MB per CPU second, crlbatch / DuckDB in-process (20 objects)', 'crlbatch', 'duckdb', 'cpu', 1, () => '');
+row('peak RSS, crlbatch / DuckDB in-process (20 objects)', 'crlbatch', 'duckdb', 'rss', 1, (rs) => `issue 16: < 1.0x everywhere: ${all((r) => r < 1)(rs)}`);
+row('throughput, crlbatch / DuckDB in-process (one object)', 'crlbatch', 'duckdb', 'mbps', 2, (rs) => `≥ 1.0x: ${all((r) => r >= 1)(rs)}`);
+row('peak RSS, crlbatch / DuckDB in-process (one object)', 'crlbatch', 'duckdb', 'rss', 2, (rs) => `< 1.0x: ${all((r) => r < 1)(rs)}`);
+row('throughput, crlbatch / DuckDB with auto-detected schema', 'crlbatch', 'duckdb-auto', 'mbps', 1, () => '');
+row('peak RSS, crlbatch / DuckDB with auto-detected schema', 'crlbatch', 'duckdb-auto', 'rss', 1, () => '');
+row('throughput, crlbatch / pandas (same slice; pandas on one core)', 'crlbatch', 'pandas', 'mbps', 3, () => '');
+row('MB per CPU second, crlbatch / pandas (same slice)', 'crlbatch', 'pandas', 'cpu', 3, () => '');
+row('peak RSS, crlbatch / pandas (same slice)', 'crlbatch', 'pandas', 'rss', 3, () => '');
+row('wall time, DuckDB through Node / in-process', 'duckdb-node', 'duckdb', 'wall', 1, () => '');
+row('peak RSS, DuckDB through Node / in-process', 'duckdb-node', 'duckdb', 'rss', 1, () => '');
 p();
+const dn = shapes.map(([name, pre]) => [name, get('duckdb-node', pre + 'plain'), get('duckdb', pre + 'plain')]).filter(([, a, b]) => a && b);
+for (const [name, a, b] of dn) {
+  p(`DuckDB through Node against in-process, ${name} plain: ${f(a.wall - b.wall)} s more wall time, ${f(a.cpu - b.cpu)} s more CPU, ` +
+    `${f(a.rss - b.rss, 0)} MiB more peak RSS (medians).`);
+}
+if (dn.length) p();
 
 const zs = [];
-for (const [tool, ip, iz] of [['crlbatch', 'plain', 'zstd'], ['duckdb', 'plain', 'zstd'], ['duckdb-auto', 'plain', 'zstd'], ['pandas', 'slice-plain', 'slice-zstd'],
+for (const [tool, ip, iz] of [['crlbatch', 'plain', 'zstd'], ['duckdb', 'plain', 'zstd'], ['duckdb-auto', 'plain', 'zstd'],
+  ['crlbatch', 'irr-plain', 'irr-zstd'], ['duckdb', 'irr-plain', 'irr-zstd'], ['pandas', 'slice-plain', 'slice-zstd'],
   ['crlbatch', 'slice-plain', 'slice-zstd']]) {
   const a = get(tool, ip);
   const b = get(tool, iz);
-  if (a && b) zs.push(`${tool}${ip.startsWith('slice') ? ' (slice)' : ''} ${pct(b.mbps / a.mbps)}`);
+  if (a && b) zs.push(`${tool}${ip.startsWith('slice') ? ' (slice)' : ip.startsWith('irr') ? ' (irregular)' : ''} ${pct(b.mbps / a.mbps)}`);
 }
 if (zs.length) {
   const c = get('crlbatch', 'plain');
@@ -162,12 +186,14 @@ if (c2 && (c1 || k1)) {
   p();
 }
 
-const o2 = get('crlbatch', 'one-plain');
-const o1 = get('crlbatch-c1', 'one-plain');
-if (o2 && o1) {
-  p(`The sweep as one object: decoded in chunks on ${env.nproc} cores against --concurrency 1 (one goroutine), ` +
-    `${f(o1.wall / o2.wall)}x (${f(o1.wall)} s → ${f(o2.wall)} s wall, ${f(o1.cpu)} → ${f(o2.cpu)} s CPU).`);
-  p();
+for (const pre of ['', 'irr-']) {
+  const o2 = get('crlbatch', pre + 'one-plain');
+  const o1 = get('crlbatch-c1', pre + 'one-plain');
+  if (o2 && o1) {
+    p(`The ${pre ? 'irregular' : 'regular'} sweep as one object: decoded in chunks on ${env.nproc} cores against --concurrency 1 (one goroutine), ` +
+      `${f(o1.wall / o2.wall)}x (${f(o1.wall)} s → ${f(o2.wall)} s wall, ${f(o1.cpu)} → ${f(o2.cpu)} s CPU).`);
+    p();
+  }
 }
 
 if (baselinePath) {

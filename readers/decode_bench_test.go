@@ -375,3 +375,33 @@ func BenchmarkDecodeFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeObjectIrregular decodes rows of the irregular sweep shape
+// (testdata/irregular.jsonl without its first row, the run's 1.5 KB config,
+// repeated to about 10 MB): keys in varying order, optional keys, json.dumps
+// separators and floats. Beside BenchmarkDecodeObject/plain it shows what
+// the shape costs the decoder; BenchmarkDecodeFile with a whole object of
+// bench/irregulargen measures the real mix.
+func BenchmarkDecodeObjectIrregular(b *testing.B) {
+	lines := irregularLines(b)[1:]
+	var data []byte
+	rows := 0
+	for len(data) < 10_000_000 {
+		for _, l := range lines {
+			data = append(append(data, l...), '\n')
+			rows++
+		}
+	}
+	done := cpuMeter(b, len(data))
+	defer done()
+	opts := Options{Components: []string{"progress", "collision", "success"}}
+	for b.Loop() {
+		o, err := DecodeObject("bench", "bench", bytes.NewReader(data), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if o.Rows != rows {
+			b.Fatal(o.Rows)
+		}
+	}
+}

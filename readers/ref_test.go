@@ -432,6 +432,7 @@ func FuzzDecodeRow(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	irregularSeeds(f, true)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		got, gerr := fastRow(line, fuzzComps)
 		want, werr := refDecode(line, fuzzComps)
@@ -483,6 +484,7 @@ func FuzzDecodeSequence(f *testing.F) {
 	}
 	wide := `{"reward":1,"regime_id":"a"` + many.String() + `,"components":{"progress":2` + manyComps.String() + `}}`
 	f.Add([]byte(wide + "\n" + wide + "\n" + strings.Replace(wide, `}}`, `,"c70":1}}`, 1) + "\n" + strings.Replace(wide, `,"components"`, `,"k71":1,"components"`, 1)))
+	irregularSeeds(f, false)
 	idents := DefaultIdentityFields
 	f.Fuzz(func(t *testing.T, data []byte) {
 		seq := newRowDecoder(fuzzComps)
