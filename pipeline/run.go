@@ -188,6 +188,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := j.tidy(ctx, outB); err != nil {
 		return nil, err
 	}
+	prev, err := j.loadPrevious(ctx, outB, target)
+	if err != nil {
+		return nil, err
+	}
 	if err := j.openCache(ctx); err != nil {
 		return nil, err
 	}
@@ -199,7 +203,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := j.score(ctx, rd)
+	res, err := j.score(ctx, rd, prev)
 	if err != nil {
 		return nil, err
 	}

@@ -50,8 +50,9 @@ func (j *job) each(rd *read, total *int, fn func(*scoring.Run) error) error {
 // score runs the protocol's steps over the decoded objects: a pass to
 // prepare (when the protocol asks for one), a pass to score every run kept
 // (at most --concurrency at once, each into its own slot), the reduction to
-// families, and the rendering of the files.
-func (j *job) score(ctx context.Context, rd *read) (*result, error) {
+// families, and the rendering of the files; prev, for a nightly job, is
+// the result its report says what changed since.
+func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, error) {
 	cfg, sj, dec := j.cfg, j.proto.job, j.proto.dec
 	if p, ok := sj.(scoring.Preparer); ok {
 		err := p.Prepare(func(fn func(*scoring.Run) error) error {
@@ -131,7 +132,7 @@ func (j *job) score(ctx context.Context, rd *read) (*result, error) {
 	for _, s := range scored {
 		notes = append(notes, s.Notes...)
 	}
-	return j.render(ctx, scored, notes)
+	return j.render(ctx, scored, notes, prev)
 }
 
 // checkFamilies refuses, before anything is reduced or published, a
@@ -232,7 +233,7 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 // waiting for (both are pure: no I/O, nothing shared; the reduction skips
 // its remaining cells and Render is not started, so the goroutine ends
 // soon after), and the Parquet writers stop between columns.
-func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []string) (*result, error) {
+func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []string, prev *previous) (*result, error) {
 	cfg, sj := j.cfg, j.proto.job
 	type built struct {
 		fres *family.Result
@@ -301,7 +302,15 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		rows := int64(tb.Table.NumRows())
 		out.files = append(out.files, outFile{name: tb.Name, data: buf.Bytes(), rows: &rows})
 	}
-	out.files = append(out.files, outFile{name: "report.md", data: []byte(rd.Report)})
+	report := rd.Report
+	sec, err := prev.section(rd.Params, fres, scored)
+	if err != nil {
+		return nil, err
+	}
+	if sec != "" {
+		report = strings.TrimRight(report, "\n") + "\n\n" + sec
+	}
+	out.files = append(out.files, outFile{name: "report.md", data: []byte(report)})
 	return out, nil
 }
 

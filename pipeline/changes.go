@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/diff"
+	"github.com/crlbatch/crlbatch/protocol/family"
+	"github.com/crlbatch/crlbatch/published"
+	"github.com/crlbatch/crlbatch/scoring"
+	"github.com/crlbatch/crlbatch/writers"
+)
+
+// previous is what a nightly job compares its result with: the newest
+// complete result of the history when the job started (nil on the first
+// night), or why it could not be read.
+type previous struct {
+	// url names the result this job is about to publish.
+	url    string
+	result *published.Result
+	// err is why the previous result could not be read; the report says
+	// so in place of the changes, and the job goes on.
+	err error
+}
+
+// loadPrevious reads the newest complete result of a --history OUTPUT, for
+// the report's "Changes since the previous result" (issue 12). It runs after
+// tidy, which has made LATEST name the newest complete result. A one-off job
+// compares with nothing (nil). A previous result that cannot be read does
+// not fail the night: its error is kept for the report and logged.
+func (j *job) loadPrevious(ctx context.Context, b *blob.Bucket, target string) (*previous, error) {
+	if !j.cfg.History {
+		return nil, nil
+	}
+	p := &previous{url: j.out.ObjectURL(target)}
+	ok, err := j.exists(ctx, b, j.out.Prefix+LatestName)
+	if err == nil && !ok {
+		return p, nil // the first night
+	}
+	if err == nil {
+		var prefixes []string
+		if prefixes, err = published.Nights(ctx, b, j.out, 1); err == nil {
+			p.result, err = published.Load(ctx, b, j.out, prefixes[0])
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		p.err = err
+		j.log.Warn("the previous result could not be read: the report says what changed since it only when it can", "output", j.out.String(), "error", redactErr(err))
+	}
+	return p, nil
+}
+
+// section is the report's "Changes since the previous result" for the
+// result a job has just reduced (fres, with the rendered params), or ""
+// for a one-off job and on the first night.
+func (p *previous) section(params any, fres *family.Result, scored []*scoring.Scored) (string, error) {
+	if p == nil || (p.result == nil && p.err == nil) {
+		return "", nil
+	}
+	if p.err != nil {
+		return fmt.Sprintf("## Changes since the previous result\n\nThe previous result could not be read, so nothing is compared: %s.\n",
+			writers.Text(strings.TrimSuffix(redactErr(p.err).Error(), "."))), nil
+	}
+	var runs []published.Run
+	for _, f := range fres.Families {
+		for _, i := range f.Runs {
+			runs = append(runs, published.Run{Key: scored[i].Key, Family: f.Name})
+		}
+	}
+	cur, err := published.FromFamilies(p.url, params, fres, runs)
+	if err != nil {
+		return "", fmt.Errorf("comparing with the previous result: %w", err)
+	}
+	return diff.Section(p.result, cur), nil
+}

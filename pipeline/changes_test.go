@@ -1,0 +1,98 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/diff"
+	"github.com/crlbatch/crlbatch/published"
+	"github.com/crlbatch/crlbatch/scoring"
+)
+
+// TestNightlyReportSaysWhatChanged: a --history job's report ends with
+// "Changes since the previous result", which is exactly what `crlbatch
+// diff` says of the two published results read back (issue 12): nothing on
+// the first night, a family and its runs added on the second; a previous
+// result that cannot be read is said so and the night still publishes; a
+// one-off job's report has no such section.
+func TestNightlyReportSaysWhatChanged(t *testing.T) {
+	const heading = "## Changes since the previous result"
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg, st := c.job(t)
+			cfg.History = true
+			night := func(where []scoring.Filter) (string, string) {
+				t.Helper()
+				cfg := cfg
+				cfg.Where = where
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := path.Base(filepath.ToSlash(sum.Result))
+				files := st.files(t)
+				checkResult(t, files, ResultsDir+id+"/")
+				return id, string(files[ResultsDir+id+"/report.md"])
+			}
+			first, report := night([]scoring.Filter{{Field: "algorithm_id", Values: []string{"ppo", "sac"}}})
+			if strings.Contains(report, heading) {
+				t.Errorf("the first night's report compares with something:\n%s", report)
+			}
+
+			second, report := night(nil)
+			b, loc, release, err := published.Open(ctx, cfg.Opener, cfg.Output)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			old, err := published.Load(ctx, b, loc, loc.Prefix+ResultsDir+first+"/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cur, err := published.Load(ctx, b, loc, loc.Prefix+ResultsDir+second+"/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := diff.Section(old, cur)
+			if !strings.HasSuffix(report, "\n\n"+want) {
+				t.Errorf("the second night's report does not end with what diff says of the two results read back:\nwant suffix:\n%s\nreport:\n%s", want, report)
+			}
+			if d := diff.Compare(old, cur); len(d.FamiliesAdded) != 1 || d.FamiliesAdded[0] != "ewc" {
+				t.Errorf("families added %q, want [ewc]", d.FamiliesAdded)
+			}
+			if !strings.Contains(want, "ewc") {
+				t.Errorf("the section does not name the added family:\n%s", want)
+			}
+
+			// The second night's families.parquet made unreadable: the
+			// third night says so and publishes.
+			bad := ResultsDir + second + "/families.parquet"
+			if dir, ok := st.(dirStore); ok {
+				if err := os.WriteFile(filepath.Join(string(dir), filepath.FromSlash(bad)), []byte("not parquet"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				put(t, b, loc.Prefix+bad, []byte("not parquet"))
+			}
+			_, report = night(nil)
+			if i := strings.Index(report, heading); i < 0 || !strings.Contains(report[i:], "could not be read") {
+				t.Errorf("the third night's report does not say the previous result could not be read:\n%s", report)
+			}
+		})
+	}
+	t.Run("one-off", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		if _, err := Run(context.Background(), localJob(localSweep(t), out, nil)); err != nil {
+			t.Fatal(err)
+		}
+		report := string(dirStore(out).files(t)["report.md"])
+		if strings.Contains(report, heading) {
+			t.Errorf("a one-off report compares with something:\n%s", report)
+		}
+	})
+}
