@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,14 +58,14 @@ func TestGetRefusesDamage(t *testing.T) {
 	if err := c.Put(ctx, k, Entry{Payload: []byte("some encoded object"), Hash: 7}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "v1", k[:2], k+EntrySuffix)
+	path := filepath.Join(dir, fmt.Sprintf("v%d", FormatVersion), k[:2], k+EntrySuffix)
 	good, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, data []byte, key string) {
 		t.Helper()
-		p := filepath.Join(dir, "v1", key[:2], key+EntrySuffix)
+		p := filepath.Join(dir, fmt.Sprintf("v%d", FormatVersion), key[:2], key+EntrySuffix)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestStatsPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 		mod := base.Add(time.Duration(i) * 12 * time.Hour)
-		if err := os.Chtimes(filepath.Join(dir, "v1", k[:2], k+EntrySuffix), mod, mod); err != nil {
+		if err := os.Chtimes(filepath.Join(dir, fmt.Sprintf("v%d", FormatVersion), k[:2], k+EntrySuffix), mod, mod); err != nil {
 			t.Fatal(err)
 		}
 	}

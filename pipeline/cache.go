@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"hash/crc64"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
@@ -44,13 +44,12 @@ type jobCache struct {
 	warnOnce sync.Once
 }
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
-
 // hashFunc is the hash of object bytes: with a cache, one that entries can
-// keep from one job to the next (CRC-64), else maphash, seeded per job.
+// keep from one job to the next (xxHash64, cache.FormatVersion 2), else
+// maphash, seeded per job.
 func (j *job) hashFunc() hash.Hash64 {
 	if j.cache != nil {
-		return crc64.New(crcTable)
+		return xxhash.New()
 	}
 	return j.newHash()
 }

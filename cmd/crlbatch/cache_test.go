@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -231,7 +232,7 @@ func TestCacheCorruptEntries(t *testing.T) {
 	if n := countReads(reads, pipeline.ReadDecoded); n != 3 {
 		t.Errorf("%d objects decoded, want 3: %v", n, reads)
 	}
-	for _, want := range []string{"checksum mismatch", "written by format version 2"} {
+	for _, want := range []string{"checksum mismatch", fmt.Sprintf("written by format version %d", cache.FormatVersion+1)} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q: %s", want, stderr)
 		}
@@ -253,7 +254,7 @@ func TestCacheUnwritable(t *testing.T) {
 	tmp := t.TempDir()
 	in := "../../configs/examples/safecrl"
 	cdir := filepath.Join(tmp, "cache")
-	writeFile(t, filepath.Join(cdir, "v1"), "not a folder")
+	writeFile(t, filepath.Join(cdir, fmt.Sprintf("v%d", cache.FormatVersion)), "not a folder")
 	reads, stderr := scoreCached(t, in, filepath.Join(tmp, "a"), cdir, "--protocol", "safecrl")
 	if countReads(reads, pipeline.ReadDecoded) != len(reads) {
 		t.Errorf("reads %v", reads)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // FNV-1a 64-bit parameters.
@@ -187,10 +188,12 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 	}
 	cut := n / 4 // the IQM drops positions [0, cut) and [n−cut, n)
 
-	draw := make([]float64, n)      // the resample in draw order
-	sortedRes := make([]float64, n) // the resample sorted
-	scratch := make([]float64, n)   // what a custom statistic may reorder
-	values := make([]float64, len(stats)*resamples)
+	bufs := bootstrapBufs.Get().(*bootstrapBuffers)
+	defer bootstrapBufs.Put(bufs)
+	draw := grow(&bufs.draw, n)           // the resample in draw order
+	sortedRes := grow(&bufs.sortedRes, n) // the resample sorted
+	scratch := grow(&bufs.scratch, n)     // what a custom statistic may reorder
+	values := grow(&bufs.values, len(stats)*resamples)
 	src := newIndexSource(seed)
 	un := uint64(n)
 	materialized := false
@@ -249,6 +252,23 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 		out[s].Lo, out[s].Hi = quantilePairSelect(v, qlo, qhi)
 	}
 	return out
+}
+
+// bootstrapBuffers are the scratch slices of one BootstrapCIs call, kept
+// for the next (a family table makes hundreds of calls of the same sizes):
+// every element is written before it is read, so reuse changes no result.
+type bootstrapBuffers struct {
+	draw, sortedRes, scratch, values []float64
+}
+
+var bootstrapBufs = sync.Pool{New: func() any { return new(bootstrapBuffers) }}
+
+// grow returns (*buf)[:n], reallocating *buf when it is shorter.
+func grow(buf *[]float64, n int) []float64 {
+	if cap(*buf) < n {
+		*buf = make([]float64, n)
+	}
+	return (*buf)[:n]
 }
 
 // trimmedMeanCounts is trimmedMeanSorted of the sorted resample that holds

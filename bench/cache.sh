@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# --cache and Parquet input side by side in one run (issue 15). Not run in CI.
+#
+#   bench/cache.sh                                 # 1 GB sweep, 3 rounds
+#   BENCH_BYTES=200000000 BENCH_ROUNDS=5 bench/cache.sh
+#
+# 1. Generates with `crlbatch synth` (fixed seed) a sweep of BENCH_BYTES of
+#    JSONL under BENCH_DIR/jsonl (4 families x 5 seeds = 20 objects, per-step
+#    extras), its Parquet form with `crlbatch convert` (BENCH_DIR/parquet),
+#    and a copy in which 5 % of the objects (1 of 20) are replaced by the
+#    same objects generated with another seed (BENCH_DIR/alt) between the
+#    cold and the warm run.
+# 2. In each of BENCH_ROUNDS rounds, from the page cache, alternating:
+#      cold, no cache:   score work
+#      cold, --cache:    score work --cache C (C emptied first: every
+#                        object decoded and its entry written)
+#      warm, --cache:    score work --cache C after 5 % of its objects
+#                        changed (95 % of the objects from C)
+#      parquet:          score parquet --pattern '*.parquet'
+#    each with the nightly job's flags, timed by /usr/bin/time (wall,
+#    user+sys CPU, peak RSS).
+# 3. Prints the median of each, and the ratios: cold/warm and JSONL/Parquet,
+#    in wall and CPU time. The machine's load (uptime) is printed before and
+#    after: on a shared machine wall times move, CPU times less so.
+set -euo pipefail
+
+BENCH_BYTES=${BENCH_BYTES:-1000000000}
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/crlbatch-bench-cache}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$BENCH_DIR/crlbatch
+
+mkdir -p "$BENCH_DIR"
+(cd "$ROOT" && go build -o "$BIN" ./cmd/crlbatch)
+
+SYNTH=(--family ppo --family sac --family ewc --family der --seeds 5 --extras --target-bytes "$BENCH_BYTES")
+stamp="$BENCH_BYTES $(sha256sum "$BIN" | cut -c1-16)"
+if [[ ! -f $BENCH_DIR/sweep.stamp || $(cat "$BENCH_DIR/sweep.stamp") != "$stamp" ]]; then
+	rm -rf "$BENCH_DIR"/{jsonl,alt,work,parquet,sweep.stamp}
+	"$BIN" synth --out "$BENCH_DIR/jsonl" "${SYNTH[@]}" --seed 0 >/dev/null
+	"$BIN" synth --out "$BENCH_DIR/alt" "${SYNTH[@]}" --seed 1 >/dev/null
+	"$BIN" convert --out "$BENCH_DIR/parquet" "$BENCH_DIR/jsonl" >/dev/null
+	echo "$stamp" >"$BENCH_DIR/sweep.stamp"
+fi
+# The cache keys an object by its URL, so the cold and the warm run read one
+# folder, BENCH_DIR/work: hard links to jsonl/, of which 5 % of the objects
+# are replaced by alt/'s between the cold and the warm run (a new file, a
+# new modification time), and linked back after.
+rm -rf "$BENCH_DIR/work"
+cp -al "$BENCH_DIR/jsonl" "$BENCH_DIR/work"
+mapfile -t objs < <(cd "$BENCH_DIR/jsonl" && find . -type f -name '*.jsonl' | sort)
+nobj=${#objs[@]}
+nchanged=$(((nobj * 5 + 99) / 100))
+change() { for f in "${objs[@]:0:$nchanged}"; do rm "$BENCH_DIR/work/$f" && cp "$BENCH_DIR/alt/$f" "$BENCH_DIR/work/$f"; done; }
+restore() { for f in "${objs[@]:0:$nchanged}"; do rm "$BENCH_DIR/work/$f" && ln "$BENCH_DIR/jsonl/$f" "$BENCH_DIR/work/$f"; done; }
+# Read every file once so that all runs start from the page cache.
+find "$BENCH_DIR"/{jsonl,alt,parquet} -type f -exec cat {} + >/dev/null
+
+# The nightly job's settings (configs/nightly.yaml) without input and out.
+FLAGS=(--quiet --spec experiment --ceiling by_configuration --episode-end-from-spec
+	--solve-component progress --group-by algorithm_id --baseline ppo --bootstrap-seed 0)
+
+T=$BENCH_DIR/times
+rm -rf "$T" && mkdir -p "$T"
+# run NAME ARGS...: one timed job, appended to $T/NAME as "wall cpu rssKB".
+run() {
+	local name=$1
+	shift
+	rm -rf "$BENCH_DIR/out"
+	/usr/bin/time -o "$T/one" -f "%e %U %S %M" "$BIN" score "$@" --out "$BENCH_DIR/out" "${FLAGS[@]}" >"$T/$name.log"
+	awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$T/one" >>"$T/$name"
+}
+
+echo "load before: $(uptime)"
+for r in $(seq "$BENCH_ROUNDS"); do
+	run cold-nocache "$BENCH_DIR/work"
+	rm -rf "$BENCH_DIR/c"
+	run cold-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/c"
+	change
+	run warm-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/c"
+	restore
+	run parquet "$BENCH_DIR/parquet" --pattern '*.parquet'
+done
+echo "load after:  $(uptime)"
+
+med() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+col() { awk -v c="$2" '{print $c}' "$T/$1" | med; }
+echo
+echo "sweep: $(du -sb "$BENCH_DIR/jsonl" | cut -f1) bytes of JSONL in $nobj objects; Parquet form $(du -sb "$BENCH_DIR/parquet" | cut -f1) bytes; $nchanged objects changed for the warm run; $BENCH_ROUNDS rounds, medians"
+printf '%-28s %9s %9s %10s\n' job wall_s cpu_s rss_MB
+for j in cold-nocache cold-cache warm-cache parquet; do
+	printf '%-28s %9s %9s %10d\n' "$j" "$(col $j 1)" "$(col $j 2)" $(($(col $j 3) / 1024))
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
+echo
+echo "cold (no cache) / warm:  wall $(ratio "$(col cold-nocache 1)" "$(col warm-cache 1)")x  cpu $(ratio "$(col cold-nocache 2)" "$(col warm-cache 2)")x"
+echo "cold (--cache) / warm:   wall $(ratio "$(col cold-cache 1)" "$(col warm-cache 1)")x  cpu $(ratio "$(col cold-cache 2)" "$(col warm-cache 2)")x"
+echo "JSONL / Parquet:         wall $(ratio "$(col cold-nocache 1)" "$(col parquet 1)")x  cpu $(ratio "$(col cold-nocache 2)" "$(col parquet 2)")x  (above 1: Parquet faster)"
+echo
+echo "what each job said:"
+for j in cold-nocache cold-cache warm-cache parquet; do
+	echo "  $j: $(grep -m1 '^scored' "$T/$j.log" || echo '(no summary line)')"
+done

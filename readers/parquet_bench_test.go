@@ -1,0 +1,53 @@
+package readers
+
+import (
+	"bytes"
+	"testing"
+)
+
+// BenchmarkParquetVersusJSONL decodes the same rows (benchRows: realistic
+// skyfall rows with per-step extras) as JSON Lines and as the Parquet file
+// ConvertToParquet makes of them, read the way score reads a Parquet
+// object (ParquetLines into DecodeObject). MB/s and cpuMB/s are of the
+// JSON Lines bytes in both, so the two are comparable directly:
+//
+//	go test ./readers -run XXX -bench ParquetVersusJSONL -count 6 -cpu 1
+func BenchmarkParquetVersusJSONL(b *testing.B) {
+	const rows = 20000
+	data := benchRows(rows)
+	var pq bytes.Buffer
+	if err := ConvertToParquet("bench", bytes.NewReader(data), &pq, 1<<20, 1<<30); err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Components: benchComps}
+	check := func(b *testing.B, o *ObjectRuns, err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if o.Rows != rows {
+			b.Fatalf("%d rows, want %d", o.Rows, rows)
+		}
+	}
+	b.Run("jsonl", func(b *testing.B) {
+		done := cpuMeter(b, len(data))
+		defer done()
+		for b.Loop() {
+			o, err := DecodeObject("bench", "bench", bytes.NewReader(data), opts)
+			check(b, o, err)
+		}
+	})
+	b.Run("parquet", func(b *testing.B) {
+		done := cpuMeter(b, len(data))
+		defer done()
+		b.ReportMetric(float64(pq.Len()), "parquet-bytes")
+		for b.Loop() {
+			lines, err := ParquetLines("bench", bytes.NewReader(pq.Bytes()), skyfallParquetFields)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o, err := DecodeObject("bench", "bench", lines, opts)
+			lines.Close()
+			check(b, o, err)
+		}
+	})
+}
