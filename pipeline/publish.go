@@ -537,7 +537,11 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 	if err != nil {
 		return err
 	}
+	if testHookAfterScan != nil {
+		testHookAfterScan()
+	}
 	inProgress := map[string]bool{}
+	dead := map[string]bool{}
 	var deadClaims []string
 	for id, key := range st.claims {
 		rec, _, mod, found, err := j.readClaim(ctx, b, key)
@@ -547,6 +551,7 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 		if found && !j.dead(rec, mod, jobClaimAge) {
 			inProgress[id] = true
 		} else if found {
+			dead[id] = true
 			deadClaims = append(deadClaims, key)
 		}
 	}
@@ -566,9 +571,12 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 		if st.complete[id] || inProgress[id] {
 			continue
 		}
-		if _, claimed := st.claims[id]; !claimed {
-			// Listed without a claim: finished since (manifest now there),
-			// or dead. Look again.
+		if !dead[id] {
+			// Not provably dead: listed without a claim, or its claim gone
+			// by the time it was read. Either it finished since (its
+			// manifest is there now and it let its claim go) or it failed
+			// and cleaned up. Look again: a result completed after the
+			// listing keeps every file.
 			if ok, err := j.exists(ctx, b, j.out.Prefix+ResultsDir+id+"/"+ManifestName); err != nil || ok {
 				if err != nil {
 					return err

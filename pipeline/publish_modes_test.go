@@ -607,3 +607,58 @@ func TestLayoutsAreNotMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestTidyKeepsAResultCompletedAfterItsListing: a nightly job's tidy lists
+// another job's attempt without its manifest, and by the time it reads that
+// attempt's claim the other job has written its manifest and let the claim
+// go. The result is complete: tidy must not remove its files (it did,
+// leaving a manifest that named missing files, under three concurrent
+// --history jobs in TestConcurrentHistoryJobs).
+func TestTidyKeepsAResultCompletedAfterItsListing(t *testing.T) {
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg, st := c.job(t)
+			cfg.History = true
+			if _, err := Run(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			files := st.files(t)
+			first := historyIDs(t, files)[0]
+			prefix := mustOut(t, cfg).Prefix
+			b, closeB, _ := openBucket(ctx, cfg.Opener, mustOut(t, cfg))
+			defer closeB()
+			// Another job's attempt, in progress: its claim (live) and its
+			// files, copies of the first result's, without the manifest.
+			host, _ := os.Hostname()
+			const other = "20200101T000000Z-0000000000bb"
+			claim := prefix + attemptClaims + other + ".json"
+			put(t, b, claim, fmt.Appendf(nil, `{"host":%q,"pid":%d,"started_at":%q,"attempt":%q}`, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339), other))
+			var manifest []byte
+			for name, data := range files {
+				rest, ok := strings.CutPrefix(name, ResultsDir+first+"/")
+				if !ok {
+					continue
+				}
+				if rest == ManifestName {
+					manifest = data
+					continue
+				}
+				put(t, b, prefix+ResultsDir+other+"/"+rest, data)
+			}
+			// It finishes between the tidy's listing and its reading of the
+			// claim: manifest written, claim released.
+			testHookAfterScan = func() {
+				put(t, b, prefix+ResultsDir+other+"/"+ManifestName, manifest)
+				if err := b.Delete(ctx, claim); err != nil {
+					t.Error(err)
+				}
+			}
+			defer func() { testHookAfterScan = nil }()
+			if _, err := Run(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			checkResult(t, st.files(t), ResultsDir+other+"/")
+		})
+	}
+}

@@ -45,6 +45,10 @@ func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, f
 // just before its files are checked and its manifest written (tests).
 var testHookBeforeManifest func(target string)
 
+// testHookAfterScan, when set, is called by a nightly job's tidy between
+// its listing of OUTPUT and its reading of the attempt claims listed.
+var testHookAfterScan func()
+
 // put writes one object with retries; a failed attempt is aborted by
 // cancelling its writer's context, so no half-written object remains. A
 // local file (fileblob) is written under a temporary name in its
