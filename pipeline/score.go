@@ -235,9 +235,10 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []string) (*result, error) {
 	cfg, sj := j.cfg, j.proto.job
 	type built struct {
-		fres *family.Result
-		rd   *scoring.Rendered
-		err  error
+		fres  *family.Result
+		rd    *scoring.Rendered
+		drawn *scoring.Drawn // nil unless the job is a scoring.Figurer
+		err   error
 	}
 	done := make(chan built, 1)
 	go func() {
@@ -268,7 +269,12 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 			}
 		}
 		b.fres = fres
-		b.rd, b.err = sj.Render(res)
+		if b.rd, b.err = sj.Render(res); b.err != nil {
+			return
+		}
+		if f, ok := sj.(scoring.Figurer); ok {
+			b.drawn, b.err = f.Figures(res)
+		}
 	}()
 	var b built
 	select {
@@ -289,7 +295,16 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		return nil, err
 	}
 	out := &result{params: pj, notes: append(notes, rd.Notes...), runs: len(scored), families: len(fres.Families)}
-	for _, tb := range rd.Tables {
+	tables, report := rd.Tables, rd.Report
+	var figs []outFile
+	var page []byte
+	if b.drawn != nil {
+		tables = append(tables[:len(tables):len(tables)], b.drawn.Tables...)
+		if figs, report, page, err = j.drawFigures(ctx, b.drawn, report); err != nil {
+			return nil, err
+		}
+	}
+	for _, tb := range tables {
 		var buf bytes.Buffer
 		if err := writers.WriteParquetContext(ctx, &buf, tb.Table, md); err != nil {
 			if ctx.Err() != nil {
@@ -300,7 +315,11 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		rows := int64(tb.Table.NumRows())
 		out.files = append(out.files, outFile{name: tb.Name, data: buf.Bytes(), rows: &rows})
 	}
-	out.files = append(out.files, outFile{name: "report.md", data: []byte(rd.Report)})
+	out.files = append(out.files, figs...)
+	out.files = append(out.files, outFile{name: "report.md", data: []byte(report)})
+	if page != nil {
+		out.files = append(out.files, outFile{name: "report.html", data: page})
+	}
 	return out, nil
 }
 

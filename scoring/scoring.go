@@ -236,6 +236,9 @@ type Scored struct {
 	Notes     []string
 	// Result is the protocol's own result, for Render.
 	Result any
+	// Figure is what the job's Figures needs of the run (a Figurer's
+	// downsampled curve), reduced while the run is scored.
+	Figure any
 }
 
 // NoSuchMetric is the reason of a metric a scored run does not have.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
+	"github.com/crlbatch/crlbatch/figures"
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/upperbound"
@@ -164,6 +165,7 @@ func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
 		}
 	}
 	s.Result = res
+	s.Figure = figures.Downsample(t.Rewards, t.Labels, labelNames(t.LabelNames))
 	return s, nil
 }
 
