@@ -199,4 +199,3 @@ func band(xs []float64) (float64, protocol.Value, protocol.Value) {
 func TQuantile975(df int) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
 }
-

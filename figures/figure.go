@@ -3,8 +3,8 @@ package figures
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"image/color"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot"

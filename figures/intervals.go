@@ -22,7 +22,7 @@ type Headline struct {
 
 // Estimate is one family's interval estimate of a metric.
 type Estimate struct {
-	Family        string
+	Family         string
 	IQM, Low, High protocol.Value
 }
 

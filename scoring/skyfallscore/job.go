@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/crlbatch/crlbatch/figures"
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
-	"github.com/crlbatch/crlbatch/figures"
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/upperbound"
