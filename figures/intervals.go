@@ -22,7 +22,9 @@ type Headline struct {
 
 // Estimate is one family's interval estimate of a metric.
 type Estimate struct {
-	Family         string
+	Family string
+	// Index is the family's position in the reduction (its colour).
+	Index          int
 	IQM, Low, High protocol.Value
 }
 
@@ -31,10 +33,10 @@ type Estimate struct {
 // families.parquet), families in the reduction's order.
 func IntervalEstimates(fres *family.Result, metric string) []Estimate {
 	var out []Estimate
-	for _, f := range fres.Families {
+	for i, f := range fres.Families {
 		for _, r := range f.Rows {
 			if r.Metric == metric {
-				out = append(out, Estimate{Family: f.Name, IQM: r.IQM, Low: r.IQMCILow, High: r.IQMCIHigh})
+				out = append(out, Estimate{Family: f.Name, Index: i, IQM: r.IQM, Low: r.IQMCILow, High: r.IQMCIHigh})
 			}
 		}
 	}
@@ -66,7 +68,7 @@ func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
 		for i, e := range est {
 			y := float64(len(est) - 1 - i)
 			names = append([]string{familyName(e.Family)}, names...)
-			c := Color(i)
+			c := Color(e.Index)
 			if !e.IQM.OK {
 				absent = append(absent, fmt.Sprintf("%s of %s (%s)", h.Label, familyName(e.Family), e.IQM.Reason))
 				continue
@@ -113,6 +115,7 @@ func reasonOf(vs ...protocol.Value) string {
 // baseline for a metric.
 type Improvement struct {
 	Family string
+	Index  int // the family's position in the reduction (its colour)
 	P      protocol.Value
 }
 
@@ -120,13 +123,13 @@ type Improvement struct {
 // the baseline left out.
 func Improvements(fres *family.Result, metric string) []Improvement {
 	var out []Improvement
-	for _, f := range fres.Families {
+	for i, f := range fres.Families {
 		if fres.BaselineFound && f.Name == fres.Baseline {
 			continue
 		}
 		for _, r := range f.Rows {
 			if r.Metric == metric {
-				out = append(out, Improvement{Family: f.Name, P: r.ProbImprovement})
+				out = append(out, Improvement{Family: f.Name, Index: i, P: r.ProbImprovement})
 			}
 		}
 	}
@@ -161,7 +164,7 @@ func ProbImprovement(name string, fres *family.Result, hs []Headline) *Figure {
 			}
 			drawn++
 			if s, err := plotter.NewScatter(plotter.XYs{{X: e.P.V, Y: y}}); err == nil {
-				s.GlyphStyle = draw.GlyphStyle{Color: Color(i + 1), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+				s.GlyphStyle = draw.GlyphStyle{Color: Color(e.Index), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
 				p.Add(s)
 			}
 		}

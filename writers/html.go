@@ -49,7 +49,7 @@ body{margin:0 auto;max-width:64rem;padding:1rem;font:16px/1.5 system-ui,-apple-s
 h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.3rem;margin:2rem 0 .5rem;border-bottom:1px solid #d0d7de}h3{font-size:1.1rem;margin:1.5rem 0 .5rem}
 code{font-family:ui-monospace,"Liberation Mono",Menlo,Consolas,monospace;font-size:.9em;background:#f3f4f6;padding:0 .2em;border-radius:3px}
 pre{overflow-x:auto;background:#f3f4f6;padding:.5rem}pre code{padding:0}
-.table{overflow-x:auto;margin:.5rem 0 1rem}table{border-collapse:collapse;font-size:.9rem}th,td{border:1px solid #d0d7de;padding:.2rem .5rem;white-space:nowrap}th{background:#f6f8fa}tr:nth-child(even) td{background:#fafbfc}
+.table{overflow-x:auto;margin:.5rem 0 1rem}table{border-collapse:collapse;font-size:.9rem}th,td{border:1px solid #d0d7de;padding:.2rem .5rem;white-space:nowrap}th{background:#f6f8fa}td code{white-space:normal;overflow-wrap:anywhere}tr:nth-child(even) td{background:#fafbfc}
 blockquote{margin:.5rem 0;padding:.2rem 1rem;border-left:4px solid #d0d7de;color:#444}
 figure{margin:1rem 0}figure svg{display:block;width:100%;max-width:48rem;height:auto}
 img{max-width:100%}
