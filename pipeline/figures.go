@@ -8,11 +8,15 @@ import (
 	"github.com/crlbatch/crlbatch/writers"
 )
 
-// drawFigures renders what a Figurer drew, --concurrency figures at once
-// (each into its own slot), and returns the figure files (figures/<name>.svg
-// and .png, in the job's order), the report with its Figures section
-// appended, and report.html built from that report.
+// drawFigures renders what a Figurer drew (d; nil for a job that draws
+// nothing), --concurrency figures at once (each into its own slot), and
+// returns the figure files (figures/<name>.svg and .png, in the job's
+// order), the report with its Figures section appended, and report.html
+// built from that report.
 func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) ([]outFile, string, []byte, error) {
+	if d == nil {
+		d = &scoring.Drawn{}
+	}
 	type drawn struct {
 		svg, png []byte
 		err      error

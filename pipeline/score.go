@@ -295,14 +295,13 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		return nil, err
 	}
 	out := &result{params: pj, notes: append(notes, rd.Notes...), runs: len(scored), families: len(fres.Families)}
-	tables, report := rd.Tables, rd.Report
-	var figs []outFile
-	var page []byte
+	tables := rd.Tables
 	if b.drawn != nil {
 		tables = append(tables[:len(tables):len(tables)], b.drawn.Tables...)
-		if figs, report, page, err = j.drawFigures(ctx, b.drawn, report); err != nil {
-			return nil, err
-		}
+	}
+	figs, report, page, err := j.drawFigures(ctx, b.drawn, rd.Report)
+	if err != nil {
+		return nil, err
 	}
 	for _, tb := range tables {
 		var buf bytes.Buffer
@@ -316,10 +315,7 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		out.files = append(out.files, outFile{name: tb.Name, data: buf.Bytes(), rows: &rows})
 	}
 	out.files = append(out.files, figs...)
-	out.files = append(out.files, outFile{name: "report.md", data: []byte(report)})
-	if page != nil {
-		out.files = append(out.files, outFile{name: "report.html", data: page})
-	}
+	out.files = append(out.files, outFile{name: "report.md", data: []byte(report)}, outFile{name: "report.html", data: page})
 	return out, nil
 }
 

@@ -36,8 +36,9 @@ type Description struct {
 	Labels bool
 	// Flags are the protocol's own flags, with their defaults.
 	Flags []Flag
-	// Outputs name the files the protocol writes, report.md and
-	// manifest.json aside, in the order they are written (for help).
+	// Outputs name the Parquet files the protocol writes (its Figurer's
+	// tables among them), in the order they are written (for help);
+	// report.md, report.html, figures/ and manifest.json aside.
 	Outputs []string
 	// Default marks the protocol of a job that names none. One registered
 	// protocol may set it.

@@ -151,7 +151,7 @@ func checkReportShape(t *testing.T, report string, families int) {
 		t.Errorf("report.md holds raw HTML %q outside code spans", m)
 	}
 	lines := strings.Split(strings.TrimSuffix(report, "\n"), "\n")
-	titles, fams, inNotes, headerItems := 0, 0, false, 0
+	titles, fams, inNotes, inFigures, headerItems := 0, 0, false, false, 0
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		switch {
@@ -160,6 +160,9 @@ func checkReportShape(t *testing.T, report string, families int) {
 		case strings.HasPrefix(l, "## Family "):
 			fams++
 			inNotes = false
+		case l == "## Figures":
+			inNotes, inFigures = false, true
+		case inFigures && strings.HasPrefix(l, "### "): // one heading per figure
 		case strings.HasPrefix(l, "#"):
 			if !reportSections[l] {
 				t.Errorf("line %d is an unexpected heading: %q", i+1, l)
