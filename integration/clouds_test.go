@@ -36,7 +36,10 @@ const (
 )
 
 // outputNames are the files of a skyfall result, in bytewise order.
-var outputNames = []string{"families.parquet", "intervals.parquet", "manifest.json", "report.md", "run_summary.parquet", "runs.parquet"}
+var outputNames = []string{"curves.parquet", "families.parquet",
+	"figure-interval-estimates.png", "figure-interval-estimates.svg", "figure-probability-of-improvement.png", "figure-probability-of-improvement.svg",
+	"figure-reward-ewc.png", "figure-reward-ewc.svg", "figure-reward-ppo.png", "figure-reward-ppo.svg", "figure-reward-sac.png", "figure-reward-sac.svg",
+	"intervals.parquet", "manifest.json", "report.html", "report.md", "run_summary.parquet", "runs.parquet"}
 
 // cloud is one running server with a FaultProxy in front. Every client, the
 // tests' own and crlbatch, goes through the proxy, which passes everything

@@ -10,7 +10,7 @@ import (
 
 // drawFigures renders what a Figurer drew (d; nil for a job that draws
 // nothing), --concurrency figures at once (each into its own slot), and
-// returns the figure files (figures/<name>.svg and .png, in the job's
+// returns the figure files (figure-<name>.svg and .png, in the job's
 // order), the report with its Figures section appended, and report.html
 // built from that report.
 func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) ([]outFile, string, []byte, error) {
@@ -41,7 +41,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		if slots[i].err != nil {
 			return nil, "", nil, fmt.Errorf("drawing %s: %w", f.Name, slots[i].err)
 		}
-		svg, png := "figures/"+f.Name+".svg", "figures/"+f.Name+".png"
+		svg, png := "figure-"+f.Name+".svg", "figure-"+f.Name+".png"
 		files = append(files, outFile{name: svg, data: slots[i].svg}, outFile{name: png, data: slots[i].png})
 		refs = append(refs, writers.FigureRef{Title: f.Title, PNG: png, SVG: svg, Caption: f.Caption})
 		inline = append(inline, writers.Figure{PNG: png, SVG: slots[i].svg})

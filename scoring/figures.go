@@ -8,7 +8,7 @@ import (
 
 // Figurer is implemented by jobs that draw figures. The engine calls
 // Figures after Render with the same Results, renders every figure to
-// figures/<name>.svg and .png, writes Tables as Parquet after the
+// figure-<name>.svg and .png, writes Tables as Parquet after the
 // protocol's own, lists the figures in report.md's Figures section and
 // builds report.html from that report.
 type Figurer interface {

@@ -38,7 +38,8 @@ type Description struct {
 	Flags []Flag
 	// Outputs name the Parquet files the protocol writes (its Figurer's
 	// tables among them), in the order they are written (for help);
-	// report.md, report.html, figures/ and manifest.json aside.
+	// report.md, report.html, the figure-*.svg|png files and manifest.json
+	// aside.
 	Outputs []string
 	// Default marks the protocol of a job that names none. One registered
 	// protocol may set it.

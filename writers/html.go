@@ -20,7 +20,7 @@ import (
 // Figure is a figure the HTML report shows inline: the PNG path report.md
 // links and the SVG drawn in its place.
 type Figure struct {
-	PNG string // "figures/reward-ppo.png"
+	PNG string // "figure-reward-ppo.png"
 	SVG []byte
 }
 

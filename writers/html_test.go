@@ -13,10 +13,10 @@ func TestHTMLConvertsTheReportSubset(t *testing.T) {
 		"**Ceiling.** No *ceiling* \\*here\\*; see [the doc](docs/x.md).\n" +
 		"A second line <script>alert(1)</script>.\n\n" +
 		"> **Note** quoted\n\n" +
-		"## Figures\n\n### Reward of `ppo`\n\n![Reward of ppo](figures/reward-ppo.png)\n\nCaption ([SVG](figures/reward-ppo.svg))\n\n" +
-		"![other](figures/other.png)\n"
+		"## Figures\n\n### Reward of `ppo`\n\n![Reward of ppo](figure-reward-ppo.png)\n\nCaption ([SVG](figure-reward-ppo.svg))\n\n" +
+		"![other](figure-other.png)\n"
 	svg := "<?xml version=\"1.0\"?>\n<!-- Generated -->\n<svg width=\"10pt\" height=\"5pt\" viewBox=\"0 0 10 5\"><path d=\"M0,0\"/></svg>\n"
-	page, err := HTML(md, []Figure{{PNG: "figures/reward-ppo.png", SVG: []byte(svg)}})
+	page, err := HTML(md, []Figure{{PNG: "figure-reward-ppo.png", SVG: []byte(svg)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +32,8 @@ func TestHTMLConvertsTheReportSubset(t *testing.T) {
 		"<blockquote>\n<p><strong>Note</strong> quoted</p>\n</blockquote>",
 		`<h3 id="reward-of-ppo">Reward of <code>ppo</code></h3>`,
 		"<figure>\n<svg width=\"10pt\" height=\"5pt\" viewBox=\"0 0 10 5\"><path d=\"M0,0\"/></svg>\n</figure>",
-		`<a href="figures/reward-ppo.svg">SVG</a>`,
-		`<p><img src="figures/other.png" alt="other"></p>`,
+		`<a href="figure-reward-ppo.svg">SVG</a>`,
+		`<p><img src="figure-other.png" alt="other"></p>`,
 		`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`,
 	} {
 		if !strings.Contains(got, want) {

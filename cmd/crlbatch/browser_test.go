@@ -61,8 +61,8 @@ func TestReportHTMLInBrowser(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			figs := 0
-			for _, n := range listFiles(t, out) {
-				if strings.HasPrefix(n, "figures/") && strings.HasSuffix(n, ".svg") {
+			for _, n := range listDir(t, out) {
+				if strings.HasPrefix(n, "figure-") && strings.HasSuffix(n, ".svg") {
 					figs++
 				}
 			}

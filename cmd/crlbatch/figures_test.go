@@ -206,8 +206,8 @@ func TestFiguresSameAtAnyConcurrency(t *testing.T) {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
 				files := map[string][]byte{}
-				for _, name := range listFiles(t, out) {
-					if strings.HasPrefix(name, "figures/") || name == "report.html" || name == "curves.parquet" {
+				for _, name := range listDir(t, out) {
+					if strings.HasPrefix(name, "figure-") || name == "report.html" || name == "curves.parquet" {
 						data, err := os.ReadFile(filepath.Join(out, name))
 						if err != nil {
 							t.Fatal(err)

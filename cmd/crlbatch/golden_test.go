@@ -50,7 +50,7 @@ func TestGoldenOutputs(t *testing.T) {
 			}
 			dir := filepath.Join("testdata", "golden", c.name)
 			got := map[string][]byte{}
-			for _, name := range listFiles(t, out) {
+			for _, name := range listDir(t, out) {
 				data, err := os.ReadFile(filepath.Join(out, name))
 				if err != nil {
 					t.Fatal(err)
@@ -68,15 +68,12 @@ func TestGoldenOutputs(t *testing.T) {
 					t.Fatal(err)
 				}
 				for name, data := range got {
-					if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-						t.Fatal(err)
-					}
 					if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
-			want := listFiles(t, dir)
+			want := listDir(t, dir)
 			var names []string
 			for name := range got {
 				names = append(names, name)
@@ -124,23 +121,6 @@ func sortedCopy(xs []string) []string {
 		for j := i; j > 0 && out[j] < out[j-1]; j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
-	}
-	return out
-}
-
-// listFiles lists the files under dir, those of a folder (figures/) as
-// "folder/name".
-func listFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	for _, name := range listDir(t, dir) {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
-			for _, n := range listFiles(t, filepath.Join(dir, name)) {
-				out = append(out, name+"/"+n)
-			}
-			continue
-		}
-		out = append(out, name)
 	}
 	return out
 }

@@ -87,7 +87,7 @@ func Run(t *testing.T, c Config) {
 		var got []string
 		figs := map[string]int{}
 		for _, n := range list(t, out) {
-			if rest, ok := strings.CutPrefix(n, "figures/"); ok { // a Figurer's: name.svg and name.png
+			if rest, ok := strings.CutPrefix(n, "figure-"); ok { // a Figurer's: name.svg and name.png
 				figs[strings.TrimSuffix(strings.TrimSuffix(rest, ".svg"), ".png")]++
 				continue
 			}
@@ -98,7 +98,7 @@ func Run(t *testing.T, c Config) {
 		}
 		for f, n := range figs {
 			if n != 2 {
-				t.Errorf("figures/%s: want an .svg and a .png", f)
+				t.Errorf("figure-%s: want an .svg and a .png", f)
 			}
 		}
 		m := manifest(t, out)
@@ -399,12 +399,6 @@ func list(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if e.IsDir() { // figures/
-			for _, n := range list(t, filepath.Join(dir, e.Name())) {
-				out = append(out, e.Name()+"/"+n)
-			}
-			continue
-		}
 		out = append(out, e.Name())
 	}
 	sort.Strings(out)
