@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"image/png"
 	"math"
 	"strings"
 
@@ -31,7 +32,7 @@ type Figure struct {
 }
 
 // PNGDPI is the resolution of the PNG figures.
-const PNGDPI = 110
+const PNGDPI = 96
 
 func init() {
 	// The sans-serif face reads better on a screen; SVG text then names
@@ -108,7 +109,9 @@ func (f *Figure) PNG() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+	// Fast compression: the default level spends more time than drawing.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, c.Image()); err != nil {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil
