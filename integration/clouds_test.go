@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -37,8 +38,14 @@ const (
 	outBucket = "results"
 )
 
-// outputNames are the files of a skyfall result, in bytewise order.
-var outputNames = []string{"families.parquet", "intervals.parquet", "manifest.json", "report.md", "run_summary.parquet", "runs.parquet"}
+// outputNames are the files of a skyfall result, in bytewise order, its
+// figures (figure-*.svg and .png, one pair per figure) aside.
+var outputNames = []string{"curves.parquet", "families.parquet", "intervals.parquet", "manifest.json", "report.html", "report.md", "run_summary.parquet", "runs.parquet"}
+
+// withoutFigures drops the figure files from a sorted list of names.
+func withoutFigures(names []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return strings.HasPrefix(n, "figure-") })
+}
 
 // cloud is one running server with a FaultProxy in front. Every client, the
 // tests' own and crlbatch, goes through the proxy, which passes everything
@@ -352,8 +359,19 @@ func assertNoOutput(t testing.TB, c *cloud, prefix string) {
 // the file itself.
 func compareWithLocal(t *testing.T, got string, names []string, ref, inputURL string) {
 	t.Helper()
-	if !reflect.DeepEqual(names, outputNames) {
-		t.Fatalf("output files %q, want %q", names, outputNames)
+	if !reflect.DeepEqual(withoutFigures(names), outputNames) {
+		t.Fatalf("output files %q, want %q and the figures", names, outputNames)
+	}
+	var local []string
+	ents, err := os.ReadDir(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		local = append(local, e.Name())
+	}
+	if !reflect.DeepEqual(names, local) {
+		t.Fatalf("output files %q, the local run's %q", names, local)
 	}
 	read := func(dir, name string) []byte {
 		data, err := os.ReadFile(filepath.Join(dir, name))
@@ -362,8 +380,8 @@ func compareWithLocal(t *testing.T, got string, names []string, ref, inputURL st
 		}
 		return data
 	}
-	for _, n := range outputNames {
-		if !strings.HasSuffix(n, ".parquet") {
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".parquet") && !strings.HasPrefix(n, "figure-") {
 			continue
 		}
 		// The same numbers and metadata; crlbatch.input names each run's
@@ -387,6 +405,10 @@ func compareWithLocal(t *testing.T, got string, names []string, ref, inputURL st
 	if g, w := dropInputLine(gr), dropInputLine(wr); g != w {
 		t.Errorf("report.md differs from the local run's beyond the input line:\n%s", firstDiff(g, w))
 	}
+	gh, wh := string(read(got, "report.html")), string(read(ref, "report.html"))
+	if g, w := dropInputLine(gh), dropInputLine(wh); g != w {
+		t.Errorf("report.html differs from the local run's beyond the input line:\n%s", firstDiff(g, w))
+	}
 
 	var gm, wm map[string]any
 	if err := json.Unmarshal(read(got, "manifest.json"), &gm); err != nil {
@@ -399,8 +421,8 @@ func compareWithLocal(t *testing.T, got string, names []string, ref, inputURL st
 		t.Errorf("manifest input %v, want %s", gm["input"], inputURL)
 	}
 	outs, _ := gm["outputs"].([]any)
-	if len(outs) != len(outputNames)-1 {
-		t.Errorf("manifest lists %d outputs, want %d", len(outs), len(outputNames)-1)
+	if len(outs) != len(names)-1 {
+		t.Errorf("manifest lists %d outputs, want %d", len(outs), len(names)-1)
 	}
 	for _, o := range outs {
 		o, _ := o.(map[string]any)
@@ -427,7 +449,7 @@ func compareWithLocal(t *testing.T, got string, names []string, ref, inputURL st
 func dropInputLine(report string) string {
 	lines := strings.Split(report, "\n")
 	for i, l := range lines {
-		if strings.HasPrefix(l, "- input: ") {
+		if strings.HasPrefix(l, "- input: ") || strings.HasPrefix(l, "<li>input: ") {
 			lines[i] = "- input: INPUT"
 		}
 	}
@@ -452,8 +474,8 @@ func normalizeManifest(m map[string]any) {
 	}
 	outs, _ := m["outputs"].([]any)
 	for _, o := range outs {
-		if o, ok := o.(map[string]any); ok && (o["name"] == "report.md" || strings.HasSuffix(o["name"].(string), ".parquet")) {
-			delete(o, "bytes") // the report and crlbatch.input name the input
+		if o, ok := o.(map[string]any); ok && (o["name"] == "report.md" || o["name"] == "report.html" || strings.HasSuffix(o["name"].(string), ".parquet")) {
+			delete(o, "bytes") // the reports and crlbatch.input name the input
 			delete(o, "sha256")
 		}
 	}

@@ -253,7 +253,7 @@ func checkParquet(t *testing.T, f *fixture, dir string, runs int) {
 					}
 				}
 			}
-			if nullsWithReason == 0 && name != "families.parquet" {
+			if nullsWithReason == 0 && name != "families.parquet" && name != "curves.parquet" { // every bucket of the sweep's curves has several runs
 				t.Errorf("no NULL metric at all: the sweep should give some (the first interval has no shift)")
 			}
 

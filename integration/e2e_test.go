@@ -68,8 +68,8 @@ func TestCloudEndToEnd(t *testing.T) {
 			if n := rc.lists[outBucket]; n != 2 {
 				t.Errorf("%d listing requests of the output, want 2 (tidying: OUTPUT's top, its claims folder)", n)
 			}
-			if n := rc.byKind["put"]; n < len(outputNames) || n > 2*len(outputNames) {
-				t.Errorf("%d upload requests for %d files", n, len(outputNames))
+			if n := rc.byKind["put"]; n < len(names) || n > 2*len(names) {
+				t.Errorf("%d upload requests for %d files", n, len(names))
 			}
 
 			// A complete result is not replaced without --overwrite (exit 2),

@@ -236,9 +236,10 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []string, prev *previous) (*result, error) {
 	cfg, sj := j.cfg, j.proto.job
 	type built struct {
-		fres *family.Result
-		rd   *scoring.Rendered
-		err  error
+		fres  *family.Result
+		rd    *scoring.Rendered
+		drawn *scoring.Drawn // nil unless the job is a scoring.Figurer
+		err   error
 	}
 	done := make(chan built, 1)
 	go func() {
@@ -269,7 +270,12 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 			}
 		}
 		b.fres = fres
-		b.rd, b.err = sj.Render(res)
+		if b.rd, b.err = sj.Render(res); b.err != nil {
+			return
+		}
+		if f, ok := sj.(scoring.Figurer); ok {
+			b.drawn, b.err = f.Figures(res)
+		}
 	}()
 	var b built
 	select {
@@ -291,7 +297,23 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 	}
 	md = append(md, j.provenanceKV()...)
 	out := &result{params: pj, notes: append(notes, rd.Notes...), runs: len(scored), families: len(fres.Families)}
-	for _, tb := range rd.Tables {
+	tables := rd.Tables
+	if b.drawn != nil {
+		tables = append(tables[:len(tables):len(tables)], b.drawn.Tables...)
+	}
+	report := rd.Report
+	sec, err := prev.section(rd.Params, fres, scored)
+	if err != nil {
+		return nil, err
+	}
+	if sec != "" {
+		report = strings.TrimRight(report, "\n") + "\n\n" + sec
+	}
+	figs, report, page, err := j.drawFigures(ctx, b.drawn, report)
+	if err != nil {
+		return nil, err
+	}
+	for _, tb := range tables {
 		var buf bytes.Buffer
 		if err := writers.WriteParquetContext(ctx, &buf, tb.Table, md); err != nil {
 			if ctx.Err() != nil {
@@ -302,15 +324,8 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		rows := int64(tb.Table.NumRows())
 		out.files = append(out.files, outFile{name: tb.Name, data: buf.Bytes(), rows: &rows})
 	}
-	report := rd.Report
-	sec, err := prev.section(rd.Params, fres, scored)
-	if err != nil {
-		return nil, err
-	}
-	if sec != "" {
-		report = strings.TrimRight(report, "\n") + "\n\n" + sec
-	}
-	out.files = append(out.files, outFile{name: "report.md", data: []byte(report)})
+	out.files = append(out.files, figs...)
+	out.files = append(out.files, outFile{name: "report.md", data: []byte(report)}, outFile{name: "report.html", data: page})
 	return out, nil
 }
 

@@ -18,6 +18,9 @@
 //	Metrics               the metrics of families.parquet, in order
 //	  (the engine reduces the scored runs to families with protocol/family)
 //	Render                Results → Rendered (Parquet tables, report.md, crlbatch.params)
+//	Figures (Figurer)     optional: Results → Drawn (figures, curves.parquet); the
+//	                      engine renders them to figure-*.svg|png and builds
+//	                      report.md's Figures section and report.html
 //
 // The engine owns everything else: listing, reading with retries, bounded
 // concurrency, chunked decoding (Splitter), spilling (Spiller), --where,

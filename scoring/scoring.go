@@ -36,8 +36,10 @@ type Description struct {
 	Labels bool
 	// Flags are the protocol's own flags, with their defaults.
 	Flags []Flag
-	// Outputs name the files the protocol writes, report.md and
-	// manifest.json aside, in the order they are written (for help).
+	// Outputs name the Parquet files the protocol writes (its Figurer's
+	// tables among them), in the order they are written (for help);
+	// report.md, report.html, the figure-*.svg|png files and manifest.json
+	// aside.
 	Outputs []string
 	// Default marks the protocol of a job that names none. One registered
 	// protocol may set it.
@@ -236,6 +238,9 @@ type Scored struct {
 	Notes     []string
 	// Result is the protocol's own result, for Render.
 	Result any
+	// Figure is what the job's Figures needs of the run (a Figurer's
+	// downsampled curve), reduced while the run is scored.
+	Figure any
 }
 
 // NoSuchMetric is the reason of a metric a scored run does not have.

@@ -1,6 +1,7 @@
 // Package writers turns results into the files a notebook and a person read:
-// Parquet tables, the Markdown report and manifest.json (INTERFACE.md,
-// Outputs).
+// Parquet tables, the Markdown report, report.html (HTML: the report's
+// Markdown as one self-contained page, figures inline) and manifest.json
+// (INTERFACE.md, Outputs).
 //
 // The contract:
 //

@@ -95,7 +95,8 @@ func TestWorkedExampleEndToEnd(t *testing.T) {
 	if !strings.Contains(stdout, "report: "+out+"/report.md") {
 		t.Errorf("stdout does not say where the report is:\n%s", stdout)
 	}
-	want := []string{"families.parquet", "intervals.parquet", "manifest.json", "report.md", "run_summary.parquet", "runs.parquet"}
+	want := []string{"curves.parquet", "families.parquet", "figure-interval-estimates.png", "figure-interval-estimates.svg", "figure-reward-none.png", "figure-reward-none.svg",
+		"intervals.parquet", "manifest.json", "report.html", "report.md", "run_summary.parquet", "runs.parquet"}
 	if got := listDir(t, out); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("output files %v, want %v (no .attrs sidecars)", got, want)
 	}

@@ -158,7 +158,7 @@ func checkReportShape(t *testing.T, report string, families int) {
 		t.Errorf("report.md holds raw HTML %q outside code spans", m)
 	}
 	lines := strings.Split(strings.TrimSuffix(report, "\n"), "\n")
-	titles, fams, inNotes, inSummary, headerItems, summaryItems, against, tested := 0, 0, false, false, 0, 0, 0, 0
+	titles, fams, inNotes, inSummary, inFigures, headerItems, summaryItems, against, tested := 0, 0, false, false, false, 0, 0, 0, 0
 	refs, defs := map[string]bool{}, map[string]bool{}
 	for _, l := range lines {
 		if !footnoteDef.MatchString(l) {
@@ -187,6 +187,9 @@ func checkReportShape(t *testing.T, report string, families int) {
 			against++
 		case strings.HasPrefix(l, "### ") && strings.Contains(l, " against "):
 			tested++
+		case l == "## Figures":
+			inNotes, inSummary, inFigures = false, false, true
+		case inFigures && strings.HasPrefix(l, "### "): // one heading per figure
 		case strings.HasPrefix(l, "#"):
 			if !reportSections[l] {
 				t.Errorf("line %d is an unexpected heading: %q", i+1, l)

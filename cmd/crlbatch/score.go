@@ -103,7 +103,7 @@ func scoreCommand() *cli.Command {
 		Description: "INPUT is a folder, a file, or a file://, s3://, gs:// or azblob:// prefix; every object\n" +
 			"under it whose name matches --pattern is read. OUTPUT receives the protocol's Parquet files\n" +
 			"(" + protocolDefaults(func(d scoring.Description) string { return strings.Join(d.Outputs, ", ") }) + "),\n" +
-			"report.md and, last, manifest.json.",
+			"report.md, report.html, the figures (figure-*.svg and .png) and, last, manifest.json.",
 		Flags: scoreFlags(),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cfg, err := scoreConfig(cmd)

@@ -83,10 +83,24 @@ func Run(t *testing.T, c Config) {
 		if code != 0 {
 			t.Fatalf("score %s: exit %d: %s", c.Example, code, stderr)
 		}
-		want := append(slices.Clone(desc.Outputs), "report.md", "manifest.json")
+		want := append(slices.Clone(desc.Outputs), "report.md", "report.html", "manifest.json")
 		sort.Strings(want)
-		if got := list(t, out); !slices.Equal(got, want) {
-			t.Errorf("score wrote %v, want %v (Description.Outputs, report.md, manifest.json)", got, want)
+		var got []string
+		figs := map[string]int{}
+		for _, n := range list(t, out) {
+			if rest, ok := strings.CutPrefix(n, "figure-"); ok { // a Figurer's: name.svg and name.png
+				figs[strings.TrimSuffix(strings.TrimSuffix(rest, ".svg"), ".png")]++
+				continue
+			}
+			got = append(got, n)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("score wrote %v, want %v (Description.Outputs, report.md, report.html, manifest.json)", got, want)
+		}
+		for f, n := range figs {
+			if n != 2 {
+				t.Errorf("figure-%s: want an .svg and a .png", f)
+			}
 		}
 		m := manifest(t, out)
 		if m.Runs < 1 || m.Families < 1 {

@@ -11,7 +11,9 @@
 // upperbound.DataRelativeLabels — the last two in a Prepare pass over the
 // runs kept), scores each run with protocol/skyfall, and renders
 // runs.parquet, intervals.parquet, run_summary.parquet, families.parquet
-// and the report. Its flags (--anchor, --window, --spec, --bound, …) are
+// and the report; its figures (figures.go) are each family's reward against
+// step, from curves downsampled while each run is scored, with the lines in
+// curves.parquet. Its flags (--anchor, --window, --spec, --bound, …) are
 // declared here; New reads the files they name (--reference, --bound-map,
 // --spec) strictly, refusing a repeated key.
 package skyfallscore

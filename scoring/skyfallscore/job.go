@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/crlbatch/crlbatch/figures"
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
@@ -164,6 +165,7 @@ func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
 		}
 	}
 	s.Result = res
+	s.Figure = figures.Downsample(t.Rewards, t.Labels, labelNames(t.LabelNames))
 	return s, nil
 }
 

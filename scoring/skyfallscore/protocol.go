@@ -50,7 +50,7 @@ func (proto) Describe() scoring.Description {
 		Identity: readers.DefaultIdentityFields,
 		GroupBy:  []string{"algorithm_id"},
 		Labels:   true,
-		Outputs:  []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet"},
+		Outputs:  []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet"},
 		Default:  true,
 		Flags: []scoring.Flag{
 			{Name: "anchor", Kind: scoring.FlagString, Category: catMetric, Value: "segment",

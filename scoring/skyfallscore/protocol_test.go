@@ -29,7 +29,7 @@ func TestRegistered(t *testing.T) {
 	if !d.Default || scoring.Default() != skyfallscore.Name || !d.Labels {
 		t.Errorf("skyfall must be the default protocol, with labels: %+v", d)
 	}
-	if strings.Join(d.Outputs, ",") != "runs.parquet,intervals.parquet,run_summary.parquet,families.parquet" {
+	if strings.Join(d.Outputs, ",") != "runs.parquet,intervals.parquet,run_summary.parquet,families.parquet,curves.parquet" {
 		t.Errorf("outputs %v", d.Outputs)
 	}
 }

@@ -1,0 +1,41 @@
+package figures
+
+import (
+	"math"
+	"testing"
+)
+
+// benchLine is a family of five runs of 40,000 steps (bench-sweep's shape).
+func benchLine() Line {
+	var curves []Curve
+	for r := range 5 {
+		n := 40000
+		rw, lb := make([]float64, n), make([]int32, n)
+		for i := range n {
+			rw[i] = math.Sin(float64(i+r)/300) + float64(i%97)/100
+			lb[i] = int32(i / 10000 % 3)
+		}
+		curves = append(curves, Downsample(rw, lb, []string{"calm", "gusty", "storm"}))
+	}
+	return Merge(curves)
+}
+
+func BenchmarkRewardSVG(b *testing.B) {
+	ln := benchLine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Reward("r", "f", 5, ln).SVG(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRewardPNG(b *testing.B) {
+	ln := benchLine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Reward("r", "f", 5, ln).PNG(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

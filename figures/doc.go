@@ -1,0 +1,14 @@
+// Package figures draws a job's figures and reduces the data behind them.
+//
+// It holds two things. The curve reduction (Downsample, Merge): one run's
+// rewards cut into buckets of a power-of-two number of steps, each keeping
+// the count, sum, minimum and maximum of its rewards per label, so that the
+// runs of a family merge exactly into one line of at most MaxPoints points
+// (docs/decisions.md, "Figures and the HTML report"). And the drawing: a
+// Figure is one or more gonum/plot panels stacked in a column, rendered to
+// SVG and PNG bytes that depend on nothing but the figure (no clock, no
+// random identifier, fonts embedded by gonum/plot).
+//
+// Like protocol/, the package is pure: no I/O beyond the writers it is
+// handed, no goroutine; the engine (pipeline) renders figures concurrently.
+package figures

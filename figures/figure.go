@@ -1,0 +1,176 @@
+package figures
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"image/png"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure is one figure of a result: panels stacked in a column.
+type Figure struct {
+	// Name is the file stem (figures/<Name>.svg and .png): lower-case
+	// letters, digits and dashes.
+	Name string
+	// Title heads the figure in the reports; Caption says what is drawn
+	// and names every value left out, with its reason.
+	Title   string
+	Caption string
+	Panels  []*plot.Plot
+	// Width and PanelHeight size the figure (0: 16 cm and 8 cm).
+	Width, PanelHeight vg.Length
+}
+
+// PNGDPI is the resolution of the PNG figures.
+const PNGDPI = 96
+
+func init() {
+	// The sans-serif face reads better on a screen; SVG text then names
+	// "Liberation Sans", and a browser without it uses its own sans-serif.
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	plotter.DefaultFont = plot.DefaultFont
+}
+
+func (f *Figure) size() (vg.Length, vg.Length) {
+	w, h := f.Width, f.PanelHeight
+	if w == 0 {
+		w = 16 * vg.Centimeter
+	}
+	if h == 0 {
+		h = 8 * vg.Centimeter
+	}
+	return w, h * vg.Length(len(f.Panels))
+}
+
+// fixRange gives an axis with no data, or one value, a range to draw.
+func fixRange(a *plot.Axis) {
+	switch {
+	case math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) || math.IsNaN(a.Min) || math.IsNaN(a.Max):
+		a.Min, a.Max = 0, 1
+	case a.Min >= a.Max:
+		d := math.Max(math.Abs(a.Min)*0.1, 0.5)
+		a.Min, a.Max = a.Min-d, a.Max+d
+	}
+}
+
+func (f *Figure) draw(c draw.Canvas) {
+	for _, p := range f.Panels {
+		fixRange(&p.X)
+		fixRange(&p.Y)
+	}
+	if len(f.Panels) == 1 {
+		f.Panels[0].Draw(c)
+		return
+	}
+	rows := make([][]*plot.Plot, len(f.Panels))
+	for i, p := range f.Panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	tiles := draw.Tiles{Rows: len(f.Panels), Cols: 1, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter, PadBottom: vg.Millimeter}
+	cs := plot.Align(rows, tiles, c)
+	for i, p := range f.Panels {
+		p.Draw(cs[i][0])
+	}
+}
+
+// SVG renders the figure as SVG, fonts named but not embedded (the page
+// that shows it supplies a sans-serif face).
+func (f *Figure) SVG() ([]byte, error) {
+	if len(f.Panels) == 0 {
+		return nil, fmt.Errorf("figure %s: no panel", f.Name)
+	}
+	w, h := f.size()
+	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	// A browser without Liberation Sans falls back to its own sans-serif.
+	return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,sans-serif;")), nil
+}
+
+// PNG renders the figure as a PNG on a white background.
+func (f *Figure) PNG() ([]byte, error) {
+	if len(f.Panels) == 0 {
+		return nil, fmt.Errorf("figure %s: no panel", f.Name)
+	}
+	w, h := f.size()
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
+	f.draw(draw.New(c))
+	var buf bytes.Buffer
+	// Fast compression: the default level spends more time than drawing.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, c.Image()); err != nil {
+		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Slug turns a family or metric name into a file-name part: lower-case
+// letters and digits, anything else a dash, no dash at either end.
+func Slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
+// Names makes file stems unique: the second "x" becomes "x-2", and so on.
+type Names map[string]int
+
+// Unique returns stem, or stem-n when stem was taken.
+func (n Names) Unique(stem string) string {
+	n[stem]++
+	if n[stem] == 1 {
+		return stem
+	}
+	s := fmt.Sprintf("%s-%d", stem, n[stem])
+	return n.Unique(s)
+}
+
+// palette is the colour of the i-th series (Tableau 10).
+var palette = []color.NRGBA{
+	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
+	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
+	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
+}
+
+// Color is the colour of series i.
+func Color(i int) color.NRGBA { return palette[i%len(palette)] }
+
+func fade(c color.NRGBA, a uint8) color.NRGBA { c.A = a; return c }
+
+// newPlot is a panel with the house style.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.Legend.Top = true
+	return p
+}

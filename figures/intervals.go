@@ -1,0 +1,208 @@
+package figures
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
+)
+
+// Headline is a metric drawn as an interval estimate, with its label.
+type Headline struct {
+	Metric string
+	Label  string
+}
+
+// Estimate is one family's interval estimate of a metric.
+type Estimate struct {
+	Family string
+	// Index is the family's position in the reduction (its colour).
+	Index          int
+	IQM, Low, High protocol.Value
+}
+
+// IntervalEstimates are, per metric, the families' IQM and its bootstrap
+// interval from the reduction (the iqm, iqm_ci_low and iqm_ci_high of
+// families.parquet), families in the reduction's order.
+func IntervalEstimates(fres *family.Result, metric string) []Estimate {
+	var out []Estimate
+	for i, f := range fres.Families {
+		for _, r := range f.Rows {
+			if r.Metric == metric {
+				out = append(out, Estimate{Family: f.Name, Index: i, IQM: r.IQM, Low: r.IQMCILow, High: r.IQMCIHigh})
+			}
+		}
+	}
+	return out
+}
+
+// familyName is a family as the figures name it.
+func familyName(f string) string {
+	if f == "" {
+		return "(none)"
+	}
+	return f
+}
+
+// Intervals draws each headline metric as an interval estimate per family,
+// rliable-style: the interquartile mean across seeds and its 95 %
+// bootstrap interval.
+func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
+	fig := &Figure{Name: name, Title: "Interval estimates", PanelHeight: panelHeight(len(fres.Families))}
+	var absent []string
+	for _, h := range hs {
+		est := IntervalEstimates(fres, h.Metric)
+		if len(est) == 0 {
+			continue
+		}
+		p := newPlot(h.Label, "IQM across seeds (95 % bootstrap CI)", "")
+		var names []string
+		drawn := 0
+		for i, e := range est {
+			y := float64(len(est) - 1 - i)
+			names = append([]string{familyName(e.Family)}, names...)
+			c := Color(e.Index)
+			if !e.IQM.OK {
+				absent = append(absent, fmt.Sprintf("%s of %s (%s)", h.Label, familyName(e.Family), e.IQM.Reason))
+				continue
+			}
+			if e.Low.OK && e.High.OK {
+				if l, err := plotter.NewLine(plotter.XYs{{X: e.Low.V, Y: y}, {X: e.High.V, Y: y}}); err == nil {
+					l.Color = fade(c, 0xa0)
+					l.Width = vg.Points(6)
+					p.Add(l)
+				}
+			} else {
+				absent = append(absent, fmt.Sprintf("the interval of %s of %s (%s)", h.Label, familyName(e.Family), reasonOf(e.Low, e.High)))
+			}
+			drawn++
+			if s, err := plotter.NewScatter(plotter.XYs{{X: e.IQM.V, Y: y}}); err == nil {
+				s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+				p.Add(s)
+			}
+		}
+		p.NominalY(names...)
+		p.Y.Min, p.Y.Max = -0.5, float64(len(est))-0.5
+		if drawn == 0 {
+			noValue(p)
+		}
+		fig.Panels = append(fig.Panels, p)
+	}
+	fig.Caption = "Each metric's interquartile mean across a family's seeds (dot) and its 95 % percentile-bootstrap interval (bar), as in families.parquet (iqm, iqm_ci_low, iqm_ci_high)."
+	if len(absent) > 0 {
+		fig.Caption += " Not drawn: " + strings.Join(absent, "; ") + "."
+	}
+	return fig
+}
+
+func reasonOf(vs ...protocol.Value) string {
+	for _, v := range vs {
+		if !v.OK {
+			return v.Reason
+		}
+	}
+	return ""
+}
+
+// Improvement is one family's probability of improvement over the
+// baseline for a metric.
+type Improvement struct {
+	Family string
+	Index  int // the family's position in the reduction (its colour)
+	P      protocol.Value
+}
+
+// Improvements are the prob_improvement of families.parquet for a metric,
+// the baseline left out.
+func Improvements(fres *family.Result, metric string) []Improvement {
+	var out []Improvement
+	for i, f := range fres.Families {
+		if fres.BaselineFound && f.Name == fres.Baseline {
+			continue
+		}
+		for _, r := range f.Rows {
+			if r.Metric == metric {
+				out = append(out, Improvement{Family: f.Name, Index: i, P: r.ProbImprovement})
+			}
+		}
+	}
+	return out
+}
+
+// ProbImprovement draws, per headline metric, each family's probability of
+// improvement over the baseline: P(X > Y) + ½·P(X = Y) over the pairs of a
+// family's seed value X and the baseline's Y, in the metric's direction of
+// better. It is a point estimate: the reduction computes no interval for
+// it, and the figure says so rather than draw one.
+func ProbImprovement(name string, fres *family.Result, hs []Headline) *Figure {
+	fig := &Figure{Name: name, Title: "Probability of improvement over " + familyName(fres.Baseline)}
+	var absent []string
+	rows := 0
+	for _, h := range hs {
+		imp := Improvements(fres, h.Metric)
+		if len(imp) == 0 {
+			continue
+		}
+		rows = max(rows, len(imp))
+		p := newPlot(h.Label, "P(family better than "+familyName(fres.Baseline)+")", "")
+		p.X.Min, p.X.Max = 0, 1
+		var names []string
+		drawn := 0
+		for i, e := range imp {
+			y := float64(len(imp) - 1 - i)
+			names = append([]string{familyName(e.Family)}, names...)
+			if !e.P.OK {
+				absent = append(absent, fmt.Sprintf("%s of %s (%s)", h.Label, familyName(e.Family), e.P.Reason))
+				continue
+			}
+			drawn++
+			if s, err := plotter.NewScatter(plotter.XYs{{X: e.P.V, Y: y}}); err == nil {
+				s.GlyphStyle = draw.GlyphStyle{Color: Color(e.Index), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+				p.Add(s)
+			}
+		}
+		if l, err := plotter.NewLine(plotter.XYs{{X: 0.5, Y: -0.5}, {X: 0.5, Y: float64(len(imp)) - 0.5}}); err == nil {
+			l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+			l.Color = Color(9)
+			p.Add(l)
+		}
+		p.NominalY(names...)
+		p.Y.Min, p.Y.Max = -0.5, float64(len(imp))-0.5
+		if drawn == 0 {
+			noValue(p)
+		}
+		fig.Panels = append(fig.Panels, p)
+	}
+	fig.PanelHeight = panelHeight(rows)
+	fig.Caption = "Probability that a seed of the family beats a seed of the baseline (ties count half), as prob_improvement in families.parquet; the dashed line is 0.5. These are point estimates: crlbatch computes no interval for the probability of improvement."
+	if len(absent) > 0 {
+		fig.Caption += " Not drawn: " + strings.Join(absent, "; ") + "."
+	}
+	return fig
+}
+
+// noValue marks a panel with nothing to draw; the caption says why.
+func noValue(p *plot.Plot) {
+	if math.IsInf(p.X.Min, 0) || math.IsInf(p.X.Max, 0) || p.X.Min >= p.X.Max {
+		p.X.Min, p.X.Max = 0, 1
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: (p.X.Min + p.X.Max) / 2, Y: (p.Y.Min + p.Y.Max) / 2}}, Labels: []string{"no value to draw (see the caption)"}})
+	if err != nil {
+		return
+	}
+	l.TextStyle[0].XAlign = draw.XCenter
+	l.TextStyle[0].Color = Color(9)
+	p.Add(l)
+}
+
+// panelHeight fits rows families under a title, ticks and an axis label.
+func panelHeight(rows int) vg.Length {
+	return 3*vg.Centimeter + vg.Length(rows)*0.8*vg.Centimeter
+}

@@ -1,0 +1,142 @@
+package figures
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// Regime is a stretch of consecutive buckets of a line under one label.
+type Regime struct {
+	Label      string
+	Start, End int64
+}
+
+// Regimes splits a line into regimes: consecutive points (by step) under
+// one label; a bucket that holds two labels ends one regime and starts
+// the next.
+func Regimes(ln Line) []Regime {
+	var out []Regime
+	for _, p := range ln.Points {
+		if n := len(out); n > 0 && out[n-1].Label == p.Label && p.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, p.End)
+			continue
+		}
+		out = append(out, Regime{Label: p.Label, Start: p.Start, End: p.End})
+	}
+	return out
+}
+
+// Reward draws a family's line: the regimes shaded and labelled, the
+// extremes of each bucket as a light envelope, the 95 % band and the mean.
+func Reward(name, fam string, runs int, ln Line) *Figure {
+	p := newPlot(fmt.Sprintf("%s: reward per step (%d runs)", fam, runs), "step", "reward")
+	lo, hi := 0.0, 0.0
+	for i, pt := range ln.Points {
+		if i == 0 || pt.Min < lo {
+			lo = pt.Min
+		}
+		if i == 0 || pt.Max > hi {
+			hi = pt.Max
+		}
+		if pt.BandLow.OK {
+			lo, hi = min(lo, pt.BandLow.V), max(hi, pt.BandHigh.V)
+		}
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	regimes := Regimes(ln)
+	shades := []color.NRGBA{{0xe8, 0xee, 0xf6, 0xff}, {0xfb, 0xf1, 0xe4, 0xff}}
+	var names plotter.XYLabels
+	for i, r := range regimes {
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: float64(r.Start), Y: lo}, {X: float64(r.End), Y: lo}, {X: float64(r.End), Y: hi}, {X: float64(r.Start), Y: hi}})
+		if err == nil {
+			poly.Color = shades[i%2]
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+		}
+		names.XYs = append(names.XYs, plotter.XY{X: float64(r.Start), Y: hi})
+		names.Labels = append(names.Labels, " "+r.Label)
+	}
+	// One segment per regime, so that a line never joins two labels'
+	// buckets at the same step.
+	c := Color(0)
+	missingBand := 0
+	for _, r := range regimes {
+		var mean, env, band plotter.XYs
+		var bandLow plotter.XYs
+		for _, pt := range ln.Points {
+			if pt.Label != r.Label || pt.Start < r.Start || pt.End > r.End {
+				continue
+			}
+			x := float64(pt.Start+pt.End) / 2
+			mean = append(mean, plotter.XY{X: x, Y: pt.Mean})
+			env = append(env, plotter.XY{X: x, Y: pt.Max})
+			if pt.BandLow.OK {
+				band = append(band, plotter.XY{X: x, Y: pt.BandHigh.V})
+				bandLow = append(bandLow, plotter.XY{X: x, Y: pt.BandLow.V})
+			} else {
+				missingBand++
+			}
+		}
+		var envLow plotter.XYs
+		for _, pt := range ln.Points {
+			if pt.Label == r.Label && pt.Start >= r.Start && pt.End <= r.End {
+				envLow = append(envLow, plotter.XY{X: float64(pt.Start+pt.End) / 2, Y: pt.Min})
+			}
+		}
+		addRibbon(p, env, envLow, fade(c, 0x30))
+		if len(band) == len(mean) {
+			addRibbon(p, band, bandLow, fade(c, 0x70))
+		}
+		if l, err := plotter.NewLine(mean); err == nil {
+			l.Color = c
+			l.Width = vg.Points(1.2)
+			p.Add(l)
+		}
+	}
+	if lbl, err := plotter.NewLabels(names); err == nil {
+		for i := range lbl.TextStyle {
+			lbl.TextStyle[i].Font.Size = vg.Points(8)
+			lbl.TextStyle[i].YAlign = -1.2
+		}
+		p.Add(lbl)
+	}
+	caption := fmt.Sprintf("Mean reward across the family's runs per bucket of %d step(s) (dark line), its 95 %% Student-t band across runs (dark ribbon), and the lowest and highest reward of any run in the bucket (light ribbon); shaded stretches are the regimes, labelled at their start. Steps are row positions in canonical order.", ln.Width)
+	if missingBand > 0 {
+		caption += fmt.Sprintf(" The band is absent at %d bucket(s): %s.", missingBand, ReasonOneRun)
+	}
+	return &Figure{Name: name, Title: "Reward of " + fam, Caption: strings.TrimSpace(caption), Panels: []*plot.Plot{p}}
+}
+
+// addRibbon fills the area between top and bottom (same x).
+func addRibbon(p *plot.Plot, top, bottom plotter.XYs, c color.Color) {
+	if len(top) == 0 {
+		return
+	}
+	ring := append(plotter.XYs(nil), top...)
+	for i := len(bottom) - 1; i >= 0; i-- {
+		ring = append(ring, bottom[i])
+	}
+	if len(top) == 1 { // a single bucket: a thin vertical bar
+		ring = plotter.XYs{{X: top[0].X, Y: top[0].Y}, {X: top[0].X, Y: bottom[0].Y}}
+		if l, err := plotter.NewLine(ring); err == nil {
+			l.Color = c
+			l.Width = vg.Points(3)
+			p.Add(l)
+		}
+		return
+	}
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return
+	}
+	poly.Color = c
+	poly.LineStyle.Width = 0
+	p.Add(poly)
+}

@@ -1,0 +1,108 @@
+package writers
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHTMLConvertsTheReportSubset(t *testing.T) {
+	md := "# crlbatch report: skyfall\n\n- input: `a|b`\n- protocol: skyfall\n\n" +
+		"| parameter | value |\n| :-- | --: |\n| where | `x=ppo\\|ewc` |\n| name | a &lt;b&gt; &amp; <br> c |\n\n" +
+		"**Ceiling.** No *ceiling* \\*here\\*; see [the doc](docs/x.md).\n" +
+		"A second line <script>alert(1)</script>.\n\n" +
+		"> **Note** quoted\n\n" +
+		"## Figures\n\n### Reward of `ppo`\n\n![Reward of ppo](figure-reward-ppo.png)\n\nCaption ([SVG](figure-reward-ppo.svg))\n\n" +
+		"![other](figure-other.png)\n\n" +
+		"| metric | ppo |\n| :-- | --: |\n| gap | --[^2] |\n\nSee[^1].\n\n[^1]: first *why*\n[^2]: second\n"
+	svg := "<?xml version=\"1.0\"?>\n<!-- Generated -->\n<svg width=\"10pt\" height=\"5pt\" viewBox=\"0 0 10 5\"><path d=\"M0,0\"/></svg>\n"
+	page, err := HTML(md, []Figure{{PNG: "figure-reward-ppo.png", SVG: []byte(svg)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(page)
+	for _, want := range []string{
+		"<title>crlbatch report: skyfall</title>",
+		`<h1 id="crlbatch-report-skyfall">crlbatch report: skyfall</h1>`,
+		"<li>input: <code>a|b</code></li>",
+		`<th style="text-align:left">parameter</th><th style="text-align:right">value</th>`,
+		`<td style="text-align:right"><code>x=ppo|ewc</code></td>`,
+		`a &lt;b&gt; &amp; <br> c`,
+		"<p><strong>Ceiling.</strong> No <em>ceiling</em> *here*; see <a href=\"docs/x.md\">the doc</a>.\nA second line &lt;script&gt;alert(1)&lt;/script&gt;.</p>",
+		"<blockquote>\n<p><strong>Note</strong> quoted</p>\n</blockquote>",
+		`<h3 id="reward-of-ppo">Reward of <code>ppo</code></h3>`,
+		"<figure>\n<svg width=\"10pt\" height=\"5pt\" viewBox=\"0 0 10 5\"><path d=\"M0,0\"/></svg>\n</figure>",
+		`<a href="figure-reward-ppo.svg">SVG</a>`,
+		`<p><img src="figure-other.png" alt="other"></p>`,
+		`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`,
+		`<td style="text-align:right">--<sup class="fn"><a href="#fn-2">2</a></sup></td>`,
+		`<p>See<sup class="fn"><a href="#fn-1">1</a></sup>.</p>`,
+		"<ol class=\"footnotes\">\n<li id=\"fn-1\" value=\"1\">first <em>why</em></li>\n<li id=\"fn-2\" value=\"2\">second</li>\n</ol>",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("page lacks %q:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"<script", "<?xml", "<!-- Generated", "http://", "https://"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("page holds %q", bad)
+		}
+	}
+}
+
+// TestHTMLOfEveryGoldenReport converts every golden report.md: each
+// Markdown table row is one <tr>, each heading one <h…>, and nothing is
+// fetched.
+func TestHTMLOfEveryGoldenReport(t *testing.T) {
+	paths, err := filepath.Glob("../cmd/crlbatch/testdata/golden/*/report.md")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden report: %v", err)
+	}
+	for _, p := range paths {
+		md, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := HTML(string(md), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		rows, heads := 0, 0
+		for _, l := range strings.Split(string(md), "\n") {
+			if strings.HasPrefix(l, "|") && !sepRe.MatchString(l) {
+				rows++
+			}
+			if headingRe.MatchString(l) {
+				heads++
+			}
+		}
+		s := string(page)
+		if n := strings.Count(s, "<tr>"); n != rows {
+			t.Errorf("%s: %d <tr>, want %d", p, n, rows)
+		}
+		if n := strings.Count(s, "<h1 ") + strings.Count(s, "<h2 ") + strings.Count(s, "<h3 "); n != heads {
+			t.Errorf("%s: %d headings, want %d", p, n, heads)
+		}
+		if strings.Contains(s, "<script") || strings.Contains(s, "http://") || strings.Contains(s, "https://") {
+			t.Errorf("%s: the page could fetch something", p)
+		}
+		// Every footnote reference links to its definition, which is there;
+		// no "[^n]" is left as text.
+		defs := 0
+		for _, l := range strings.Split(string(md), "\n") {
+			if m := footnoteDefRe.FindStringSubmatch(l); m != nil {
+				defs++
+				if !strings.Contains(s, `<li id="fn-`+m[1]+`"`) {
+					t.Errorf("%s: footnote %s has no list item", p, m[1])
+				}
+			}
+		}
+		if n := strings.Count(s, `<li id="fn-`); n != defs {
+			t.Errorf("%s: %d footnote items, want %d", p, n, defs)
+		}
+		if strings.Contains(s, "[^") {
+			t.Errorf("%s: a footnote left as text", p)
+		}
+	}
+}
