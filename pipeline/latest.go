@@ -49,7 +49,7 @@ func Latest(ctx context.Context, cfg LatestConfig) (string, error) {
 		}
 		return u
 	}
-	if ok && strings.HasPrefix(latest, ResultsDir) {
+	if id, isResult := strings.CutPrefix(latest, ResultsDir); ok && isResult && attemptID.MatchString(strings.TrimSuffix(id, "/")) {
 		if done, err := j.exists(ctx, b, out.Prefix+latest+ManifestName); err != nil {
 			return "", err
 		} else if done {

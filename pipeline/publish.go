@@ -384,7 +384,7 @@ func annotate(err error, format string, args ...any) error {
 }
 
 // moveLatest makes LATEST name the newest complete result, if it names an
-// older one, under the LATEST lock: moves never interleave, so LATEST only
+// older one or no complete result, under the LATEST lock: moves never interleave, so LATEST only
 // moves forward.
 func (j *job) moveLatest(ctx context.Context, b *blob.Bucket) error {
 	holder, err := j.waitAcquire(ctx, b, j.out.Prefix+latestLock, latestLockAge, time.Minute)
@@ -411,7 +411,9 @@ func (j *job) moveLatest(ctx context.Context, b *blob.Bucket) error {
 			return err
 		}
 	}
-	if newest == "" || newest <= curID {
+	// A LATEST naming no complete result (edited by hand, its result
+	// deleted) names nothing: it is replaced, not kept as the newest.
+	if newest == "" || (st.complete[curID] && newest <= curID) {
 		return nil
 	}
 	if curID != "" && newest != j.attempt {

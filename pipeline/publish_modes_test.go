@@ -607,3 +607,41 @@ func TestLayoutsAreNotMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestLatestNamingNoResult: a LATEST that names no complete result (text
+// written by hand, an attempt id whose result was deleted, a path that
+// leaves OUTPUT) is not trusted: `latest` prints the newest complete
+// result (never a storage error), and the next nightly job makes LATEST
+// name it, so that diff --nights and the next report can read it again.
+func TestLatestNamingNoResult(t *testing.T) {
+	ctx := context.Background()
+	for _, bad := range []string{"results/zzz/\n", "results/20991231T000000Z-000000000000/\n", "results/../../etc/\n", "results/\n"} {
+		for _, c := range modeCases() {
+			t.Run(c.name+"/"+strings.TrimSpace(bad), func(t *testing.T) {
+				cfg, st := c.job(t)
+				cfg.History = true
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := path.Base(filepath.ToSlash(sum.Result))
+				b, closeB, _ := openBucket(ctx, cfg.Opener, mustOut(t, cfg))
+				defer closeB()
+				put(t, b, mustOut(t, cfg).Prefix+LatestName, []byte(bad))
+				lc := LatestConfig{Output: cfg.Output, Opener: cfg.Opener}
+				got, err := Latest(ctx, lc)
+				if err != nil || !strings.Contains(got, first) {
+					t.Errorf("latest with LATEST %q: %q, %v; want the result %s", bad, got, err, first)
+				}
+				sum, err = Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				second := path.Base(filepath.ToSlash(sum.Result))
+				if got := string(st.files(t)[LatestName]); got != ResultsDir+second+"/\n" {
+					t.Errorf("after a night, LATEST %q; want it to name %s", got, second)
+				}
+			})
+		}
+	}
+}
