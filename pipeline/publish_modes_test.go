@@ -645,3 +645,37 @@ func TestLatestNamingNoResult(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputThroughALink: an OUTPUT that is a symbolic link to a folder is
+// that folder: a nightly job lists its results through it, so LATEST is
+// written and --keep prunes (the listing did not follow the link, and
+// LATEST was never written, with exit 0).
+func TestOutputThroughALink(t *testing.T) {
+	ctx := context.Background()
+	in := localSweep(t)
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real"), filepath.Join(dir, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	cfg := localJob(in, link, nil)
+	cfg.History, cfg.Keep = true, 1
+	var last string
+	for range 2 {
+		sum, err := Run(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = path.Base(filepath.ToSlash(sum.Result))
+	}
+	files := dirStore(real).files(t)
+	if got := string(files[LatestName]); got != ResultsDir+last+"/\n" {
+		t.Errorf("LATEST %q, want it to name %s", got, last)
+	}
+	if ids := historyIDs(t, files); !slices.Equal(ids, []string{last}) {
+		t.Errorf("--keep 1 left %q", ids)
+	}
+}

@@ -90,6 +90,17 @@ func localLocation(raw, p string, q url.Values, create bool) (Location, error) {
 	if create {
 		q.Set("create_dir", "true")
 	}
+	// An OUTPUT folder given as a symbolic link is opened as the folder it
+	// names: fileblob's listing does not follow a link at its root, so a
+	// nightly OUTPUT behind one listed no results and LATEST never moved.
+	// (An INPUT is read by local.go's driver, which follows links.)
+	if fi, err := os.Lstat(abs); err == nil && create && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(abs); err == nil {
+			if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+				abs = target
+			}
+		}
+	}
 	dir := abs
 	loc := Location{Raw: raw, Local: true}
 	fi, err := os.Stat(abs)
