@@ -84,6 +84,9 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 	if err != nil {
 		return "", err
 	}
+	if hasLatest && !strings.HasPrefix(latest, ResultsDir) && !strings.HasPrefix(latest, "attempts/") {
+		return "", Usagef("%s holds a %s that was not written by crlbatch (it names %q, not %s<attempt-id>/): remove it or choose another --out", j.out, LatestName, latest, ResultsDir)
+	}
 	if hasLatest && !strings.HasPrefix(latest, ResultsDir) {
 		return "", Usagef("%s holds results in the attempts/ layout of an earlier crlbatch (%s names %q): move them aside or choose another --out (docs/decisions.md, \"Publishing: one-off and nightly\")", j.out, LatestName, latest)
 	}

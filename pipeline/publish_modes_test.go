@@ -679,3 +679,31 @@ func TestOutputThroughALink(t *testing.T) {
 		t.Errorf("--keep 1 left %q", ids)
 	}
 }
+
+// TestForeignLatest: a LATEST that is neither this layout's nor issue 13's
+// attempts/ one (garbage, an empty file) is refused by both modes as what
+// it is, not as the attempts/ layout, and nothing is written.
+func TestForeignLatest(t *testing.T) {
+	in := localSweep(t)
+	for _, text := range []string{"garbage\n", "", "attempts/20261101T020000Z/\n"} {
+		for _, history := range []bool{false, true} {
+			out := filepath.Join(t.TempDir(), "out")
+			write(t, filepath.Join(out, LatestName), text)
+			before := snapshot(t, out)
+			cfg := localJob(in, out, nil)
+			cfg.History = history
+			_, err := Run(context.Background(), cfg)
+			want := "was not written by crlbatch"
+			if strings.HasPrefix(text, "attempts/") {
+				want = "attempts/ layout"
+			}
+			var ue *UsageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+				t.Errorf("LATEST %q, --history=%v: %v, want a usage error saying %q", text, history, err, want)
+			}
+			if after := snapshot(t, out); !maps.Equal(after, before) {
+				t.Errorf("LATEST %q, --history=%v: OUTPUT changed", text, history)
+			}
+		}
+	}
+}
