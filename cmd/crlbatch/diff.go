@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -207,6 +208,9 @@ func writeObject(ctx context.Context, out string, data []byte) error {
 	}
 	if name == "" || name == "." || name == "/" {
 		return pipeline.Usagef("--out %s: names no file", storage.Redact(out))
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() && !strings.Contains(out, "://") {
+		return pipeline.Usagef("--out %s is a folder: want a file", out)
 	}
 	loc, err := storage.ParseLocation(dir, true)
 	if err != nil {

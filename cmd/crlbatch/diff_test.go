@@ -270,6 +270,7 @@ func TestDiffErrors(t *testing.T) {
 		{"parquet to stdout", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--format", "parquet"}, 2, "needs --out"},
 		{"nights 1", []string{"diff", notResult, "--nights", "1"}, 2, "want at least 2"},
 		{"missing table", []string{"diff", broken, "testdata/golden/sweep"}, 3, "run_summary.parquet: listed in manifest.json but missing"},
+		{"out a folder", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--out", notResult}, 2, "is a folder: want a file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := crl(t, c.args...)
