@@ -336,7 +336,9 @@ func (j *job) unpublish(ctx context.Context, b *blob.Bucket, target string) ([]s
 	}
 	var stale []string
 	for _, o := range old.Outputs {
-		if o.Name == "" || strings.Contains(o.Name, "/") || o.Name == ManifestName {
+		// Only a file of a result: never ".", "..", the claims'
+		// .crlbatch, a hidden or temporary file, LATEST.
+		if o.Name == "" || strings.Contains(o.Name, "/") || strings.HasPrefix(o.Name, ".") || o.Name == ManifestName || o.Name == LatestName {
 			continue
 		}
 		stale = append(stale, target+o.Name)

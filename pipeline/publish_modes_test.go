@@ -707,3 +707,29 @@ func TestForeignLatest(t *testing.T) {
 		}
 	}
 }
+
+// TestOverwriteIgnoresNamesOfNoFile: --overwrite removes the files the
+// earlier manifest lists, but never a name that is no file of the result
+// (".", "..", the claim folder, LATEST): a damaged manifest listing ".."
+// failed the job after the earlier result was gone.
+func TestOverwriteIgnoresNamesOfNoFile(t *testing.T) {
+	ctx := context.Background()
+	cfg := localJob(localSweep(t), filepath.Join(t.TempDir(), "out"), nil)
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	mpath := filepath.Join(cfg.Output, ManifestName)
+	data, _ := os.ReadFile(mpath)
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	for _, name := range []string{"..", ".", ".crlbatch", "", LatestName} {
+		m["outputs"] = append(m["outputs"].([]any), map[string]any{"name": name})
+	}
+	data, _ = json.Marshal(m)
+	write(t, mpath, string(data))
+	cfg.Overwrite = true
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatalf("--overwrite over a manifest listing names of no file: %v", err)
+	}
+	checkResult(t, dirStore(cfg.Output).files(t), "")
+}
