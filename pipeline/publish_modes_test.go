@@ -733,3 +733,27 @@ func TestOverwriteIgnoresNamesOfNoFile(t *testing.T) {
 	}
 	checkResult(t, dirStore(cfg.Output).files(t), "")
 }
+
+// TestClaimFromTheFuture: a claim whose holder's clock ran ahead (started
+// in 2099 on another host) is stale once the claim object itself is older
+// than the limit, as the error message promises ("after 24h"); a recent
+// one still blocks.
+func TestClaimFromTheFuture(t *testing.T) {
+	claim := `{"host":"elsewhere","pid":1,"started_at":"2099-01-01T00:00:00Z","attempt":"a"}`
+	for _, age := range []time.Duration{25 * time.Hour, time.Minute} {
+		in := localSweep(t)
+		out := filepath.Join(t.TempDir(), "out")
+		p := filepath.Join(out, filepath.FromSlash(jobClaim))
+		write(t, p, claim)
+		then := time.Now().Add(-age)
+		if err := os.Chtimes(p, then, then); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Run(context.Background(), localJob(in, out, nil))
+		if stale := age > jobClaimAge; stale && err != nil {
+			t.Errorf("a claim written %v ago: %v, want it taken over", age, err)
+		} else if !stale && !isUsage(err) {
+			t.Errorf("a claim written %v ago: %v, want a usage error", age, err)
+		}
+	}
+}
