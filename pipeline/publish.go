@@ -298,13 +298,38 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	// The result is complete from here on; a failure after this point is
 	// reported, with where the result is, but leaves the result in place.
 	committed = true
+	if testHookCommitted != nil {
+		testHookCommitted(target)
+	}
 	if j.cfg.History {
 		if err := j.afterCommit(ctx, b, target, res); err != nil {
+			if ctx.Err() != nil {
+				return nil, &PublishedError{Result: j.out.ObjectURL(target), Err: err}
+			}
 			return nil, err
 		}
 	}
 	return outputs, nil
 }
+
+// PublishedError is a nightly job interrupted after its result was
+// complete (its manifest written), before its history partitions or
+// LATEST were: the result stays, and the next --history job completes
+// what is missing. Err is the interruption (context.Canceled).
+type PublishedError struct {
+	Result string // the complete result's URL
+	Err    error
+}
+
+func (e *PublishedError) Error() string {
+	return fmt.Sprintf("interrupted after the result was complete under %s (its %s is written); its history partitions or %s may be missing: the next --history job completes them", e.Result, ManifestName, LatestName)
+}
+
+func (e *PublishedError) Unwrap() error { return e.Err }
+
+// testHookCommitted, when set, is called with the result's prefix just
+// after its manifest is written (tests).
+var testHookCommitted func(target string)
 
 // unpublish, before a one-off --overwrite writes anything, removes the
 // earlier result's manifest and returns the keys of its files (those the

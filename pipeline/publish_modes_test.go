@@ -757,3 +757,30 @@ func TestClaimFromTheFuture(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedAfterTheManifest: a nightly job interrupted once its
+// manifest is written has published: its error says where the complete
+// result is (a *PublishedError, still context.Canceled for the exit
+// status), not that nothing was published; the next job moves LATEST.
+func TestInterruptedAfterTheManifest(t *testing.T) {
+	cfg := localJob(localSweep(t), filepath.Join(t.TempDir(), "out"), nil)
+	cfg.History = true
+	ctx, cancel := context.WithCancel(context.Background())
+	testHookCommitted = func(string) { cancel() }
+	defer func() { testHookCommitted = nil }()
+	_, err := Run(ctx, cfg)
+	var pe *PublishedError
+	if !errors.As(err, &pe) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "complete under") {
+		t.Fatalf("interrupted after the manifest: %v, want a *PublishedError naming the result", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.FromSlash(pe.Result), ManifestName)); err != nil {
+		t.Errorf("the result %s it names is not complete: %v", pe.Result, err)
+	}
+	testHookCommitted = nil
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if ids := historyIDs(t, dirStore(cfg.Output).files(t)); len(ids) != 2 || !strings.HasSuffix(strings.TrimSuffix(pe.Result, string(filepath.Separator)), ids[0]) {
+		t.Errorf("results %q after the next night; the interrupted one %s", ids, pe.Result)
+	}
+}
