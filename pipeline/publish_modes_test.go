@@ -784,3 +784,14 @@ func TestInterruptedAfterTheManifest(t *testing.T) {
 		t.Errorf("results %q after the next night; the interrupted one %s", ids, pe.Result)
 	}
 }
+
+// TestLatestOfAFile: `crlbatch latest FILE` is a usage error saying it is a
+// file (as diff says), not "holds no complete result".
+func TestLatestOfAFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "notes.txt")
+	write(t, f, "x")
+	_, err := Latest(context.Background(), LatestConfig{Output: f})
+	if !isUsage(err) || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("latest of a file: %v, want a usage error saying it is a file", err)
+	}
+}
