@@ -59,6 +59,10 @@ type Diff struct {
 	RunsAdded       []Run    `json:"runs_added"`
 	RunsRemoved     []Run    `json:"runs_removed"`
 	Params          []Param  `json:"params"`
+	// MetricsNotCompared says why Metrics is empty whatever the numbers:
+	// the results were scored under different protocols, whose metrics
+	// of one name (forgetting) are defined differently. "" otherwise.
+	MetricsNotCompared string `json:"metrics_not_compared,omitempty"`
 }
 
 // Empty reports whether nothing changed.
@@ -102,7 +106,14 @@ func Compare(old, new *published.Result) *Diff {
 	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
 		RunsAdded: []Run{}, RunsRemoved: []Run{}, Params: []Param{}}
 	oldRows := map[[2]string]*published.Row{}
-	for i := range old.Rows {
+	rows := old.Rows
+	op, _ := old.Params["protocol"].(string)
+	np, _ := new.Params["protocol"].(string)
+	if op != "" && np != "" && op != np {
+		d.MetricsNotCompared = fmt.Sprintf("The results were scored under different protocols (%s, then %s), whose metrics of one name are defined differently: their metrics are not compared", op, np)
+		rows = nil
+	}
+	for i := range rows {
 		r := &old.Rows[i]
 		oldRows[[2]string{r.Family, r.Metric}] = r
 	}
@@ -301,6 +312,9 @@ func (d *Diff) body(b *strings.Builder, h string) {
 		}
 		b.WriteString(writers.MarkdownTable([]string{"parameter", "old", "new"}, rows))
 		b.WriteString("\n")
+	}
+	if d.MetricsNotCompared != "" {
+		fmt.Fprintf(b, "%s Metrics\n\n%s.\n\n", h, writers.Text(d.MetricsNotCompared))
 	}
 	if len(d.Metrics) > 0 {
 		fmt.Fprintf(b, "%s Metrics changed\n\n", h)

@@ -117,3 +117,31 @@ func TestRender(t *testing.T) {
 		t.Errorf("row 1 %v", r)
 	}
 }
+
+// TestCompareAcrossProtocols: two results scored under different
+// protocols share metric names (forgetting) defined differently in each;
+// their metrics are not compared, and every format says why.
+func TestCompareAcrossProtocols(t *testing.T) {
+	old, new := fixture()
+	old.Params["protocol"], new.Params["protocol"] = "skyfall", "contilab"
+	d := Compare(old, new)
+	if len(d.Metrics) != 0 {
+		t.Errorf("metrics compared across protocols: %+v", d.Metrics)
+	}
+	if !strings.Contains(d.MetricsNotCompared, "skyfall") || !strings.Contains(d.MetricsNotCompared, "contilab") {
+		t.Errorf("MetricsNotCompared %q does not name both protocols", d.MetricsNotCompared)
+	}
+	md := d.Markdown()
+	if !strings.Contains(md, d.MetricsNotCompared) || strings.Contains(md, "Metrics changed") {
+		t.Errorf("Markdown does not say why metrics are not compared:\n%s", md)
+	}
+	var buf bytes.Buffer
+	if err := d.JSON(&buf); err != nil || !strings.Contains(buf.String(), `"metrics_not_compared": "`) {
+		t.Errorf("JSON %v:\n%s", err, buf.String())
+	}
+	// The same protocol: compared as before, nothing said.
+	new.Params["protocol"] = "skyfall"
+	if d := Compare(old, new); len(d.Metrics) != 2 || d.MetricsNotCompared != "" {
+		t.Errorf("same protocol: %d metrics, %q", len(d.Metrics), d.MetricsNotCompared)
+	}
+}

@@ -6,6 +6,9 @@
 // short "Changes since the previous result" section of a nightly report
 // (Section).
 //
+// Two results of different protocols have their metrics not compared
+// (MetricsNotCompared says so): a metric of one name differs between them.
+//
 // Only what changed is listed: a result compared with itself gives an
 // empty Diff (Empty is true). A value changed when its presence changed or
 // its float64 differs (results are deterministic, so any difference is

@@ -27,24 +27,32 @@ type previous struct {
 }
 
 // loadPrevious reads the newest complete result of a --history OUTPUT, for
-// the report's "Changes since the previous result" (issue 12). It runs after
-// tidy, which has made LATEST name the newest complete result. A one-off job
-// compares with nothing (nil). A previous result that cannot be read does
-// not fail the night: its error is kept for the report and logged.
+// the report's "Changes since the previous result" (issue 12): by attempt
+// id, as LATEST names it once the next job has moved it (LATEST may lag: a
+// job killed between its manifest and LATEST, or LATEST set back by hand).
+// A one-off job compares with nothing (nil). A previous result that cannot
+// be read does not fail the night: its error is kept for the report and
+// logged.
 func (j *job) loadPrevious(ctx context.Context, b *blob.Bucket, target string) (*previous, error) {
 	if !j.cfg.History {
 		return nil, nil
 	}
 	p := &previous{url: j.out.ObjectURL(target)}
-	ok, err := j.exists(ctx, b, j.out.Prefix+LatestName)
-	if err == nil && !ok {
-		return p, nil // the first night
-	}
+	st, err := j.scanHistory(ctx, b)
 	if err == nil {
-		var prefixes []string
-		if prefixes, err = published.Nights(ctx, b, j.out, 1); err == nil {
-			p.result, err = published.Load(ctx, b, j.out, prefixes[0])
+		// The newest complete result that started before this job: one
+		// that a concurrent job started later and finished first is not
+		// this result's predecessor.
+		id := ""
+		for c := range st.complete {
+			if c < j.attempt {
+				id = max(id, c)
+			}
 		}
+		if id == "" {
+			return p, nil // the first night
+		}
+		p.result, err = published.Load(ctx, b, j.out, j.out.Prefix+ResultsDir+id+"/")
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -99,3 +99,48 @@ func TestNightlyReportSaysWhatChanged(t *testing.T) {
 		}
 	})
 }
+
+// TestNightlyReportComparesWithTheNewestComplete: when LATEST lags behind
+// the newest complete result (a job killed between its manifest and
+// LATEST, or LATEST set back by hand), the night compares with the newest
+// complete result, as `crlbatch diff --nights 2` will after it, not with
+// the older one LATEST names; with no LATEST at all, too.
+func TestNightlyReportComparesWithTheNewestComplete(t *testing.T) {
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg, st := c.job(t)
+			cfg.History = true
+			var ids []string
+			for range 2 {
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, path.Base(filepath.ToSlash(sum.Result)))
+			}
+			b, closeB, _ := openBucket(ctx, cfg.Opener, mustOut(t, cfg))
+			defer closeB()
+			prefix := mustOut(t, cfg).Prefix
+			for _, latest := range []string{ResultsDir + ids[0] + "/\n", ""} {
+				if latest != "" {
+					put(t, b, prefix+LatestName, []byte(latest))
+				} else if err := b.Delete(ctx, prefix+LatestName); err != nil {
+					t.Fatal(err)
+				}
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := path.Base(filepath.ToSlash(sum.Result))
+				report := string(st.files(t)[ResultsDir+id+"/report.md"])
+				newest := ids[len(ids)-1]
+				if !strings.Contains(report, "Previous result: `"+strings.TrimSuffix(mustOut(t, cfg).ObjectURL(prefix+ResultsDir+newest+"/"), "/")) {
+					_, section, _ := strings.Cut(report, "## Changes")
+					t.Errorf("LATEST %q: the report does not compare with the newest complete result %s:\n%s", latest, newest, section)
+				}
+				ids = append(ids, id)
+			}
+		})
+	}
+}

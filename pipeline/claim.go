@@ -102,7 +102,10 @@ func (j *job) dead(rec *claimRecord, mod time.Time, maxAge time.Duration) bool {
 	if rec.Host == j.host && rec.Host != "" && !processAlive(rec.PID) {
 		return true
 	}
-	return now.Sub(rec.StartedAt) > maxAge
+	// Started, by its holder's clock or by the store's (the claim is
+	// written once, at the start), longer ago than maxAge: a holder whose
+	// clock runs ahead cannot hold a claim for ever.
+	return now.Sub(rec.StartedAt) > maxAge || (!mod.IsZero() && now.Sub(mod) > maxAge)
 }
 
 // create creates key exclusively with this job's claim.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -46,9 +47,9 @@ func ConvertedKey(rel string) string {
 // its rows (readers.ConvertToParquet) under cfg.Output at ConvertedKey,
 // at most cfg.Concurrency at once. It returns the number of objects
 // written. Two objects converting to one key are a usage error; an object
-// that is not valid JSON Lines is a *readers.DataError naming its line,
-// and nothing is written then... except the objects already converted, as
-// each is written whole or not at all.
+// that is not valid JSON Lines is a *readers.DataError naming its line.
+// A convert that fails removes the objects it created before the failure
+// (each was written whole); objects it replaced keep their new contents.
 func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	if len(cfg.Patterns) == 0 {
 		cfg.Patterns = DefaultPatterns
@@ -95,6 +96,15 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		}
 		keys[k] = o.Rel
 	}
+	// A failed convert removes the objects it created (not those it
+	// replaced: they hold the conversion of the same name, whole), and the
+	// local folders it made for them (OUTPUT's own goes when outB is
+	// released empty: storage.OpenBucket).
+	dir, local := localDir(out)
+	var (
+		mu      sync.Mutex
+		created []string
+	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
 	for _, o := range objs {
@@ -118,8 +128,15 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
 			}
 			key := out.Prefix + ConvertedKey(o.Rel)
+			existed := true // when unknown, never removed
+			if local {
+				_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(key)))
+				existed = !errors.Is(err, os.ErrNotExist)
+			} else if ok, err := outB.Exists(gctx, key); err == nil {
+				existed = ok
+			}
 			err = cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
-				if dir, ok := localDir(out); ok {
+				if local {
 					return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), buf.Bytes())
 				}
 				return outB.WriteAll(actx, key, buf.Bytes(), nil)
@@ -127,10 +144,26 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			if err != nil {
 				return &StorageError{Op: "write", URL: out.ObjectURL(key), Err: redactErr(err)}
 			}
+			if !existed {
+				mu.Lock()
+				created = append(created, key)
+				mu.Unlock()
+			}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
+		dctx := context.WithoutCancel(ctx)
+		for _, key := range created {
+			if !local {
+				outB.Delete(dctx, key)
+				continue
+			}
+			p := filepath.Join(dir, filepath.FromSlash(key))
+			os.Remove(p)
+			for d := filepath.Dir(p); len(d) > len(filepath.Clean(dir)) && os.Remove(d) == nil; d = filepath.Dir(d) {
+			}
+		}
 		return 0, err
 	}
 	return len(objs), nil

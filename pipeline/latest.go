@@ -30,6 +30,9 @@ func Latest(ctx context.Context, cfg LatestConfig) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if out.Local && out.Path != "" && out.Prefix == "" {
+		return "", Usagef("%s is a file: want the folder or prefix a job published into", out)
+	}
 	j := &job{cfg: &Config{Retry: cfg.Retry}, out: out}
 	b, closeB, err := openBucket(ctx, cfg.Opener, out)
 	if err != nil {
@@ -49,7 +52,7 @@ func Latest(ctx context.Context, cfg LatestConfig) (string, error) {
 		}
 		return u
 	}
-	if ok && strings.HasPrefix(latest, ResultsDir) {
+	if id, isResult := strings.CutPrefix(latest, ResultsDir); ok && isResult && attemptID.MatchString(strings.TrimSuffix(id, "/")) {
 		if done, err := j.exists(ctx, b, out.Prefix+latest+ManifestName); err != nil {
 			return "", err
 		} else if done {

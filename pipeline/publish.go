@@ -84,6 +84,9 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 	if err != nil {
 		return "", err
 	}
+	if hasLatest && !strings.HasPrefix(latest, ResultsDir) && !strings.HasPrefix(latest, "attempts/") {
+		return "", Usagef("%s holds a %s that was not written by crlbatch (it names %q, not %s<attempt-id>/): remove it or choose another --out", j.out, LatestName, latest, ResultsDir)
+	}
 	if hasLatest && !strings.HasPrefix(latest, ResultsDir) {
 		return "", Usagef("%s holds results in the attempts/ layout of an earlier crlbatch (%s names %q): move them aside or choose another --out (docs/decisions.md, \"Publishing: one-off and nightly\")", j.out, LatestName, latest)
 	}
@@ -295,13 +298,38 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	// The result is complete from here on; a failure after this point is
 	// reported, with where the result is, but leaves the result in place.
 	committed = true
+	if testHookCommitted != nil {
+		testHookCommitted(target)
+	}
 	if j.cfg.History {
 		if err := j.afterCommit(ctx, b, target, res); err != nil {
+			if ctx.Err() != nil {
+				return nil, &PublishedError{Result: j.out.ObjectURL(target), Err: err}
+			}
 			return nil, err
 		}
 	}
 	return outputs, nil
 }
+
+// PublishedError is a nightly job interrupted after its result was
+// complete (its manifest written), before its history partitions or
+// LATEST were: the result stays, and the next --history job completes
+// what is missing. Err is the interruption (context.Canceled).
+type PublishedError struct {
+	Result string // the complete result's URL
+	Err    error
+}
+
+func (e *PublishedError) Error() string {
+	return fmt.Sprintf("interrupted after the result was complete under %s (its %s is written); its history partitions or %s may be missing: the next --history job completes them", e.Result, ManifestName, LatestName)
+}
+
+func (e *PublishedError) Unwrap() error { return e.Err }
+
+// testHookCommitted, when set, is called with the result's prefix just
+// after its manifest is written (tests).
+var testHookCommitted func(target string)
 
 // unpublish, before a one-off --overwrite writes anything, removes the
 // earlier result's manifest and returns the keys of its files (those the
@@ -333,7 +361,9 @@ func (j *job) unpublish(ctx context.Context, b *blob.Bucket, target string) ([]s
 	}
 	var stale []string
 	for _, o := range old.Outputs {
-		if o.Name == "" || strings.Contains(o.Name, "/") || o.Name == ManifestName {
+		// Only a file of a result: never ".", "..", the claims'
+		// .crlbatch, a hidden or temporary file, LATEST.
+		if o.Name == "" || strings.Contains(o.Name, "/") || strings.HasPrefix(o.Name, ".") || o.Name == ManifestName || o.Name == LatestName {
 			continue
 		}
 		stale = append(stale, target+o.Name)
@@ -384,7 +414,7 @@ func annotate(err error, format string, args ...any) error {
 }
 
 // moveLatest makes LATEST name the newest complete result, if it names an
-// older one, under the LATEST lock: moves never interleave, so LATEST only
+// older one or no complete result, under the LATEST lock: moves never interleave, so LATEST only
 // moves forward.
 func (j *job) moveLatest(ctx context.Context, b *blob.Bucket) error {
 	holder, err := j.waitAcquire(ctx, b, j.out.Prefix+latestLock, latestLockAge, time.Minute)
@@ -411,7 +441,9 @@ func (j *job) moveLatest(ctx context.Context, b *blob.Bucket) error {
 			return err
 		}
 	}
-	if newest == "" || newest <= curID {
+	// A LATEST naming no complete result (edited by hand, its result
+	// deleted) names nothing: it is replaced, not kept as the newest.
+	if newest == "" || (st.complete[curID] && newest <= curID) {
 		return nil
 	}
 	if curID != "" && newest != j.attempt {

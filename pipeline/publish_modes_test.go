@@ -677,3 +677,191 @@ func TestTidyKeepsAResultCompletedAfterItsListing(t *testing.T) {
 		})
 	}
 }
+
+// TestLatestNamingNoResult: a LATEST that names no complete result (text
+// written by hand, an attempt id whose result was deleted, a path that
+// leaves OUTPUT) is not trusted: `latest` prints the newest complete
+// result (never a storage error), and the next nightly job makes LATEST
+// name it, so that diff --nights and the next report can read it again.
+func TestLatestNamingNoResult(t *testing.T) {
+	ctx := context.Background()
+	for _, bad := range []string{"results/zzz/\n", "results/20991231T000000Z-000000000000/\n", "results/../../etc/\n", "results/\n"} {
+		for _, c := range modeCases() {
+			t.Run(c.name+"/"+strings.TrimSpace(bad), func(t *testing.T) {
+				cfg, st := c.job(t)
+				cfg.History = true
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := path.Base(filepath.ToSlash(sum.Result))
+				b, closeB, _ := openBucket(ctx, cfg.Opener, mustOut(t, cfg))
+				defer closeB()
+				put(t, b, mustOut(t, cfg).Prefix+LatestName, []byte(bad))
+				lc := LatestConfig{Output: cfg.Output, Opener: cfg.Opener}
+				got, err := Latest(ctx, lc)
+				if err != nil || !strings.Contains(got, first) {
+					t.Errorf("latest with LATEST %q: %q, %v; want the result %s", bad, got, err, first)
+				}
+				sum, err = Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				second := path.Base(filepath.ToSlash(sum.Result))
+				if got := string(st.files(t)[LatestName]); got != ResultsDir+second+"/\n" {
+					t.Errorf("after a night, LATEST %q; want it to name %s", got, second)
+				}
+			})
+		}
+	}
+}
+
+// TestOutputThroughALink: an OUTPUT that is a symbolic link to a folder is
+// that folder: a nightly job lists its results through it, so LATEST is
+// written and --keep prunes (the listing did not follow the link, and
+// LATEST was never written, with exit 0).
+func TestOutputThroughALink(t *testing.T) {
+	ctx := context.Background()
+	in := localSweep(t)
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "real"), filepath.Join(dir, "link")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	cfg := localJob(in, link, nil)
+	cfg.History, cfg.Keep = true, 1
+	var last string
+	for range 2 {
+		sum, err := Run(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = path.Base(filepath.ToSlash(sum.Result))
+	}
+	files := dirStore(real).files(t)
+	if got := string(files[LatestName]); got != ResultsDir+last+"/\n" {
+		t.Errorf("LATEST %q, want it to name %s", got, last)
+	}
+	if ids := historyIDs(t, files); !slices.Equal(ids, []string{last}) {
+		t.Errorf("--keep 1 left %q", ids)
+	}
+}
+
+// TestForeignLatest: a LATEST that is neither this layout's nor issue 13's
+// attempts/ one (garbage, an empty file) is refused by both modes as what
+// it is, not as the attempts/ layout, and nothing is written.
+func TestForeignLatest(t *testing.T) {
+	in := localSweep(t)
+	for _, text := range []string{"garbage\n", "", "attempts/20261101T020000Z/\n"} {
+		for _, history := range []bool{false, true} {
+			out := filepath.Join(t.TempDir(), "out")
+			write(t, filepath.Join(out, LatestName), text)
+			before := snapshot(t, out)
+			cfg := localJob(in, out, nil)
+			cfg.History = history
+			_, err := Run(context.Background(), cfg)
+			want := "was not written by crlbatch"
+			if strings.HasPrefix(text, "attempts/") {
+				want = "attempts/ layout"
+			}
+			var ue *UsageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+				t.Errorf("LATEST %q, --history=%v: %v, want a usage error saying %q", text, history, err, want)
+			}
+			if after := snapshot(t, out); !maps.Equal(after, before) {
+				t.Errorf("LATEST %q, --history=%v: OUTPUT changed", text, history)
+			}
+		}
+	}
+}
+
+// TestOverwriteIgnoresNamesOfNoFile: --overwrite removes the files the
+// earlier manifest lists, but never a name that is no file of the result
+// (".", "..", the claim folder, LATEST): a damaged manifest listing ".."
+// failed the job after the earlier result was gone.
+func TestOverwriteIgnoresNamesOfNoFile(t *testing.T) {
+	ctx := context.Background()
+	cfg := localJob(localSweep(t), filepath.Join(t.TempDir(), "out"), nil)
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	mpath := filepath.Join(cfg.Output, ManifestName)
+	data, _ := os.ReadFile(mpath)
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	for _, name := range []string{"..", ".", ".crlbatch", "", LatestName} {
+		m["outputs"] = append(m["outputs"].([]any), map[string]any{"name": name})
+	}
+	data, _ = json.Marshal(m)
+	write(t, mpath, string(data))
+	cfg.Overwrite = true
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatalf("--overwrite over a manifest listing names of no file: %v", err)
+	}
+	checkResult(t, dirStore(cfg.Output).files(t), "")
+}
+
+// TestClaimFromTheFuture: a claim whose holder's clock ran ahead (started
+// in 2099 on another host) is stale once the claim object itself is older
+// than the limit, as the error message promises ("after 24h"); a recent
+// one still blocks.
+func TestClaimFromTheFuture(t *testing.T) {
+	claim := `{"host":"elsewhere","pid":1,"started_at":"2099-01-01T00:00:00Z","attempt":"a"}`
+	for _, age := range []time.Duration{25 * time.Hour, time.Minute} {
+		in := localSweep(t)
+		out := filepath.Join(t.TempDir(), "out")
+		p := filepath.Join(out, filepath.FromSlash(jobClaim))
+		write(t, p, claim)
+		then := time.Now().Add(-age)
+		if err := os.Chtimes(p, then, then); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Run(context.Background(), localJob(in, out, nil))
+		if stale := age > jobClaimAge; stale && err != nil {
+			t.Errorf("a claim written %v ago: %v, want it taken over", age, err)
+		} else if !stale && !isUsage(err) {
+			t.Errorf("a claim written %v ago: %v, want a usage error", age, err)
+		}
+	}
+}
+
+// TestInterruptedAfterTheManifest: a nightly job interrupted once its
+// manifest is written has published: its error says where the complete
+// result is (a *PublishedError, still context.Canceled for the exit
+// status), not that nothing was published; the next job moves LATEST.
+func TestInterruptedAfterTheManifest(t *testing.T) {
+	cfg := localJob(localSweep(t), filepath.Join(t.TempDir(), "out"), nil)
+	cfg.History = true
+	ctx, cancel := context.WithCancel(context.Background())
+	testHookCommitted = func(string) { cancel() }
+	defer func() { testHookCommitted = nil }()
+	_, err := Run(ctx, cfg)
+	var pe *PublishedError
+	if !errors.As(err, &pe) || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "complete under") {
+		t.Fatalf("interrupted after the manifest: %v, want a *PublishedError naming the result", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.FromSlash(pe.Result), ManifestName)); err != nil {
+		t.Errorf("the result %s it names is not complete: %v", pe.Result, err)
+	}
+	testHookCommitted = nil
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if ids := historyIDs(t, dirStore(cfg.Output).files(t)); len(ids) != 2 || !strings.HasSuffix(strings.TrimSuffix(pe.Result, string(filepath.Separator)), ids[0]) {
+		t.Errorf("results %q after the next night; the interrupted one %s", ids, pe.Result)
+	}
+}
+
+// TestLatestOfAFile: `crlbatch latest FILE` is a usage error saying it is a
+// file (as diff says), not "holds no complete result".
+func TestLatestOfAFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "notes.txt")
+	write(t, f, "x")
+	_, err := Latest(context.Background(), LatestConfig{Output: f})
+	if !isUsage(err) || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("latest of a file: %v, want a usage error saying it is a file", err)
+	}
+}

@@ -217,14 +217,32 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 				work(i)
 			}
 		})
+		if ctx.Err() != nil {
+			// Aggregate must not go on with cells skipped (their rows
+			// are empty): stop it, on this goroutine, for reduce.
+			panic(reduceStopped{})
+		}
 	}
 	fopt.AdvantageMetric = j.proto.job.AdvantageMetric()
-	fres, err := family.Aggregate(metrics, fruns, fopt)
+	fres, err := func() (fres *family.Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(reduceStopped); !ok {
+					panic(p)
+				}
+				fres, err = nil, ctx.Err()
+			}
+		}()
+		return family.Aggregate(metrics, fruns, fopt)
+	}()
 	if err != nil {
 		return nil, nil, err
 	}
 	return fres, fruns, nil
 }
+
+// reduceStopped stops family.Aggregate once the job's context is done.
+type reduceStopped struct{}
 
 // render reduces the scored runs and builds every result file: the
 // protocol's tables as Parquet, its report, in that order. Once ctx is done

@@ -11,7 +11,9 @@
 //   - OpenBucket opens a Location's bucket through an Opener (DefaultOpener
 //     uses gocloud.dev's URL mux; tests hand in their own). The package
 //     imports no blob driver: whoever runs it (cmd) blank-imports the
-//     drivers it needs.
+//     drivers it needs. A local OUTPUT folder that opening makes (and the
+//     missing parents) goes again when the bucket is released with nothing
+//     under it, so a job that fails leaves no empty folder.
 //   - RetryPolicy.Retry retries transient failures (throttling, server
 //     errors, resets, truncated bodies, attempts that make no progress for
 //     IdleTimeout) with exponential backoff, bounded in attempts and time.

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"path"
@@ -89,6 +90,17 @@ func localLocation(raw, p string, q url.Values, create bool) (Location, error) {
 	if create {
 		q.Set("create_dir", "true")
 	}
+	// An OUTPUT folder given as a symbolic link is opened as the folder it
+	// names: fileblob's listing does not follow a link at its root, so a
+	// nightly OUTPUT behind one listed no results and LATEST never moved.
+	// (An INPUT is read by local.go's driver, which follows links.)
+	if fi, err := os.Lstat(abs); err == nil && create && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(abs); err == nil {
+			if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+				abs = target
+			}
+		}
+	}
 	dir := abs
 	loc := Location{Raw: raw, Local: true}
 	fi, err := os.Stat(abs)
@@ -171,7 +183,32 @@ func OpenBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func(
 	if op == nil {
 		op = DefaultOpener
 	}
+	// The topmost folder that opening a local OUTPUT makes (create_dir):
+	// it goes again on release if nothing was written under it, so that
+	// a job that fails, or writes nothing, leaves no folder behind.
+	made := ""
+	if l.Local {
+		for d := filepath.Clean(l.localDir()); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			made = d
+		}
+	}
 	b, closeFn, err := op(ctx, l.BucketURL)
+	if err == nil && made != "" {
+		inner, dir := closeFn, filepath.Clean(l.localDir())
+		closeFn = func() error {
+			err := inner()
+			for d := dir; len(d) >= len(made); d = filepath.Dir(d) {
+				// Fails, as it should, when not empty.
+				if err := os.Remove(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+					break
+				}
+			}
+			return err
+		}
+	}
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, "no driver registered") || strings.Contains(msg, "invalid") ||
 			strings.Contains(msg, "unsupported") || strings.Contains(msg, "unknown query parameter") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/memblob"
 )
 
@@ -127,5 +128,47 @@ func TestRedactInMessages(t *testing.T) {
 	}
 	if RedactErr(err) != err || RedactErr(nil) != nil {
 		t.Error("RedactErr wraps twice or wraps nil")
+	}
+}
+
+// TestOpenBucketRemovesTheFolderItMade: a local location opened to write
+// makes its folder (and missing parents); when the bucket is released with
+// nothing written (a job that failed, or cleaned up after itself), the
+// folders it made go again, those that existed stay; with a file written,
+// everything stays.
+func TestOpenBucketRemovesTheFolderItMade(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for _, write := range []bool{false, true} {
+		dir := filepath.Join(root, "a", "b", "out")
+		l, err := ParseLocation(dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, closeFn, err := OpenBucket(ctx, nil, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatalf("OpenBucket did not make %s: %v", dir, err)
+		}
+		if write {
+			if err := b.WriteAll(ctx, "k", []byte("x"), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := closeFn(); err != nil {
+			t.Fatal(err)
+		}
+		_, err = os.Stat(filepath.Join(root, "a"))
+		if write && err != nil {
+			t.Errorf("a bucket written to lost its folder: %v", err)
+		}
+		if !write && !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("an empty bucket left the folders it made: %v", err)
+		}
+		if _, err := os.Stat(root); err != nil {
+			t.Errorf("the folder that existed went: %v", err)
+		}
 	}
 }

@@ -17,9 +17,14 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		return &pipeline.UsageError{Err: explainUsage(cmd, err)}
 	}
 	cmds := []*cli.Command{scoreCommand(), boundCommand(), validateCommand(), checkEntryCommand(), synthCommand(), latestCommand(), diffCommand(), convertCommand(), cacheCommand(), versionCommand()}
-	for _, c := range cmds {
-		c.OnUsageError = usage
+	var setUsage func([]*cli.Command)
+	setUsage = func(cs []*cli.Command) {
+		for _, c := range cs {
+			c.OnUsageError = usage
+			setUsage(c.Commands) // cache stats, cache prune
+		}
 	}
+	setUsage(cmds)
 	return &cli.Command{
 		Name:  "crlbatch",
 		Usage: "score continual-learning runs in bulk, from a folder or a bucket prefix",
@@ -62,8 +67,12 @@ func unknownCommand(cmd *cli.Command, name string) error {
 	for _, c := range cmd.VisibleCommands() {
 		names = append(names, c.Name)
 	}
-	if cmd.Root() != cmd {
+	if cmd.Root() != cmd && cmd.Name == "completion" {
 		return pipeline.Usagef("%s: unknown shell %q%s (shells: %s)", cmd.Name, name, didYouMean(name, names, ""), strings.Join(names, ", "))
+	}
+	if cmd.Root() != cmd {
+		return pipeline.Usagef("%s: unknown command %q%s (commands: %s; see %s --help)",
+			commandName(cmd), name, didYouMean(name, names, ""), strings.Join(names, ", "), commandPath(cmd))
 	}
 	return pipeline.Usagef("unknown command %q%s (commands: %s; see crlbatch --help)",
 		name, didYouMean(name, names, ""), strings.Join(names, ", "))
@@ -116,20 +125,30 @@ func explainUsage(cmd *cli.Command, err error) error {
 	return err
 }
 
-// commandPath is "crlbatch score" for score, "crlbatch" for the root.
+// commandPath is "crlbatch score" for score, "crlbatch cache stats" for
+// cache stats, "crlbatch" for the root.
 func commandPath(cmd *cli.Command) string {
 	if cmd.Root() == cmd {
 		return "crlbatch"
 	}
-	return "crlbatch " + cmd.Name
+	return "crlbatch " + commandName(cmd)
 }
 
-// commandPrefix is "score: " for score, "" for the root.
+// commandPrefix is "score: " for score, "cache stats: " for cache stats,
+// "" for the root.
 func commandPrefix(cmd *cli.Command) string {
 	if cmd.Root() == cmd {
 		return ""
 	}
-	return cmd.Name + ": "
+	return commandName(cmd) + ": "
+}
+
+// commandName is cmd as typed after crlbatch: "score", "cache stats".
+func commandName(cmd *cli.Command) string {
+	if p := cmd.Path(); len(p) > 1 {
+		return strings.Join(p[1:], " ")
+	}
+	return cmd.Name
 }
 
 // wants says what kind of value the flag name of cmd takes, or "" when
@@ -172,7 +191,7 @@ func oneArg(cmd *cli.Command, what string) (string, error) {
 	case 1:
 		return cmd.Args().First(), nil
 	case 0:
-		return "", pipeline.Usagef("%s: missing %s (see crlbatch %s --help)", cmd.Name, what, cmd.Name)
+		return "", pipeline.Usagef("%s: missing %s (see %s --help)", commandName(cmd), what, commandPath(cmd))
 	}
-	return "", pipeline.Usagef("%s: want one %s, got %d arguments: %q", cmd.Name, what, cmd.Args().Len(), cmd.Args().Slice())
+	return "", pipeline.Usagef("%s: want one %s, got %d arguments: %q", commandName(cmd), what, cmd.Args().Len(), cmd.Args().Slice())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,9 @@ func diffCommand() *cli.Command {
 			}
 			if format == "parquet" && cmd.String("out") == "" {
 				return pipeline.Usagef("--format parquet needs --out FILE (Parquet is not written to a terminal)")
+			}
+			if err := outOutsideResults(cmd); err != nil {
+				return err
 			}
 			old, new, err := loadPair(ctx, cmd)
 			if err != nil {
@@ -130,6 +134,65 @@ func loadPair(ctx context.Context, cmd *cli.Command) (old, new *published.Result
 	return old, new, err
 }
 
+// outOutsideResults refuses an --out inside a result compared (OLD, NEW)
+// or, with --nights, inside the history's results/ or history/ or on its
+// LATEST: diff must never overwrite a file of a result.
+func outOutsideResults(cmd *cli.Command) error {
+	out := cmd.String("out")
+	if out == "" {
+		return nil
+	}
+	var results []string
+	for _, a := range cmd.Args().Slice() {
+		if !cmd.IsSet("nights") {
+			results = append(results, a)
+			continue
+		}
+		for _, sub := range []string{published.ResultsDir, pipeline.HistoryDir, published.LatestFile} {
+			if u, err := url.Parse(a); err == nil && strings.Contains(a, "://") {
+				u.Path = strings.TrimSuffix(u.Path, "/") + "/" + sub
+				results = append(results, u.String())
+			} else {
+				results = append(results, filepath.Join(a, sub))
+			}
+		}
+	}
+	for _, r := range results {
+		if inside(out, r) {
+			return pipeline.Usagef("--out %s lies inside %s, which diff reads: write it elsewhere", storage.Redact(out), storage.Redact(r))
+		}
+	}
+	return nil
+}
+
+// inside reports whether the path or URL p is dir or lies under it
+// (local paths compared with links resolved).
+func inside(p, dir string) bool {
+	if !strings.Contains(p, "://") && !strings.Contains(dir, "://") {
+		p, dir = canonical(p), canonical(dir)
+		return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	}
+	pl, err1 := storage.ParseLocation(p, true)
+	dl, err2 := storage.ParseLocation(dir, true)
+	return err1 == nil && err2 == nil && storage.Within(pl, dl)
+}
+
+// canonical is the absolute path p with the links of its longest existing
+// part resolved.
+func canonical(p string) string {
+	p, _ = filepath.Abs(p)
+	rest := ""
+	for d := p; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if d == filepath.Dir(d) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
+}
+
 // writeObject writes data to out, a local path or a blob URL naming an
 // object.
 func writeObject(ctx context.Context, out string, data []byte) error {
@@ -145,6 +208,9 @@ func writeObject(ctx context.Context, out string, data []byte) error {
 	}
 	if name == "" || name == "." || name == "/" {
 		return pipeline.Usagef("--out %s: names no file", storage.Redact(out))
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() && !strings.Contains(out, "://") {
+		return pipeline.Usagef("--out %s is a folder: want a file", out)
 	}
 	loc, err := storage.ParseLocation(dir, true)
 	if err != nil {

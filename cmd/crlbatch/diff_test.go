@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -269,6 +270,7 @@ func TestDiffErrors(t *testing.T) {
 		{"parquet to stdout", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--format", "parquet"}, 2, "needs --out"},
 		{"nights 1", []string{"diff", notResult, "--nights", "1"}, 2, "want at least 2"},
 		{"missing table", []string{"diff", broken, "testdata/golden/sweep"}, 3, "run_summary.parquet: listed in manifest.json but missing"},
+		{"out a folder", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--out", notResult}, 2, "is a folder: want a file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := crl(t, c.args...)
@@ -277,4 +279,47 @@ func TestDiffErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffOutInsideAResult: --out inside a result compared (or, with
+// --nights, the history's results/, history/ or its LATEST) is a usage
+// error that writes nothing: `--out OLD/manifest.json` replaced a complete
+// result's manifest with Markdown.
+func TestDiffOutInsideAResult(t *testing.T) {
+	old := filepath.Join(t.TempDir(), "old")
+	copyResult(t, "testdata/golden/sweep", old)
+	hist := filepath.Join(t.TempDir(), "nightly")
+	copyResult(t, "testdata/golden/sweep", filepath.Join(hist, "results", "20261129T020000Z-000000000000"))
+	copyResult(t, "testdata/golden/sweep", filepath.Join(hist, "results", "20261130T020000Z-000000000000"))
+	for _, args := range [][]string{
+		{"diff", old, "testdata/golden/sweep", "--out", filepath.Join(old, "manifest.json")},
+		{"diff", "testdata/golden/sweep", old, "--out", filepath.Join(old, "sub", "changes.md")},
+		{"diff", hist, "--nights", "2", "--format", "parquet", "--out", filepath.Join(hist, "results", "changes.parquet")},
+		{"diff", hist, "--nights", "2", "--out", filepath.Join(hist, "LATEST")},
+		{"diff", hist, "--nights", "2", "--out", filepath.Join(hist, "history", "x.md")},
+	} {
+		before := snapshotDir(t, old)
+		beforeHist := snapshotDir(t, hist)
+		code, _, stderr := crl(t, args...)
+		if code != 2 || !strings.Contains(stderr, "lies inside") {
+			t.Errorf("%q: exit %d, %s; want 2 saying --out lies inside a result", args, code, stderr)
+		}
+		if !maps.Equal(snapshotDir(t, old), before) || !maps.Equal(snapshotDir(t, hist), beforeHist) {
+			t.Errorf("%q changed a result", args)
+		}
+	}
+}
+
+// snapshotDir maps every file under dir to its contents.
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			m[p] = string(b)
+		}
+		return nil
+	})
+	return m
 }

@@ -79,7 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	code := exitCode(ctx, err)
 	if err != nil {
 		msg := err.Error()
-		if code == exitInterrupt && errors.Is(err, context.Canceled) {
+		var published *pipeline.PublishedError
+		if code == exitInterrupt && errors.Is(err, context.Canceled) && !errors.As(err, &published) {
 			msg = "interrupted: nothing was published, and files written so far were removed"
 		}
 		var rdata *readers.DataError
