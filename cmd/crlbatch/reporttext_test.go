@@ -183,13 +183,13 @@ func checkReportShape(t *testing.T, report string, families int) {
 		case strings.HasPrefix(l, "## Family "):
 			fams++
 			inNotes, inSummary = false, false
+		case l == "## Figures":
+			inNotes, inSummary, inFigures = false, false, true
+		case inFigures && strings.HasPrefix(l, "### "): // one heading per figure
 		case strings.HasPrefix(l, "## Against the baseline "):
 			against++
 		case strings.HasPrefix(l, "### ") && strings.Contains(l, " against "):
 			tested++
-		case l == "## Figures":
-			inNotes, inSummary, inFigures = false, false, true
-		case inFigures && strings.HasPrefix(l, "### "): // one heading per figure
 		case strings.HasPrefix(l, "#"):
 			if !reportSections[l] {
 				t.Errorf("line %d is an unexpected heading: %q", i+1, l)
