@@ -151,21 +151,9 @@ func (j *job) release(ctx context.Context, b *blob.Bucket) {
 
 // readLatest reads OUTPUT/LATEST, trimmed.
 func (j *job) readLatest(ctx context.Context, b *blob.Bucket) (string, bool, error) {
-	key := j.out.Prefix + LatestName
-	var data []byte
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-		var err error
-		data, err = b.ReadAll(ctx, key)
-		return err
-	})
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return "", false, nil
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", false, ctx.Err()
-		}
-		return "", false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	data, found, err := j.readKey(ctx, b, j.out.Prefix+LatestName, true)
+	if err != nil || !found {
+		return "", false, err
 	}
 	return strings.TrimSpace(string(data)), true, nil
 }
@@ -336,20 +324,9 @@ var testHookCommitted func(target string)
 // new result does not write are removed before the new manifest).
 func (j *job) unpublish(ctx context.Context, b *blob.Bucket, target string) ([]string, error) {
 	key := target + ManifestName
-	var data []byte
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-		var err error
-		data, err = b.ReadAll(ctx, key)
-		return err
-	})
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		return nil, nil
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+	data, found, err := j.readKey(ctx, b, key, true)
+	if err != nil || !found {
+		return nil, err
 	}
 	var old struct {
 		Outputs []struct {
@@ -719,17 +696,27 @@ func boolInt(b bool) int {
 
 // readAll reads one object of OUTPUT with retries.
 func (j *job) readAll(ctx context.Context, b *blob.Bucket, key string) ([]byte, error) {
-	var data []byte
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+	data, _, err := j.readKey(ctx, b, key, false)
+	return data, err
+}
+
+// readKey reads key under the retry policy. With missingOK a key that does
+// not exist is found false and no error; otherwise, like every other
+// failure, it is a StorageError naming the object.
+func (j *job) readKey(ctx context.Context, b *blob.Bucket, key string, missingOK bool) (data []byte, found bool, err error) {
+	err = j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
 		var err error
 		data, err = b.ReadAll(ctx, key)
 		return err
 	})
+	if missingOK && gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, false, nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		}
-		return nil, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
+		return nil, false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
 	}
-	return data, nil
+	return data, true, nil
 }
