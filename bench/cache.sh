@@ -3,6 +3,7 @@
 #
 #   bench/cache.sh                                 # 1 GB sweep, 3 rounds
 #   BENCH_BYTES=200000000 BENCH_ROUNDS=5 bench/cache.sh
+#   BENCH_BASE=main bench/cache.sh                 # and a build of main beside it
 #
 # 1. Generates with `crlbatch synth` (fixed seed) a sweep of BENCH_BYTES of
 #    JSONL under BENCH_DIR/jsonl (4 families x 5 seeds = 20 objects, per-step
@@ -18,7 +19,9 @@
 #                        changed (95 % of the objects from C)
 #      parquet:          score parquet --pattern '*.parquet'
 #    each with the nightly job's flags, timed by /usr/bin/time (wall,
-#    user+sys CPU, peak RSS).
+#    user+sys CPU, peak RSS). With BENCH_BASE (a git revision), the
+#    binary built from it runs its own cold (--cache) and warm jobs in the
+#    same rounds, with a cache of its own (base-cold-cache, base-warm-cache).
 # 3. Prints the median of each, and the ratios: cold/warm and JSONL/Parquet,
 #    in wall and CPU time. The machine's load (uptime) is printed before and
 #    after: on a shared machine wall times move, CPU times less so.
@@ -32,9 +35,21 @@ BIN=$BENCH_DIR/crlbatch
 
 mkdir -p "$BENCH_DIR"
 (cd "$ROOT" && go build -o "$BIN" ./cmd/crlbatch)
+BASE_BIN=
+if [[ -n ${BENCH_BASE:-} ]]; then
+	BASE_BIN=$BENCH_DIR/crlbatch-base
+	rm -rf "$BENCH_DIR/base-src" && mkdir -p "$BENCH_DIR/base-src"
+	git -C "$ROOT" archive "$BENCH_BASE" | tar -x -C "$BENCH_DIR/base-src"
+	(cd "$BENCH_DIR/base-src" && go build -o "$BASE_BIN" ./cmd/crlbatch)
+	echo "base: $BENCH_BASE = $(git -C "$ROOT" rev-parse --short "$BENCH_BASE")"
+fi
 
 SYNTH=(--family ppo --family sac --family ewc --family der --seeds 5 --extras --target-bytes "$BENCH_BYTES")
-stamp="$BENCH_BYTES $(sha256sum "$BIN" | cut -c1-16)"
+# The sweep is regenerated when the generator's output changes: the stamp
+# holds the hash of a tiny sweep from it (not the binary's, which changes
+# with every build).
+rm -rf "$BENCH_DIR/tiny" && "$BIN" synth --out "$BENCH_DIR/tiny" "${SYNTH[@]:0:10}" --extras --target-bytes 200000 --seed 0 >/dev/null
+stamp="$BENCH_BYTES $(cd "$BENCH_DIR/tiny" && find . -type f | sort | xargs sha256sum | sha256sum | cut -c1-16)"
 if [[ ! -f $BENCH_DIR/sweep.stamp || $(cat "$BENCH_DIR/sweep.stamp") != "$stamp" ]]; then
 	rm -rf "$BENCH_DIR"/{jsonl,alt,work,parquet,sweep.stamp}
 	"$BIN" synth --out "$BENCH_DIR/jsonl" "${SYNTH[@]}" --seed 0 >/dev/null
@@ -62,22 +77,26 @@ FLAGS=(--quiet --spec experiment --ceiling by_configuration --episode-end-from-s
 
 T=$BENCH_DIR/times
 rm -rf "$T" && mkdir -p "$T"
-# run NAME ARGS...: one timed job, appended to $T/NAME as "wall cpu rssKB".
+# run NAME ARGS...: one timed job, appended to $T/NAME as "wall cpu rssKB"
+# (NAME base-*: the base binary's).
 run() {
-	local name=$1
+	local name=$1 bin=$BIN
 	shift
+	[[ $name == base-* ]] && bin=$BASE_BIN
 	rm -rf "$BENCH_DIR/out"
-	/usr/bin/time -o "$T/one" -f "%e %U %S %M" "$BIN" score "$@" --out "$BENCH_DIR/out" "${FLAGS[@]}" >"$T/$name.log"
+	/usr/bin/time -o "$T/one" -f "%e %U %S %M" "$bin" score "$@" --out "$BENCH_DIR/out" "${FLAGS[@]}" >"$T/$name.log"
 	awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$T/one" >>"$T/$name"
 }
 
 echo "load before: $(uptime)"
 for r in $(seq "$BENCH_ROUNDS"); do
 	run cold-nocache "$BENCH_DIR/work"
-	rm -rf "$BENCH_DIR/c"
+	rm -rf "$BENCH_DIR/c" "$BENCH_DIR/cb"
 	run cold-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/c"
+	[[ -n $BASE_BIN ]] && run base-cold-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/cb"
 	change
 	run warm-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/c"
+	[[ -n $BASE_BIN ]] && run base-warm-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/cb"
 	restore
 	run parquet "$BENCH_DIR/parquet" --pattern '*.parquet'
 done
@@ -87,17 +106,20 @@ med() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 col() { awk -v c="$2" '{print $c}' "$T/$1" | med; }
 echo
 echo "sweep: $(du -sb "$BENCH_DIR/jsonl" | cut -f1) bytes of JSONL in $nobj objects; Parquet form $(du -sb "$BENCH_DIR/parquet" | cut -f1) bytes; $nchanged objects changed for the warm run; $BENCH_ROUNDS rounds, medians"
+JOBS=(cold-nocache cold-cache warm-cache parquet)
+[[ -n $BASE_BIN ]] && JOBS+=(base-cold-cache base-warm-cache)
 printf '%-28s %9s %9s %10s\n' job wall_s cpu_s rss_MB
-for j in cold-nocache cold-cache warm-cache parquet; do
+for j in "${JOBS[@]}"; do
 	printf '%-28s %9s %9s %10d\n' "$j" "$(col $j 1)" "$(col $j 2)" $(($(col $j 3) / 1024))
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; }
 echo
 echo "cold (no cache) / warm:  wall $(ratio "$(col cold-nocache 1)" "$(col warm-cache 1)")x  cpu $(ratio "$(col cold-nocache 2)" "$(col warm-cache 2)")x"
 echo "cold (--cache) / warm:   wall $(ratio "$(col cold-cache 1)" "$(col warm-cache 1)")x  cpu $(ratio "$(col cold-cache 2)" "$(col warm-cache 2)")x"
+[[ -n $BASE_BIN ]] && echo "cold (no cache) / base warm: wall $(ratio "$(col cold-nocache 1)" "$(col base-warm-cache 1)")x  cpu $(ratio "$(col cold-nocache 2)" "$(col base-warm-cache 2)")x"
 echo "JSONL / Parquet:         wall $(ratio "$(col cold-nocache 1)" "$(col parquet 1)")x  cpu $(ratio "$(col cold-nocache 2)" "$(col parquet 2)")x  (above 1: Parquet faster)"
 echo
 echo "what each job said:"
-for j in cold-nocache cold-cache warm-cache parquet; do
+for j in "${JOBS[@]}"; do
 	echo "  $j: $(grep -m1 '^scored' "$T/$j.log" || echo '(no summary line)')"
 done

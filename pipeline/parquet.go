@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -70,4 +71,26 @@ func (j *job) decodeAny(split bool, o object, url, rel string, r io.Reader, onBa
 		de.Row = true
 	}
 	return obj, ReadParquet, err
+}
+
+// besideItsConversion refuses a listing that holds a JSON Lines object and,
+// under the key `crlbatch convert` gives its Parquet form (ConvertedKey),
+// a Parquet object: the two would be read as one run split over two
+// objects, every row counted twice. It names the first such pair in key
+// order.
+func besideItsConversion(in Location, objs []object) error {
+	listed := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		listed[o.Rel] = true
+	}
+	for _, o := range objs {
+		if strings.HasSuffix(o.Rel, ".parquet") {
+			continue
+		}
+		if pq := ConvertedKey(o.Rel); pq != o.Rel && listed[pq] {
+			return &DataError{Err: fmt.Errorf("%s and %s are both listed: the Parquet object has the name `crlbatch convert` gives the JSON Lines one's rows, and reading both would count each of their rows twice; score one form (--pattern '*.parquet', or the JSON Lines patterns) or move one away",
+				Redact(in.ObjectURL(o.Key)), Redact(in.ObjectURL(o.Key[:len(o.Key)-len(o.Rel)]+pq)))}
+		}
+	}
+	return nil
 }

@@ -182,6 +182,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, &DataError{Err: fmt.Errorf("%s: no object matches %q", j.in, cfg.Patterns)}
 	}
 	j.log.Info("listed", "input", j.in.String(), "objects", len(objs))
+	if err := besideItsConversion(j.in, objs); err != nil {
+		return nil, err
+	}
 	// This job means to publish: first tidy up after jobs that did not
 	// finish (after the input is listed, so that a store failing every
 	// listing is reported for the input).

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
 // The codec of decoded objects: what DecodeObject and DecodeRecords give,
@@ -22,16 +20,20 @@ import (
 // counts, then its parts in order: each part's identity, run key, first
 // line, its metadata candidates still alive (name, JSON kind, canonical
 // value) and, for skyfall, the first origin and alias of each label in
-// label order, then its rows. A skyfall part's rows are its columns as the
-// skyfall binary trace encodes them (dense rewards, labels, steps,
-// components, flags; with their own CRC-32C); a record part's rows are each
+// label order, then its rows. A skyfall part's rows are its row count, then
+// its columns as the skyfall binary trace encodes them (dense rewards,
+// labels, steps, components, flags; with their own CRC-32C): an object read
+// back holds each part's trace in that encoding, as a spilled object holds
+// it in its file, and the trace is read when Assemble builds the part's run
+// (no builder is rebuilt row by row); a record part's rows are each
 // row's line, its number and its fields' offsets. The object's URL and key
 // are not stored: the reader gives them, as it does to DecodeObject.
 // Integrity of the whole (a checksum) is the storing side's business.
 
 // CodecVersion is the version of the codec's encoding: raise it whenever
-// the encoding, or what decoding puts into an object, changes.
-const CodecVersion = 1
+// the encoding, or what decoding puts into an object, changes. Version 2:
+// a skyfall part's row count before its trace.
+const CodecVersion = 2
 
 var (
 	codecMagicRuns    = []byte("CRLR")
@@ -222,17 +224,32 @@ func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
 	e.uint(uint64(len(o.parts)))
 	for _, p := range o.parts {
 		e.header(&p.partCore)
-		t := p.b.Trace(nil)
-		e.uint(uint64(len(t.LabelNames)))
-		for _, name := range t.LabelNames { // the labels in order of first row
+		var (
+			labels []string
+			rows   int
+			tb     []byte
+		)
+		if p.b != nil {
+			t := p.b.Trace(nil)
+			labels, rows = t.LabelNames, t.Len()
+			var err error
+			if tb, err = t.MarshalBinary(); err != nil {
+				return buf, err
+			}
+		} else { // read back from an encoding: its trace as it was
+			labels, rows, tb = p.labels, p.rows, p.enc
+		}
+		e.uint(uint64(len(labels)))
+		for _, name := range labels { // the labels in order of first row
 			lo := p.origins[name]
+			e.str(name)
 			e.bool(lo.hasOrigin)
 			e.str(lo.origin)
 			e.bool(lo.hasAlias)
 			e.str(lo.alias)
 		}
 		known := 0
-		for _, name := range t.LabelNames {
+		for _, name := range labels {
 			if _, ok := p.origins[name]; ok {
 				known++
 			}
@@ -240,10 +257,7 @@ func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
 		if known != len(p.origins) {
 			return buf, fmt.Errorf("readers: encoding %s: label origins of labels the part does not hold", o.URL)
 		}
-		tb, err := t.MarshalBinary()
-		if err != nil {
-			return buf, err
-		}
+		e.uint(uint64(rows))
 		e.bytes(tb)
 	}
 	return e.buf, nil
@@ -274,28 +288,28 @@ func DecodeEncodedObject(url, key string, data []byte, opts Options) (*ObjectRun
 	for i := range o.parts {
 		p := &part{}
 		d.header(&p.partCore)
-		los := make([]labelOrigin, d.count(4))
+		labels := make([]string, d.count(5))
+		los := make([]labelOrigin, len(labels))
 		for j := range los {
+			labels[j] = d.str()
 			los[j] = labelOrigin{hasOrigin: d.bool(), origin: d.str(), hasAlias: d.bool(), alias: d.str()}
 		}
-		tb := d.bytes()
+		p.rows = int(d.uint())
+		p.enc = d.bytes()
 		if d.err != nil {
 			return nil, d.err
 		}
-		t := new(skyfall.Trace)
-		if err := t.UnmarshalBinary(tb); err != nil {
-			return nil, fmt.Errorf("%w: %v", errCodec, err)
-		}
-		if len(t.LabelNames) != len(los) {
+		// The trace is read (its CRC-32C checked, its key, row count and
+		// labels compared with these) when the part's run is built.
+		if len(p.enc) == 0 {
 			return nil, errCodec
 		}
-		for j, name := range t.LabelNames {
+		for j, name := range labels {
 			if los[j].hasOrigin || los[j].hasAlias {
 				p.addOrigin(name, los[j])
 			}
 		}
-		p.b = skyfall.NewBuilder(p.runKey, o.comps)
-		appendPart(p.b, t, p.origins, o.comps)
+		p.labels = labels
 		o.parts[i] = p
 	}
 	if d.err != nil {

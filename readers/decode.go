@@ -50,6 +50,7 @@ func (o *ObjectRuns) MemBytes() int64 {
 		if p.b != nil {
 			n += p.b.MemBytes()
 		}
+		n += int64(len(p.enc))
 	}
 	return n
 }
@@ -59,6 +60,12 @@ type part struct {
 	partCore
 	b       *skyfall.Builder       // the rows; nil once spilled or released
 	origins map[string]labelOrigin // first origin/alias of each label in this part
+
+	// A part read back from an encoding (codec.go) holds no builder: enc
+	// is its rows, a skyfall binary trace of rows rows whose labels, in
+	// order, are labels, until it is spilled or released.
+	enc    []byte
+	labels []string
 
 	// Where Spill put the rows: size bytes at off in the object's spill
 	// file, a skyfall binary trace of rows rows.

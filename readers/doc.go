@@ -259,7 +259,10 @@
 // ObjectRuns.AppendEncoding and ObjectRecords.AppendEncoding write a
 // decoded object to bytes, DecodeEncodedObject and DecodeEncodedRecords
 // read it back: assembling what is read back gives the runs assembling the
-// decoded objects gives, bit for bit (codec.go, CodecVersion).
+// decoded objects gives, bit for bit (codec.go, CodecVersion). A skyfall
+// object read back keeps each part's rows as their encoded skyfall trace,
+// as a spilled object keeps them in its file, and decodes the trace when
+// the part's run is built.
 //
 // # The decoder and its benchmark
 //

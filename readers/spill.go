@@ -54,7 +54,14 @@ func (o *ObjectRuns) Spill(dir string) (err error) {
 	}()
 	offs := make([]int64, len(o.parts)+1)
 	for i, p := range o.parts {
-		n, err := p.b.Trace(nil).WriteTo(f)
+		var n int64
+		if p.b != nil {
+			n, err = p.b.Trace(nil).WriteTo(f)
+		} else {
+			var m int
+			m, err = f.Write(p.enc)
+			n = int64(m)
+		}
 		if err != nil {
 			return err
 		}
@@ -64,9 +71,11 @@ func (o *ObjectRuns) Spill(dir string) (err error) {
 		return err
 	}
 	for i, p := range o.parts {
-		p.rows = p.b.Len()
+		if p.b != nil {
+			p.rows = p.b.Len()
+		}
 		p.off, p.size = offs[i], offs[i+1]-offs[i]
-		p.b = nil
+		p.b, p.enc, p.labels = nil, nil, nil
 		p.compactCandidates()
 	}
 	o.spilled, o.spillPath = true, name
@@ -86,7 +95,7 @@ func (o *ObjectRuns) Release() error {
 	if !o.released {
 		o.released = true
 		for _, p := range o.parts {
-			p.b, p.cands, p.origins = nil, nil, nil
+			p.b, p.cands, p.origins, p.enc, p.labels = nil, nil, nil, nil, nil
 		}
 	}
 	if o.spillPath == "" {
@@ -187,6 +196,17 @@ func (ld *loader) columns(pc piece) (*skyfall.Trace, error) {
 	p, o := pc.p, pc.obj
 	if p.b != nil {
 		return p.b.TraceFrom(ld.pool, nil), nil
+	}
+	if p.enc != nil {
+		t := new(skyfall.Trace)
+		if err := t.UnmarshalBinaryFrom(ld.pool, p.enc); err != nil {
+			return nil, fmt.Errorf("readers: reading back the rows of %s from their encoding: %w", o.URL, err)
+		}
+		if t.Len() != p.rows || t.Key != p.runKey || !slices.Equal(t.LabelNames, p.labels) {
+			return nil, fmt.Errorf("readers: reading back the rows of %s from their encoding: run %s of %d rows, want %s of %d",
+				o.URL, t.Key, t.Len(), p.runKey, p.rows)
+		}
+		return t, nil
 	}
 	if ld.fobj != o {
 		ld.close()

@@ -365,3 +365,36 @@ func TestCacheInsideInputOrOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheWarmSpilledAndTwoPasses: objects served from the cache keep
+// their encoded traces; spilled under --memory-limit, and read twice by the
+// nightly job's by_configuration ceiling (a pass over every run before the
+// scoring pass), they give outputs byte-identical to a run without a cache,
+// and no spill file is left.
+func TestCacheWarmSpilledAndTwoPasses(t *testing.T) {
+	in := synthSweep(t)
+	tmp := t.TempDir()
+	spill := filepath.Join(tmp, "spill")
+	if err := os.MkdirAll(spill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cdir := filepath.Join(tmp, "cache")
+	nightly := []string{"--spec", "experiment", "--ceiling", "by_configuration", "--episode-end-from-spec",
+		"--solve-component", "progress", "--bootstrap-resamples", "500"}
+	scoreCached(t, in, filepath.Join(tmp, "none"), "", nightly...)
+	scoreCached(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
+	warm, _ := scoreCached(t, in, filepath.Join(tmp, "warm"), cdir, nightly...)
+	limited := append([]string{"--memory-limit", "1KiB", "--spill-dir", spill, "--log-level", "info"}, nightly...)
+	spilled, stderr := scoreCached(t, in, filepath.Join(tmp, "spilled"), cdir, limited...)
+	if countReads(warm, pipeline.ReadCache) != len(warm) || countReads(spilled, pipeline.ReadCache) != len(spilled) {
+		t.Fatalf("warm %v, spilled %v", warm, spilled)
+	}
+	if !strings.Contains(stderr, "spilled") {
+		t.Errorf("the limited run did not spill: %s", stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "warm"))
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "spilled"))
+	if left, _ := os.ReadDir(spill); len(left) != 0 {
+		t.Errorf("spill files left: %v", left)
+	}
+}

@@ -299,3 +299,50 @@ func TestCorpusParquetEquivalents(t *testing.T) {
 		t.Errorf("only %d corpus cases have a Parquet equivalent", tried)
 	}
 }
+
+// TestParquetBesideItsSource: a folder holding JSON Lines objects and,
+// beside them, their conversions is refused when both forms are listed
+// (every row would count twice), naming both objects; scoring one form of
+// that folder works.
+func TestParquetBesideItsSource(t *testing.T) {
+	src := "../../configs/example-sweep"
+	in := filepath.Join(t.TempDir(), "in")
+	if code, _, stderr := crl(t, "convert", src, "--out", in); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	copyDir(t, src, in)
+	var jsonl []string
+	err := filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			rel, _ := filepath.Rel(in, p)
+			jsonl = append(jsonl, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil || len(jsonl) == 0 {
+		t.Fatalf("no JSON Lines objects copied (%v)", err)
+	}
+	slices.Sort(jsonl)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--pattern", "*.jsonl", "--pattern", "*.parquet")
+	first := jsonl[0]
+	if code != 1 || !strings.Contains(stderr, first+" and ") || !strings.Contains(stderr, pipeline.ConvertedKey(first)+" are both listed") ||
+		!strings.Contains(stderr, "count each of their rows twice") {
+		t.Fatalf("both forms: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused job left %s (%v)", out, err)
+	}
+	var outs [2]string // the runs' source differ: no outputs to compare
+	for i, pattern := range []string{"*.jsonl*", "*.parquet"} {
+		outs[i] = filepath.Join(t.TempDir(), "out")
+		if code, _, stderr := crl(t, "score", in, "--out", outs[i], "--quiet", "--pattern", pattern); code != 0 {
+			t.Fatalf("--pattern %s: exit %d: %s", pattern, code, stderr)
+		}
+		for _, o := range readManifest(t, outs[i]).Objects {
+			if o.Read != []string{pipeline.ReadDecoded, pipeline.ReadParquet}[i] {
+				t.Errorf("--pattern %s: %s read %q", pattern, o.Key, o.Read)
+			}
+		}
+	}
+}
