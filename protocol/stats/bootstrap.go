@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -97,28 +96,69 @@ type Interval struct {
 
 // indexSource draws uniform indices from Go's PCG generator exactly as
 // (*rand.Rand).IntN does on 64-bit platforms; it is spelled out here so that
-// 32-bit builds, where IntN takes another path, draw the same indices.
+// 32-bit builds, where IntN takes another path, draw the same indices. The
+// generator is rand.PCG's (a 128-bit LCG with the DXSM output function),
+// spelled out too so that the bootstrap's loop keeps its state in registers:
+// through rand.PCG's methods it went to memory and back on every draw.
 type indexSource struct {
-	pcg rand.PCG
+	hi, lo uint64 // the state of rand.PCG after Seed(seed, 0)
 }
 
 func newIndexSource(seed uint64) indexSource {
-	var s indexSource
-	s.pcg.Seed(seed, 0)
-	return s
+	return indexSource{hi: seed}
+}
+
+// The constants of rand.PCG.
+const (
+	pcgMulHi    = 2549297995355413924
+	pcgMulLo    = 4865540595714422341
+	pcgIncHi    = 6364136223846793005
+	pcgIncLo    = 1442695040888963407
+	pcgCheapMul = 0xda942042e4dd58b5
+)
+
+// pcgNext is rand.PCG's step from state (hi, lo): the next state and the
+// output (*rand.PCG).Uint64 returns with it.
+func pcgNext(hi, lo uint64) (nhi, nlo, out uint64) {
+	// state = state * mul + inc
+	nhi, nlo = bits.Mul64(lo, pcgMulLo)
+	nhi += hi*pcgMulLo + lo*pcgMulHi
+	nlo, c := bits.Add64(nlo, pcgIncLo, 0)
+	nhi, _ = bits.Add64(nhi, pcgIncHi, c)
+	// DXSM "double xorshift multiply"
+	out = nhi ^ nhi>>32
+	out *= pcgCheapMul
+	out ^= out >> 48
+	out *= nlo | 1
+	return nhi, nlo, out
+}
+
+// uint64 is (*rand.PCG).Uint64.
+func (s *indexSource) uint64() uint64 {
+	var out uint64
+	s.hi, s.lo, out = pcgNext(s.hi, s.lo)
+	return out
 }
 
 // intN returns a uniform integer in [0, n), n ≥ 1.
 func (s *indexSource) intN(n uint64) uint64 {
 	if n&(n-1) == 0 { // a power of two (including 1): keep the low bits
-		return s.pcg.Uint64() & (n - 1)
+		return s.uint64() & (n - 1)
 	}
-	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	hi, lo := bits.Mul64(s.uint64(), n)
 	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
-		}
+		hi = s.reject(n, hi, lo)
+	}
+	return hi
+}
+
+// reject finishes intN's draw when the first product's low word fell
+// below n (rarely: with probability n/2⁶⁴): Lemire's method redraws while
+// it is below 2⁶⁴ mod n.
+func (s *indexSource) reject(n, hi, lo uint64) uint64 {
+	thresh := -n % n
+	for lo < thresh {
+		hi, lo = bits.Mul64(s.uint64(), n)
 	}
 	return hi
 }
@@ -194,24 +234,25 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 	sortedRes := grow(&bufs.sortedRes, n) // the resample sorted
 	scratch := grow(&bufs.scratch, n)     // what a custom statistic may reorder
 	values := grow(&bufs.values, len(stats)*resamples)
+	var walk []float64 // trimmedMeanCounts' sorted resample
+	if sorted {
+		walk = grow(&bufs.walk, n+4)
+	}
 	src := newIndexSource(seed)
-	un := uint64(n)
+	pow2 := n&(n-1) == 0
 	materialized := false
 	for b := 0; b < resamples; b++ {
 		if sorted {
 			clear(counts)
 		}
-		sum := 0.0 // the draw-order sum of StatMean
-		for i := range draw {
-			j := src.intN(un)
-			x := xs[j]
-			sum += x
-			if inOrder {
-				draw[i] = x
-			}
-			if sorted {
-				counts[pos[j]]++
-			}
+		var sum float64 // the draw-order sum of StatMean
+		switch {
+		case inOrder:
+			sum = src.resample(xs, pow2, draw, pos, counts)
+		case sorted:
+			sum = src.resampleCounts(xs, pow2, pos, counts)
+		default:
+			sum = src.resampleSum(xs, pow2)
 		}
 		materialized = false
 		for s, st := range stats {
@@ -220,7 +261,7 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 			case kindMean:
 				v = sum / float64(n)
 			case kindIQM:
-				v = trimmedMeanCounts(sortedXs, counts, cut)
+				v = trimmedMeanCounts(sortedXs, counts, cut, walk)
 			default:
 				if st.sorted {
 					if !materialized {
@@ -254,11 +295,85 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 	return out
 }
 
+// The draws of one resample: len(xs) indices j drawn one after another by
+// intN(len(xs)) (pow2 says whether len(xs) is a power of two), returning
+// the sum of the xs[j] in draw order. resample also writes the values in
+// draw order to draw and, when counts is not nil, counts how often each
+// sorted position was drawn (counts[pos[j]]++); resampleCounts does the
+// latter only, resampleSum neither. They are intN inlined by hand, with the
+// generator's state in locals: the three loops are the bootstrap's cost.
+func (s *indexSource) resample(xs []float64, pow2 bool, draw []float64, pos, counts []int32) float64 {
+	un := uint64(len(xs))
+	hi, lo := s.hi, s.lo
+	sum := 0.0
+	for i := range draw {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		x := xs[j]
+		sum += x
+		draw[i] = x
+		if counts != nil {
+			counts[pos[j]]++
+		}
+	}
+	s.hi, s.lo = hi, lo
+	return sum
+}
+
+func (s *indexSource) resampleCounts(xs []float64, pow2 bool, pos, counts []int32) float64 {
+	un := uint64(len(xs))
+	pos = pos[:len(xs)]
+	hi, lo := s.hi, s.lo
+	sum := 0.0
+	for range xs {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		sum += xs[j]
+		counts[pos[j]]++
+	}
+	s.hi, s.lo = hi, lo
+	return sum
+}
+
+func (s *indexSource) resampleSum(xs []float64, pow2 bool) float64 {
+	un := uint64(len(xs))
+	hi, lo := s.hi, s.lo
+	sum := 0.0
+	for range xs {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		sum += xs[j]
+	}
+	s.hi, s.lo = hi, lo
+	return sum
+}
+
 // bootstrapBuffers are the scratch slices of one BootstrapCIs call, kept
 // for the next (a family table makes hundreds of calls of the same sizes):
 // every element is written before it is read, so reuse changes no result.
 type bootstrapBuffers struct {
-	draw, sortedRes, scratch, values []float64
+	draw, sortedRes, scratch, values, walk []float64
 }
 
 var bootstrapBufs = sync.Pool{New: func() any { return new(bootstrapBuffers) }}
@@ -272,27 +387,38 @@ func grow(buf *[]float64, n int) []float64 {
 }
 
 // trimmedMeanCounts is trimmedMeanSorted of the sorted resample that holds
-// counts[p] copies of sortedXs[p], without building it: the values at
-// positions cut … n−cut−1 are summed in ascending order.
-func trimmedMeanCounts(sortedXs []float64, counts []int32, cut int) float64 {
+// counts[p] copies of sortedXs[p]: the values at positions cut … n−cut−1
+// are summed in ascending order. It writes the sorted resample's positions
+// from about cut to n−cut−1 to buf (len(buf) ≥ n+4): four copies of each value
+// whatever its count, the next value starting where its copies end, so that
+// the loop takes no branch on the counts (a branch taken at random, about a
+// third of the values being drawn no time, cost more than the writes).
+func trimmedMeanCounts(sortedXs []float64, counts []int32, cut int, buf []float64) float64 {
 	n := len(sortedXs)
 	end := n - cut
+	buf = buf[:n+4]
+	counts = counts[:n]
+	// Skip the values whose copies all lie before cut: p is then the
+	// first value with a copy at cut or after, its first copy at base.
+	p, base := 0, 0
+	for base+int(counts[p]) <= cut {
+		base += int(counts[p])
+		p++
+	}
+	// buf[i] is position base+i of the sorted resample.
+	k := 0
+	for ; base+k < end; p++ {
+		c, x := int(counts[p]), sortedXs[p]
+		b := buf[k : k+4 : k+4]
+		b[0], b[1], b[2], b[3] = x, x, x, x
+		for i := 4; i < c; i++ { // rare: a Poisson(1) count exceeds 4 2 % of the time
+			buf[k+i] = x
+		}
+		k += c
+	}
 	s := 0.0
-	k := 0 // position in the sorted resample of the next copy
-	for p, c := range counts {
-		if c == 0 {
-			continue
-		}
-		x := sortedXs[p]
-		// copies occupy positions k … k+c−1; add those in [cut, end).
-		from, to := max(k, cut), min(k+int(c), end)
-		for ; from < to; from++ {
-			s += x
-		}
-		k += int(c)
-		if k >= end {
-			break
-		}
+	for _, x := range buf[cut-base : end-base] {
+		s += x
 	}
 	return s / float64(end-cut)
 }

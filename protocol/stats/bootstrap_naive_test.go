@@ -1,0 +1,100 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// naiveBootstrap is the procedure of the package documentation done the
+// plain way, sharing no code with BootstrapCIs: each resample drawn with
+// (*rand.Rand).Uint64N from PCG(seed, 0) and built in full, its mean summed
+// in draw order, its IQM from a sorted copy (⌊n/4⌋ dropped at each end, the
+// rest summed ascending), and the interval from the fully sorted resample
+// statistics by numpy's linear quantile.
+func naiveBootstrap(xs []float64, resamples int, seed uint64, level float64) (mean, iqm Interval) {
+	n := len(xs)
+	r := rand.New(rand.NewPCG(seed, 0))
+	means := make([]float64, resamples)
+	iqms := make([]float64, resamples)
+	res := make([]float64, n)
+	for b := range resamples {
+		for i := range res {
+			res[i] = xs[r.Uint64N(uint64(n))]
+		}
+		s := 0.0
+		for _, x := range res {
+			s += x
+		}
+		means[b] = s / float64(n)
+		slices.Sort(res)
+		cut := n / 4
+		s = 0.0
+		for _, x := range res[cut : n-cut] {
+			s += x
+		}
+		iqms[b] = s / float64(n-2*cut)
+	}
+	interval := func(v []float64) Interval {
+		slices.Sort(v)
+		q := func(q float64) float64 {
+			h := float64(len(v)-1) * q
+			i := int(math.Floor(h))
+			if i >= len(v)-1 {
+				return v[len(v)-1]
+			}
+			t := h - float64(i)
+			a, b := v[i], v[i+1]
+			if t >= 0.5 {
+				return b - float64((b-a)*(1-t))
+			}
+			return a + float64((b-a)*t)
+		}
+		return Interval{q((1 - level) / 2), q((1 + level) / 2)}
+	}
+	return interval(means), interval(iqms)
+}
+
+// The bootstrap equals the plain procedure bit for bit, at sizes on both
+// sides of every fast path (powers of two, where an index is the low bits of
+// a draw; the sizes of large families), with ties and values of every scale.
+func TestBootstrapEqualsNaive(t *testing.T) {
+	if strconv.IntSize != 64 {
+		t.Skip("rand.Uint64N takes its 32-bit path here")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	sizes := []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 64, 100, 255, 256, 257, 1000, 1024, 2500, 4096, 5001}
+	for k, n := range sizes {
+		xs := make([]float64, n)
+		scale := math.Pow(10, float64(rng.IntN(9)-4))
+		for i := range xs {
+			if rng.IntN(4) == 0 {
+				xs[i] = float64(rng.IntN(3)) * scale // ties
+			} else {
+				xs[i] = (rng.NormFloat64() + 0.3) * scale
+			}
+		}
+		resamples := 400
+		if n > 1000 {
+			resamples = 60
+		}
+		seed := SeedFor(uint64(k), "family", strconv.Itoa(n))
+		for _, level := range []float64{0.95, 0.5} {
+			wantMean, wantIQM := naiveBootstrap(xs, resamples, seed, level)
+			got := BootstrapCIs(xs, []Statistic{StatMean, StatIQM}, resamples, seed, level)
+			if got[0] != wantMean || got[1] != wantIQM {
+				t.Fatalf("n=%d level %v: mean %v iqm %v, plain procedure %v %v", n, level, got[0], got[1], wantMean, wantIQM)
+			}
+			lo, hi := BootstrapCI(xs, StatMean, resamples, seed, level)
+			if (Interval{lo, hi}) != wantMean {
+				t.Fatalf("n=%d level %v: mean alone [%v, %v], plain procedure %v", n, level, lo, hi, wantMean)
+			}
+			lo, hi = BootstrapCI(xs, StatIQM, resamples, seed, level)
+			if (Interval{lo, hi}) != wantIQM {
+				t.Fatalf("n=%d level %v: IQM alone [%v, %v], plain procedure %v", n, level, lo, hi, wantIQM)
+			}
+		}
+	}
+}
