@@ -179,6 +179,20 @@ func BootstrapCI(xs []float64, stat Statistic, resamples int, seed uint64, level
 // BootstrapCI(xs, stats[i], resamples, seed, level), at the cost of one
 // series of draws instead of len(stats).
 func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, level float64) []Interval {
+	iv, _ := BootstrapCIsUntil(xs, stats, resamples, seed, level, nil)
+	return iv
+}
+
+// stopEvery is how many resamples BootstrapCIsUntil draws between two calls
+// of stop.
+const stopEvery = 16
+
+// BootstrapCIsUntil is BootstrapCIs that gives up when stop (if not nil)
+// returns true, asked before every 16th resample: ok is then false and the
+// intervals are nil. A caller that cancels its work (a job told to stop)
+// passes stop so that one large bootstrap does not outlive it by seconds;
+// stop does not change a completed result.
+func BootstrapCIsUntil(xs []float64, stats []Statistic, resamples int, seed uint64, level float64, stop func() bool) (iv []Interval, ok bool) {
 	n := len(xs)
 	switch {
 	case n == 0:
@@ -242,6 +256,9 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 	pow2 := n&(n-1) == 0
 	materialized := false
 	for b := 0; b < resamples; b++ {
+		if stop != nil && b%stopEvery == 0 && stop() {
+			return nil, false
+		}
 		if sorted {
 			clear(counts)
 		}
@@ -292,7 +309,7 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 		v := values[s*resamples : (s+1)*resamples]
 		out[s].Lo, out[s].Hi = quantilePairSelect(v, qlo, qhi)
 	}
-	return out
+	return out, true
 }
 
 // The draws of one resample: len(xs) indices j drawn one after another by

@@ -98,3 +98,28 @@ func TestBootstrapEqualsNaive(t *testing.T) {
 		}
 	}
 }
+
+// BootstrapCIsUntil: a stop that never fires changes nothing; one that
+// fires is asked every 16 resamples and ends the bootstrap at once.
+func TestBootstrapCIsUntil(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	xs := make([]float64, 300)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()
+	}
+	stats := []Statistic{StatMean, StatIQM}
+	want := BootstrapCIs(xs, stats, 1000, 5, 0.95)
+	asked := 0
+	got, ok := BootstrapCIsUntil(xs, stats, 1000, 5, 0.95, func() bool { asked++; return false })
+	if !ok || !slices.Equal(got, want) {
+		t.Fatalf("with a stop that never fires: %v %v, want %v", got, ok, want)
+	}
+	if asked != 1000/16+1 { // before resamples 0, 16, …, 992
+		t.Errorf("stop asked %d times over 1,000 resamples, want %d", asked, 1000/16+1)
+	}
+	asked = 0
+	got, ok = BootstrapCIsUntil(xs, stats, 1000, 5, 0.95, func() bool { asked++; return asked == 3 })
+	if ok || got != nil || asked != 3 {
+		t.Errorf("stopped on the third check: %v %v after %d checks, want nil false 3", got, ok, asked)
+	}
+}
