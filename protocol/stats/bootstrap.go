@@ -220,6 +220,9 @@ func BootstrapCIsUntil(xs []float64, stats []Statistic, resamples int, seed uint
 			inOrder = true
 		}
 	}
+	if iv, ok := constantCIs(xs, stats); ok {
+		return iv, true
+	}
 
 	// For sorted statistics, a resample is sorted by counting how often
 	// each value was drawn: pos[i] is where xs[i] sits in sortedXs, and
@@ -384,6 +387,50 @@ func (s *indexSource) resampleSum(xs []float64, pow2 bool) float64 {
 	}
 	s.hi, s.lo = hi, lo
 	return sum
+}
+
+// constantCIs is the result of the bootstrap of built-in statistics over
+// values that are all equal, without drawing: every resample is then n
+// copies of x, whatever the indices drawn, so every resample gives the same
+// statistic v (the mean: x added n times from 0 in one accumulator, divided
+// by n; the IQM: x added n−2⌊n/4⌋ times, divided by that count), and the
+// percentile interval of equal values is [v, v] (numpy's lerp of v and v is
+// v). Those are the very operations the draws would do, so the result is
+// the same to the bit; no state is shared between bootstraps (each has its
+// seed), so skipping the draws changes no other result. Constant metrics
+// are common (a solve rate of 1 for every seed, no invalid action, and the
+// baseline's paired differences with itself). ok is false when a value
+// differs or a statistic is not built in (a custom one is called on every
+// resample).
+func constantCIs(xs []float64, stats []Statistic) (iv []Interval, ok bool) {
+	x := xs[0]
+	for _, y := range xs {
+		if y != x { // ±0 count as equal: either way every sum is +0
+			return nil, false
+		}
+	}
+	for _, st := range stats {
+		if st.kind != kindMean && st.kind != kindIQM {
+			return nil, false
+		}
+	}
+	n := len(xs)
+	repeat := func(k int) float64 {
+		s := 0.0
+		for range k {
+			s += x
+		}
+		return s / float64(k)
+	}
+	iv = make([]Interval, len(stats))
+	for s, st := range stats {
+		v := repeat(n)
+		if st.kind == kindIQM {
+			v = repeat(n - 2*(n/4))
+		}
+		iv[s] = Interval{v, v}
+	}
+	return iv, true
 }
 
 // bootstrapBuffers are the scratch slices of one BootstrapCIs call, kept

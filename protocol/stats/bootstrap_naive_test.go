@@ -66,13 +66,24 @@ func TestBootstrapEqualsNaive(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	sizes := []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 64, 100, 255, 256, 257, 1000, 1024, 2500, 4096, 5001}
-	for k, n := range sizes {
+	// Every size with varied values, then some with one value repeated
+	// (no draw needed: constantCIs), 0.1 so that the sums round, and
+	// zeros of both signs.
+	constant := []float64{0.1, 1.0 / 3, -7.25, 0, math.Copysign(0, -1)}
+	for k := range len(sizes) + 2*len(constant) {
+		n := sizes[k%len(sizes)]
 		xs := make([]float64, n)
 		scale := math.Pow(10, float64(rng.IntN(9)-4))
 		for i := range xs {
-			if rng.IntN(4) == 0 {
+			switch {
+			case k >= len(sizes):
+				xs[i] = constant[(k-len(sizes))%len(constant)]
+				if xs[i] == 0 && i%2 == 1 {
+					xs[i] = -xs[i]
+				}
+			case rng.IntN(4) == 0:
 				xs[i] = float64(rng.IntN(3)) * scale // ties
-			} else {
+			default:
 				xs[i] = (rng.NormFloat64() + 0.3) * scale
 			}
 		}
@@ -84,7 +95,7 @@ func TestBootstrapEqualsNaive(t *testing.T) {
 		for _, level := range []float64{0.95, 0.5} {
 			wantMean, wantIQM := naiveBootstrap(xs, resamples, seed, level)
 			got := BootstrapCIs(xs, []Statistic{StatMean, StatIQM}, resamples, seed, level)
-			if got[0] != wantMean || got[1] != wantIQM {
+			if got[0] != wantMean || got[1] != wantIQM || !sameBits(got[0], wantMean) || !sameBits(got[1], wantIQM) {
 				t.Fatalf("n=%d level %v: mean %v iqm %v, plain procedure %v %v", n, level, got[0], got[1], wantMean, wantIQM)
 			}
 			lo, hi := BootstrapCI(xs, StatMean, resamples, seed, level)
@@ -97,6 +108,11 @@ func TestBootstrapEqualsNaive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sameBits also tells +0 from −0.
+func sameBits(a, b Interval) bool {
+	return math.Float64bits(a.Lo) == math.Float64bits(b.Lo) && math.Float64bits(a.Hi) == math.Float64bits(b.Hi)
 }
 
 // BootstrapCIsUntil: a stop that never fires changes nothing; one that

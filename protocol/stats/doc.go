@@ -88,7 +88,10 @@
 //     ((1−0.95)/2 is 0.025000000000000022, not 0.025; the difference moves
 //     a 10,000-resample interval by about 1e-13 of its width). The package
 //     finds the needed order statistics by selection rather than sorting;
-//     the result is the same.
+//     the result is the same. When every value is equal and the statistics
+//     are StatMean and StatIQM, every resample is the same whatever the
+//     draws, and the package computes its statistic once without drawing;
+//     the result is again the same, bit for bit.
 //
 // BootstrapCIs evaluates several statistics on the same resamples; each
 // result equals a BootstrapCI call with the same seed. The skyfall family
