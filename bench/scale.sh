@@ -93,7 +93,7 @@ step() {
 	local dim=$1 value=$2; shift 2
 	local dir mb wall cpu rss dwall drss
 	dir=$(input "$dim-$value" "$@")
-	mb=$(du -sb "$dir" | awk '{ printf "%.0f", $1/1e6 }')
+	mb=$(du -sbL "$dir" | awk '{ printf "%.0f", $1/1e6 }')
 	read -r wall cpu rss dwall drss < <(measure "$dir")
 	local rw="" rc="" rr=""
 	if [ "$prev_dim" = "$dim" ]; then
