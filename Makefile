@@ -120,9 +120,10 @@ bench-duckdbq:
 	cd bench/duckdbq && CGO_ENABLED=1 $(GO) build -o ../../bin/duckdbq .
 
 # Linear cost in every dimension (issue 16): runs, labels per run, rows per
-# run and objects each grow 10× twice; prints time, CPU and peak RSS per step
-# and the ratio between steps (bench/scale.sh says what it builds and
-# measures; docs/performance.md keeps the latest table). Not run in CI.
+# run, objects, intervals per run, families and parts per run each grow 10×
+# twice; prints time, CPU and peak RSS per step and the ratio between steps
+# (bench/scale.sh says what it builds and measures; docs/performance.md keeps
+# the latest table). Not run in CI.
 .PHONY: bench-scale
 bench-scale: build bench-duckdbq
 	bench/scale.sh

@@ -11,18 +11,26 @@
 # time as a multiple of it. A step should cost at most about 12× the one
 # before. Not run in CI.
 #
-#   runs      100 / 1,000 / 10,000 runs of 200 rows, 4 labels, in 10 objects
+#   runs      100 / 1,000 / 10,000 runs of 200 rows, 4 labels, in 10 objects,
+#             then 20,000 (the size issue 16 names; "×" is then to 10,000)
 #   labels    one run of 200,000 rows with 1,000 / 10,000 / 100,000 labels
 #             (--max-labels is at its default, 100,000)
 #   rows      8 runs of 2,000 / 20,000 / 200,000 rows, 4 labels, one object each
 #   objects   20 runs of 20,000 rows (400,000 rows, ~95 MB) in
 #             200 / 2,000 / 20,000 objects (10 / 100 / 1,000 parts per run)
+#   intervals 8 runs of 40,000 rows, 4 labels, 100 / 1,000 / 10,000 intervals
+#             per run, one object each
+#   families  1,000 runs of 200 rows in 10 objects, 2 / 20 / 200 families
+#             (500 / 50 / 5 runs each)
+#   parts     20 runs of 20,000 rows in 10 / 100 / 1,000 parts each, the
+#             parts dealt to 200 objects (1 / 10 / 100 parts per object)
 #
 # The inputs come from bench/scalegen (not `crlbatch synth`, whose runs are
 # one object each) and are cached under SCALE_DIR. Outputs go to OUT_DIR
 # (a tmpfs by default, so that the fsyncs of publishing do not time the disk).
 # Settings (environment): SCALE_DIR, OUT_DIR, ROUNDS (default 1; the median
-# is printed), DIMS (default "runs labels rows objects"), CRLBATCH (the
+# is printed), DIMS (default "runs labels rows objects intervals families
+# parts"), CRLBATCH (the
 # binary, default bin/crlbatch), DUCKDBQ (default bin/duckdbq; make
 # bench-duckdbq), CONCURRENCY (default 2).
 set -euo pipefail
@@ -31,7 +39,7 @@ cd "$(dirname "$0")/.."
 SCALE_DIR=${SCALE_DIR:-/tmp/crlbatch-scale}
 OUT_DIR=${OUT_DIR:-$([ -d /dev/shm ] && echo /dev/shm/crlbatch-scale-out || echo /tmp/crlbatch-scale-out)}
 ROUNDS=${ROUNDS:-1}
-DIMS=${DIMS:-runs labels rows objects}
+DIMS=${DIMS:-runs labels rows objects intervals families parts}
 CRLBATCH=${CRLBATCH:-bin/crlbatch}
 CONCURRENCY=${CONCURRENCY:-2}
 DUCKDBQ=${DUCKDBQ:-bin/duckdbq}
@@ -85,7 +93,7 @@ step() {
 	local dim=$1 value=$2; shift 2
 	local dir mb wall cpu rss dwall drss
 	dir=$(input "$dim-$value" "$@")
-	mb=$(du -sb "$dir" | awk '{ printf "%.0f", $1/1e6 }')
+	mb=$(du -sbL "$dir" | awk '{ printf "%.0f", $1/1e6 }')
 	read -r wall cpu rss dwall drss < <(measure "$dir")
 	local rw="" rc="" rr=""
 	if [ "$prev_dim" = "$dim" ]; then
@@ -106,13 +114,19 @@ echo '| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |'
 for dim in $DIMS; do
 	case $dim in
 	runs)
-		for n in 100 1000 10000; do step runs "$n" -runs "$n" -rows 200 -labels 4 -objects 10; done ;;
+		for n in 100 1000 10000 20000; do step runs "$n" -runs "$n" -rows 200 -labels 4 -objects 10; done ;;
 	labels)
 		for n in 1000 10000 100000; do step labels "$n" -runs 1 -rows 200000 -labels "$n" -objects 1; done ;;
 	rows)
 		for n in 2000 20000 200000; do step rows "$n" -runs 8 -rows "$n" -labels 4 -objects 8; done ;;
 	objects)
 		for n in 200 2000 20000; do step objects "$n" -runs 20 -rows 20000 -labels 4 -objects "$n"; done ;;
+	intervals)
+		for n in 100 1000 10000; do step intervals "$n" -runs 8 -rows 40000 -labels 4 -intervals "$n" -objects 8; done ;;
+	families)
+		for n in 2 20 200; do step families "$n" -runs 1000 -rows 200 -labels 4 -families "$n" -objects 10; done ;;
+	parts)
+		for n in 10 100 1000; do step parts "$n" -runs 20 -rows 20000 -labels 4 -parts "$n" -objects 200; done ;;
 	*)
 		echo "bench-scale: unknown dimension $dim" >&2; exit 2 ;;
 	esac

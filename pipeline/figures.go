@@ -26,6 +26,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		if ctx.Err() != nil {
 			return
 		}
+		phase("figures")
 		s := &slots[i]
 		if s.svg, s.err = d.Figures[i].SVG(); s.err == nil {
 			s.png, s.err = d.Figures[i].PNG()

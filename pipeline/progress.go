@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"hash"
 	"io"
@@ -101,8 +102,12 @@ func (p *progress) stop() {
 }
 
 // countingReader counts the bytes read from storage for the progress report.
-// It also hashes them, when h is set, to find objects stored twice.
+// It also hashes them, when h is set, to find objects stored twice. Once
+// ctx (when set) is done it reads no more and returns ctx's error, so that
+// a job stops within an object (a local file's reader does not watch the
+// context it was opened with).
 type countingReader struct {
+	ctx   context.Context
 	r     io.Reader
 	p     *progress
 	h     hash.Hash64
@@ -111,6 +116,14 @@ type countingReader struct {
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
+	if c.ctx != nil {
+		if err := c.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if c.n == 0 {
+			phase("read")
+		}
+	}
 	n, err := c.r.Read(b)
 	c.p.add(n)
 	c.n += int64(n)

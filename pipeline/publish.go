@@ -241,6 +241,10 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	}
 	for _, f := range res.files {
 		key := target + f.name
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		phase("publish")
 		if err := j.put(ctx, b, key, f.data); err != nil {
 			failed = key
 			return nil, err

@@ -174,6 +174,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	defer j.release(ctx, outB)
 
+	phase("list")
 	objs, err := list(ctx, inB, j.in, cfg.Patterns, cfg.Retry)
 	if err != nil {
 		return nil, err
@@ -357,7 +358,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				if testHookOpen != nil {
 					testHookOpen(o.Key)
 				}
-				cr := &countingReader{r: r, p: j.prog, touch: touch}
+				cr := &countingReader{ctx: actx, r: r, p: j.prog, touch: touch}
 				if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
 					cr.h = j.hashFunc()
 				}
@@ -423,6 +424,20 @@ func release(v any) {
 // Test hooks: called with an object's key before it is opened, and once it
 // is open (to change it under the job).
 var testHookListed, testHookOpen func(key string)
+
+// testHookPhase, when set, is called as each piece of work of a phase of
+// the job starts, once its check of the job's context has passed: "list"
+// (once), "read" (an object's first bytes), "score" (a run), "reduce" (a
+// family × metric cell), "render" (the protocol's tables and report),
+// "figures" (a figure), "parquet" (a table) and "publish" (a file written).
+// It may be called from several goroutines at once.
+var testHookPhase func(name string)
+
+func phase(name string) {
+	if testHookPhase != nil {
+		testHookPhase(name)
+	}
+}
 
 // unchanged checks an object as opened against its listing and, on a
 // later attempt, against its first opening: a size other than the listed

@@ -80,6 +80,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 			dec.Done(r)
 			return err
 		}
+		phase("score")
 		s := &slot{}
 		slots = append(slots, s)
 		g.Go(func() error {
@@ -214,6 +215,7 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 	fopt.Each = func(n int, work func(int)) { // a done ctx skips what is left
 		j.parallel(n, func(i int) {
 			if ctx.Err() == nil {
+				phase("reduce")
 				work(i)
 			}
 		})
@@ -223,6 +225,7 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 			panic(reduceStopped{})
 		}
 	}
+	fopt.Stop = func() bool { return ctx.Err() != nil } // one large bootstrap stops too
 	fopt.AdvantageMetric = j.proto.job.AdvantageMetric()
 	fres, err := func() (fres *family.Result, err error) {
 		defer func() {
@@ -235,6 +238,9 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 		}()
 		return family.Aggregate(metrics, fruns, fopt)
 	}()
+	if errors.Is(err, family.ErrStopped) {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,6 +294,7 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 			}
 		}
 		b.fres = fres
+		phase("render")
 		if b.rd, b.err = sj.Render(res); b.err != nil {
 			return
 		}
@@ -332,6 +339,10 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		return nil, err
 	}
 	for _, tb := range tables {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		phase("parquet")
 		var buf bytes.Buffer
 		if err := writers.WriteParquetContext(ctx, &buf, tb.Table, md); err != nil {
 			if ctx.Err() != nil {

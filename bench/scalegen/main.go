@@ -8,7 +8,13 @@
 //
 // Runs are spread over the objects: with fewer objects than runs, object o
 // holds runs o, o+objects, …; with more objects than runs, each run is split
-// into objects/runs parts of consecutive steps, one part per object. Run r's
+// into objects/runs parts of consecutive steps, one part per object. With
+// -parts P, each run is split into P parts of consecutive steps whatever
+// the number of objects, and part k of the runs × P (run k/P, part k mod P)
+// goes to object k mod objects, so that parts per run grow while the objects
+// stay put. Runs are dealt to -families families round-robin: ppo, sac, ewc,
+// dqn, a2c, td3, ddpg, trpo, then (past eight) ppo8, sac9, …, so that the
+// first family is always ppo, the baseline of bench/scale.sh. Run r's
 // interval i (rows/intervals rows each) carries label "L<i mod labels>", so a
 // run with as many intervals as labels visits every label once. The same
 // flags always write the same bytes.
@@ -32,6 +38,7 @@ func main() {
 	intervals := flag.Int("intervals", 0, "intervals per run (default: labels)")
 	objects := flag.Int("objects", 0, "objects (default: runs); a multiple or a divisor of runs")
 	families := flag.Int("families", 4, "algorithm families (runs are dealt round-robin)")
+	parts := flag.Int("parts", 0, "parts per run, dealt round-robin to the objects (default: objects/runs, one object each)")
 	flag.Parse()
 	if *objects == 0 {
 		*objects = *runs
@@ -39,13 +46,13 @@ func main() {
 	if *intervals == 0 {
 		*intervals = *labels
 	}
-	if err := gen(*out, *runs, *rows, *labels, *intervals, *objects, *families); err != nil {
+	if err := gen(*out, *runs, *rows, *labels, *intervals, *objects, *families, *parts); err != nil {
 		fmt.Fprintln(os.Stderr, "scalegen:", err)
 		os.Exit(1)
 	}
 }
 
-func gen(out string, runs, rows, labels, intervals, objects, families int) error {
+func gen(out string, runs, rows, labels, intervals, objects, families, parts int) error {
 	switch {
 	case out == "":
 		return fmt.Errorf("-out is required")
@@ -53,13 +60,18 @@ func gen(out string, runs, rows, labels, intervals, objects, families int) error
 		return fmt.Errorf("-runs, -rows, -labels, -objects and -families must be positive")
 	case intervals < labels || intervals > rows:
 		return fmt.Errorf("-intervals must be between -labels and -rows")
-	case objects > runs && objects%runs != 0, objects < runs && runs%objects != 0:
+	case parts < 0 || parts > rows:
+		return fmt.Errorf("-parts must be between 1 and -rows")
+	case parts == 0 && (objects > runs && objects%runs != 0 || objects < runs && runs%objects != 0):
 		return fmt.Errorf("-objects must be a multiple or a divisor of -runs")
 	}
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return err
 	}
-	parts := max(1, objects/runs) // objects per run
+	if parts != 0 {
+		return genParts(out, runs, rows, labels, intervals, objects, families, parts)
+	}
+	parts = max(1, objects/runs) // objects per run
 	for o := range objects {
 		f, err := os.Create(filepath.Join(out, fmt.Sprintf("o%06d.jsonl", o)))
 		if err != nil {
@@ -84,13 +96,37 @@ func gen(out string, runs, rows, labels, intervals, objects, families int) error
 	return nil
 }
 
+// genParts writes the -parts layout: part k of runs × parts to object
+// k mod objects, the parts of an object in the order of k.
+func genParts(out string, runs, rows, labels, intervals, objects, families, parts int) error {
+	for o := range objects {
+		f, err := os.Create(filepath.Join(out, fmt.Sprintf("o%06d.jsonl", o)))
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		for k := o; k < runs*parts; k += objects {
+			r, p := k/parts, k%parts
+			writeRows(w, r, families, rows, labels, intervals, p*rows/parts, (p+1)*rows/parts)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 var familyNames = []string{"ppo", "sac", "ewc", "dqn", "a2c", "td3", "ddpg", "trpo"}
 
 // writeRows writes steps lo:hi of run r.
 func writeRows(w *bufio.Writer, r, families, rows, labels, intervals, lo, hi int) {
-	fam := familyNames[r%families%len(familyNames)]
-	if families > len(familyNames) {
-		fam += strconv.Itoa(r % families)
+	k := r % families
+	fam := familyNames[k%len(familyNames)]
+	if k >= len(familyNames) {
+		fam += strconv.Itoa(k)
 	}
 	seed := r / families
 	rng := rand.New(rand.NewPCG(uint64(r), uint64(lo)))

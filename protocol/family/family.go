@@ -1,6 +1,7 @@
 package family
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -61,7 +62,14 @@ type Options struct {
 	// order); nil calls them one after another. This package starts no
 	// goroutine: the caller owns the concurrency.
 	Each func(n int, work func(i int))
+	// Stop, when set, is asked during the bootstraps; once it returns
+	// true (and from then on) Aggregate gives up and returns ErrStopped.
+	// A job told to stop passes its context's check.
+	Stop func() bool
 }
+
+// ErrStopped is Aggregate's error once Options.Stop returned true.
+var ErrStopped = errors.New("family: stopped")
 
 // DefaultOptions are the defaults of PROTOCOLS 1.6.
 func DefaultOptions() Options {
@@ -243,6 +251,9 @@ func Aggregate(metrics []Metric, runs []Run, opt Options) (*Result, error) {
 			f.Rows[m] = row
 		})
 	}
+	if opt.Stop != nil && opt.Stop() { // cells given up on are incomplete
+		return nil, ErrStopped
+	}
 	for fi := range res.Families {
 		adjust(res.Families[fi].Rows)
 	}
@@ -270,8 +281,11 @@ func describe(family string, met Metric, xs []float64, opt Options) Row {
 	}
 	sd, _ := stats.SampleStd(xs)
 	row.Std = protocol.Finite(sd)
-	iv := stats.BootstrapCIs(xs, []stats.Statistic{stats.StatMean, stats.StatIQM}, opt.Resamples,
-		stats.SeedFor(opt.Seed, family, met.Name), opt.Level)
+	iv, ok := stats.BootstrapCIsUntil(xs, []stats.Statistic{stats.StatMean, stats.StatIQM}, opt.Resamples,
+		stats.SeedFor(opt.Seed, family, met.Name), opt.Level, opt.Stop)
+	if !ok {
+		return row // Aggregate returns ErrStopped
+	}
 	row.CILow, row.CIHigh = protocol.Finite(iv[0].Lo), protocol.Finite(iv[0].Hi)
 	row.IQMCILow, row.IQMCIHigh = protocol.Finite(iv[1].Lo), protocol.Finite(iv[1].Hi)
 	return row
@@ -371,8 +385,12 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 		row.DiffCILow, row.DiffCIHigh = one, one
 		return
 	}
-	lo, hi := stats.BootstrapCI(d, stats.StatMean, opt.Resamples, stats.SeedFor(opt.Seed, f.Name, row.Metric, "paired difference"), opt.Level)
-	row.DiffCILow, row.DiffCIHigh = protocol.Finite(lo), protocol.Finite(hi)
+	iv, ok := stats.BootstrapCIsUntil(d, []stats.Statistic{stats.StatMean}, opt.Resamples,
+		stats.SeedFor(opt.Seed, f.Name, row.Metric, "paired difference"), opt.Level, opt.Stop)
+	if !ok {
+		return // Aggregate returns ErrStopped
+	}
+	row.DiffCILow, row.DiffCIHigh = protocol.Finite(iv[0].Lo), protocol.Finite(iv[0].Hi)
 }
 
 // adjust fills the Benjamini–Hochberg adjusted p values across the metrics of

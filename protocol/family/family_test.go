@@ -1,6 +1,7 @@
 package family
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -340,5 +341,29 @@ func TestEach(t *testing.T) {
 	}
 	if !reflect.DeepEqual(plain, concurrent) {
 		t.Error("cells computed at once give another result")
+	}
+}
+
+// TestStop: a Stop that never fires changes nothing; one that fires during
+// the bootstraps makes Aggregate return ErrStopped.
+func TestStop(t *testing.T) {
+	runs := []Run{run("a0", "a", "0", 1, 2, 3), run("a1", "a", "1", 2, 3, 4), run("a2", "a", "2", 5, 1, 4),
+		run("b0", "b", "0", 2, 2, 3), run("b1", "b", "1", 3, 1, 4), run("b2", "b", "2", 1, 1, 4)}
+	o := opts()
+	plain, err := Aggregate(metrics, runs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	o.Stop = func() bool { asked++; return false }
+	never, err := Aggregate(metrics, runs, o)
+	if err != nil || !reflect.DeepEqual(plain, never) || asked == 0 {
+		t.Fatalf("with a Stop that never fires (asked %d times): %v, or another result", asked, err)
+	}
+	asked = 0
+	o.Stop = func() bool { asked++; return asked > 5 }
+	res, err := Aggregate(metrics, runs, o)
+	if !errors.Is(err, ErrStopped) || res != nil {
+		t.Errorf("with a Stop that fires: %v, %v; want nil, ErrStopped", res, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -97,28 +96,69 @@ type Interval struct {
 
 // indexSource draws uniform indices from Go's PCG generator exactly as
 // (*rand.Rand).IntN does on 64-bit platforms; it is spelled out here so that
-// 32-bit builds, where IntN takes another path, draw the same indices.
+// 32-bit builds, where IntN takes another path, draw the same indices. The
+// generator is rand.PCG's (a 128-bit LCG with the DXSM output function),
+// spelled out too so that the bootstrap's loop keeps its state in registers:
+// through rand.PCG's methods it went to memory and back on every draw.
 type indexSource struct {
-	pcg rand.PCG
+	hi, lo uint64 // the state of rand.PCG after Seed(seed, 0)
 }
 
 func newIndexSource(seed uint64) indexSource {
-	var s indexSource
-	s.pcg.Seed(seed, 0)
-	return s
+	return indexSource{hi: seed}
+}
+
+// The constants of rand.PCG.
+const (
+	pcgMulHi    = 2549297995355413924
+	pcgMulLo    = 4865540595714422341
+	pcgIncHi    = 6364136223846793005
+	pcgIncLo    = 1442695040888963407
+	pcgCheapMul = 0xda942042e4dd58b5
+)
+
+// pcgNext is rand.PCG's step from state (hi, lo): the next state and the
+// output (*rand.PCG).Uint64 returns with it.
+func pcgNext(hi, lo uint64) (nhi, nlo, out uint64) {
+	// state = state * mul + inc
+	nhi, nlo = bits.Mul64(lo, pcgMulLo)
+	nhi += hi*pcgMulLo + lo*pcgMulHi
+	nlo, c := bits.Add64(nlo, pcgIncLo, 0)
+	nhi, _ = bits.Add64(nhi, pcgIncHi, c)
+	// DXSM "double xorshift multiply"
+	out = nhi ^ nhi>>32
+	out *= pcgCheapMul
+	out ^= out >> 48
+	out *= nlo | 1
+	return nhi, nlo, out
+}
+
+// uint64 is (*rand.PCG).Uint64.
+func (s *indexSource) uint64() uint64 {
+	var out uint64
+	s.hi, s.lo, out = pcgNext(s.hi, s.lo)
+	return out
 }
 
 // intN returns a uniform integer in [0, n), n ≥ 1.
 func (s *indexSource) intN(n uint64) uint64 {
 	if n&(n-1) == 0 { // a power of two (including 1): keep the low bits
-		return s.pcg.Uint64() & (n - 1)
+		return s.uint64() & (n - 1)
 	}
-	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	hi, lo := bits.Mul64(s.uint64(), n)
 	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
-		}
+		hi = s.reject(n, hi, lo)
+	}
+	return hi
+}
+
+// reject finishes intN's draw when the first product's low word fell
+// below n (rarely: with probability n/2⁶⁴): Lemire's method redraws while
+// it is below 2⁶⁴ mod n.
+func (s *indexSource) reject(n, hi, lo uint64) uint64 {
+	thresh := -n % n
+	for lo < thresh {
+		hi, lo = bits.Mul64(s.uint64(), n)
 	}
 	return hi
 }
@@ -139,6 +179,20 @@ func BootstrapCI(xs []float64, stat Statistic, resamples int, seed uint64, level
 // BootstrapCI(xs, stats[i], resamples, seed, level), at the cost of one
 // series of draws instead of len(stats).
 func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, level float64) []Interval {
+	iv, _ := BootstrapCIsUntil(xs, stats, resamples, seed, level, nil)
+	return iv
+}
+
+// stopEvery is how many resamples BootstrapCIsUntil draws between two calls
+// of stop.
+const stopEvery = 16
+
+// BootstrapCIsUntil is BootstrapCIs that gives up when stop (if not nil)
+// returns true, asked before every 16th resample: ok is then false and the
+// intervals are nil. A caller that cancels its work (a job told to stop)
+// passes stop so that one large bootstrap does not outlive it by seconds;
+// stop does not change a completed result.
+func BootstrapCIsUntil(xs []float64, stats []Statistic, resamples int, seed uint64, level float64, stop func() bool) (iv []Interval, ok bool) {
 	n := len(xs)
 	switch {
 	case n == 0:
@@ -165,6 +219,9 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 		default:
 			inOrder = true
 		}
+	}
+	if iv, ok := constantCIs(xs, stats); ok {
+		return iv, true
 	}
 
 	// For sorted statistics, a resample is sorted by counting how often
@@ -194,24 +251,28 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 	sortedRes := grow(&bufs.sortedRes, n) // the resample sorted
 	scratch := grow(&bufs.scratch, n)     // what a custom statistic may reorder
 	values := grow(&bufs.values, len(stats)*resamples)
+	var walk []float64 // trimmedMeanCounts' sorted resample
+	if sorted {
+		walk = grow(&bufs.walk, n+4)
+	}
 	src := newIndexSource(seed)
-	un := uint64(n)
+	pow2 := n&(n-1) == 0
 	materialized := false
 	for b := 0; b < resamples; b++ {
+		if stop != nil && b%stopEvery == 0 && stop() {
+			return nil, false
+		}
 		if sorted {
 			clear(counts)
 		}
-		sum := 0.0 // the draw-order sum of StatMean
-		for i := range draw {
-			j := src.intN(un)
-			x := xs[j]
-			sum += x
-			if inOrder {
-				draw[i] = x
-			}
-			if sorted {
-				counts[pos[j]]++
-			}
+		var sum float64 // the draw-order sum of StatMean
+		switch {
+		case inOrder:
+			sum = src.resample(xs, pow2, draw, pos, counts)
+		case sorted:
+			sum = src.resampleCounts(xs, pow2, pos, counts)
+		default:
+			sum = src.resampleSum(xs, pow2)
 		}
 		materialized = false
 		for s, st := range stats {
@@ -220,7 +281,7 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 			case kindMean:
 				v = sum / float64(n)
 			case kindIQM:
-				v = trimmedMeanCounts(sortedXs, counts, cut)
+				v = trimmedMeanCounts(sortedXs, counts, cut, walk)
 			default:
 				if st.sorted {
 					if !materialized {
@@ -251,14 +312,132 @@ func BootstrapCIs(xs []float64, stats []Statistic, resamples int, seed uint64, l
 		v := values[s*resamples : (s+1)*resamples]
 		out[s].Lo, out[s].Hi = quantilePairSelect(v, qlo, qhi)
 	}
-	return out
+	return out, true
+}
+
+// The draws of one resample: len(xs) indices j drawn one after another by
+// intN(len(xs)) (pow2 says whether len(xs) is a power of two), returning
+// the sum of the xs[j] in draw order. resample also writes the values in
+// draw order to draw and, when counts is not nil, counts how often each
+// sorted position was drawn (counts[pos[j]]++); resampleCounts does the
+// latter only, resampleSum neither. They are intN inlined by hand, with the
+// generator's state in locals: the three loops are the bootstrap's cost.
+func (s *indexSource) resample(xs []float64, pow2 bool, draw []float64, pos, counts []int32) float64 {
+	un := uint64(len(xs))
+	hi, lo := s.hi, s.lo
+	sum := 0.0
+	for i := range draw {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		x := xs[j]
+		sum += x
+		draw[i] = x
+		if counts != nil {
+			counts[pos[j]]++
+		}
+	}
+	s.hi, s.lo = hi, lo
+	return sum
+}
+
+func (s *indexSource) resampleCounts(xs []float64, pow2 bool, pos, counts []int32) float64 {
+	un := uint64(len(xs))
+	pos = pos[:len(xs)]
+	hi, lo := s.hi, s.lo
+	sum := 0.0
+	for range xs {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		sum += xs[j]
+		counts[pos[j]]++
+	}
+	s.hi, s.lo = hi, lo
+	return sum
+}
+
+func (s *indexSource) resampleSum(xs []float64, pow2 bool) float64 {
+	un := uint64(len(xs))
+	hi, lo := s.hi, s.lo
+	sum := 0.0
+	for range xs {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		sum += xs[j]
+	}
+	s.hi, s.lo = hi, lo
+	return sum
+}
+
+// constantCIs is the result of the bootstrap of built-in statistics over
+// values that are all equal, without drawing: every resample is then n
+// copies of x, whatever the indices drawn, so every resample gives the same
+// statistic v (the mean: x added n times from 0 in one accumulator, divided
+// by n; the IQM: x added n−2⌊n/4⌋ times, divided by that count), and the
+// percentile interval of equal values is [v, v] (numpy's lerp of v and v is
+// v). Those are the very operations the draws would do, so the result is
+// the same to the bit; no state is shared between bootstraps (each has its
+// seed), so skipping the draws changes no other result. Constant metrics
+// are common (a solve rate of 1 for every seed, no invalid action, and the
+// baseline's paired differences with itself). ok is false when a value
+// differs or a statistic is not built in (a custom one is called on every
+// resample).
+func constantCIs(xs []float64, stats []Statistic) (iv []Interval, ok bool) {
+	x := xs[0]
+	for _, y := range xs {
+		if y != x { // ±0 count as equal: either way every sum is +0
+			return nil, false
+		}
+	}
+	for _, st := range stats {
+		if st.kind != kindMean && st.kind != kindIQM {
+			return nil, false
+		}
+	}
+	n := len(xs)
+	repeat := func(k int) float64 {
+		s := 0.0
+		for range k {
+			s += x
+		}
+		return s / float64(k)
+	}
+	iv = make([]Interval, len(stats))
+	for s, st := range stats {
+		v := repeat(n)
+		if st.kind == kindIQM {
+			v = repeat(n - 2*(n/4))
+		}
+		iv[s] = Interval{v, v}
+	}
+	return iv, true
 }
 
 // bootstrapBuffers are the scratch slices of one BootstrapCIs call, kept
 // for the next (a family table makes hundreds of calls of the same sizes):
 // every element is written before it is read, so reuse changes no result.
 type bootstrapBuffers struct {
-	draw, sortedRes, scratch, values []float64
+	draw, sortedRes, scratch, values, walk []float64
 }
 
 var bootstrapBufs = sync.Pool{New: func() any { return new(bootstrapBuffers) }}
@@ -272,27 +451,38 @@ func grow(buf *[]float64, n int) []float64 {
 }
 
 // trimmedMeanCounts is trimmedMeanSorted of the sorted resample that holds
-// counts[p] copies of sortedXs[p], without building it: the values at
-// positions cut … n−cut−1 are summed in ascending order.
-func trimmedMeanCounts(sortedXs []float64, counts []int32, cut int) float64 {
+// counts[p] copies of sortedXs[p]: the values at positions cut … n−cut−1
+// are summed in ascending order. It writes the sorted resample's positions
+// from about cut to n−cut−1 to buf (len(buf) ≥ n+4): four copies of each value
+// whatever its count, the next value starting where its copies end, so that
+// the loop takes no branch on the counts (a branch taken at random, about a
+// third of the values being drawn no time, cost more than the writes).
+func trimmedMeanCounts(sortedXs []float64, counts []int32, cut int, buf []float64) float64 {
 	n := len(sortedXs)
 	end := n - cut
+	buf = buf[:n+4]
+	counts = counts[:n]
+	// Skip the values whose copies all lie before cut: p is then the
+	// first value with a copy at cut or after, its first copy at base.
+	p, base := 0, 0
+	for base+int(counts[p]) <= cut {
+		base += int(counts[p])
+		p++
+	}
+	// buf[i] is position base+i of the sorted resample.
+	k := 0
+	for ; base+k < end; p++ {
+		c, x := int(counts[p]), sortedXs[p]
+		b := buf[k : k+4 : k+4]
+		b[0], b[1], b[2], b[3] = x, x, x, x
+		for i := 4; i < c; i++ { // rare: a Poisson(1) count exceeds 4 2 % of the time
+			buf[k+i] = x
+		}
+		k += c
+	}
 	s := 0.0
-	k := 0 // position in the sorted resample of the next copy
-	for p, c := range counts {
-		if c == 0 {
-			continue
-		}
-		x := sortedXs[p]
-		// copies occupy positions k … k+c−1; add those in [cut, end).
-		from, to := max(k, cut), min(k+int(c), end)
-		for ; from < to; from++ {
-			s += x
-		}
-		k += int(c)
-		if k >= end {
-			break
-		}
+	for _, x := range buf[cut-base : end-base] {
+		s += x
 	}
 	return s / float64(end-cut)
 }

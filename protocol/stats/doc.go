@@ -72,8 +72,10 @@
 //     on 64-bit platforms: if n is a power of two, the output's low bits
 //     (u & (n−1)); otherwise Lemire's method: (hi, lo) = u·n as a 128-bit
 //     product; if lo < n, then while lo < (2⁶⁴ − n) mod n, draw a new u and
-//     recompute; the index is hi. The package implements this itself so that
-//     32-bit builds draw the same indices.
+//     recompute; the index is hi. The package implements the generator and
+//     this draw itself, so that 32-bit builds draw the same indices and the
+//     resampling loop keeps the generator's state in registers; tests check
+//     both against math/rand/v2.
 //  4. Resamples. For b = 1 … B, draw n indices i₁ … iₙ in order and form the
 //     resample (x[i₁], …, x[iₙ]); apply the statistic to it. StatMean sums
 //     the resample in draw order and divides by n; StatIQM sorts it
@@ -86,7 +88,10 @@
 //     ((1−0.95)/2 is 0.025000000000000022, not 0.025; the difference moves
 //     a 10,000-resample interval by about 1e-13 of its width). The package
 //     finds the needed order statistics by selection rather than sorting;
-//     the result is the same.
+//     the result is the same. When every value is equal and the statistics
+//     are StatMean and StatIQM, every resample is the same whatever the
+//     draws, and the package computes its statistic once without drawing;
+//     the result is again the same, bit for bit.
 //
 // BootstrapCIs evaluates several statistics on the same resamples; each
 // result equals a BootstrapCI call with the same seed. The skyfall family

@@ -47,6 +47,15 @@ func report(h writers.ReportHeader, o *output, notes []string, seedReasons func(
 			byFamily[r.Family] = append(byFamily[r.Family], r.Result)
 		}
 	}
+	// byKey[family][label] are the family's results of that label, in run
+	// order then label order, built on first use: KeyReasons is asked for
+	// every absent cell, and a scan of every label of every run per cell
+	// cost the square of the labels (100,000 labels per run: minutes).
+	type labelRef struct {
+		r *skyfall.RunResult
+		i int
+	}
+	byKey := map[string]map[string][]labelRef{}
 	metricIndex := map[string]int{}
 	for i, m := range skyfall.LabelMetrics {
 		metricIndex[m] = i
@@ -61,14 +70,21 @@ func report(h writers.ReportHeader, o *output, notes []string, seedReasons func(
 		Notes:           notes,
 		SeedReasons:     seedReasons,
 		KeyReasons: func(fam, key, metric string) []string {
-			return writers.AbsentReasons(func(add func(protocol.Value)) {
+			idx, ok := byKey[fam]
+			if !ok {
+				idx = map[string][]labelRef{}
 				for _, r := range byFamily[fam] {
 					for i := range r.Labels {
-						if r.Labels[i].Label == key {
-							v, _ := r.Labels[i].Metric(metric)
-							add(v)
-						}
+						k := r.Labels[i].Label
+						idx[k] = append(idx[k], labelRef{r, i})
 					}
+				}
+				byKey[fam] = idx
+			}
+			return writers.AbsentReasons(func(add func(protocol.Value)) {
+				for _, l := range idx[key] {
+					v, _ := l.r.Labels[l.i].Metric(metric)
+					add(v)
 				}
 			})
 		},
