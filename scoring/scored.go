@@ -49,7 +49,7 @@ func AppendScored(job Job, buf []byte, s *Scored) ([]byte, error) {
 	if c, ok := job.(ScoredCodec); ok {
 		res, fig, err := c.EncodeResult(s)
 		if err != nil {
-			return buf, err
+			return buf, fmt.Errorf("scoring: encoding scored run %s: %w", s.Key, err)
 		}
 		w.Result, w.Figure = res, fig
 	} else if s.Result != nil || s.Figure != nil {
