@@ -329,3 +329,21 @@ func TestMaxBadRows(t *testing.T) {
 		t.Errorf("two bad rows under --max-bad-rows 1: %v", err)
 	}
 }
+
+// TestCommand: crlbatch-beam's exit codes and messages are crlbatch's: a
+// usage error exits 2, a bad row exits 1 with the row's object and line
+// as the message (not the runner's plan of the failed bundle).
+func TestCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"score", "../configs/example-sweep"}, &stdout, &stderr); code != exitUsage ||
+		!strings.Contains(stderr.String(), "--out OUTPUT is required") {
+		t.Errorf("no --out: exit %d, %q", code, stderr.String())
+	}
+	in, obj := badSweep(t, 1)
+	stderr.Reset()
+	code := Main(context.Background(), []string{"score", in, "--protocol", "safecrl", "--out", filepath.Join(t.TempDir(), "out")}, &stdout, &stderr)
+	want := "crlbatch-beam: " + filepath.Join(in, obj) + ": line 3: "
+	if code != exitData || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("a bad row: exit %d, %q; want exit 1 and one line starting %q", code, stderr.String(), want)
+	}
+}

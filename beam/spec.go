@@ -3,6 +3,7 @@ package crlbeam
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
@@ -61,7 +62,9 @@ func (s *Spec) Config() (pipeline.Config, error) {
 	cfg.MaxBadRows = s.MaxBadRows
 	cfg.Overwrite, cfg.History, cfg.Keep = s.Overwrite, s.History, s.Keep
 	cfg.Version, cfg.Commit = s.Version, s.Commit
-	cfg.Concurrency = 1 // a worker scores one run per element; Beam runs elements in parallel
+	// A worker scores one run per element (Beam runs elements in
+	// parallel); the final step reduces on the worker's cores.
+	cfg.Concurrency = runtime.NumCPU()
 	name := s.Protocol
 	if name == "" {
 		name = scoring.Default()
