@@ -381,13 +381,11 @@ func (e *Engine) scoreOne(r *scoring.Run, first piece, emit func(family string, 
 	return nil
 }
 
-// scoredRun is a run ScoreRun emitted, read back.
-type scoredRun struct {
-	rel    string
-	line   int
-	key    string
-	kept   bool
-	scored []byte
+// position is where a run starts: its first piece's object (relative key)
+// and first line.
+type position struct {
+	rel  string
+	line int
 }
 
 // SortScored sorts encoded runs of ScoreRun into canonical order
@@ -395,13 +393,13 @@ type scoredRun struct {
 // so that a family's runs reach the reduction in the local job's order
 // whatever order the engine delivered them in.
 func SortScored(runs [][]byte) error {
-	keys := make([]scoredRun, len(runs))
+	keys := make([]position, len(runs))
 	for i, r := range runs {
 		p, err := readPiece(r)
 		if err != nil {
 			return err
 		}
-		keys[i] = scoredRun{rel: p.rel, line: p.line}
+		keys[i] = position{rel: p.rel, line: p.line}
 	}
 	idx := make([]int, len(runs))
 	for i := range idx {
