@@ -127,6 +127,25 @@ func newJob(cfg *Config) (*job, error) {
 	return j, nil
 }
 
+// locateOutput parses OUTPUT and checks it against INPUT, and checks the
+// decoder's options: usage errors, before anything is read.
+func (j *job) locateOutput() error {
+	// {date} in OUTPUT is the job's start date (UTC), for nightly prefixes
+	// such as s3://lab/scores/{date}/.
+	output := strings.ReplaceAll(j.cfg.Output, "{date}", j.start.Format("2006-01-02"))
+	var err error
+	if j.out, err = ParseLocation(output, true); err != nil {
+		return err
+	}
+	if j.out.Path != "" && j.out.Local && j.out.Prefix == "" {
+		return Usagef("--out %s is a file: want a folder or prefix", j.out)
+	}
+	if within(j.out, j.in) {
+		return Usagef("--out %s lies inside the input %s: the next run would read its own results", j.out, j.in)
+	}
+	return j.proto.dec.Check()
+}
+
 // Run executes the job: list, read, assemble, score, reduce, write. On any
 // error nothing is left under the output prefix: the result files are
 // written only after every number is computed, a failed write deletes what
@@ -139,19 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	// {date} in OUTPUT is the job's start date (UTC), for nightly prefixes
-	// such as s3://lab/scores/{date}/.
-	output := strings.ReplaceAll(cfg.Output, "{date}", j.start.Format("2006-01-02"))
-	if j.out, err = ParseLocation(output, true); err != nil {
-		return nil, err
-	}
-	if j.out.Path != "" && j.out.Local && j.out.Prefix == "" {
-		return nil, Usagef("--out %s is a file: want a folder or prefix", j.out)
-	}
-	if within(j.out, j.in) {
-		return nil, Usagef("--out %s lies inside the input %s: the next run would read its own results", j.out, j.in)
-	}
-	if err := j.proto.dec.Check(); err != nil {
+	if err := j.locateOutput(); err != nil {
 		return nil, err
 	}
 	j.prog = newProgress(cfg.Progress, cfg.Terminal)

@@ -116,10 +116,21 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 		return nil, err
 	}
 	scored := make([]*scoring.Scored, len(slots))
-	notes := append([]string(nil), rd.notes...)
 	for i, s := range slots {
 		scored[i] = s.res
-		notes = append(notes, s.res.DataNotes...)
+	}
+	return j.reduceScored(ctx, rd.notes, scored, total, prev)
+}
+
+// reduceScored takes the scored runs kept (in canonical order; total runs
+// were assembled) from there: the notes, --where's, the checks of the
+// families, the reduction and the files (render). Another engine
+// (engine.go) joins here.
+func (j *job) reduceScored(ctx context.Context, readNotes []string, scored []*scoring.Scored, total int, prev *previous) (*result, error) {
+	cfg := j.cfg
+	notes := append([]string(nil), readNotes...)
+	for _, s := range scored {
+		notes = append(notes, s.DataNotes...)
 	}
 	if len(cfg.Where) > 0 {
 		notes = append(notes, fmt.Sprintf("--where kept %d of %d runs", len(scored), total))

@@ -1,0 +1,299 @@
+package crlbeam
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/urfave/cli/v3"
+
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
+)
+
+// Exit codes, as crlbatch's (INTERFACE.md).
+const (
+	exitOK      = 0
+	exitData    = 1
+	exitUsage   = 2
+	exitStorage = 3
+)
+
+// scoreFlags are crlbatch score's flags that shape a result (same names,
+// values and defaults), and the protocols' own flags. Not here: --config
+// (job files), --cache, --memory-limit, --spill-dir and --concurrency
+// (Beam's workers decide), --cpuprofile.
+func scoreFlags() []cli.Flag {
+	flags := []cli.Flag{
+		&cli.StringSliceFlag{Name: "pattern", Usage: "read only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
+		&cli.StringFlag{Name: "identity-fields", Usage: "comma-separated row `FIELDS` whose values identify a run (\"\" for none)"},
+		&cli.StringFlag{Name: "protocol", Value: scoring.Default(), Usage: "the evaluation `PROTOCOL` of the rows"},
+		&cli.StringFlag{Name: "max-line-bytes", Value: fmt.Sprint(readers.DefaultMaxLineBytes), Usage: "fail on a line longer than `SIZE`"},
+		&cli.StringFlag{Name: "max-object-bytes", Value: fmt.Sprint(readers.DefaultMaxObjectBytes), Usage: "fail on an object that decompresses to more than `SIZE`"},
+		&cli.IntFlag{Name: "max-labels", Value: readers.DefaultMaxLabels, Usage: "fail on a run with more than `N` distinct regime_id values"},
+		&cli.IntFlag{Name: "max-runs", Value: readers.DefaultMaxRuns, Usage: "fail on an input with more than `N` runs"},
+		&cli.IntFlag{Name: "max-bad-rows", Usage: "skip up to `N` bad rows in all, each named in manifest.json; one more fails the job, naming it"},
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "where to write the results, `OUTPUT`"},
+		&cli.BoolFlag{Name: "overwrite", Usage: "replace the result --out already holds, in place"},
+		&cli.BoolFlag{Name: "history", Usage: "nightly layout: results/<attempt-id>/, LATEST, history/"},
+		&cli.IntFlag{Name: "keep", Usage: "with --history, keep the `N` newest complete results"},
+		&cli.StringFlag{Name: "group-by", Usage: "run metadata `FIELD`(s) naming a family"},
+		&cli.StringFlag{Name: "baseline", Usage: "the `FAMILY` the others are compared with"},
+		&cli.BoolFlag{Name: "allow-missing-baseline", Usage: "publish even when no family is named --baseline"},
+		&cli.IntFlag{Name: "min-steps", Usage: "leave runs with fewer than `N` rows out of every aggregate"},
+		&cli.StringSliceFlag{Name: "where", Usage: "keep only runs whose metadata FIELD equals VALUE (`FIELD=VALUE`, repeatable)"},
+		&cli.IntFlag{Name: "bootstrap-resamples", Value: 10000, Usage: "`N`, the bootstrap resamples"},
+		&cli.Uint64Flag{Name: "bootstrap-seed", Usage: "the `SEED` of the bootstrap draws"},
+		&cli.BoolFlag{Name: "quiet", Usage: "print nothing but errors"},
+	}
+	seen := map[string]bool{}
+	for _, p := range scoring.Protocols() {
+		for _, f := range p.Describe().Flags {
+			if seen[f.Name] {
+				continue
+			}
+			seen[f.Name] = true
+			switch f.Kind {
+			case scoring.FlagString:
+				v, _ := f.Value.(string)
+				flags = append(flags, &cli.StringFlag{Name: f.Name, Usage: f.Usage, Value: v})
+			case scoring.FlagFloat:
+				v, _ := f.Value.(float64)
+				flags = append(flags, &cli.FloatFlag{Name: f.Name, Usage: f.Usage, Value: v})
+			case scoring.FlagInt:
+				v, _ := f.Value.(int)
+				flags = append(flags, &cli.IntFlag{Name: f.Name, Usage: f.Usage, Value: v})
+			case scoring.FlagBool:
+				v, _ := f.Value.(bool)
+				flags = append(flags, &cli.BoolFlag{Name: f.Name, Usage: f.Usage, Value: v})
+			case scoring.FlagStrings:
+				v, _ := f.Value.([]string)
+				flags = append(flags, &cli.StringSliceFlag{Name: f.Name, Usage: f.Usage, Value: v})
+			}
+		}
+	}
+	return flags
+}
+
+// ParseScore reads `score INPUT --out OUTPUT [flags]` (crlbatch score's
+// flags) into a Spec. Arguments naming a flag of Go's flag package (Beam's
+// pipeline options: --runner, --endpoint, --environment_type, --project,
+// …) are not for it: SplitArgs sets them apart first.
+func ParseScore(ctx context.Context, args []string) (*Spec, error) {
+	var spec *Spec
+	cmd := &cli.Command{
+		Name:      "score",
+		ArgsUsage: "INPUT --out OUTPUT",
+		Flags:     scoreFlags(),
+		Writer:    io.Discard, ErrWriter: io.Discard,
+		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
+			return pipeline.Usagef("%v", err)
+		},
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			var err error
+			spec, err = specOf(cmd)
+			return err
+		},
+	}
+	if err := cmd.Run(ctx, append([]string{"score"}, args...)); err != nil {
+		return nil, err
+	}
+	if spec == nil {
+		return nil, pipeline.Usagef("score: nothing to do")
+	}
+	return spec, nil
+}
+
+func specOf(cmd *cli.Command) (*Spec, error) {
+	if cmd.Args().Len() != 1 {
+		return nil, pipeline.Usagef("score: want one INPUT, got %d", cmd.Args().Len())
+	}
+	s := &Spec{Input: cmd.Args().First(), Output: cmd.String("out"), Protocol: cmd.String("protocol"),
+		Patterns: pipeline.DefaultPatterns, Version: Version}
+	if s.Output == "" {
+		return nil, pipeline.Usagef("score: --out OUTPUT is required")
+	}
+	if ps := cmd.StringSlice("pattern"); len(ps) > 0 {
+		s.Patterns = ps
+	}
+	if cmd.IsSet("identity-fields") {
+		ids := splitList(cmd.String("identity-fields"))
+		if ids == nil {
+			ids = []string{}
+		}
+		s.IdentityFields = &ids
+	}
+	lb, err := pipeline.ParseBytes(cmd.String("max-line-bytes"))
+	if err != nil {
+		return nil, pipeline.Usagef("--max-line-bytes: %v", err)
+	}
+	s.MaxLineBytes = int(min(lb, math.MaxInt))
+	if s.MaxObjectBytes, err = pipeline.ParseBytes(cmd.String("max-object-bytes")); err != nil {
+		return nil, pipeline.Usagef("--max-object-bytes: %v", err)
+	}
+	s.MaxLabels, s.MaxRuns = cmd.Int("max-labels"), cmd.Int("max-runs")
+	if s.MaxBadRows = cmd.Int("max-bad-rows"); s.MaxBadRows < 0 {
+		return nil, pipeline.Usagef("--max-bad-rows %d: want at least 0", s.MaxBadRows)
+	}
+	s.Overwrite, s.History, s.Keep = cmd.Bool("overwrite"), cmd.Bool("history"), cmd.Int("keep")
+	if cmd.IsSet("group-by") {
+		if s.GroupBy = splitList(cmd.String("group-by")); s.GroupBy == nil {
+			return nil, pipeline.Usagef("--group-by: at least one field is needed")
+		}
+	}
+	s.Baseline, s.AllowMissingBaseline = cmd.String("baseline"), cmd.Bool("allow-missing-baseline")
+	s.MinSteps = cmd.Int("min-steps")
+	if s.Where, err = pipeline.ParseWhere(cmd.StringSlice("where")); err != nil {
+		return nil, err
+	}
+	s.Resamples, s.BootstrapSeed = cmd.Int("bootstrap-resamples"), cmd.Uint64("bootstrap-seed")
+	name := s.Protocol
+	if name == "" {
+		name = scoring.Default()
+	}
+	p, err := scoring.Lookup(name)
+	if err != nil {
+		return nil, pipeline.Usagef("--protocol %s: %v", name, err)
+	}
+	own := map[string]scoring.Flag{}
+	for _, f := range p.Describe().Flags {
+		own[f.Name] = f
+	}
+	for _, q := range scoring.Protocols() {
+		for _, f := range q.Describe().Flags {
+			if !cmd.IsSet(f.Name) {
+				continue
+			}
+			if _, ok := own[f.Name]; !ok {
+				return nil, pipeline.Usagef("--%s does not apply to --protocol %s", f.Name, name)
+			}
+			var v any
+			switch f.Kind {
+			case scoring.FlagString:
+				v = cmd.String(f.Name)
+			case scoring.FlagFloat:
+				v = cmd.Float(f.Name)
+			case scoring.FlagInt:
+				v = cmd.Int(f.Name)
+			case scoring.FlagBool:
+				v = cmd.Bool(f.Name)
+			case scoring.FlagStrings:
+				v = cmd.StringSlice(f.Name)
+			}
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			if s.ProtocolFlags == nil {
+				s.ProtocolFlags = map[string]json.RawMessage{}
+			}
+			s.ProtocolFlags[f.Name] = raw
+		}
+	}
+	// Every usage error the local job would find before reading, now.
+	cfg, err := s.Config()
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	if _, err := pipeline.NewEngine(cfg); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SplitArgs sets apart the arguments that name a flag of Go's flag
+// package (Beam's pipeline options), with their values, from crlbatch's.
+func SplitArgs(fs *flag.FlagSet, args []string) (ours, beams []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			ours = append(ours, args[i:]...)
+			break
+		}
+		name, hasValue := strings.TrimLeft(a, "-"), false
+		if !strings.HasPrefix(a, "-") || name == "" {
+			ours = append(ours, a)
+			continue
+		}
+		if k := strings.IndexByte(name, '='); k >= 0 {
+			name, hasValue = name[:k], true
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			ours = append(ours, a)
+			continue
+		}
+		beams = append(beams, a)
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && bf.IsBoolFlag()) && i+1 < len(args) {
+			i++
+			beams = append(beams, args[i])
+		}
+	}
+	return ours, beams
+}
+
+// Main is crlbatch-beam: `crlbatch-beam score INPUT --out OUTPUT [flags]
+// [Beam pipeline options]`. It returns the exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 || args[0] != "score" {
+		fmt.Fprintln(stderr, "usage: crlbatch-beam score INPUT --out OUTPUT [crlbatch score's flags] [Beam pipeline options: --runner, --endpoint, --environment_type, …]")
+		return exitUsage
+	}
+	ours, beams := SplitArgs(flag.CommandLine, args[1:])
+	if err := flag.CommandLine.Parse(beams); err != nil {
+		fmt.Fprintf(stderr, "crlbatch-beam: %v\n", err)
+		return exitUsage
+	}
+	beam.Init()
+	spec, err := ParseScore(ctx, ours)
+	if err == nil {
+		var st *Stats
+		if st, err = Run(ctx, spec, Options{}); err == nil {
+			fmt.Fprintf(stdout, "scored %d objects (%d bytes) on Beam; shuffled %d bytes of run pieces and %d of scored runs; results under %s\n",
+				st.Objects, st.InputBytes, st.PieceBytes, st.ScoredBytes, spec.Output)
+			return exitOK
+		}
+	}
+	fmt.Fprintf(stderr, "crlbatch-beam: %s\n", Brief(err))
+	var ue *pipeline.UsageError
+	var se *pipeline.StorageError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &se):
+		return exitStorage
+	}
+	return exitData
+}
+
+// Brief is a pipeline's error as crlbatch says it: a runner reports a
+// failed DoFn with the bundle's plan around it; the DoFn's own error (the
+// object and line of a bad row, …) comes after its last "failed:".
+func Brief(err error) string {
+	msg := err.Error()
+	const mark = "] failed:\n"
+	if i := strings.LastIndex(msg, mark); i >= 0 && strings.Contains(msg[:i], "DoFn[") {
+		return strings.TrimSpace(msg[i+len(mark):])
+	}
+	return msg
+}

@@ -1,0 +1,29 @@
+// Command crlbatch-beam scores a sweep on Apache Beam: crlbatch score's
+// flags and published files, on Prism (the default, in this process),
+// Dataflow, or Flink and Spark through a portable job server (see
+// docs/scale-out.md).
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	crlbeam "github.com/crlbatch/crlbatch/beam"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] != "score" {
+		// A Dataflow or portable worker runs this binary with Beam's
+		// worker flags: beam.Init serves as the worker and never returns.
+		flag.Parse()
+		beam.Init()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(crlbeam.Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}

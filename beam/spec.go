@@ -1,0 +1,137 @@
+package crlbeam
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
+)
+
+// Version is the crlbatch version written into every output: the same as
+// cmd/crlbatch's, so that outputs compare byte for byte.
+const Version = "0.1.0-dev"
+
+// Spec is one job as every worker rebuilds it: pipeline.Config's settings
+// that shape a result, and the protocol's flags that were set.
+type Spec struct {
+	Input, Output        string
+	Protocol             string
+	ProtocolFlags        map[string]json.RawMessage `json:",omitempty"`
+	Patterns             []string
+	GroupBy              []string `json:",omitempty"`
+	Baseline             string   `json:",omitempty"`
+	AllowMissingBaseline bool     `json:",omitempty"`
+	MinSteps             int      `json:",omitempty"`
+	Where                []pipeline.Filter
+	Resamples            int
+	BootstrapSeed        uint64
+	// IdentityFields: nil is the protocol's default, empty is none.
+	IdentityFields *[]string `json:",omitempty"`
+	MaxLineBytes   int
+	MaxObjectBytes int64
+	MaxLabels      int
+	MaxRuns        int
+	MaxBadRows     int
+	Overwrite      bool `json:",omitempty"`
+	History        bool `json:",omitempty"`
+	Keep           int  `json:",omitempty"`
+	Version        string
+	Commit         string `json:",omitempty"`
+}
+
+// Config is the job's pipeline.Config (its protocol flags bound to the
+// protocol's declared kinds).
+func (s *Spec) Config() (pipeline.Config, error) {
+	cfg := pipeline.DefaultConfig()
+	cfg.Input, cfg.Output, cfg.Protocol = s.Input, s.Output, s.Protocol
+	cfg.Patterns = s.Patterns
+	cfg.GroupBy, cfg.Baseline, cfg.AllowMissingBaseline = s.GroupBy, s.Baseline, s.AllowMissingBaseline
+	cfg.MinSteps, cfg.Where = s.MinSteps, s.Where
+	cfg.Resamples, cfg.BootstrapSeed = s.Resamples, s.BootstrapSeed
+	if s.IdentityFields != nil {
+		cfg.Reader.IdentityFields = *s.IdentityFields
+		if cfg.Reader.IdentityFields == nil {
+			cfg.Reader.IdentityFields = []string{}
+		}
+	}
+	cfg.Reader = readers.Options{IdentityFields: cfg.Reader.IdentityFields, MaxLineBytes: s.MaxLineBytes,
+		MaxObjectBytes: s.MaxObjectBytes, MaxLabels: s.MaxLabels, MaxRuns: s.MaxRuns}
+	cfg.MaxBadRows = s.MaxBadRows
+	cfg.Overwrite, cfg.History, cfg.Keep = s.Overwrite, s.History, s.Keep
+	cfg.Version, cfg.Commit = s.Version, s.Commit
+	// A worker scores one run per element (Beam runs elements in
+	// parallel); the final step reduces on the worker's cores.
+	cfg.Concurrency = runtime.NumCPU()
+	name := s.Protocol
+	if name == "" {
+		name = scoring.Default()
+	}
+	p, err := scoring.Lookup(name)
+	if err != nil {
+		return cfg, err
+	}
+	vals := scoring.DefaultValues(p)
+	kinds := map[string]scoring.FlagKind{}
+	for _, f := range p.Describe().Flags {
+		kinds[f.Name] = f.Kind
+	}
+	for name, raw := range s.ProtocolFlags {
+		kind, ok := kinds[name]
+		if !ok {
+			return cfg, pipeline.Usagef("--%s: not a flag of --protocol %s", name, p.Name())
+		}
+		var v any
+		var err error
+		switch kind {
+		case scoring.FlagString:
+			var x string
+			err = json.Unmarshal(raw, &x)
+			v = x
+		case scoring.FlagFloat:
+			var x float64
+			err = json.Unmarshal(raw, &x)
+			v = x
+		case scoring.FlagInt:
+			var x int
+			err = json.Unmarshal(raw, &x)
+			v = x
+		case scoring.FlagBool:
+			var x bool
+			err = json.Unmarshal(raw, &x)
+			v = x
+		case scoring.FlagStrings:
+			var x []string
+			err = json.Unmarshal(raw, &x)
+			v = x
+		default:
+			return cfg, fmt.Errorf("--%s: unknown kind %d", name, kind)
+		}
+		if err != nil {
+			return cfg, fmt.Errorf("--%s: %w", name, err)
+		}
+		vals.Set(name, v)
+	}
+	cfg.ProtocolFlags = vals
+	return cfg, nil
+}
+
+// encode and decodeSpec move a Spec into the DoFns (their exported fields
+// are what Beam serializes).
+func (s *Spec) encode() string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // only plain values
+	}
+	return string(b)
+}
+
+func decodeSpec(data string) (*Spec, error) {
+	s := new(Spec)
+	if err := json.Unmarshal([]byte(data), s); err != nil {
+		return nil, fmt.Errorf("crlbeam: the job's spec: %w", err)
+	}
+	return s, nil
+}

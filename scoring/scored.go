@@ -1,0 +1,103 @@
+package scoring
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/crlbatch/crlbatch/protocol"
+)
+
+// ScoredCodec is implemented by jobs whose scored runs can be written to
+// bytes and read back exactly, for an engine that scores runs on one
+// worker and reduces them on another (Apache Beam). The engine encodes
+// Scored's own fields (AppendScored); the job encodes what only it knows
+// the type of: Result and Figure.
+type ScoredCodec interface {
+	// EncodeResult encodes s.Result and s.Figure (nil for a nil value).
+	EncodeResult(s *Scored) (result, figure []byte, err error)
+	// DecodeResult sets s.Result and s.Figure from what EncodeResult gave.
+	DecodeResult(result, figure []byte, s *Scored) error
+}
+
+// scoredMagic starts every encoding of a scored run; raise its digit when
+// the encoding changes.
+const scoredMagic = "crlbatch-scored-1\n"
+
+// scoredWire is the encoding of a scored run: JSON, which keeps every
+// finite float64 to the bit (shortest round-tripping decimal, -0 as -0),
+// nil apart from empty, and refuses NaN and ±Inf loudly rather than
+// changing them. A scored run is a few KiB; the bulk of what an engine
+// moves is the decoded rows (Codec), not this.
+type scoredWire struct {
+	Key       string                    `json:"k"`
+	Meta      map[string]string         `json:"m"`
+	Rows      int                       `json:"r"`
+	Values    map[string]protocol.Value `json:"v"`
+	Remarks   []string                  `json:"rm,omitempty"`
+	DataNotes []string                  `json:"dn,omitempty"`
+	Notes     []string                  `json:"n,omitempty"`
+	Result    json.RawMessage           `json:"res,omitempty"`
+	Figure    json.RawMessage           `json:"fig,omitempty"`
+}
+
+// AppendScored appends the encoding of s, a run job scored, to buf. A job
+// that is not a ScoredCodec can encode only runs without Result and
+// Figure.
+func AppendScored(job Job, buf []byte, s *Scored) ([]byte, error) {
+	w := scoredWire{Key: s.Key, Meta: s.Meta, Rows: s.Rows, Values: s.Values, Remarks: s.Remarks, DataNotes: s.DataNotes, Notes: s.Notes}
+	if c, ok := job.(ScoredCodec); ok {
+		res, fig, err := c.EncodeResult(s)
+		if err != nil {
+			return buf, fmt.Errorf("scoring: encoding scored run %s: %w", s.Key, err)
+		}
+		w.Result, w.Figure = res, fig
+	} else if s.Result != nil || s.Figure != nil {
+		return buf, fmt.Errorf("scoring: the job (%T) cannot encode its scored runs (no ScoredCodec)", job)
+	}
+	data, err := json.Marshal(&w)
+	if err != nil {
+		return buf, fmt.Errorf("scoring: encoding scored run %s: %w", s.Key, err)
+	}
+	return append(append(buf, scoredMagic...), data...), nil
+}
+
+// DecodeScored reads back what AppendScored wrote with the same job.
+func DecodeScored(job Job, data []byte) (*Scored, error) {
+	if len(data) < len(scoredMagic) || string(data[:len(scoredMagic)]) != scoredMagic {
+		return nil, errors.New("scoring: not an encoding of a scored run (or of another version)")
+	}
+	var w scoredWire
+	if err := json.Unmarshal(data[len(scoredMagic):], &w); err != nil {
+		return nil, fmt.Errorf("scoring: decoding a scored run: %w", err)
+	}
+	s := &Scored{Key: w.Key, Meta: w.Meta, Rows: w.Rows, Values: w.Values, Remarks: w.Remarks, DataNotes: w.DataNotes, Notes: w.Notes}
+	if w.Result != nil || w.Figure != nil {
+		c, ok := job.(ScoredCodec)
+		if !ok {
+			return nil, fmt.Errorf("scoring: the job (%T) cannot decode its scored runs (no ScoredCodec)", job)
+		}
+		if err := c.DecodeResult(w.Result, w.Figure, s); err != nil {
+			return nil, fmt.Errorf("scoring: decoding scored run %s: %w", w.Key, err)
+		}
+	}
+	return s, nil
+}
+
+// EncodeJSON and DecodeJSON are the encoding of a Result or Figure that a
+// ScoredCodec may use (see scoredWire for what JSON keeps): nil encodes as
+// nil, and DecodeJSON of nil leaves *v as it is.
+func EncodeJSON(v any) ([]byte, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return json.Marshal(v)
+}
+
+// DecodeJSON decodes data into v (a pointer), unless data is nil.
+func DecodeJSON(data []byte, v any) error {
+	if data == nil {
+		return nil
+	}
+	return json.Unmarshal(data, v)
+}
