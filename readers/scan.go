@@ -546,7 +546,8 @@ func (d *rowDecoder) next(end byte) (bool, *rowError) {
 
 // key reads the key string at d.pos of an object whose keys t numbers,
 // prev being the ID of the key before it (startKey for the first): the
-// predicted key when its raw bytes are there, else the scanned string,
+// predicted key when its raw bytes are there, else a key of t whose raw
+// bytes are there (t.find), else the scanned string,
 // interned when t has room. It returns the decoded key (t's copy when the
 // key has an ID), its ID or noKey, and whether it was written with
 // escapes, and records in t that it followed prev.
@@ -554,7 +555,10 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return nil, noKey, false, d.syntax("a key")
 	}
-	if id = t.predict(prev, d.data, d.pos); id != noKey {
+	if id = t.predict(prev, d.data, d.pos); id == noKey {
+		id = t.find(d.data, d.pos)
+	}
+	if id != noKey {
 		d.pos += len(t.keys[id].quoted)
 		key = t.keys[id].name
 	} else {
