@@ -378,8 +378,10 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 			if d.fieldRef = id + 1; id == noKey { // noKey + 1 wraps to 0
 				d.field = key
 			}
-			if err := d.colon(); err != nil {
-				return err
+			if !d.colonFast() {
+				if err := d.colon(); err != nil {
+					return err
+				}
 			}
 			f := -1
 			if id != noKey {
@@ -578,6 +580,24 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 	}
 	t.follow(prev, id)
 	return key, id, escaped, nil
+}
+
+// colonFast reads the ':' after a key in its two common forms, right
+// before the value or followed by one space (json.dumps), and reports
+// whether it did; colon does the rest. It is small enough to be inlined.
+func (d *rowDecoder) colonFast() bool {
+	p := d.pos + 1
+	if p+1 < len(d.data) && d.data[p-1] == ':' {
+		if d.data[p] > ' ' {
+			d.pos = p
+			return true
+		}
+		if d.data[p] == ' ' && d.data[p+1] > ' ' {
+			d.pos = p + 1
+			return true
+		}
+	}
+	return false
 }
 
 // colon reads the ':' after a key and the whitespace around it.
@@ -884,8 +904,10 @@ func (d *rowDecoder) components() *rowError {
 				}
 			}
 		}
-		if err := d.colon(); err != nil {
-			return err
+		if !d.colonFast() {
+			if err := d.colon(); err != nil {
+				return err
+			}
 		}
 		if d.peekKind() != kindNumber {
 			return d.wrongType("number")
@@ -1215,6 +1237,10 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		pos++
 	}
 	intStart := pos
+	// With want, m accumulates the digits of the integer and fraction parts
+	// as they are scanned (modulo 2^64: it is used only when they hold at
+	// most 19 significant digits).
+	var m uint64
 	switch {
 	case pos >= len(data):
 		d.pos = pos
@@ -1222,7 +1248,11 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 	case data[pos] == '0':
 		pos++
 	case data[pos]-'1' < 9:
-		pos = skipDigits(data, pos+1)
+		if want {
+			pos, m = scanDigits(data, pos, 0)
+		} else {
+			pos = skipDigits(data, pos+1)
+		}
 	default:
 		d.pos = pos
 		return 0, false, d.numberError(start)
@@ -1234,7 +1264,11 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		isInt = false
 		pos++
 		fracStart = pos
-		pos = skipDigits(data, pos)
+		if want {
+			pos, m = scanDigits(data, pos, m)
+		} else {
+			pos = skipDigits(data, pos)
+		}
 		if pos == fracStart {
 			d.pos = pos
 			return 0, false, d.numberError(start)
@@ -1292,24 +1326,17 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 			return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
 		}
 	} else {
-		// The significand without leading zeros, if it has at most 19
+		// The significand without leading zeros, m, if it has at most 19
 		// digits: exact in a uint64.
-		var m uint64
 		var nd int
 		if data[intStart] != '0' {
 			nd = intEnd - intStart + fracEnd - fracStart
-			if nd <= 19 {
-				m = digitsValue(digitsValue(0, data[intStart:intEnd]), data[fracStart:fracEnd])
-			}
 		} else {
 			i := fracStart
 			for i < fracEnd && data[i] == '0' {
 				i++
 			}
 			nd = fracEnd - i
-			if nd <= 19 {
-				m = digitsValue(0, data[i:fracEnd])
-			}
 		}
 		if nd <= 19 {
 			neg := data[start] == '-'
@@ -1384,21 +1411,43 @@ func decodeString(lit []byte) []byte {
 	return s
 }
 
-// digitsValue returns m·10^len(digits) + the value of digits, eight digits
-// at a time (the SWAR conversion of simdjson's parse_eight_digits_unrolled).
-// The caller keeps the result within 19 digits.
-func digitsValue(m uint64, digits []byte) uint64 {
-	for len(digits) >= 8 {
-		w := binary.LittleEndian.Uint64(digits) - 0x3030303030303030
-		w = w*10 + w>>8
-		w = ((w&0x000000ff000000ff)*(100+1000000<<32) + (w>>16&0x000000ff000000ff)*(1+10000<<32)) >> 32
-		m = m*100000000 + w
-		digits = digits[8:]
+// scanDigits returns the position of the first non-digit at or after pos
+// and m·10^n + the value of the n digits before it, modulo 2^64, eight
+// digits at a time: skipDigits and digitsValue in one pass.
+func scanDigits(data []byte, pos int, m uint64) (int, uint64) {
+	for pos+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[pos:])
+		x := (w&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030)
+		if x == 0 {
+			m = m*100000000 + eightDigits(w)
+			pos += 8
+			continue
+		}
+		// n < 8 digits, then a non-digit: shift them to the top of the word
+		// under leading '0's.
+		if n := bits.TrailingZeros64(x) >> 3; n > 0 {
+			w = w<<(64-8*uint(n)) | 0x3030303030303030>>(8*uint(n))
+			m = m*pow10u[n] + eightDigits(w)
+			pos += n
+		}
+		return pos, m
 	}
-	for _, c := range digits {
-		m = m*10 + uint64(c-'0')
+	for pos < len(data) && data[pos]-'0' < 10 {
+		m = m*10 + uint64(data[pos]-'0')
+		pos++
 	}
-	return m
+	return pos, m
+}
+
+var pow10u = [8]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000}
+
+// eightDigits returns the value of the eight ASCII digits of w, the first
+// in its lowest byte (the SWAR conversion of simdjson's
+// parse_eight_digits_unrolled).
+func eightDigits(w uint64) uint64 {
+	w -= 0x3030303030303030
+	w = w*10 + w>>8
+	return ((w&0x000000ff000000ff)*(100+1000000<<32) + (w>>16&0x000000ff000000ff)*(1+10000<<32)) >> 32
 }
 
 func (d *rowDecoder) numberError(start int) *rowError {
