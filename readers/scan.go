@@ -554,13 +554,18 @@ func (d *rowDecoder) next(end byte) (bool, *rowError) {
 // key has an ID), its ID or noKey, and whether it was written with
 // escapes, and records in t that it followed prev.
 func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped bool, err *rowError) {
+	// A key's quoted form starts with '"': a prediction or find that
+	// matches needs no other check.
+	if id = t.predict(prev, d.data, d.pos); id != noKey {
+		k := &t.keys[id]
+		d.pos += len(k.quoted)
+		t.follow(prev, id)
+		return k.name, id, false, nil
+	}
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return nil, noKey, false, d.syntax("a key")
 	}
-	if id = t.predict(prev, d.data, d.pos); id == noKey {
-		id = t.find(d.data, d.pos)
-	}
-	if id != noKey {
+	if id = t.find(d.data, d.pos); id != noKey {
 		d.pos += len(t.keys[id].quoted)
 		key = t.keys[id].name
 	} else {
@@ -1041,7 +1046,7 @@ func specialMask(w uint64) uint64 {
 // skipDigits returns the position of the first non-digit at or after pos.
 func skipDigits(data []byte, pos int) int {
 	for pos+8 <= len(data) {
-		w := binary.LittleEndian.Uint64(data[pos:])
+		w := binary.LittleEndian.Uint64(data[pos : pos+8])
 		x := (w&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030)
 		if x != 0 {
 			return pos + bits.TrailingZeros64(x)>>3
@@ -1066,7 +1071,7 @@ func (d *rowDecoder) scanString(decode bool, buf []byte) ([]byte, *rowError) {
 	pos := d.pos
 	for {
 		for pos+8 <= len(data) {
-			if m := specialMask(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+			if m := specialMask(binary.LittleEndian.Uint64(data[pos : pos+8])); m != 0 {
 				pos += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -1416,7 +1421,7 @@ func decodeString(lit []byte) []byte {
 // digits at a time: skipDigits and digitsValue in one pass.
 func scanDigits(data []byte, pos int, m uint64) (int, uint64) {
 	for pos+8 <= len(data) {
-		w := binary.LittleEndian.Uint64(data[pos:])
+		w := binary.LittleEndian.Uint64(data[pos : pos+8])
 		x := (w&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030)
 		if x == 0 {
 			m = m*100000000 + eightDigits(w)
