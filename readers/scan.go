@@ -332,14 +332,16 @@ func (d *rowDecoder) typeError(kind byte, want string) *rowError {
 }
 
 func (d *rowDecoder) skipWS() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
+	p := d.pos
+	for p < len(d.data) {
+		// Any byte above ' ' ends the whitespace: one comparison for the
+		// byte that nearly always comes next.
+		if c := d.data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			break
 		}
+		p++
 	}
+	d.pos = p
 }
 
 // decode decodes one line into d.row, d.label, d.origin, d.alias and
