@@ -84,3 +84,35 @@ func TestIrregularRows(t *testing.T) {
 		t.Fatalf("testdata/irregular.jsonl is not irregular: %d of %d rows reordered, %d with evaluation fields", reordered, len(lines), withEval)
 	}
 }
+
+// TestKeyLookupModes: over many rows of the irregular shape, the key tables
+// switch to looking keys up before predicting them (keyTable.findFirst)
+// and back to predicting for a trial window; every row decodes as alone
+// either way.
+func TestKeyLookupModes(t *testing.T) {
+	lines := irregularLines(t)
+	seq := newRowDecoder(irregularComps)
+	var findFirst, predictAfter int
+	for n := range 40 * len(lines) {
+		line := lines[n%len(lines)]
+		if err := seq.decode(line); err != nil {
+			t.Fatalf("row %d: %v", n+1, err)
+		}
+		fresh := newRowDecoder(irregularComps)
+		if err := fresh.decode(line); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := decodedRow(seq), decodedRow(fresh); !a.equal(b) {
+			t.Fatalf("row %d:\nafter the rows before: %v\nalone:                 %v", n+1, a, b)
+		}
+		switch {
+		case seq.top.findFirst:
+			findFirst++
+		case findFirst > 0:
+			predictAfter++
+		}
+	}
+	if findFirst == 0 || predictAfter == 0 {
+		t.Errorf("%d rows looked keys up first, %d predicted them after that: want both", findFirst, predictAfter)
+	}
+}

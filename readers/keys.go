@@ -62,6 +62,27 @@ type keyTable struct {
 	// when the prediction fails (keys in varying order: dicts that Python
 	// builds in another order on every row).
 	buckets [256]uint8
+
+	// Which way key looks first: the prediction, or find when the
+	// predictions of the last 64 rows missed more than one key in ten
+	// (keys in another order on every row). adapt decides every 64 rows
+	// from the counts of the prediction's tries and misses; after 16 such
+	// windows of find first, the prediction is tried again.
+	findFirst      bool
+	windows        int
+	nKeys, nMisses int
+}
+
+// adapt sets findFirst (keyTable) at the end of a window of 64 rows.
+func (t *keyTable) adapt() {
+	if t.findFirst {
+		if t.windows++; t.windows == 16 {
+			t.findFirst, t.windows = false, 0
+		}
+	} else {
+		t.findFirst = t.nMisses*10 > t.nKeys
+	}
+	t.nKeys, t.nMisses = 0, 0
 }
 
 func newKeyTable() *keyTable {

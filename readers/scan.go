@@ -112,6 +112,7 @@ type rowDecoder struct {
 	labelRaw  []byte         // raw text of the last valid regime_id
 	labelDec  []byte         // and its decoded value
 	labelGen  int            // counts the changes of labelRaw
+	rows      int            // rows decoded since the key tables last adapted
 	keyCopies [][]byte       // decoded keys of extras written with escapes
 	intVal    int64          // the last number, when intOK: see number
 	intOK     bool
@@ -348,6 +349,11 @@ func (d *rowDecoder) skipWS() {
 // d.extras. Everything it returns aliases line or d's buffers.
 func (d *rowDecoder) decode(line []byte) *rowError {
 	d.data, d.pos = line, 0
+	if d.rows++; d.rows == 64 {
+		d.top.adapt()
+		d.compKeys.adapt()
+		d.rows = 0
+	}
 	d.clearField()
 	d.clearSub()
 	d.seen = 0
@@ -551,14 +557,24 @@ func (d *rowDecoder) next(end byte) (bool, *rowError) {
 // key reads the key string at d.pos of an object whose keys t numbers,
 // prev being the ID of the key before it (startKey for the first): the
 // predicted key when its raw bytes are there, else a key of t whose raw
-// bytes are there (t.find), else the scanned string,
+// bytes are there (t.find; tried first while predictions keep missing:
+// keyTable.findFirst), else the scanned string,
 // interned when t has room. It returns the decoded key (t's copy when the
 // key has an ID), its ID or noKey, and whether it was written with
 // escapes, and records in t that it followed prev.
 func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped bool, err *rowError) {
 	// A key's quoted form starts with '"': a prediction or find that
 	// matches needs no other check.
-	if id = t.predict(prev, d.data, d.pos); id != noKey {
+	if t.findFirst {
+		id = t.find(d.data, d.pos)
+	} else {
+		t.nKeys++
+		if id = t.predict(prev, d.data, d.pos); id == noKey {
+			t.nMisses++
+			id = t.find(d.data, d.pos)
+		}
+	}
+	if id != noKey {
 		k := &t.keys[id]
 		d.pos += len(k.quoted)
 		t.follow(prev, id)
@@ -567,23 +583,18 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return nil, noKey, false, d.syntax("a key")
 	}
-	if id = t.find(d.data, d.pos); id != noKey {
-		d.pos += len(t.keys[id].quoted)
+	start := d.pos
+	if key, err = d.scanString(true, nil); err != nil {
+		field := ""
+		if t != d.top {
+			d.clearSub()
+			field = d.fieldName()
+		}
+		return nil, noKey, false, d.keyError(start, field)
+	}
+	escaped = d.escaped
+	if id = t.intern(key, -1); id != noKey {
 		key = t.keys[id].name
-	} else {
-		start := d.pos
-		if key, err = d.scanString(true, nil); err != nil {
-			field := ""
-			if t != d.top {
-				d.clearSub()
-				field = d.fieldName()
-			}
-			return nil, noKey, false, d.keyError(start, field)
-		}
-		escaped = d.escaped
-		if id = t.intern(key, -1); id != noKey {
-			key = t.keys[id].name
-		}
 	}
 	t.follow(prev, id)
 	return key, id, escaped, nil
