@@ -671,7 +671,6 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 			return err
 		}
 	}
-	val := d.data[start:d.pos]
 	if id == d.gammaID {
 		switch kind {
 		case kindNumber:
@@ -692,7 +691,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 			return d.typeError(kind, "number")
 		}
 	}
-	if !hit && ki != nil && !ki.off && ki.remember(val, kind) {
+	if !hit && ki != nil && !ki.off && ki.remember(d.data[start:d.pos], kind) {
 		ki.lastNum = d.row.Gamma
 	}
 	if id != noKey {
@@ -1318,7 +1317,6 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		}
 	}
 	d.pos = pos
-	lit := data[start:pos]
 	if !want {
 		// The value lies in [10^mag, 10^(mag+1)) (or is zero).
 		var mag int
@@ -1341,7 +1339,7 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 			return 0, isInt, nil
 		}
 		if mag >= 309 {
-			return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
+			return 0, isInt, d.fail("number %s overflows float64", truncLit(data[start:pos]))
 		}
 	} else {
 		// The significand without leading zeros, m, if it has at most 19
@@ -1383,6 +1381,7 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 			}
 		}
 	}
+	lit := data[start:pos]
 	f, perr := strconv.ParseFloat(unsafeString(lit), 64)
 	if perr != nil || math.IsInf(f, 0) {
 		return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
