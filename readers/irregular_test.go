@@ -45,6 +45,23 @@ func irregularSeeds(f *testing.F, perLine bool) {
 
 var irregularComps = []string{"progress", "collision", "success"}
 
+// decodeAsAlone decodes line n (a valid irregular row) with seq, after the
+// rows seq decoded before it, and fails unless it gives what a fresh
+// decoder gives.
+func decodeAsAlone(t *testing.T, seq *rowDecoder, line []byte, n int) {
+	t.Helper()
+	if err := seq.decode(line); err != nil {
+		t.Fatalf("line %d after the lines before: %v", n, err)
+	}
+	fresh := newRowDecoder(irregularComps)
+	if err := fresh.decode(line); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := decodedRow(seq), decodedRow(fresh); !a.equal(b) {
+		t.Fatalf("line %d:\nafter the lines before: %v\nalone:                  %v", n, a, b)
+	}
+}
+
 // Every irregular row decodes as encoding/json decodes it (FuzzDecodeRow's
 // check), and the same after the rows before it as alone (FuzzDecodeSequence's).
 func TestIrregularRows(t *testing.T) {
@@ -63,16 +80,7 @@ func TestIrregularRows(t *testing.T) {
 		if !got.equal(want) {
 			t.Fatalf("line %d:\nscanner   %v\nreference %v", n+1, got, want)
 		}
-		if err := seq.decode(line); err != nil {
-			t.Fatalf("line %d after the lines before: %v", n+1, err)
-		}
-		fresh := newRowDecoder(irregularComps)
-		if err := fresh.decode(line); err != nil {
-			t.Fatal(err)
-		}
-		if a, b := decodedRow(seq), decodedRow(fresh); !a.equal(b) {
-			t.Fatalf("line %d:\nafter the lines before: %v\nalone:                  %v", n+1, a, b)
-		}
+		decodeAsAlone(t, seq, line, n+1)
 		if !bytes.HasPrefix(line, []byte(`{"run_id"`)) {
 			reordered++
 		}
@@ -95,16 +103,7 @@ func TestKeyLookupModes(t *testing.T) {
 	var findFirst, predictAfter int
 	for n := range 40 * len(lines) {
 		line := lines[n%len(lines)]
-		if err := seq.decode(line); err != nil {
-			t.Fatalf("row %d: %v", n+1, err)
-		}
-		fresh := newRowDecoder(irregularComps)
-		if err := fresh.decode(line); err != nil {
-			t.Fatal(err)
-		}
-		if a, b := decodedRow(seq), decodedRow(fresh); !a.equal(b) {
-			t.Fatalf("row %d:\nafter the rows before: %v\nalone:                 %v", n+1, a, b)
-		}
+		decodeAsAlone(t, seq, line, n+1)
 		switch {
 		case seq.top.findFirst:
 			findFirst++
