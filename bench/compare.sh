@@ -332,7 +332,7 @@ measure() {
 # check_crl ROWS: the last crlbatch run scored every row.
 check_crl() {
 	local got
-	got=$(sed -n 's/^scored .* objects (\([0-9]*\) rows)$/\1/p' "$last_log")
+	got=$(sed -n 's/^scored .* objects (\([0-9]*\) rows).*$/\1/p' "$last_log")
 	[ "$got" = "$1" ] || die "crlbatch scored '${got}' rows, want $1 (log: $last_log)"
 	[ -f "$DIR/out/manifest.json" ] || die "crlbatch wrote no manifest.json (log: $last_log)"
 }

@@ -407,8 +407,17 @@ func (od *objectDecoder) add(p *part, line int) error {
 			continue
 		}
 		c.pos = j
+		// A value that repeats the key's cached value of a version
+		// already found to be c's value needs no comparison.
+		hit := ex[j].hit
+		if hit && d.top.keys[ex[j].id].gen == c.gen {
+			continue
+		}
 		if raw := d.exVal(&ex[j]); !bytes.Equal(raw, c.raw) {
 			od.tmp = c.differs(raw, ex[j].kind, od.tmp)
+		}
+		if hit && c.alive {
+			c.gen = d.top.keys[ex[j].id].gen
 		}
 	}
 	return nil

@@ -271,8 +271,9 @@
 // then groups and assembles them with the same core, runs.go): one pass, no reflection, no allocation per row on the fast
 // path (buffers are reused, labels interned per object, string values are
 // views of the line unless they hold escapes), SWAR loops over strings and
-// digits, and numbers converted with Clinger's fast path or Eisel-Lemire on
-// the digits already scanned (strconv.ParseFloat only as the fallback). It
+// digits (a number's digits converted eight at a time as they are
+// scanned), and numbers converted with Clinger's fast path or Eisel-Lemire
+// on that significand (strconv.ParseFloat only as the fallback). It
 // does more than the libraries below: full validation with repeated keys,
 // UTF-8, overflow, and capture of every extra field for metadata. A
 // differential fuzz test (FuzzDecodeRow) holds it to a reference decoder
@@ -282,7 +283,12 @@
 // object learns it (keys.go). It numbers the keys it meets (up to 64 per
 // object level), predicts each key from the one before it (either of the
 // last two keys that followed it), and accepts a prediction only when the
-// raw bytes match; the repeated-key check is then a bit test. A value of a
+// raw bytes match; the repeated-key check is then a bit test. A key the
+// prediction misses is looked up among the known keys by its first two
+// bytes, again accepted only on matching raw bytes, before it is scanned;
+// while the predictions of an object level keep missing (keys in another
+// order on most rows, as Python's dicts often are) that lookup goes first.
+// A value of a
 // non-schema field whose raw bytes repeat that field's last valid value
 // (run identity, gamma, constant metadata) is taken without being scanned
 // again, and a row whose identity values all repeat finds its run without

@@ -1,6 +1,7 @@
 package readers
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -70,20 +71,27 @@ func TestEiselLemire(t *testing.T) {
 	}
 }
 
-func TestDigitsValue(t *testing.T) {
+// TestScanDigits: scanDigits finds where a run of digits ends and converts
+// it (after a prefix m) as strconv does, whatever follows the run (a byte
+// of the number's grammar, the line's end) and wherever it ends in a word.
+func TestScanDigits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for range 100_000 {
-		n := 1 + rng.IntN(19)
-		b := make([]byte, n)
+		pre := uint64(rng.IntN(1000))
+		n := 1 + rng.IntN(16)
+		b := make([]byte, n, n+9)
 		for i := range b {
 			b[i] = byte('0' + rng.IntN(10))
 		}
-		want, err := strconv.ParseUint(string(b), 10, 64)
+		want, err := strconv.ParseUint(fmt.Sprint(pre)+string(b), 10, 64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := digitsValue(0, b); got != want {
-			t.Fatalf("%s: got %d", b, got)
+		for _, tail := range []string{"", ".", "e", ",", "}", " ", "/", ":", "\x00", "\xff", ".5e-3,\"x\":1}"} {
+			line := append(append([]byte("x"), b...), tail...)
+			if pos, got := scanDigits(line, 1, pre); pos != 1+n || got != want {
+				t.Fatalf("%q after %d: got %d at %d, want %d at %d", line, pre, got, pos, want, 1+n)
+			}
 		}
 	}
 }

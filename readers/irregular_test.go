@@ -45,6 +45,23 @@ func irregularSeeds(f *testing.F, perLine bool) {
 
 var irregularComps = []string{"progress", "collision", "success"}
 
+// decodeAsAlone decodes line n (a valid irregular row) with seq, after the
+// rows seq decoded before it, and fails unless it gives what a fresh
+// decoder gives.
+func decodeAsAlone(t *testing.T, seq *rowDecoder, line []byte, n int) {
+	t.Helper()
+	if err := seq.decode(line); err != nil {
+		t.Fatalf("line %d after the lines before: %v", n, err)
+	}
+	fresh := newRowDecoder(irregularComps)
+	if err := fresh.decode(line); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := decodedRow(seq), decodedRow(fresh); !a.equal(b) {
+		t.Fatalf("line %d:\nafter the lines before: %v\nalone:                  %v", n, a, b)
+	}
+}
+
 // Every irregular row decodes as encoding/json decodes it (FuzzDecodeRow's
 // check), and the same after the rows before it as alone (FuzzDecodeSequence's).
 func TestIrregularRows(t *testing.T) {
@@ -63,16 +80,7 @@ func TestIrregularRows(t *testing.T) {
 		if !got.equal(want) {
 			t.Fatalf("line %d:\nscanner   %v\nreference %v", n+1, got, want)
 		}
-		if err := seq.decode(line); err != nil {
-			t.Fatalf("line %d after the lines before: %v", n+1, err)
-		}
-		fresh := newRowDecoder(irregularComps)
-		if err := fresh.decode(line); err != nil {
-			t.Fatal(err)
-		}
-		if a, b := decodedRow(seq), decodedRow(fresh); !a.equal(b) {
-			t.Fatalf("line %d:\nafter the lines before: %v\nalone:                  %v", n+1, a, b)
-		}
+		decodeAsAlone(t, seq, line, n+1)
 		if !bytes.HasPrefix(line, []byte(`{"run_id"`)) {
 			reordered++
 		}
@@ -82,5 +90,28 @@ func TestIrregularRows(t *testing.T) {
 	}
 	if reordered < len(lines)/6 || withEval == 0 {
 		t.Fatalf("testdata/irregular.jsonl is not irregular: %d of %d rows reordered, %d with evaluation fields", reordered, len(lines), withEval)
+	}
+}
+
+// TestKeyLookupModes: over many rows of the irregular shape, the key tables
+// switch to looking keys up before predicting them (keyTable.findFirst)
+// and back to predicting for a trial window; every row decodes as alone
+// either way.
+func TestKeyLookupModes(t *testing.T) {
+	lines := irregularLines(t)
+	seq := newRowDecoder(irregularComps)
+	var findFirst, predictAfter int
+	for n := range 40 * len(lines) {
+		line := lines[n%len(lines)]
+		decodeAsAlone(t, seq, line, n+1)
+		switch {
+		case seq.top.findFirst:
+			findFirst++
+		case findFirst > 0:
+			predictAfter++
+		}
+	}
+	if findFirst == 0 || predictAfter == 0 {
+		t.Errorf("%d rows looked keys up first, %d predicted them after that: want both", findFirst, predictAfter)
 	}
 }

@@ -35,6 +35,7 @@ type keyInfo struct {
 	field  int     // what the key is to the decoder (schema field, component index), or -1
 	next   uint8   // the ID of the key that followed this one last time, or noKey
 	alt    uint8   // the one that followed it before, when it was another key
+	chain  uint8   // the next key of the same bucket (keyTable.buckets), or noKey
 
 	// The value cache (top-level keys other than schema fields).
 	last     []byte  // raw text of the last valid value; nil when none or off
@@ -54,11 +55,47 @@ type keyTable struct {
 	ids      map[string]uint8
 	first    uint8 // the ID of the first key of the last object, or noKey
 	firstAlt uint8 // the first key of an object before, when it was another
+
+	// The keys with a quoted form and a name of one byte or more, by
+	// bucketOf their first two raw bytes after the quote: the head of each
+	// bucket's chain (keyInfo.chain), or noKey. find looks a key up there
+	// when the prediction fails (keys in varying order: dicts that Python
+	// builds in another order on every row).
+	buckets [256]uint8
+
+	// Which way key looks first: the prediction, or find when the
+	// predictions of the last 64 rows missed more than one key in ten
+	// (keys in another order on every row). adapt decides every 64 rows
+	// from the counts of the prediction's tries and misses; after 16 such
+	// windows of find first, the prediction is tried again.
+	findFirst      bool
+	windows        int
+	nKeys, nMisses int
+}
+
+// adapt sets findFirst (keyTable) at the end of a window of 64 rows.
+func (t *keyTable) adapt() {
+	if t.findFirst {
+		if t.windows++; t.windows == 16 {
+			t.findFirst, t.windows = false, 0
+		}
+	} else {
+		t.findFirst = t.nMisses*10 > t.nKeys
+	}
+	t.nKeys, t.nMisses = 0, 0
 }
 
 func newKeyTable() *keyTable {
-	return &keyTable{ids: make(map[string]uint8), first: noKey, firstAlt: noKey}
+	t := &keyTable{ids: make(map[string]uint8), first: noKey, firstAlt: noKey}
+	for i := range t.buckets {
+		t.buckets[i] = noKey
+	}
+	return t
 }
+
+// bucketOf hashes the two bytes after a key's opening quote (the second
+// is the closing quote for a name of one byte).
+func bucketOf(c1, c2 byte) uint8 { return c1*31 + c2 }
 
 // intern returns the ID of name, adding it (with field) when the table has
 // room; noKey when it has none.
@@ -70,7 +107,7 @@ func (t *keyTable) intern(name []byte, field int) uint8 {
 		return noKey
 	}
 	id := uint8(len(t.keys))
-	k := keyInfo{name: bytes.Clone(name), field: field, next: noKey, alt: noKey}
+	k := keyInfo{name: bytes.Clone(name), field: field, next: noKey, alt: noKey, chain: noKey}
 	if k.name == nil {
 		k.name = []byte{}
 	}
@@ -78,6 +115,10 @@ func (t *keyTable) intern(name []byte, field int) uint8 {
 		k.quoted = make([]byte, 0, len(name)+2)
 		k.quoted = append(append(append(k.quoted, '"'), name...), '"')
 		k.q = makePattern(k.quoted)
+		if len(name) > 0 {
+			b := bucketOf(k.quoted[1], k.quoted[2])
+			k.chain, t.buckets[b] = t.buckets[b], id
+		}
 	}
 	t.keys = append(t.keys, k)
 	t.ids[string(k.name)] = id
@@ -126,6 +167,24 @@ func (t *keyTable) predict(prev uint8, data []byte, pos int) uint8 {
 	}
 	if k := &t.keys[alt]; k.quoted != nil && k.q.at(data, pos, k.quoted) {
 		return alt
+	}
+	return noKey
+}
+
+// find returns the ID of the key whose quoted form data at pos starts
+// with (then the key string ends at pos+len(quoted)), else noKey: what
+// scanning the string and looking it up would give, for a key of the table
+// with a quoted form.
+func (t *keyTable) find(data []byte, pos int) uint8 {
+	if pos+2 >= len(data) {
+		return noKey
+	}
+	for id := t.buckets[bucketOf(data[pos+1], data[pos+2])]; id != noKey; {
+		k := &t.keys[id]
+		if k.q.at(data, pos, k.quoted) {
+			return id
+		}
+		id = k.chain
 	}
 	return noKey
 }

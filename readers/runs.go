@@ -81,7 +81,8 @@ type candidate struct {
 	kind  byte
 	canon string
 	alive bool
-	pos   int // where the field was in the last row
+	pos   int    // where the field was in the last row
+	gen   uint64 // the JSON decoder's version of its key's cached value that was this value (keys.go), or 0
 }
 
 // addCandidate makes a field of the part's first row (present, not null) a

@@ -112,6 +112,7 @@ type rowDecoder struct {
 	labelRaw  []byte         // raw text of the last valid regime_id
 	labelDec  []byte         // and its decoded value
 	labelGen  int            // counts the changes of labelRaw
+	rows      int            // rows decoded since the key tables last adapted
 	keyCopies [][]byte       // decoded keys of extras written with escapes
 	intVal    int64          // the last number, when intOK: see number
 	intOK     bool
@@ -332,20 +333,27 @@ func (d *rowDecoder) typeError(kind byte, want string) *rowError {
 }
 
 func (d *rowDecoder) skipWS() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
+	p := d.pos
+	for p < len(d.data) {
+		// Any byte above ' ' ends the whitespace: one comparison for the
+		// byte that nearly always comes next.
+		if c := d.data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			break
 		}
+		p++
 	}
+	d.pos = p
 }
 
 // decode decodes one line into d.row, d.label, d.origin, d.alias and
 // d.extras. Everything it returns aliases line or d's buffers.
 func (d *rowDecoder) decode(line []byte) *rowError {
 	d.data, d.pos = line, 0
+	if d.rows++; d.rows == 64 {
+		d.top.adapt()
+		d.compKeys.adapt()
+		d.rows = 0
+	}
 	d.clearField()
 	d.clearSub()
 	d.seen = 0
@@ -378,8 +386,10 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 			if d.fieldRef = id + 1; id == noKey { // noKey + 1 wraps to 0
 				d.field = key
 			}
-			if err := d.colon(); err != nil {
-				return err
+			if !d.colonFast() {
+				if err := d.colon(); err != nil {
+					return err
+				}
 			}
 			f := -1
 			if id != noKey {
@@ -546,34 +556,66 @@ func (d *rowDecoder) next(end byte) (bool, *rowError) {
 
 // key reads the key string at d.pos of an object whose keys t numbers,
 // prev being the ID of the key before it (startKey for the first): the
-// predicted key when its raw bytes are there, else the scanned string,
+// predicted key when its raw bytes are there, else a key of t whose raw
+// bytes are there (t.find; tried first while predictions keep missing:
+// keyTable.findFirst), else the scanned string,
 // interned when t has room. It returns the decoded key (t's copy when the
 // key has an ID), its ID or noKey, and whether it was written with
 // escapes, and records in t that it followed prev.
 func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped bool, err *rowError) {
+	// A key's quoted form starts with '"': a prediction or find that
+	// matches needs no other check.
+	if t.findFirst {
+		id = t.find(d.data, d.pos)
+	} else {
+		t.nKeys++
+		if id = t.predict(prev, d.data, d.pos); id == noKey {
+			t.nMisses++
+			id = t.find(d.data, d.pos)
+		}
+	}
+	if id != noKey {
+		k := &t.keys[id]
+		d.pos += len(k.quoted)
+		t.follow(prev, id)
+		return k.name, id, false, nil
+	}
 	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 		return nil, noKey, false, d.syntax("a key")
 	}
-	if id = t.predict(prev, d.data, d.pos); id != noKey {
-		d.pos += len(t.keys[id].quoted)
+	start := d.pos
+	if key, err = d.scanString(true, nil); err != nil {
+		field := ""
+		if t != d.top {
+			d.clearSub()
+			field = d.fieldName()
+		}
+		return nil, noKey, false, d.keyError(start, field)
+	}
+	escaped = d.escaped
+	if id = t.intern(key, -1); id != noKey {
 		key = t.keys[id].name
-	} else {
-		start := d.pos
-		if key, err = d.scanString(true, nil); err != nil {
-			field := ""
-			if t != d.top {
-				d.clearSub()
-				field = d.fieldName()
-			}
-			return nil, noKey, false, d.keyError(start, field)
-		}
-		escaped = d.escaped
-		if id = t.intern(key, -1); id != noKey {
-			key = t.keys[id].name
-		}
 	}
 	t.follow(prev, id)
 	return key, id, escaped, nil
+}
+
+// colonFast reads the ':' after a key in its two common forms, right
+// before the value or followed by one space (json.dumps), and reports
+// whether it did; colon does the rest. It is small enough to be inlined.
+func (d *rowDecoder) colonFast() bool {
+	p := d.pos + 1
+	if p+1 < len(d.data) && d.data[p-1] == ':' {
+		if d.data[p] > ' ' {
+			d.pos = p
+			return true
+		}
+		if d.data[p] == ' ' && d.data[p+1] > ' ' {
+			d.pos = p + 1
+			return true
+		}
+	}
+	return false
 }
 
 // colon reads the ':' after a key and the whitespace around it.
@@ -629,7 +671,6 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 			return err
 		}
 	}
-	val := d.data[start:d.pos]
 	if id == d.gammaID {
 		switch kind {
 		case kindNumber:
@@ -650,7 +691,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 			return d.typeError(kind, "number")
 		}
 	}
-	if !hit && ki != nil && !ki.off && ki.remember(val, kind) {
+	if !hit && ki != nil && !ki.off && ki.remember(d.data[start:d.pos], kind) {
 		ki.lastNum = d.row.Gamma
 	}
 	if id != noKey {
@@ -880,8 +921,10 @@ func (d *rowDecoder) components() *rowError {
 				}
 			}
 		}
-		if err := d.colon(); err != nil {
-			return err
+		if !d.colonFast() {
+			if err := d.colon(); err != nil {
+				return err
+			}
 		}
 		if d.peekKind() != kindNumber {
 			return d.wrongType("number")
@@ -1015,7 +1058,7 @@ func specialMask(w uint64) uint64 {
 // skipDigits returns the position of the first non-digit at or after pos.
 func skipDigits(data []byte, pos int) int {
 	for pos+8 <= len(data) {
-		w := binary.LittleEndian.Uint64(data[pos:])
+		w := binary.LittleEndian.Uint64(data[pos : pos+8])
 		x := (w&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030)
 		if x != 0 {
 			return pos + bits.TrailingZeros64(x)>>3
@@ -1040,7 +1083,7 @@ func (d *rowDecoder) scanString(decode bool, buf []byte) ([]byte, *rowError) {
 	pos := d.pos
 	for {
 		for pos+8 <= len(data) {
-			if m := specialMask(binary.LittleEndian.Uint64(data[pos:])); m != 0 {
+			if m := specialMask(binary.LittleEndian.Uint64(data[pos : pos+8])); m != 0 {
 				pos += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -1211,6 +1254,10 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		pos++
 	}
 	intStart := pos
+	// With want, m accumulates the digits of the integer and fraction parts
+	// as they are scanned (modulo 2^64: it is used only when they hold at
+	// most 19 significant digits).
+	var m uint64
 	switch {
 	case pos >= len(data):
 		d.pos = pos
@@ -1218,7 +1265,11 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 	case data[pos] == '0':
 		pos++
 	case data[pos]-'1' < 9:
-		pos = skipDigits(data, pos+1)
+		if want {
+			pos, m = scanDigits(data, pos, 0)
+		} else {
+			pos = skipDigits(data, pos+1)
+		}
 	default:
 		d.pos = pos
 		return 0, false, d.numberError(start)
@@ -1230,7 +1281,11 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		isInt = false
 		pos++
 		fracStart = pos
-		pos = skipDigits(data, pos)
+		if want {
+			pos, m = scanDigits(data, pos, m)
+		} else {
+			pos = skipDigits(data, pos)
+		}
 		if pos == fracStart {
 			d.pos = pos
 			return 0, false, d.numberError(start)
@@ -1262,7 +1317,6 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 		}
 	}
 	d.pos = pos
-	lit := data[start:pos]
 	if !want {
 		// The value lies in [10^mag, 10^(mag+1)) (or is zero).
 		var mag int
@@ -1285,27 +1339,20 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 			return 0, isInt, nil
 		}
 		if mag >= 309 {
-			return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
+			return 0, isInt, d.fail("number %s overflows float64", truncLit(data[start:pos]))
 		}
 	} else {
-		// The significand without leading zeros, if it has at most 19
+		// The significand without leading zeros, m, if it has at most 19
 		// digits: exact in a uint64.
-		var m uint64
 		var nd int
 		if data[intStart] != '0' {
 			nd = intEnd - intStart + fracEnd - fracStart
-			if nd <= 19 {
-				m = digitsValue(digitsValue(0, data[intStart:intEnd]), data[fracStart:fracEnd])
-			}
 		} else {
 			i := fracStart
 			for i < fracEnd && data[i] == '0' {
 				i++
 			}
 			nd = fracEnd - i
-			if nd <= 19 {
-				m = digitsValue(0, data[i:fracEnd])
-			}
 		}
 		if nd <= 19 {
 			neg := data[start] == '-'
@@ -1334,6 +1381,7 @@ func (d *rowDecoder) number(want bool) (v float64, isInt bool, err *rowError) {
 			}
 		}
 	}
+	lit := data[start:pos]
 	f, perr := strconv.ParseFloat(unsafeString(lit), 64)
 	if perr != nil || math.IsInf(f, 0) {
 		return 0, isInt, d.fail("number %s overflows float64", truncLit(lit))
@@ -1380,21 +1428,43 @@ func decodeString(lit []byte) []byte {
 	return s
 }
 
-// digitsValue returns m·10^len(digits) + the value of digits, eight digits
-// at a time (the SWAR conversion of simdjson's parse_eight_digits_unrolled).
-// The caller keeps the result within 19 digits.
-func digitsValue(m uint64, digits []byte) uint64 {
-	for len(digits) >= 8 {
-		w := binary.LittleEndian.Uint64(digits) - 0x3030303030303030
-		w = w*10 + w>>8
-		w = ((w&0x000000ff000000ff)*(100+1000000<<32) + (w>>16&0x000000ff000000ff)*(1+10000<<32)) >> 32
-		m = m*100000000 + w
-		digits = digits[8:]
+// scanDigits returns the position of the first non-digit at or after pos
+// and m·10^n + the value of the n digits before it, modulo 2^64, eight
+// digits at a time: skipDigits and digitsValue in one pass.
+func scanDigits(data []byte, pos int, m uint64) (int, uint64) {
+	for pos+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[pos : pos+8])
+		x := (w&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 ^ 0x3030303030303030)
+		if x == 0 {
+			m = m*100000000 + eightDigits(w)
+			pos += 8
+			continue
+		}
+		// n < 8 digits, then a non-digit: shift them to the top of the word
+		// under leading '0's.
+		if n := bits.TrailingZeros64(x) >> 3; n > 0 {
+			w = w<<(64-8*uint(n)) | 0x3030303030303030>>(8*uint(n))
+			m = m*pow10u[n] + eightDigits(w)
+			pos += n
+		}
+		return pos, m
 	}
-	for _, c := range digits {
-		m = m*10 + uint64(c-'0')
+	for pos < len(data) && data[pos]-'0' < 10 {
+		m = m*10 + uint64(data[pos]-'0')
+		pos++
 	}
-	return m
+	return pos, m
+}
+
+var pow10u = [8]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000}
+
+// eightDigits returns the value of the eight ASCII digits of w, the first
+// in its lowest byte (the SWAR conversion of simdjson's
+// parse_eight_digits_unrolled).
+func eightDigits(w uint64) uint64 {
+	w -= 0x3030303030303030
+	w = w*10 + w>>8
+	return ((w&0x000000ff000000ff)*(100+1000000<<32) + (w>>16&0x000000ff000000ff)*(1+10000<<32)) >> 32
 }
 
 func (d *rowDecoder) numberError(start int) *rowError {
