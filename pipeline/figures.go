@@ -28,9 +28,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 			return
 		}
 		s := &slots[i]
-		if s.svg, s.err = d.Figures[i].SVG(); s.err == nil {
-			s.png, s.err = d.Figures[i].PNG()
-		}
+		s.svg, s.png, s.err = d.Figures[i].Render()
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, "", nil, err
