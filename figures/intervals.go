@@ -93,6 +93,8 @@ func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
 		p.Y.Min, p.Y.Max = -0.5, float64(len(est))-0.5
 		if drawn == 0 {
 			noValue(p)
+		} else {
+			padX(p, 0.05)
 		}
 		fig.Panels = append(fig.Panels, p)
 	}
@@ -182,7 +184,9 @@ func ProbImprovement(name string, fres *family.Result, hs []Headline) *Figure {
 			title += " (lower is better)"
 		}
 		p := newPlot(title, "P(family better than "+base+"), 95 % stratified-bootstrap CI", "")
-		p.X.Min, p.X.Max = 0, 1
+		// [0, 1] and a margin, so that a dot at 0 or 1 is drawn whole.
+		p.X.Min, p.X.Max = -0.03, 1.03
+		p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25}, {Value: 0.5, Label: "0.5"}, {Value: 0.75}, {Value: 1, Label: "1"}})
 		var names []string
 		drawn := 0
 		for i, e := range imp {
@@ -269,4 +273,14 @@ func widthFor(panels []*plot.Plot, labels []string) vg.Length {
 		w = max(w, lw+data+1.5*vg.Centimeter)
 	}
 	return w
+}
+
+// padX widens a panel's x range by share of its span on each side, so
+// that a dot or a bar's end at the extremes of the data is drawn whole
+// rather than on the axis' end.
+func padX(p *plot.Plot, share float64) {
+	if span := p.X.Max - p.X.Min; span > 0 && !math.IsInf(span, 0) {
+		p.X.Min -= share * span
+		p.X.Max += share * span
+	}
 }
