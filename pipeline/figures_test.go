@@ -2,11 +2,23 @@ package pipeline
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 
+	"github.com/crlbatch/crlbatch/figures"
 	"github.com/crlbatch/crlbatch/scoring"
 )
+
+// TestMain renders each distinct figure once for the package's tests, as
+// cmd/crlbatch's does (figures.Memoize: a figure is looked up by every
+// command it draws, so the bytes are a fresh render's); the engine's tests
+// run the same small inputs through many jobs. CRLBATCH_FIGURE_MEMO=0
+// renders every figure every time.
+func TestMain(m *testing.M) {
+	figures.Memoize(os.Getenv("CRLBATCH_FIGURE_MEMO") != "0")
+	os.Exit(m.Run())
+}
 
 // foldJob records what the engine folds.
 type foldJob struct {
