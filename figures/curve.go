@@ -99,99 +99,200 @@ type Line struct {
 // into one line: the widest bucket width of the runs, each run's buckets
 // coarsened to it (exactly: power-of-two widths nest), then per bucket and
 // label the mean across runs and its band. Labels are ordered by first
-// appearance over the runs in run order.
+// appearance over the runs in run order. It is an Accumulator fed every
+// curve.
 func Merge(curves []Curve) Line {
-	var ln Line
+	var a Accumulator
 	for _, c := range curves {
-		ln.Width = max(ln.Width, c.Width)
+		a.Fold(c)
 	}
-	type key struct {
-		idx   int64
-		label int
-	}
-	labelIdx := map[string]int{}
-	var labels []string
-	type acc struct {
-		means    []float64
-		min, max float64
-	}
-	accs := map[key]*acc{}
-	var keys []key
-	for _, c := range curves {
-		f := ln.Width / c.Width
-		type runAcc struct {
-			n        int64
-			sum      float64
-			min, max float64
-		}
-		run := map[key]*runAcc{}
-		var order []key
-		for _, b := range c.Buckets {
-			name := c.Labels[b.Label]
-			li, ok := labelIdx[name]
-			if !ok {
-				li = len(labels)
-				labelIdx[name] = li
-				labels = append(labels, name)
-			}
-			k := key{int64(b.Index) / f, li}
-			ra, ok := run[k]
-			if !ok {
-				ra = &runAcc{min: b.Min, max: b.Max}
-				run[k] = ra
-				order = append(order, k)
-			}
-			ra.n += int64(b.N)
-			ra.sum += b.Sum
-			ra.min = math.Min(ra.min, b.Min)
-			ra.max = math.Max(ra.max, b.Max)
-		}
-		for _, k := range order {
-			ra := run[k]
-			a, ok := accs[k]
-			if !ok {
-				a = &acc{min: ra.min, max: ra.max}
-				accs[k] = a
-				keys = append(keys, k)
-			}
-			a.means = append(a.means, ra.sum/float64(ra.n))
-			a.min = math.Min(a.min, ra.min)
-			a.max = math.Max(a.max, ra.max)
-		}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if c := cmp.Compare(a.idx, b.idx); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.label, b.label)
-	})
-	for _, k := range keys {
-		a := accs[k]
-		p := Point{Label: labels[k.label], Start: k.idx * ln.Width, End: (k.idx + 1) * ln.Width, Runs: len(a.means), Min: a.min, Max: a.max}
-		p.Mean, p.BandLow, p.BandHigh = band(a.means)
-		ln.Points = append(ln.Points, p)
-	}
-	return ln
+	return a.Line()
 }
 
-// band is the mean of xs and its 95 % Student-t interval.
-func band(xs []float64) (float64, protocol.Value, protocol.Value) {
-	n := float64(len(xs))
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
+// maxLevel is the widest bucket width an Accumulator keeps, as a power of
+// two: WidthFor of the largest int is 2^53.
+const maxLevel = 53
+
+// Accumulator merges a family's runs into its line as the runs are scored,
+// so that what it keeps does not grow with the number of runs: each run is
+// folded in (in the family's run order) and can then be dropped.
+//
+// The line's bucket width is the widest of the family's runs, which is not
+// known until the last run is in, and the band across runs of a coarse
+// bucket cannot be rebuilt from the bands of its halves. So Fold adds a run
+// to the statistics across runs at its own width and at every wider
+// power-of-two width (each run's buckets coarsened exactly, as Merge
+// defines), and Line reads the width of the widest run. At each width a
+// bucket and label keep the count of runs, the sum of the runs' means (in
+// run order: the line's mean is that sum over the count, as Merge always
+// computed it), their running mean and sum of squared deviations
+// (Welford's update, in run order: the band's standard deviation), and the
+// extremes of every reward. A width holds at most MaxPoints buckets (a run
+// folded there is at most MaxPoints buckets of its own width long), and the
+// widths above a run's length hold one bucket of it; the memory is
+// therefore bounded by the widths the family's run lengths span times
+// MaxPoints buckets per label, whatever the number of runs.
+type Accumulator struct {
+	labels   []string
+	labelIdx map[string]int32
+	// levels[k] are the buckets of width 2^k, by index; each holds its
+	// labels' cells in label order.
+	levels [maxLevel + 1][][]cell
+	width  int64
+	runs   int
+	// scratch: one run's buckets at one width.
+	run   []runCell
+	local []int32
+}
+
+// cell is one bucket and label across runs.
+type cell struct {
+	label    int32
+	runs     int32
+	sum      float64 // Σ of the runs' means, in run order
+	wmean    float64 // Welford's running mean of the runs' means
+	m2       float64 // and the sum of squared deviations from it
+	min, max float64
+}
+
+// runCell is one run's rewards in a bucket under one label.
+type runCell struct {
+	idx      int64
+	label    int32
+	n        int64
+	sum      float64
+	min, max float64
+}
+
+// Runs is the number of runs folded in.
+func (a *Accumulator) Runs() int { return a.runs }
+
+// Fold adds one run's curve. Curves must come in the family's run order;
+// the result does not depend on anything else (a Line is the same whether
+// the runs were folded as they were scored or all at the end).
+func (a *Accumulator) Fold(c Curve) {
+	if a.labelIdx == nil {
+		a.labelIdx = map[string]int32{}
 	}
-	mean := sum / n
-	if len(xs) < 2 {
-		return mean, protocol.None(ReasonOneRun), protocol.None(ReasonOneRun)
+	a.runs++
+	a.width = max(a.width, c.Width)
+	// The run's labels in the family's numbering, met bucket by bucket.
+	a.local = a.local[:0]
+	for range c.Labels {
+		a.local = append(a.local, -1)
 	}
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
+	for _, b := range c.Buckets {
+		if a.local[b.Label] >= 0 {
+			continue
+		}
+		name := c.Labels[b.Label]
+		li, ok := a.labelIdx[name]
+		if !ok {
+			li = int32(len(a.labels))
+			a.labelIdx[name] = li
+			a.labels = append(a.labels, name)
+		}
+		a.local[b.Label] = li
 	}
-	sd := math.Sqrt(ss / (n - 1))
-	h := TQuantile975(len(xs)-1) * sd / math.Sqrt(n)
-	return mean, protocol.Finite(mean - h), protocol.Finite(mean + h)
+	if len(c.Buckets) == 0 {
+		return
+	}
+	k0 := 0
+	for int64(1)<<k0 < c.Width {
+		k0++
+	}
+	whole := false // the run fits in one bucket: every wider width is the same
+	for k := k0; k <= maxLevel; k++ {
+		if !whole {
+			a.coarsen(c, uint(k-k0))
+			whole = a.run[len(a.run)-1].idx == 0
+		}
+		a.add(k)
+	}
+}
+
+// coarsen fills a.run with the run's buckets at 2^shift times its width,
+// summing its buckets in order as Merge always did, in order of index and
+// then of the label's first step in the bucket.
+func (a *Accumulator) coarsen(c Curve, shift uint) {
+	a.run = a.run[:0]
+	first := 0 // the first cell of the current index
+	for _, b := range c.Buckets {
+		idx := int64(b.Index) >> shift
+		li := a.local[b.Label]
+		if n := len(a.run); n > 0 && a.run[n-1].idx != idx {
+			first = n
+		}
+		j := first
+		for j < len(a.run) && a.run[j].label != li {
+			j++
+		}
+		if j == len(a.run) {
+			a.run = append(a.run, runCell{idx: idx, label: li, min: b.Min, max: b.Max})
+		}
+		r := &a.run[j]
+		r.n += int64(b.N)
+		r.sum += b.Sum
+		r.min = math.Min(r.min, b.Min)
+		r.max = math.Max(r.max, b.Max)
+	}
+}
+
+// add folds a.run into the buckets of width 2^k.
+func (a *Accumulator) add(k int) {
+	lv := a.levels[k]
+	for i := range a.run {
+		r := &a.run[i]
+		for int64(len(lv)) <= r.idx {
+			lv = append(lv, nil)
+		}
+		cells := lv[r.idx]
+		j, _ := slices.BinarySearchFunc(cells, r.label, func(c cell, l int32) int { return cmp.Compare(c.label, l) })
+		if j == len(cells) || cells[j].label != r.label {
+			cells = slices.Insert(cells, j, cell{label: r.label, min: r.min, max: r.max})
+			lv[r.idx] = cells
+		}
+		c := &cells[j]
+		m := r.sum / float64(r.n)
+		c.runs++
+		c.sum += m
+		d := m - c.wmean
+		c.wmean += d / float64(c.runs)
+		c.m2 += d * (m - c.wmean)
+		c.min = math.Min(c.min, r.min)
+		c.max = math.Max(c.max, r.max)
+	}
+	a.levels[k] = lv
+}
+
+// Line is the family's line: at the widest width of the runs folded in,
+// per bucket and label (in order of index, then of the label's first
+// appearance over the runs), the mean across runs of each run's mean
+// reward, its 95 % Student-t band, and the extremes.
+func (a *Accumulator) Line() Line {
+	ln := Line{Width: a.width}
+	if a.runs == 0 || a.width == 0 {
+		return ln
+	}
+	k := 0
+	for int64(1)<<k < a.width {
+		k++
+	}
+	for idx, cells := range a.levels[k] {
+		for _, c := range cells {
+			p := Point{Label: a.labels[c.label], Start: int64(idx) * a.width, End: int64(idx+1) * a.width, Runs: int(c.runs), Min: c.min, Max: c.max}
+			p.Mean = c.sum / float64(c.runs)
+			if c.runs < 2 {
+				p.BandLow, p.BandHigh = protocol.None(ReasonOneRun), protocol.None(ReasonOneRun)
+			} else {
+				sd := math.Sqrt(c.m2 / float64(c.runs-1))
+				h := TQuantile975(int(c.runs)-1) * sd / math.Sqrt(float64(c.runs))
+				p.BandLow, p.BandHigh = protocol.Finite(p.Mean-h), protocol.Finite(p.Mean+h)
+			}
+			ln.Points = append(ln.Points, p)
+		}
+	}
+	return ln
 }
 
 // TQuantile975 is the 0.975 quantile of Student's t with df degrees of

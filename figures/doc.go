@@ -1,9 +1,11 @@
 // Package figures draws a job's figures and reduces the data behind them.
 //
-// It holds two things. The curve reduction (Downsample, Merge): one run's
-// rewards cut into buckets of a power-of-two number of steps, each keeping
-// the count, sum, minimum and maximum of its rewards per label, so that the
-// runs of a family merge exactly into one line of at most MaxPoints points
+// It holds two things. The curve reduction (Downsample, Accumulator,
+// Merge): one run's rewards cut into buckets of a power-of-two number of
+// steps, each keeping the count, sum, minimum and maximum of its rewards per
+// label, so that the runs of a family merge exactly into one line of at most
+// MaxPoints points; an Accumulator folds the runs in one at a time, as they
+// are scored, keeping memory that does not grow with the number of runs
 // (docs/decisions.md, "Figures and the HTML report"). And the drawing: a
 // Figure is one or more gonum/plot panels stacked in a column, rendered to
 // SVG and PNG bytes that depend on nothing but the figure (no clock, no

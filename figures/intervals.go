@@ -56,7 +56,7 @@ func familyName(f string) string {
 // bootstrap interval.
 func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
 	fig := &Figure{Name: name, Title: "Interval estimates", PanelHeight: panelHeight(len(fres.Families))}
-	var absent []string
+	var absent, labels []string
 	for _, h := range hs {
 		est := IntervalEstimates(fres, h.Metric)
 		if len(est) == 0 {
@@ -68,6 +68,7 @@ func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
 		for i, e := range est {
 			y := float64(len(est) - 1 - i)
 			names = append([]string{familyName(e.Family)}, names...)
+			labels = append(labels, familyName(e.Family))
 			c := Color(e.Index)
 			if !e.IQM.OK {
 				absent = append(absent, fmt.Sprintf("%s of %s (%s)", h.Label, familyName(e.Family), e.IQM.Reason))
@@ -92,9 +93,12 @@ func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
 		p.Y.Min, p.Y.Max = -0.5, float64(len(est))-0.5
 		if drawn == 0 {
 			noValue(p)
+		} else {
+			padX(p, 0.05)
 		}
 		fig.Panels = append(fig.Panels, p)
 	}
+	fig.Width = widthFor(fig.Panels, labels)
 	fig.Caption = "Each metric's interquartile mean across a family's seeds (dot) and its 95 % percentile-bootstrap interval (bar), as in families.parquet (iqm, iqm_ci_low, iqm_ci_high)."
 	if len(absent) > 0 {
 		fig.Caption += " Not drawn: " + strings.Join(absent, "; ") + "."
@@ -112,15 +116,25 @@ func reasonOf(vs ...protocol.Value) string {
 }
 
 // Improvement is one family's probability of improvement over the
-// baseline for a metric.
+// baseline for a metric, in the metric's direction of better.
 type Improvement struct {
 	Family string
 	Index  int // the family's position in the reduction (its colour)
-	P      protocol.Value
+	// P is the probability that a seed of the family does better than one
+	// of the baseline (ties count half); Low and High are its 95 %
+	// stratified-bootstrap interval.
+	P, Low, High protocol.Value
+	// Flipped says that lower is better for the metric: P is then
+	// 1 − prob_improvement of families.parquet (which is P(X > Y) + ½P(X = Y)
+	// on the raw values), Low is 1 − prob_improvement_ci_high and High is
+	// 1 − prob_improvement_ci_low.
+	Flipped bool
 }
 
-// Improvements are the prob_improvement of families.parquet for a metric,
-// the baseline left out.
+// Improvements are, for a metric, each family's probability of
+// improvement over the baseline and its interval (prob_improvement,
+// prob_improvement_ci_low and prob_improvement_ci_high of families.parquet,
+// turned round where lower is better), the baseline left out.
 func Improvements(fres *family.Result, metric string) []Improvement {
 	var out []Improvement
 	for i, f := range fres.Families {
@@ -128,43 +142,74 @@ func Improvements(fres *family.Result, metric string) []Improvement {
 			continue
 		}
 		for _, r := range f.Rows {
-			if r.Metric == metric {
-				out = append(out, Improvement{Family: f.Name, Index: i, P: r.ProbImprovement})
+			if r.Metric != metric {
+				continue
 			}
+			e := Improvement{Family: f.Name, Index: i, P: r.ProbImprovement, Low: r.ProbImprovementCILow, High: r.ProbImprovementCIHigh}
+			if r.HigherIsBetter != nil && !*r.HigherIsBetter {
+				e.Flipped = true
+				e.P, e.Low, e.High = complement(e.P), complement(e.High), complement(e.Low)
+			}
+			out = append(out, e)
 		}
 	}
 	return out
 }
 
+// complement is 1 − v, absent when v is.
+func complement(v protocol.Value) protocol.Value {
+	if !v.OK {
+		return v
+	}
+	return protocol.Finite(1 - v.V)
+}
+
 // ProbImprovement draws, per headline metric, each family's probability of
-// improvement over the baseline: P(X > Y) + ½·P(X = Y) over the pairs of a
-// family's seed value X and the baseline's Y, in the metric's direction of
-// better. It is a point estimate: the reduction computes no interval for
-// it, and the figure says so rather than draw one.
+// improvement over the baseline, rliable-style: the probability that a
+// seed of the family does better than a seed of the baseline (ties count
+// half; P(X > Y) + ½P(X = Y) where higher is better, P(X < Y) + ½P(X = Y)
+// where lower is), and its 95 % stratified-bootstrap interval.
 func ProbImprovement(name string, fres *family.Result, hs []Headline) *Figure {
-	fig := &Figure{Name: name, Title: "Probability of improvement over " + familyName(fres.Baseline)}
-	var absent []string
+	base := familyName(fres.Baseline)
+	fig := &Figure{Name: name, Title: "Probability of improvement over " + base}
+	var absent, labels []string
 	rows := 0
 	for _, h := range hs {
 		imp := Improvements(fres, h.Metric)
 		if len(imp) == 0 {
 			continue
 		}
-		rows = max(rows, len(imp))
-		p := newPlot(h.Label, "P(family better than "+familyName(fres.Baseline)+")", "")
-		p.X.Min, p.X.Max = 0, 1
+		title := h.Label
+		if imp[0].Flipped {
+			title += " (lower is better)"
+		}
+		p := newPlot(title, "P(family better than "+base+"), 95 % stratified-bootstrap CI", "")
+		// [0, 1] and a margin, so that a dot at 0 or 1 is drawn whole.
+		p.X.Min, p.X.Max = -0.03, 1.03
+		p.X.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25}, {Value: 0.5, Label: "0.5"}, {Value: 0.75}, {Value: 1, Label: "1"}})
 		var names []string
 		drawn := 0
 		for i, e := range imp {
 			y := float64(len(imp) - 1 - i)
 			names = append([]string{familyName(e.Family)}, names...)
+			labels = append(labels, familyName(e.Family))
 			if !e.P.OK {
 				absent = append(absent, fmt.Sprintf("%s of %s (%s)", h.Label, familyName(e.Family), e.P.Reason))
 				continue
 			}
+			c := Color(e.Index)
+			if e.Low.OK && e.High.OK {
+				if l, err := plotter.NewLine(plotter.XYs{{X: e.Low.V, Y: y}, {X: e.High.V, Y: y}}); err == nil {
+					l.Color = fade(c, 0xa0)
+					l.Width = vg.Points(6)
+					p.Add(l)
+				}
+			} else {
+				absent = append(absent, fmt.Sprintf("the interval of %s of %s (%s)", h.Label, familyName(e.Family), reasonOf(e.Low, e.High)))
+			}
 			drawn++
 			if s, err := plotter.NewScatter(plotter.XYs{{X: e.P.V, Y: y}}); err == nil {
-				s.GlyphStyle = draw.GlyphStyle{Color: Color(e.Index), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+				s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 				p.Add(s)
 			}
 		}
@@ -179,9 +224,12 @@ func ProbImprovement(name string, fres *family.Result, hs []Headline) *Figure {
 			noValue(p)
 		}
 		fig.Panels = append(fig.Panels, p)
+		rows = max(rows, len(imp))
 	}
 	fig.PanelHeight = panelHeight(rows)
-	fig.Caption = "Probability that a seed of the family beats a seed of the baseline (ties count half), as prob_improvement in families.parquet; the dashed line is 0.5. These are point estimates: crlbatch computes no interval for the probability of improvement."
+	fig.Width = widthFor(fig.Panels, labels)
+	fig.Caption = "Probability that a seed of the family does better than a seed of the baseline " + base +
+		" (dot; ties count half) and its 95 % stratified-bootstrap interval (bar: the family's seeds and the baseline's resampled independently, as rliable does), from prob_improvement, prob_improvement_ci_low and prob_improvement_ci_high in families.parquet. Those are P(X > Y) + ½P(X = Y) on the raw values; for a metric where lower is better the figure draws 1 − prob_improvement and the interval turned round likewise. The dashed line is 0.5: no better, no worse."
 	if len(absent) > 0 {
 		fig.Caption += " Not drawn: " + strings.Join(absent, "; ") + "."
 	}
@@ -205,4 +253,34 @@ func noValue(p *plot.Plot) {
 // panelHeight fits rows families under a title, ticks and an axis label.
 func panelHeight(rows int) vg.Length {
 	return 3*vg.Centimeter + vg.Length(rows)*0.8*vg.Centimeter
+}
+
+// widthFor is the width of a figure whose panels name families on their
+// y axis: 16 cm, or wider, so that beside the longest family label (as the
+// panel's tick labels measure it) the data keep at least 9 cm and their
+// axis label fits under them; gonum/plot gives the labels their width and
+// the data what is left, which a long label reduced to nothing.
+func widthFor(panels []*plot.Plot, labels []string) vg.Length {
+	w := 16 * vg.Centimeter
+	for _, p := range panels {
+		lw := vg.Length(0)
+		for _, l := range labels {
+			lw = max(lw, p.Y.Tick.Label.Width(l))
+		}
+		data := max(9*vg.Centimeter, p.X.Label.TextStyle.Width(p.X.Label.Text)+vg.Centimeter)
+		// The tick marks, padding and a space beside the labels, and the
+		// right margin: 1.5 cm is more than gonum/plot's default style takes.
+		w = max(w, lw+data+1.5*vg.Centimeter)
+	}
+	return w
+}
+
+// padX widens a panel's x range by share of its span on each side, so
+// that a dot or a bar's end at the extremes of the data is drawn whole
+// rather than on the axis' end.
+func padX(p *plot.Plot, share float64) {
+	if span := p.X.Max - p.X.Min; span > 0 && !math.IsInf(span, 0) {
+		p.X.Min -= share * span
+		p.X.Max += share * span
+	}
 }

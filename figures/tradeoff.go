@@ -27,6 +27,7 @@ func Tradeoff(name, title string, pts []RunPoint, xlabel, ylabel string) *Figure
 	var fams []string
 	byFam := map[string]plotter.XYs{}
 	var absent []string
+	entries := 0
 	for _, r := range pts {
 		if _, ok := byFam[r.Family]; !ok {
 			fams = append(fams, r.Family)
@@ -50,6 +51,7 @@ func Tradeoff(name, title string, pts []RunPoint, xlabel, ylabel string) *Figure
 		s.GlyphStyle = draw.GlyphStyle{Color: Color(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(s)
 		p.Legend.Add(familyName(f), s)
+		entries++
 		mx, my := 0.0, 0.0
 		for _, xy := range xys {
 			mx += xy.X
@@ -60,6 +62,18 @@ func Tradeoff(name, title string, pts []RunPoint, xlabel, ylabel string) *Figure
 			m.GlyphStyle = draw.GlyphStyle{Color: Color(i), Radius: vg.Points(6), Shape: draw.CrossGlyph{}}
 			p.Add(m)
 		}
+	}
+	// Room above the points for the legend (top right), so that it hides
+	// none: a line of about 12 pt per family out of a data area of about
+	// 170 pt; and 5 % of the span on every side, so that no point sits on
+	// an axis' end.
+	fixRange(&p.X)
+	fixRange(&p.Y)
+	padX(p, 0.05)
+	if span := p.Y.Max - p.Y.Min; span > 0 {
+		legend := min(0.6, (12*float64(entries)+10)/170)
+		p.Y.Min -= 0.05 * span
+		p.Y.Max += 0.05*span + (1.1*span)*legend/(1-legend)
 	}
 	caption := "One point per run (its seed values), coloured by family; the cross is the family's mean of its points."
 	if len(absent) > 0 {

@@ -99,7 +99,8 @@ var wantTypes = map[string]map[string]string{
 		"BOOLEAN": {"higher_is_better", "power_warning"},
 		"BIGINT":  {"n", "n_pairs"},
 		"DOUBLE": {"mean", "std", "min", "max", "median", "iqm", "ci_low", "ci_high", "iqm_ci_low", "iqm_ci_high",
-			"relative_adaptation_advantage", "p_value", "p_value_adjusted", "min_p", "diff_mean", "diff_ci_low", "diff_ci_high", "prob_improvement"},
+			"relative_adaptation_advantage", "p_value", "p_value_adjusted", "min_p", "diff_mean", "diff_ci_low", "diff_ci_high", "prob_improvement",
+			"prob_improvement_ci_low", "prob_improvement_ci_high"},
 		"MAP(VARCHAR, VARCHAR)": {"reasons"},
 	}),
 }

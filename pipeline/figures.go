@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/writers"
@@ -28,9 +29,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		}
 		phase("figures")
 		s := &slots[i]
-		if s.svg, s.err = d.Figures[i].SVG(); s.err == nil {
-			s.png, s.err = d.Figures[i].PNG()
-		}
+		s.svg, s.png, s.err = d.Figures[i].Render()
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, "", nil, err
@@ -53,4 +52,56 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		return nil, "", nil, fmt.Errorf("report.html: %w", err)
 	}
 	return files, report, page, nil
+}
+
+// folder hands the scored runs to a scoring.Folder job in canonical order
+// as they are scored (runs finish in any order; one that finishes early
+// waits, with its Figure, for those before it), so that a family's curve is
+// merged while its runs are scored and memory does not grow with the runs
+// (docs/decisions.md, "Figures and the HTML report"). nil when the job does
+// not fold.
+type folder struct {
+	j       *job
+	f       scoring.Folder
+	mu      sync.Mutex
+	next    int                     // the canonical index folded next
+	pending map[int]*scoring.Scored // scored, waiting for an earlier run
+}
+
+func (j *job) newFolder() *folder {
+	f, ok := j.proto.job.(scoring.Folder)
+	if !ok {
+		return nil
+	}
+	return &folder{j: j, f: f, pending: map[int]*scoring.Scored{}}
+}
+
+// done takes run i (canonical order, from 0) once scored; s is nil when
+// scoring it failed (the job fails: nothing after it is folded).
+func (fo *folder) done(i int, s *scoring.Scored) {
+	if fo == nil {
+		return
+	}
+	fo.mu.Lock()
+	defer fo.mu.Unlock()
+	if s == nil {
+		return
+	}
+	fo.pending[i] = s
+	for {
+		s, ok := fo.pending[fo.next]
+		if !ok {
+			return
+		}
+		delete(fo.pending, fo.next)
+		fo.next++
+		cfg := fo.j.cfg
+		// As reduce excludes a run (--min-steps): its Figure is not drawn.
+		if cfg.MinSteps > 0 && s.Rows < cfg.MinSteps {
+			s.Figure = nil
+			continue
+		}
+		fam, _ := cfg.familyOf(fo.j.proto.groupBy, s.Meta)
+		fo.f.Fold(fam, s)
+	}
 }

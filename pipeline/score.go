@@ -73,6 +73,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	}
 	var slots []*slot
 	total := 0
+	fold := j.newFolder() // nil unless the job folds figures (pipeline/figures.go)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
 	err := j.each(rd, &total, func(r *scoring.Run) error {
@@ -81,13 +82,14 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 			return err
 		}
 		phase("score")
-		s := &slot{}
+		s, i := &slot{}, len(slots)
 		slots = append(slots, s)
 		g.Go(func() error {
 			// A run once started is scored to its end, so that the first
 			// failing run in canonical order is the one reported.
 			s.res, s.err = sj.Score(r)
 			dec.Done(r)
+			fold.done(i, s.res)
 			return s.err
 		})
 		return nil

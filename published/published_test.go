@@ -96,7 +96,7 @@ func TestFromFamiliesIsWhatLoadReads(t *testing.T) {
 			Std: protocol.Some(0.1), Min: protocol.Some(mean), Max: protocol.Some(mean), Median: protocol.Some(mean),
 			Baseline: "a", RelativeAdaptationAdvantage: protocol.None("n/a"), PValue: protocol.None("no pairs"), PValueAdjusted: protocol.None("no pairs"),
 			MinP: protocol.None("no pairs"), DiffMean: protocol.None("no pairs"), DiffCILow: protocol.None("no pairs"), DiffCIHigh: protocol.None("no pairs"),
-			ProbImprovement: protocol.None("no pairs")}
+			ProbImprovement: protocol.None("no pairs"), ProbImprovementCILow: protocol.None("no pairs"), ProbImprovementCIHigh: protocol.None("no pairs")}
 		return r
 	}
 	one := row("b", "reward", &up, 1, 0.7)

@@ -15,6 +15,8 @@
 //	Decoder().Assemble    every Object → Run, one at a time, in canonical order
 //	Prepare (Preparer)    optional pass over every run kept (a ceiling from the data)
 //	Score                 one Run → Scored (seed values by metric, notes, the protocol's result)
+//	Fold (Folder)         optional: each Scored, with its family, in canonical order as
+//	                      runs finish (skyfall merges its curves; memory flat in runs)
 //	Metrics               the metrics of families.parquet, in order
 //	  (the engine reduces the scored runs to families with protocol/family)
 //	Render                Results → Rendered (Parquet tables, report.md, crlbatch.params)

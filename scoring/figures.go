@@ -15,6 +15,21 @@ type Figurer interface {
 	Figures(res *Results) (*Drawn, error)
 }
 
+// Folder is implemented by Figurer jobs whose figures reduce each run's
+// Scored.Figure across the runs of a family (skyfall's curves): the engine
+// hands every scored run that the reduction includes to Fold, with its
+// family, as soon as it and every run before it in canonical order are
+// scored, so that the job can merge it and drop it (set s.Figure to nil)
+// rather than keep one per run until Figures. The engine calls Fold from
+// one goroutine at a time, once per run, in canonical order, within one
+// scoring pass; it drops the Figure of a run the reduction excludes
+// (--min-steps) without folding it. An engine that does not fold leaves
+// every Figure in place, and Figures must then fold them itself, in the
+// order of Results.Runs.
+type Folder interface {
+	Fold(family string, s *Scored)
+}
+
 // Drawn is what a job draws: figures in the order of the report, and the
 // tables behind them (curves.parquet).
 type Drawn struct {

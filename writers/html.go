@@ -54,7 +54,7 @@ pre{overflow-x:auto;background:#f3f4f6;padding:.5rem}pre code{padding:0}
 blockquote{margin:.5rem 0;padding:.2rem 1rem;border-left:4px solid #d0d7de;color:#444}
 figure{margin:1rem 0}figure svg{display:block;width:100%;max-width:48rem;height:auto}
 img{max-width:100%}
-sup.fn{line-height:0}ol.footnotes{font-size:.9rem;color:#444}
+sup.fn{line-height:0}section.footnotes{border-top:1px solid #d0d7de;margin-top:1rem}section.footnotes h4{margin:.5rem 0 0;font-size:.9rem;color:#444}ol.footnotes{font-size:.9rem;color:#444}
 @media print{body{max-width:none;font-size:11pt}.table{overflow:visible}th,td{white-space:normal}figure,table{break-inside:avoid}a{color:inherit}}`
 
 // HTML returns the page for the report md: title from its first heading,
@@ -182,8 +182,11 @@ func (c *converter) blocks(lines []string) {
 			i = j
 		case footnoteDefRe.MatchString(l):
 			// Consecutive definitions, in place, as one numbered list whose
-			// items the references link to.
-			c.out.WriteString("<ol class=\"footnotes\">\n")
+			// items the references link to, under a heading of their own:
+			// GitHub moves them to the foot of the page under "Footnotes",
+			// and without one they read as items of the section they
+			// follow ("Notes: None." then a numbered note).
+			c.out.WriteString("<section class=\"footnotes\">\n<h4>Footnotes</h4>\n<ol class=\"footnotes\">\n")
 			for ; i < len(lines) && footnoteDefRe.MatchString(lines[i]); i++ {
 				m := footnoteDefRe.FindStringSubmatch(lines[i])
 				value := ""
@@ -192,7 +195,7 @@ func (c *converter) blocks(lines []string) {
 				}
 				fmt.Fprintf(&c.out, "<li id=\"fn-%s\"%s>%s</li>\n", m[1], value, c.inline(m[2]))
 			}
-			c.out.WriteString("</ol>\n")
+			c.out.WriteString("</ol>\n</section>\n")
 		case bulletRe.MatchString(l) || orderedRe.MatchString(l):
 			i = c.list(lines, i)
 		case imageRe.MatchString(t):

@@ -38,7 +38,7 @@ func TestHTMLConvertsTheReportSubset(t *testing.T) {
 		`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`,
 		`<td style="text-align:right">--<sup class="fn"><a href="#fn-2">2</a></sup></td>`,
 		`<p>See<sup class="fn"><a href="#fn-1">1</a></sup>.</p>`,
-		"<ol class=\"footnotes\">\n<li id=\"fn-1\" value=\"1\">first <em>why</em></li>\n<li id=\"fn-2\" value=\"2\">second</li>\n</ol>",
+		"<section class=\"footnotes\">\n<h4>Footnotes</h4>\n<ol class=\"footnotes\">\n<li id=\"fn-1\" value=\"1\">first <em>why</em></li>\n<li id=\"fn-2\" value=\"2\">second</li>\n</ol>\n</section>",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("page lacks %q:\n%s", want, got)

@@ -436,7 +436,7 @@ func (r *Report) writeTests(b *strings.Builder, fn *footnotes) {
 	}
 	base := FamilyName(res.Baseline)
 	fmt.Fprintf(b, "## Against the baseline %s\n\n", base)
-	fmt.Fprintf(b, "Seeds are paired by seed value. Difference: the family's mean paired difference to %s (family − baseline) with its 95 %% bootstrap interval; P(improvement): the probability that a seed of the family does better than one of the baseline. The test is the exact sign-flip test with fewer than %d pairs, else Wilcoxon's signed-rank test; p (BH) is the p value adjusted by Benjamini–Hochberg across every metric of the family that has one (counts included, as in `families.parquet`); min p, shown when a sign-flip test was run, is the smallest p that test can give with that many pairs. The baseline is not tested against itself.\n\n",
+	fmt.Fprintf(b, "Seeds are paired by seed value. Difference: the family's mean paired difference to %s (family − baseline) with its 95 %% bootstrap interval; P(improvement): P(X > Y) + ½·P(X = Y) for a seed value X of the family and Y of the baseline, on the raw values as in `families.parquet` (where lower is better, ↓, a value under 0.5 favours the family), with its 95 %% stratified-bootstrap interval (the family's seeds and the baseline's resampled independently). The test is the exact sign-flip test with fewer than %d pairs, else Wilcoxon's signed-rank test; p (BH) is the p value adjusted by Benjamini–Hochberg across every metric of the family that has one (counts included, as in `families.parquet`); min p, shown when a sign-flip test was run, is the smallest p that test can give with that many pairs. The baseline is not tested against itself.\n\n",
 		base, stats.WilcoxonMinPairs)
 	for _, f := range res.Families {
 		if f.Name == res.Baseline {
@@ -449,7 +449,7 @@ func (r *Report) writeTests(b *strings.Builder, fn *footnotes) {
 				minP = true
 			}
 		}
-		header := []string{"Metric", "better", "pairs", "difference", "95 % CI", "P(improvement)", "test", "p", "p (BH)"}
+		header := []string{"Metric", "better", "pairs", "difference", "95 % CI", "P(improvement)", "95 % CI of P", "test", "p", "p (BH)"}
 		if minP {
 			header = append(header, "min p")
 		}
@@ -467,7 +467,7 @@ func (r *Report) writeTests(b *strings.Builder, fn *footnotes) {
 			}
 			row := []string{r.title(fr.Metric), Better(fr.HigherIsBetter), strconv.Itoa(fr.NPairs),
 				fn.value(fr.DiffMean), fn.interval(fr.DiffCILow, fr.DiffCIHigh), fn.value(fr.ProbImprovement),
-				test, fn.value(fr.PValue), fn.value(fr.PValueAdjusted)}
+				fn.interval(fr.ProbImprovementCILow, fr.ProbImprovementCIHigh), test, fn.value(fr.PValue), fn.value(fr.PValueAdjusted)}
 			if minP {
 				row = append(row, fn.value(fr.MinP))
 			}

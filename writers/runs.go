@@ -117,6 +117,8 @@ func FamiliesTable(res *family.Result) (*Table, error) {
 	dLo := t.Metric("diff_ci_low")
 	dHi := t.Metric("diff_ci_high")
 	pi := t.Metric("prob_improvement")
+	piLo := t.Metric("prob_improvement_ci_low")
+	piHi := t.Metric("prob_improvement_ci_high")
 	t.Reasons()
 	for _, f := range res.Families {
 		for _, r := range f.Rows {
@@ -161,6 +163,8 @@ func FamiliesTable(res *family.Result) (*Table, error) {
 			dLo.Append(r.DiffCILow)
 			dHi.Append(r.DiffCIHigh)
 			pi.Append(r.ProbImprovement)
+			piLo.Append(r.ProbImprovementCILow)
+			piHi.Append(r.ProbImprovementCIHigh)
 			if err := t.EndRow(); err != nil {
 				return nil, err
 			}

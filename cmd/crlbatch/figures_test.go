@@ -49,8 +49,16 @@ var tQuantile975 = map[int]float64{1: 12.706204736174705, 2: 4.302652729911275}
 // its runs' (the smallest power of two that cuts a run into at most 2,000
 // buckets), each run's mean reward per bucket and label, their mean across
 // runs and 95 % Student-t band, and the extremes of every reward in the
-// bucket (a spike survives).
+// bucket (a spike survives). With --min-steps the runs it excludes are in
+// no curve (the engine folds the others as they are scored, at
+// --concurrency 8 in any order).
 func TestCurvesParquet(t *testing.T) {
+	for _, minSteps := range []int{0, 2000} {
+		t.Run(fmt.Sprintf("min-steps-%d", minSteps), func(t *testing.T) { testCurvesParquet(t, minSteps) })
+	}
+}
+
+func testCurvesParquet(t *testing.T, minSteps int) {
 	mk := func(fam string, n, shift int, phase float64, spikeAt int) curveRun {
 		r := curveRun{family: fam}
 		for i := range n {
@@ -74,7 +82,11 @@ func TestCurvesParquet(t *testing.T) {
 	}
 	in := writeCurveRuns(t, runs)
 	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 0 {
+	args := []string{"score", in, "--out", out, "--quiet", "--concurrency", "8"}
+	if minSteps > 0 {
+		args = append(args, "--min-steps", fmt.Sprint(minSteps))
+	}
+	if code, _, stderr := crl(t, args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	type key struct {
@@ -93,7 +105,7 @@ func TestCurvesParquet(t *testing.T) {
 	for _, fam := range []string{"ppo", "sac"} {
 		w := int64(1)
 		for _, r := range runs {
-			if r.family != fam {
+			if r.family != fam || len(r.rewards) < minSteps {
 				continue
 			}
 			rw := int64(1)
@@ -104,7 +116,7 @@ func TestCurvesParquet(t *testing.T) {
 		}
 		longest := 0
 		for _, r := range runs {
-			if r.family == fam {
+			if r.family == fam && len(r.rewards) >= minSteps {
 				longest = max(longest, len(r.rewards))
 			}
 		}
@@ -113,7 +125,7 @@ func TestCurvesParquet(t *testing.T) {
 				var means []float64
 				lo, hi := math.Inf(1), math.Inf(-1)
 				for _, r := range runs {
-					if r.family != fam {
+					if r.family != fam || len(r.rewards) < minSteps {
 						continue
 					}
 					sum, n := 0.0, 0

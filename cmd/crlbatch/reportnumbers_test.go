@@ -280,7 +280,8 @@ func (c *reportCheck) checkTables(lines []string, families []string) {
 			c.num(where, cells[3], row, "diff_mean")
 			c.pair(where, cells[4], row, "diff_ci_low", "diff_ci_high")
 			c.num(where, cells[5], row, "prob_improvement")
-			test, warn := cells[6], false
+			c.pair(where, cells[6], row, "prob_improvement_ci_low", "prob_improvement_ci_high")
+			test, warn := cells[7], false
 			if i := strings.Index(test, "[^"); i >= 0 && row["test"] != nil {
 				note := c.notes[strings.Trim(test[i:], "[^]")]
 				warn = strings.HasPrefix(note, "power warning: ")
@@ -294,10 +295,10 @@ func (c *reportCheck) checkTables(lines []string, families []string) {
 			if pw, _ := row["power_warning"].(bool); pw != warn {
 				t.Errorf("%s: power warning shown %v, families.parquet %v", where, warn, row["power_warning"])
 			}
-			c.num(where, cells[7], row, "p_value")
-			c.num(where, cells[8], row, "p_value_adjusted")
-			if len(header) > 9 {
-				c.num(where, cells[9], row, "min_p")
+			c.num(where, cells[8], row, "p_value")
+			c.num(where, cells[9], row, "p_value_adjusted")
+			if len(header) > 10 {
+				c.num(where, cells[10], row, "min_p")
 			} else if row["min_p"] != nil {
 				t.Errorf("%s: min_p %v not shown", where, row["min_p"])
 			}

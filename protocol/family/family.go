@@ -99,6 +99,10 @@ type Row struct {
 	DiffCILow       protocol.Value
 	DiffCIHigh      protocol.Value
 	ProbImprovement protocol.Value
+	// ProbImprovementCILow and High are the 95 % stratified-bootstrap
+	// interval of ProbImprovement (stats.ProbImprovementCI): absent under
+	// two seeds on either side.
+	ProbImprovementCILow, ProbImprovementCIHigh protocol.Value
 }
 
 // Family is one family's result.
@@ -149,6 +153,7 @@ const (
 	ReasonNotAdvantage = "reported on the adaptation_speed row only"
 	ReasonNoPairs      = "no seed has a value in both this family and the baseline"
 	ReasonNoBaseline   = "the baseline has no value"
+	ReasonBaselineOne  = "the baseline has fewer than two seeds"
 )
 
 // Aggregate reduces runs (in canonical order) to families.
@@ -305,6 +310,7 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 		none := protocol.None(noBase)
 		row.RelativeAdaptationAdvantage, row.PValue, row.PValueAdjusted, row.MinP = none, none, none, none
 		row.DiffMean, row.DiffCILow, row.DiffCIHigh, row.ProbImprovement = none, none, none, none
+		row.ProbImprovementCILow, row.ProbImprovementCIHigh = none, none
 		return
 	}
 	// Relative adaptation advantage: baseline − family, on its own row.
@@ -333,6 +339,17 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 		row.ProbImprovement = protocol.None(ReasonNoBaseline)
 	default:
 		row.ProbImprovement = protocol.Finite(stats.ProbImprovement(xs, ys))
+	}
+	switch {
+	case !row.ProbImprovement.OK:
+		row.ProbImprovementCILow, row.ProbImprovementCIHigh = row.ProbImprovement, row.ProbImprovement
+	case len(xs) < 2:
+		row.ProbImprovementCILow, row.ProbImprovementCIHigh = protocol.None(ReasonOneSeed), protocol.None(ReasonOneSeed)
+	case len(ys) < 2:
+		row.ProbImprovementCILow, row.ProbImprovementCIHigh = protocol.None(ReasonBaselineOne), protocol.None(ReasonBaselineOne)
+	default:
+		lo, hi := stats.ProbImprovementCI(xs, ys, opt.Resamples, stats.SeedFor(opt.Seed, f.Name, row.Metric, "probability of improvement"), opt.Level)
+		row.ProbImprovementCILow, row.ProbImprovementCIHigh = protocol.Finite(lo), protocol.Finite(hi)
 	}
 
 	// Paired differences by seed: the first run per seed on each side.

@@ -165,6 +165,8 @@ func TestBaselineRule(t *testing.T) {
 	wantNull(t, "advantage without baseline", row.RelativeAdaptationAdvantage)
 	wantNull(t, "p without baseline", row.PValue)
 	wantNull(t, "prob without baseline", row.ProbImprovement)
+	wantNull(t, "prob interval without baseline", row.ProbImprovementCILow)
+	wantNull(t, "prob interval without baseline", row.ProbImprovementCIHigh)
 	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0].Text, `"td3"`) {
 		t.Errorf("notes %v must name the missing baseline", res.Notes)
 	}
@@ -225,6 +227,15 @@ func TestPairedComparison(t *testing.T) {
 	// new {1, 2, 0.5, 9, 7} vs base {2, 4, 1}: 1>…: (1>…: 0, tie with 1: ½),
 	// 2: >1 (1) and =2 (½), 0.5: 0, 9: 3, 7: 3 → (0.5 + 1.5 + 0 + 3 + 3)/15.
 	want(t, "prob improvement", row.ProbImprovement, 8.0/15)
+	// Its interval: the stratified bootstrap of the family's five values
+	// and the baseline's three, on the cell's own stream.
+	lo, hi := stats.ProbImprovementCI([]float64{1, 2, 0.5, 9, 7}, []float64{2, 4, 1}, opts().Resamples,
+		stats.SeedFor(0, "new", "per_configuration_reward", "probability of improvement"), 0.95)
+	want(t, "prob improvement ci low", row.ProbImprovementCILow, lo)
+	want(t, "prob improvement ci high", row.ProbImprovementCIHigh, hi)
+	if !(lo <= row.ProbImprovement.V && row.ProbImprovement.V <= hi) {
+		t.Errorf("interval [%v, %v] does not hold %v", lo, hi, row.ProbImprovement.V)
+	}
 	// BH across the family's three metrics: p = 0.25, 0.25 and, for n_steps
 	// whose differences are all zero, 1. Sorted: 0.25·3/1, 0.25·3/2, 1·3/3;
 	// the running minimum from the top gives 0.375 for both 0.25s.
@@ -365,5 +376,34 @@ func TestStop(t *testing.T) {
 	res, err := Aggregate(metrics, runs, o)
 	if !errors.Is(err, ErrStopped) || res != nil {
 		t.Errorf("with a Stop that fires: %v, %v; want nil, ErrStopped", res, err)
+	}
+}
+
+// The interval of the probability of improvement needs two seeds on each
+// side; absent says which side lacks them.
+func TestProbImprovementIntervalAbsent(t *testing.T) {
+	runs := []Run{
+		run("b0", "ppo", "0", 2, 2, 1), run("b1", "ppo", "1", 4, 4, 1),
+		run("s0", "sac", "0", 3, 3, 1),
+		run("d0", "dqn", "0", 1, 1, 1), run("d1", "dqn", "1", 5, 5, 1),
+	}
+	res, err := Aggregate(metrics, runs, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sac := find(t, res, "sac", "per_configuration_reward")
+	want(t, "sac prob", sac.ProbImprovement, 0.5)
+	if sac.ProbImprovementCILow.OK || sac.ProbImprovementCILow.Reason != ReasonOneSeed || sac.ProbImprovementCIHigh.OK {
+		t.Errorf("sac's interval %+v %+v, want absent: %s", sac.ProbImprovementCILow, sac.ProbImprovementCIHigh, ReasonOneSeed)
+	}
+	dqn := find(t, res, "dqn", "per_configuration_reward")
+	if !dqn.ProbImprovementCILow.OK || !dqn.ProbImprovementCIHigh.OK {
+		t.Errorf("dqn's interval absent: %s", dqn.ProbImprovementCILow.Reason)
+	}
+	runs = []Run{run("b0", "ppo", "0", 2, 2, 1), run("d0", "dqn", "0", 1, 1, 1), run("d1", "dqn", "1", 5, 5, 1)}
+	res, _ = Aggregate(metrics, runs, opts())
+	dqn = find(t, res, "dqn", "per_configuration_reward")
+	if dqn.ProbImprovementCILow.OK || dqn.ProbImprovementCILow.Reason != ReasonBaselineOne {
+		t.Errorf("dqn's interval against one baseline seed %+v, want absent: %s", dqn.ProbImprovementCILow, ReasonBaselineOne)
 	}
 }

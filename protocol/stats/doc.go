@@ -98,6 +98,11 @@
 // table therefore gets the CIs of the mean and of the IQM of one metric from
 // the same resamples.
 //
+// ProbImprovementCI is the interval of ProbImprovement by a stratified
+// bootstrap (rliable's): each resample draws the family's values and the
+// baseline's independently, with replacement, from one PRNG (the family's
+// indices first, then the baseline's), and the interval is step 5 above.
+//
 // # Paired tests
 //
 // Wilcoxon reproduces scipy.stats.wilcoxon(d) (see its documentation for the

@@ -22,6 +22,9 @@ type job struct {
 	p    skyfall.Params // cfg.Params with the ceiling and the spec's episode-end components
 	info *ceilingInfo
 	dec  *decoder
+	// curves are the families' reward curves, folded as runs are scored
+	// (figures.go).
+	curves curves
 }
 
 // NewJob checks cfg and returns its job.
