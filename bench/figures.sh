@@ -21,7 +21,9 @@
 #    each timed by /usr/bin/time (wall, user+sys CPU, peak RSS), with the
 #    load average before and after. Each run's output is checked: "on"
 #    must hold figure files, "off" none, and both the same Parquet files.
-# 4. Prints the medians of each side and the ratios on/off, a Markdown table
+# 4. Prints the medians of each side, their ratio on/off and the median of
+#    each round's ratio on/off (steadier when the machine's speed drifts), a
+#    Markdown table
 #    (also in DIR/table.md; raw timings in DIR/results.tsv).
 #
 # Settings (environment):
@@ -109,13 +111,17 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 woff=$(median 3 off) won=$(median 3 on)
 coff=$(median 4 off) con=$(median 4 on)
 roff=$(median 5 off) ron=$(median 5 on)
+paired() { # paired COLUMN: the median over rounds of on / off
+	awk -F'\t' -v c="$1" 'NR > 1 { v[$1 "," $2] = $c; r[$1] = 1 } END { for (k in r) printf "%.4f\n", v[k ",on"] / v[k ",off"] }' "$results" |
+		LC_ALL=C sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.3f", v[(NR + 1) / 2]; else printf "%.3f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 loads=$(awk -F'\t' 'NR > 1 { print $6; print $7 }' "$results" | LC_ALL=C sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "–" hi }')
 {
 	echo "### ${mb} MB of JSONL (20 runs, 4 families), $ROUNDS alternating rounds, medians; load average $loads; $(nproc) cores; $rev"
 	echo
-	echo "| ${mb} MB sweep | figures off | figures on | on / off |"
-	echo "|---|---|---|---|"
-	echo "| wall | ${woff} s | ${won} s | $(ratio "$won" "$woff") |"
-	echo "| user + sys CPU | ${coff} s | ${con} s | $(ratio "$con" "$coff") |"
-	echo "| peak RSS | $(awk -v k="$roff" 'BEGIN { printf "%.0f", k / 1024 }') MiB | $(awk -v k="$ron" 'BEGIN { printf "%.0f", k / 1024 }') MiB | $(ratio "$ron" "$roff") |"
+	echo "| ${mb} MB sweep | figures off | figures on | on / off (medians) | on / off (median of each round's) |"
+	echo "|---|---|---|---|---|"
+	echo "| wall | ${woff} s | ${won} s | $(ratio "$won" "$woff") | $(paired 3) |"
+	echo "| user + sys CPU | ${coff} s | ${con} s | $(ratio "$con" "$coff") | $(paired 4) |"
+	echo "| peak RSS | $(awk -v k="$roff" 'BEGIN { printf "%.0f", k / 1024 }') MiB | $(awk -v k="$ron" 'BEGIN { printf "%.0f", k / 1024 }') MiB | $(ratio "$ron" "$roff") | $(paired 5) |"
 } | tee "$DIR/table.md"
