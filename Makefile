@@ -141,3 +141,11 @@ bench-duckdbq:
 bench-scale: build bench-duckdbq
 	bench/scale.sh
 
+
+# What the figures add to the 1 GB benchmark sweep (issue 14): score with
+# --figures=false and without in alternating rounds; prints medians of wall,
+# CPU and peak RSS and the ratios (bench/figures.sh says how; docs/performance.md,
+# "Figures", keeps the latest table). Not run in CI.
+.PHONY: bench-figures
+bench-figures:
+	bench/figures.sh

@@ -42,10 +42,14 @@ type Config struct {
 	// comparison column null, and a note says why); without it that is a
 	// usage error naming the families there are.
 	AllowMissingBaseline bool
-	MinSteps             int
-	Where                []Filter
-	Resamples            int
-	BootstrapSeed        uint64
+	// NoFigures (--figures=false) renders no figure: no figure files, no
+	// Figures section in report.md, report.html without images. The data
+	// behind the figures (curves.parquet) is still written.
+	NoFigures     bool
+	MinSteps      int
+	Where         []Filter
+	Resamples     int
+	BootstrapSeed uint64
 
 	Reader readers.Options
 

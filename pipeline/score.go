@@ -313,6 +313,10 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		}
 		if f, ok := sj.(scoring.Figurer); ok {
 			b.drawn, b.err = f.Figures(res)
+			if b.drawn != nil && cfg.NoFigures {
+				// The tables behind the figures stay; nothing is drawn.
+				b.drawn = &scoring.Drawn{Tables: b.drawn.Tables}
+			}
 		}
 	}()
 	var b built

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -240,6 +243,110 @@ func TestFiguresSameAtAnyConcurrency(t *testing.T) {
 			}
 			if svgs == 0 || len(outs["1"]) != len(outs["8"]) {
 				t.Errorf("%d SVG files; files at 1: %d, at 8: %d", svgs, len(outs["1"]), len(outs["8"]))
+			}
+		})
+	}
+}
+
+// TestFiguresOff: --figures=false (on the command line or in a job file)
+// writes no figure file; report.md is the one with figures up to its
+// Figures section, which is absent; report.html holds no image; the Parquet
+// files, curves.parquet among them, are byte-identical to those with
+// figures; the manifest lists exactly the files written, with their sizes
+// and SHA-256.
+func TestFiguresOff(t *testing.T) {
+	for _, ex := range []struct{ name, in string }{
+		{"skyfall", "../../configs/example-sweep"},
+		{"safecrl", "../../configs/examples/safecrl"},
+		{"contilab", "../../configs/examples/contilab"},
+		{"skillshift", "../../configs/examples/skillshift"},
+	} {
+		t.Run(ex.name, func(t *testing.T) {
+			dir := t.TempDir()
+			on, off, offJob := filepath.Join(dir, "on"), filepath.Join(dir, "off"), filepath.Join(dir, "off-job")
+			if code, _, stderr := crl(t, "score", ex.in, "--protocol", ex.name, "--out", on, "--quiet"); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if code, _, stderr := crl(t, "score", ex.in, "--protocol", ex.name, "--out", off, "--quiet", "--figures=false"); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			job := filepath.Join(dir, "job.yaml")
+			if err := os.WriteFile(job, []byte(fmt.Sprintf("input: %s\nout: %s\nprotocol: %s\nquiet: true\nfigures: false\n", ex.in, offJob, ex.name)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, _, stderr := crl(t, "score", "--config", job); code != 0 {
+				t.Fatalf("job file: exit %d: %s", code, stderr)
+			}
+			read := func(d, name string) []byte {
+				t.Helper()
+				data, err := os.ReadFile(filepath.Join(d, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return data
+			}
+			onFiles := listDir(t, on)
+			figs := 0
+			for _, name := range onFiles {
+				if strings.HasPrefix(name, "figure-") {
+					figs++
+				}
+			}
+			if figs == 0 {
+				t.Fatalf("with figures: no figure file among %v", onFiles)
+			}
+			onReport := string(read(on, "report.md"))
+			head, _, found := strings.Cut(onReport, "\n## Figures\n")
+			if !found {
+				t.Fatalf("with figures: report.md has no Figures section")
+			}
+			for _, d := range []string{off, offJob} {
+				var want []string
+				for _, name := range onFiles {
+					if !strings.HasPrefix(name, "figure-") {
+						want = append(want, name)
+					}
+				}
+				if got := listDir(t, d); !slices.Equal(got, want) {
+					t.Errorf("%s: files %v, want %v", filepath.Base(d), got, want)
+				}
+				if got := string(read(d, "report.md")); got != head {
+					t.Errorf("%s: report.md is not the one with figures up to its Figures section:\n%s", filepath.Base(d), got)
+				}
+				page := string(read(d, "report.html"))
+				for _, tag := range []string{"<svg", "<img", "<figure", ".png"} {
+					if strings.Contains(page, tag) {
+						t.Errorf("%s: report.html holds %s", filepath.Base(d), tag)
+					}
+				}
+				for _, name := range want {
+					if strings.HasSuffix(name, ".parquet") && !bytes.Equal(read(d, name), read(on, name)) {
+						t.Errorf("%s: %s differs from the one written with figures", filepath.Base(d), name)
+					}
+				}
+				var m struct {
+					Outputs []struct {
+						Name   string `json:"name"`
+						Bytes  int64  `json:"bytes"`
+						SHA256 string `json:"sha256"`
+					} `json:"outputs"`
+				}
+				if err := json.Unmarshal(read(d, "manifest.json"), &m); err != nil {
+					t.Fatal(err)
+				}
+				var listed []string
+				for _, o := range m.Outputs {
+					listed = append(listed, o.Name)
+					data := read(d, o.Name)
+					if sum := sha256.Sum256(data); o.Bytes != int64(len(data)) || o.SHA256 != hex.EncodeToString(sum[:]) {
+						t.Errorf("%s: manifest lists %s as %d bytes %s; it is %d bytes %x", filepath.Base(d), o.Name, o.Bytes, o.SHA256, len(data), sum)
+					}
+				}
+				listed = append(listed, "manifest.json")
+				slices.Sort(listed)
+				if !slices.Equal(listed, want) {
+					t.Errorf("%s: manifest lists %v (and itself); written: %v", filepath.Base(d), listed, want)
+				}
 			}
 		})
 	}

@@ -72,6 +72,8 @@ func scoreFlags() []cli.Flag {
 			Usage: "replace the result --out already holds, in place: its manifest.json is removed first and the new one written last (without this flag the job refuses)"},
 		&cli.BoolFlag{Name: "history", Category: catOutput,
 			Usage: "nightly layout: every result under --out/results/<attempt-id>/, --out/LATEST naming the newest complete one, and every night's families and run_summary under --out/history/<table>/night=<date>/attempt=<id>/"},
+		&cli.BoolFlag{Name: "figures", Category: catOutput, Value: true,
+			Usage: "draw the figures (figure-*.svg and .png, report.md's Figures section, report.html's images); --figures=false leaves them out (curves.parquet is still written)"},
 		&cli.IntFlag{Name: "keep", Category: catOutput, DefaultText: "0, every result kept",
 			Usage: "with --history, remove after publishing the oldest complete results beyond the `N` newest (never the one LATEST names, never a job's in progress)"},
 
@@ -165,6 +167,7 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	cfg.History = cmd.Bool("history")
 	cfg.Keep = cmd.Int("keep")
 	cfg.Cache = cmd.String("cache")
+	cfg.NoFigures = !cmd.Bool("figures")
 
 	if cmd.IsSet("group-by") {
 		if cfg.GroupBy = splitList(cmd.String("group-by")); cfg.GroupBy == nil {
