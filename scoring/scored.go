@@ -101,3 +101,34 @@ func DecodeJSON(data []byte, v any) error {
 	}
 	return json.Unmarshal(data, v)
 }
+
+// EncodeResultOf and DecodeResultOf are a ScoredCodec for a protocol
+// whose runs' Result is a *T (or nil) encoded as JSON and which draws no
+// per-run Figure; protocol names the protocol in errors.
+func EncodeResultOf[T any](protocol string, s *Scored) (result, figure []byte, err error) {
+	if s.Result != nil {
+		if _, ok := s.Result.(*T); !ok {
+			return nil, nil, fmt.Errorf("%s: cannot encode a result %T", protocol, s.Result)
+		}
+	}
+	if s.Figure != nil {
+		return nil, nil, fmt.Errorf("%s: cannot encode a figure %T", protocol, s.Figure)
+	}
+	result, err = EncodeJSON(s.Result)
+	return result, nil, err
+}
+
+// DecodeResultOf reads back what EncodeResultOf[T] wrote.
+func DecodeResultOf[T any](protocol string, result, figure []byte, s *Scored) error {
+	if figure != nil {
+		return fmt.Errorf("%s: a scored run with a figure", protocol)
+	}
+	if result != nil {
+		r := new(T)
+		if err := DecodeJSON(result, r); err != nil {
+			return err
+		}
+		s.Result = r
+	}
+	return nil
+}

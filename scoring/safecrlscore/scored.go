@@ -1,42 +1,19 @@
 package safecrlscore
 
 import (
-	"fmt"
-
 	"github.com/crlbatch/crlbatch/protocol/safecrl"
 	"github.com/crlbatch/crlbatch/scoring"
 )
 
-// EncodeResult encodes a scored run's Result (a *safecrl.RunResult) and Figure
-// (scoring.ScoredCodec, for Beam).
+// EncodeResult encodes a scored run's Result (a *safecrl.RunResult); safecrl
+// draws no per-run Figure (scoring.ScoredCodec, for Beam).
 func (j *job) EncodeResult(s *scoring.Scored) (result, figure []byte, err error) {
-	if s.Result != nil {
-		if _, ok := s.Result.(*safecrl.RunResult); !ok {
-			return nil, nil, fmt.Errorf("safecrl: cannot encode a result %T", s.Result)
-		}
-	}
-	if result, err = scoring.EncodeJSON(s.Result); err != nil {
-		return nil, nil, err
-	}
-	if s.Figure != nil {
-		return nil, nil, fmt.Errorf("safecrl: cannot encode a figure %T", s.Figure)
-	}
-	return result, nil, nil
+	return scoring.EncodeResultOf[safecrl.RunResult]("safecrl", s)
 }
 
 // DecodeResult reads back what EncodeResult wrote.
 func (j *job) DecodeResult(result, figure []byte, s *scoring.Scored) error {
-	if result != nil {
-		r := new(safecrl.RunResult)
-		if err := scoring.DecodeJSON(result, r); err != nil {
-			return err
-		}
-		s.Result = r
-	}
-	if figure != nil {
-		return fmt.Errorf("safecrl: a scored run with a figure")
-	}
-	return nil
+	return scoring.DecodeResultOf[safecrl.RunResult]("safecrl", result, figure, s)
 }
 
 var _ scoring.ScoredCodec = (*job)(nil)
