@@ -284,27 +284,6 @@ func badSweep(t *testing.T, rows int) (dir, object string) {
 	return dir, object
 }
 
-// TestBadRow: a bad row fails the pipeline, naming object and line, and
-// publishes nothing.
-func TestBadRow(t *testing.T) {
-	in, obj := badSweep(t, 1)
-	out := filepath.Join(t.TempDir(), "beam")
-	spec, err := ParseScore(context.Background(), []string{in, "--protocol", "safecrl", "--out", out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Run(context.Background(), spec, Options{})
-	if err == nil {
-		t.Fatal("a bad row did not fail the pipeline")
-	}
-	if msg := err.Error(); !strings.Contains(msg, filepath.ToSlash(obj)) || !strings.Contains(msg, "line 3") {
-		t.Errorf("the error does not name %s line 3: %v", obj, err)
-	}
-	if left := files(t, out); len(left) != 0 {
-		t.Errorf("a failed pipeline left files: %v", left)
-	}
-}
-
 // TestMaxBadRows: under --max-bad-rows the manifest (its skipped list
 // among the rest) and every file are the local job's.
 func TestMaxBadRows(t *testing.T) {
@@ -321,29 +300,14 @@ func TestMaxBadRows(t *testing.T) {
 	if len(m.Skipped) != 2 {
 		t.Errorf("manifest.json skips %d rows, want 2", len(m.Skipped))
 	}
-	// One more bad row than allowed fails.
-	spec.MaxBadRows = 1
-	s := *spec
-	s.Output = filepath.Join(t.TempDir(), "beam")
-	if _, err := Run(context.Background(), &s, Options{}); err == nil || !strings.Contains(err.Error(), "--max-bad-rows 1") {
-		t.Errorf("two bad rows under --max-bad-rows 1: %v", err)
-	}
 }
 
-// TestCommand: crlbatch-beam's exit codes and messages are crlbatch's: a
-// usage error exits 2, a bad row exits 1 with the row's object and line
-// as the message (not the runner's plan of the failed bundle).
+// TestCommand: crlbatch-beam's usage errors are crlbatch's (exit 2);
+// its failed pipelines are TestCommandBadRow's (failed_test.go).
 func TestCommand(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := Main(context.Background(), []string{"score", "../configs/example-sweep"}, &stdout, &stderr); code != exitUsage ||
 		!strings.Contains(stderr.String(), "--out OUTPUT is required") {
 		t.Errorf("no --out: exit %d, %q", code, stderr.String())
-	}
-	in, obj := badSweep(t, 1)
-	stderr.Reset()
-	code := Main(context.Background(), []string{"score", in, "--protocol", "safecrl", "--out", filepath.Join(t.TempDir(), "out")}, &stdout, &stderr)
-	want := "crlbatch-beam: " + filepath.Join(in, obj) + ": line 3: "
-	if code != exitData || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
-		t.Errorf("a bad row: exit %d, %q; want exit 1 and one line starting %q", code, stderr.String(), want)
 	}
 }
