@@ -3,6 +3,8 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,12 +68,39 @@ type indexPiece struct {
 	Line int    `json:"l"`
 }
 
-// runEntry is a run's entry.
+// runEntry is a run's entry: the length of its header (uvarint), the
+// header (JSON: metadata, contribution, what the preparation gave it),
+// then the scored run as scoring.AppendScored wrote it (nothing for a run
+// --where left out), kept apart from the JSON so that it is not escaped
+// and scanned twice.
 type runEntry struct {
 	Meta     map[string]string `json:"m"`
 	Contrib  []byte            `json:"c,omitempty"`
 	Prepared []byte            `json:"p,omitempty"`
-	Scored   []byte            `json:"s,omitempty"` // nil: left out by --where when written
+	Scored   []byte            `json:"-"` // nil: left out by --where when written
+}
+
+func (e *runEntry) MarshalBinary() ([]byte, error) {
+	hdr, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	buf := binary.AppendUvarint(make([]byte, 0, 8+len(hdr)+len(e.Scored)), uint64(len(hdr)))
+	return append(append(buf, hdr...), e.Scored...), nil
+}
+
+func (e *runEntry) UnmarshalBinary(data []byte) error {
+	n, k := binary.Uvarint(data)
+	if k <= 0 || uint64(len(data)-k) < n {
+		return errors.New("not a run entry")
+	}
+	if err := json.Unmarshal(data[k:k+int(n)], e); err != nil {
+		return err
+	}
+	if rest := data[k+int(n):]; len(rest) > 0 {
+		e.Scored = rest
+	}
+	return nil
 }
 
 // RunCacheStats counts, in a job with run-level entries, the runs served
@@ -354,6 +383,9 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 		}
 		err := contrib.PrepareFrom(func(fn func([]byte) error) error {
 			for _, r := range runs {
+				if !r.known {
+					return fmt.Errorf("crlbatch: run %s was not assembled from its pieces", r.key)
+				}
 				if j.cfg.keep(r.meta) {
 					if err := fn(r.contrb); err != nil {
 						return err
@@ -516,13 +548,19 @@ func (j *job) eachLimited(ctx context.Context, n int, fn func(ctx context.Contex
 	return ctx.Err()
 }
 
-// getEntry reads the entry of key in c into v (JSON), reporting whether it
+// getEntry reads the entry of key in c into v (its UnmarshalBinary, else
+// JSON), reporting whether it
 // did; an entry that cannot be trusted or read is warned about (what, o:
 // the object or run it stands for) and left to be rebuilt.
 func (j *job) getEntry(ctx context.Context, c *cache.Cache, key, what string, o object, v any) bool {
 	e, found, err := c.Get(ctx, key)
 	if err == nil && found {
-		if err = json.Unmarshal(e.Payload, v); err != nil {
+		if u, ok := v.(encoding.BinaryUnmarshaler); ok {
+			err = u.UnmarshalBinary(e.Payload)
+		} else {
+			err = json.Unmarshal(e.Payload, v)
+		}
+		if err != nil {
 			err = fmt.Errorf("%w: %v", cache.ErrCorrupt, err)
 		}
 	}
@@ -538,10 +576,16 @@ func (j *job) getEntry(ctx context.Context, c *cache.Cache, key, what string, o 
 	return false
 }
 
-// putEntry writes v (JSON) as the entry of key in c; a failure is a
-// warning.
+// putEntry writes v (its MarshalBinary, else JSON) as the entry of key in
+// c; a failure is a warning.
 func (j *job) putEntry(ctx context.Context, c *cache.Cache, key string, v any) {
-	data, err := json.Marshal(v)
+	var data []byte
+	var err error
+	if m, ok := v.(encoding.BinaryMarshaler); ok {
+		data, err = m.MarshalBinary()
+	} else {
+		data, err = json.Marshal(v)
+	}
 	if err == nil {
 		err = c.Put(ctx, key, cache.Entry{Payload: data})
 	}
