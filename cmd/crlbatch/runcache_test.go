@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crlbatch/crlbatch/cache"
 	"github.com/crlbatch/crlbatch/pipeline"
 )
 
@@ -236,4 +238,82 @@ func TestRunCacheCorrupt(t *testing.T) {
 		t.Errorf("after the rebuild: %+v %v %s", got, reads, stderr)
 	}
 	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "rebuilt"))
+}
+
+// TestRunCacheScoredUnreadable: a run entry whole and checksummed whose
+// scored run does not read back (as if written by a build whose encoding
+// differs) is not trusted either: a warning, the run scored again, the
+// outputs unchanged.
+func TestRunCacheScoredUnreadable(t *testing.T) {
+	tmp := t.TempDir()
+	in := "../../configs/example-sweep"
+	cdir := filepath.Join(tmp, "cache")
+	scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir)
+	var runs []string
+	for _, e := range entries(t, cdir) {
+		if strings.Contains(filepath.ToSlash(e), "/runs/") {
+			runs = append(runs, e)
+		}
+	}
+	if len(runs) != 9 {
+		t.Fatalf("%d run entries", len(runs))
+	}
+	ctx := context.Background()
+	c, err := cache.Open(ctx, cdir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc := c.Kind("runs")
+	key := strings.TrimSuffix(filepath.Base(runs[0]), cache.EntrySuffix)
+	e, found, err := rc.Get(ctx, key)
+	if err != nil || !found {
+		t.Fatalf("entry %s: %v %v", key, found, err)
+	}
+	// The header stays; the scored run after it is cut short.
+	e.Payload = e.Payload[:len(e.Payload)-100]
+	if err := rc.Put(ctx, key, e); err != nil {
+		t.Fatal(err)
+	}
+	_, got, stderr := scoreRuns(t, in, filepath.Join(tmp, "unreadable"), cdir)
+	if strings.Count(stderr, "cache entry not trusted") != 1 || !strings.Contains(stderr, "of=run") || got.scored != 1 || got.served != 8 {
+		t.Errorf("runs %+v: %s", got, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "unreadable"))
+}
+
+// TestRunCacheConcurrentJobs: two jobs on one cache at once, after an
+// object changed (each reads run entries while the other writes them),
+// both give the results of a job without a cache, and a third job then
+// serves every run whole (go test -race covers the engine's side).
+func TestRunCacheConcurrentJobs(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	cdir := filepath.Join(tmp, "cache")
+	scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
+	editObject(t, filepath.Join(in, "ewc", "ewc-s0.jsonl"), func(lines []string) []string {
+		lines[7] = rewardRE.ReplaceAllString(lines[7], `"reward":0.5,`)
+		return lines
+	})
+	scoreCached(t, in, filepath.Join(tmp, "none"), "", nightly...)
+	done := make(chan struct{}, 2)
+	for _, name := range []string{"a", "b"} {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			args := append([]string{"score", in, "--out", filepath.Join(tmp, name), "--quiet", "--cache", cdir, "--concurrency", "2"}, nightly...)
+			if code, _, stderr := crl(t, args...); code != 0 || strings.Contains(stderr, "WARN") {
+				t.Errorf("job %s: exit %d: %s", name, code, stderr)
+			}
+		}()
+	}
+	<-done
+	<-done
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "a"))
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "b"))
+	_, got, stderr := scoreRuns(t, in, filepath.Join(tmp, "c"), cdir, nightly...)
+	if got.served != got.runs || strings.Contains(stderr, "WARN") {
+		t.Errorf("third job: %+v %s", got, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "c"))
 }
