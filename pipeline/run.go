@@ -318,6 +318,8 @@ func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []
 // served (runcache.go), as served from the cache.
 func (j *job) finishRead(rs *reading, served func(i int) (rows, runs int)) error {
 	rd, objs, bad, bud := rs.rd, rs.objs, rs.bad, rs.bud
+	// Once more from the start when objects were read since (runcache.go).
+	rd.rows, rd.manObj, rd.counts = 0, nil, map[string]int{}
 	if err := bad.err(); err != nil {
 		return err
 	}

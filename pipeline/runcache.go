@@ -419,11 +419,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	}
 	if rs.bud.spilled > 0 {
 		// Spilled objects are not split: every run as without entries.
-		if err := j.readSome(ctx, b, rs, nil); err != nil {
-			return nil, err
-		}
-		rd.spilled = rs.bud.spilled
-		return j.score(ctx, rd, prev)
+		return j.scoreAll(ctx, b, rs, index, prev)
 	}
 	type slot struct {
 		r   *cachedRun
@@ -488,8 +484,15 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			return nil
 		})
 		if err != nil {
+			// As the local job: a run scored before it in canonical
+			// order that failed is the one reported.
 			g.Wait()
 			dec.Close()
+			for _, s := range slots {
+				if s.err != nil {
+					return nil, s.err
+				}
+			}
 			return nil, err
 		}
 	}
