@@ -12,7 +12,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 
@@ -103,15 +102,12 @@ func (e *runEntry) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// RunCacheStats counts, in a job with run-level entries, the runs served
+// runCacheStats counts, in a job with run-level entries, the runs served
 // whole and those assembled (and, when kept, scored); the log's "runs from
 // the cache" line says them.
-type RunCacheStats struct {
+type runCacheStats struct {
 	Served, Assembled, Scored int
 }
-
-// testHookRunCache, when set, receives each job's RunCacheStats.
-var testHookRunCache func(RunCacheStats)
 
 // runPiece is one piece of a run: its object and its place there.
 type runPiece struct {
@@ -337,7 +333,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 		}
 		return dataErr(err)
 	}
-	stats := RunCacheStats{}
+	stats := runCacheStats{}
 	// A run without an entry, or kept without a score, is assembled.
 	stale := func(r *cachedRun) bool {
 		return r.e == nil || j.cfg.keep(r.meta) && r.e.Scored == nil
@@ -421,16 +417,12 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 		// Spilled objects are not split: every run as without entries.
 		return j.scoreAll(ctx, b, rs, index, prev)
 	}
-	type slot struct {
-		r   *cachedRun
-		res *scoring.Scored
-		err error
-	}
-	var slots []*slot
+	var slots []*scoreSlot
 	total := len(runs)
 	fold := j.newFolder()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
+	var aerr error // an assembly's
 	for _, r := range runs {
 		if err := gctx.Err(); err != nil {
 			break
@@ -442,7 +434,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			continue
 		}
 		if serve(r) {
-			s := &slot{r: r, res: r.scored}
+			s := &scoreSlot{res: r.scored}
 			fold.done(len(slots), s.res)
 			slots = append(slots, s)
 			stats.Served++
@@ -454,7 +446,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 		if contrib == nil {
 			stats.Assembled++
 		}
-		err := assemble(r, func(run *scoring.Run) error {
+		aerr = assemble(r, func(run *scoring.Run) error {
 			r.meta, r.known = run.Meta, true
 			if !j.cfg.keep(run.Meta) {
 				dec.Done(run)
@@ -465,7 +457,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			}
 			phase("score")
 			stats.Scored++
-			s, i := &slot{r: r}, len(slots)
+			s, i := &scoreSlot{}, len(slots)
 			slots = append(slots, s)
 			g.Go(func() error {
 				s.res, s.err = j.proto.job.Score(run)
@@ -483,42 +475,17 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			})
 			return nil
 		})
-		if err != nil {
-			// As the local job: a run scored before it in canonical
-			// order that failed is the one reported.
-			g.Wait()
-			dec.Close()
-			for _, s := range slots {
-				if s.err != nil {
-					return nil, s.err
-				}
-			}
-			return nil, err
-		}
-	}
-	werr := g.Wait()
-	for _, s := range slots {
-		if s.err != nil {
-			err = s.err
+		if aerr != nil {
 			break
 		}
 	}
-	if err == nil {
-		err = werr
-	}
-	dec.Close()
-	releaseAll(rd)
-	runtime.GC()
+	// As the local job: a run scored before it in canonical order that
+	// failed is the one reported, before an assembly's error.
+	err = j.endScoring(ctx, rd, g, aerr, slots)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	j.log.Info("runs from the cache", "served", stats.Served, "assembled", stats.Assembled, "scored", stats.Scored, "runs", total)
-	if testHookRunCache != nil {
-		testHookRunCache(stats)
-	}
 	scored := make([]*scoring.Scored, len(slots))
 	for i, s := range slots {
 		scored[i] = s.res

@@ -221,31 +221,20 @@ func (j *job) PrepareFrom(each func(fn func([]byte) error) error) error {
 // PreparedFor encodes the ceilings of the labels of the run with this
 // contribution (nil when the ceiling comes from the flags alone).
 func (j *job) PreparedFor(c []byte) ([]byte, error) {
-	var labels []string
-	switch j.needsRuns() {
-	case CeilingByConfiguration:
-		var lcs []labelCount
-		if err := json.Unmarshal(c, &lcs); err != nil {
-			return nil, err
-		}
-		for _, l := range lcs {
-			labels = append(labels, l.L)
-		}
-	case CeilingDataRelative:
-		var lbs []labelBest
-		if err := json.Unmarshal(c, &lbs); err != nil {
-			return nil, err
-		}
-		for _, l := range lbs {
-			labels = append(labels, l.L)
-		}
-	default:
+	if j.needsRuns() == "" {
 		return nil, nil
+	}
+	// Both contributions list the run's labels under "l".
+	var labels []struct {
+		L string `json:"l"`
+	}
+	if err := json.Unmarshal(c, &labels); err != nil {
+		return nil, fmt.Errorf("skyfall: not a contribution: %w", err)
 	}
 	out := []byte(j.info.Derivation)
 	for _, l := range labels {
-		v, ok := j.info.Values[l]
-		out = strconv.AppendQuote(append(out, ' '), l)
+		v, ok := j.info.Values[l.L]
+		out = strconv.AppendQuote(append(out, ' '), l.L)
 		if ok {
 			out = strconv.AppendUint(append(out, '='), math.Float64bits(v), 16)
 		} else {
