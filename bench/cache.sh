@@ -4,6 +4,7 @@
 #   bench/cache.sh                                 # 1 GB sweep, 3 rounds
 #   BENCH_BYTES=200000000 BENCH_ROUNDS=5 bench/cache.sh
 #   BENCH_BASE=main bench/cache.sh                 # and a build of main beside it
+#   BENCH_CEILING=per_step bench/cache.sh          # a ceiling from the spec alone
 #
 # 1. Generates with `crlbatch synth` (fixed seed) a sweep of BENCH_BYTES of
 #    JSONL under BENCH_DIR/jsonl (4 families x 5 seeds = 20 objects, per-step
@@ -18,7 +19,10 @@
 #      warm, --cache:    score work --cache C after 5 % of its objects
 #                        changed (95 % of the objects from C)
 #      parquet:          score parquet --pattern '*.parquet'
-#    each with the nightly job's flags, timed by /usr/bin/time (wall,
+#    each with the nightly job's flags (BENCH_CEILING replaces its
+#    --ceiling by_configuration, whose per-label ceilings pool the rows of
+#    every run, so that a changed object moves them and every run is scored
+#    again), timed by /usr/bin/time (wall,
 #    user+sys CPU, peak RSS). With BENCH_BASE (a git revision), the
 #    binary built from it runs its own cold (--cache) and warm jobs in the
 #    same rounds, with a cache of its own (base-cold-cache, base-warm-cache).
@@ -72,7 +76,7 @@ restore() { for f in "${objs[@]:0:$nchanged}"; do rm "$BENCH_DIR/work/$f" && ln 
 find "$BENCH_DIR"/{jsonl,alt,parquet} -type f -exec cat {} + >/dev/null
 
 # The nightly job's settings (configs/nightly.yaml) without input and out.
-FLAGS=(--quiet --spec experiment --ceiling by_configuration --episode-end-from-spec
+FLAGS=(--quiet --spec experiment --ceiling "${BENCH_CEILING:-by_configuration}" --episode-end-from-spec
 	--solve-component progress --group-by algorithm_id --baseline ppo --bootstrap-seed 0)
 
 T=$BENCH_DIR/times
@@ -84,7 +88,7 @@ run() {
 	shift
 	[[ $name == base-* ]] && bin=$BASE_BIN
 	rm -rf "$BENCH_DIR/out"
-	/usr/bin/time -o "$T/one" -f "%e %U %S %M" "$bin" score "$@" --out "$BENCH_DIR/out" "${FLAGS[@]}" >"$T/$name.log"
+	/usr/bin/time -o "$T/one" -f "%e %U %S %M" "$bin" score "$@" --out "$BENCH_DIR/out" "${FLAGS[@]}" >"$T/$name.log" 2>"$T/$name.err" || { cat "$T/$name.err" >&2; exit 1; }
 	awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$T/one" >>"$T/$name"
 }
 
@@ -95,7 +99,7 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	run cold-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/c"
 	[[ -n $BASE_BIN ]] && run base-cold-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/cb"
 	change
-	run warm-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/c"
+	run warm-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/c" --log-level info
 	[[ -n $BASE_BIN ]] && run base-warm-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/cb"
 	restore
 	run parquet "$BENCH_DIR/parquet" --pattern '*.parquet'
@@ -123,3 +127,4 @@ echo "what each job said:"
 for j in "${JOBS[@]}"; do
 	echo "  $j: $(grep -m1 '^scored' "$T/$j.log" || echo '(no summary line)')"
 done
+echo "  warm-cache's runs: $(grep -m1 -o 'runs from the cache.*' "$T/warm-cache.err" || echo '(no run-level entries)')"

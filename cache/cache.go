@@ -53,6 +53,9 @@ type Cache struct {
 	enc *zstd.Encoder
 	dec *zstd.Decoder
 
+	kind string // "" or a Kind's folder, with its slash
+	sub  bool   // a Kind of another Cache, which owns the bucket
+
 	mu        sync.Mutex
 	writeErrs int
 }
@@ -106,6 +109,9 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 
 // Close closes the cache's bucket.
 func (c *Cache) Close() error {
+	if c.sub {
+		return nil
+	}
 	c.dec.Close()
 	return c.close()
 }
@@ -129,9 +135,16 @@ func Key(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Kind returns the same cache whose entries are kept apart, under
+// <prefix>v<FormatVersion>/<kind>/ (the engine's run-level entries and
+// object indexes); its Close does nothing.
+func (c *Cache) Kind(kind string) *Cache {
+	return &Cache{loc: c.loc, b: c.b, close: func() error { return nil }, enc: c.enc, dec: c.dec, kind: kind + "/", sub: true}
+}
+
 // name is the blob key of the entry of key.
 func (c *Cache) name(key string) string {
-	return fmt.Sprintf("%sv%d/%s/%s%s", c.loc.Prefix, FormatVersion, key[:2], key, EntrySuffix)
+	return fmt.Sprintf("%sv%d/%s%s/%s%s", c.loc.Prefix, FormatVersion, c.kind, key[:2], key, EntrySuffix)
 }
 
 // URL is where the entry of key is stored.

@@ -1,24 +1,29 @@
 // Package cache is the store behind score's --cache: entries, each one
 // trace object's decoded runs as its protocol's decoder encodes them
-// (scoring.Codec), in any blob prefix (a local folder, s3://, gs://,
+// (scoring.Codec), or what the engine keeps of an object or a run (its
+// index of run pieces, its scored run: pipeline/runcache.go), in any blob prefix (a local folder, s3://, gs://,
 // azblob://) or, for "auto", a folder under os.UserCacheDir. The engine
 // (pipeline) decides what an entry's key is made of and when it is
 // written; this package only stores, checks and lists entries. It starts
 // no goroutine; its methods may be called concurrently.
 //
 // An entry is named <prefix>v<FormatVersion>/<key[:2]>/<key>.crlc, key
-// being a SHA-256 in hex (Key). It holds a magic line, FormatVersion, its
-// own key, a hash of the object's bytes (for the engine's note on objects
+// being a SHA-256 in hex (Key); the entries of a Kind (the engine's object
+// indexes and scored runs, "index" and "runs") are kept apart under
+// <prefix>v<FormatVersion>/<kind>/<key[:2]>/<key>.crlc, in the same
+// format. It holds a magic line, FormatVersion, its own key, a hash of the object's bytes (for the engine's note on objects
 // stored twice), the zstd-compressed encoding and, last, the SHA-256 of
 // everything before it. Get refuses (ErrCorrupt) an entry whose checksum,
 // version, key, length or compression is not right, so that a flipped
 // byte, a truncated file or an entry of another version is never trusted.
 //
-// Writes: an entry's contents depend on its key alone, and Put publishes it
-// whole (on a local disk gocloud.dev's fileblob writes a temporary file
-// beside it and renames it; a blob store's upload is atomic), so two jobs
-// writing one entry at once leave one of two identical entries, and a
-// reader never sees half of one. Stats and Prune list the entries of every
+// Writes: an object's entry depends on its key alone (a run's entry may
+// differ by the preparation it was scored under, which it records and the
+// engine compares), and Put publishes it whole (on a local disk
+// gocloud.dev's fileblob writes a temporary file beside it and renames it;
+// a blob store's upload is atomic), so two jobs writing one entry at once
+// leave one of two whole entries, either right, and a reader never sees
+// half of one. Stats and Prune list the entries of every
 // version; Prune removes the oldest first (by when each was written: a hit
 // does not refresh an entry).
 package cache

@@ -40,6 +40,9 @@ type jobCache struct {
 	attrs   []*blob.Attributes
 	hits    []scoring.Object // per object: the object read back from its entry
 	pending [][]byte         // per object missed: its encoding, until stored
+	skip    []bool           // per object: not to look up or read now (runcache.go)
+	looked  []bool           // per object: its entry looked up
+	stored  []bool           // per object: its entry written by this job
 
 	warnOnce sync.Once
 }
@@ -98,16 +101,16 @@ func (j *job) closeCache() {
 	}
 }
 
-// lookupCache finds the entry of every object, at most Concurrency at
-// once. Entries that cannot be read are warned about and left to be
-// rebuilt.
-func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) error {
+// keyObjects computes the entry key of every object (once), at most
+// Concurrency at once, from its attributes.
+func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) error {
 	jc := j.cache
-	if jc == nil {
+	if jc == nil || jc.keys != nil {
 		return nil
 	}
 	n := len(objs)
 	jc.keys, jc.attrs, jc.hits, jc.pending = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n)
+	jc.looked, jc.stored = make([]bool, n), make([]bool, n)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i, o := range objs {
@@ -128,12 +131,40 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 			if a.ETag == "" && len(a.MD5) == 0 && a.ModTime.IsZero() {
 				return nil // nothing tells this object's versions apart
 			}
-			key := cache.Key(jc.codec.CodecKey(), url, o.Rel, strconv.FormatInt(a.Size, 10), a.ETag,
-				fmt.Sprintf("%x", a.MD5), a.ModTime.UTC().Format(time.RFC3339Nano))
-			jc.keys[i], jc.attrs[i] = key, a
 			if a.Size != o.Size {
+				jc.attrs[i] = a
 				return nil // read below, where the change is reported
 			}
+			jc.keys[i] = cache.Key(jc.codec.CodecKey(), url, o.Rel, strconv.FormatInt(a.Size, 10), a.ETag,
+				fmt.Sprintf("%x", a.MD5), a.ModTime.UTC().Format(time.RFC3339Nano))
+			jc.attrs[i] = a
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// lookupCache finds the entry of every object not skipped and not looked
+// up yet, at most Concurrency at once. Entries that cannot be read are
+// warned about and left to be rebuilt.
+func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) error {
+	jc := j.cache
+	if jc == nil {
+		return nil
+	}
+	if err := j.keyObjects(ctx, b, objs); err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.cfg.Concurrency)
+	for i, o := range objs {
+		if j.skipRead(i) || jc.looked[i] || jc.keys[i] == "" {
+			continue // not now, looked up already, or not cacheable
+		}
+		jc.looked[i] = true
+		key := jc.keys[i]
+		g.Go(func() error {
+			url := j.in.ObjectURL(o.Key)
 			e, found, err := jc.c.Get(gctx, key)
 			switch {
 			case !found && err == nil:
@@ -160,6 +191,11 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 		})
 	}
 	return g.Wait()
+}
+
+// skipRead reports whether object i is not to be read now.
+func (j *job) skipRead(i int) bool {
+	return j.cache != nil && j.cache.skip != nil && j.cache.skip[i]
 }
 
 // cached returns object i's entry read back, or nil.
@@ -204,13 +240,20 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h
 		return // changed under the job (or gone): not stored
 	}
 	if err := jc.c.Put(ctx, jc.keys[i], cache.Entry{Payload: enc, Hash: h}); err != nil {
-		if ctx.Err() != nil {
-			return
-		}
-		jc.warnOnce.Do(func() {
-			j.log.Warn("cache cannot be written: the job goes on without storing entries", "cache", jc.c.String(), "error", err)
-		})
+		j.cacheWriteFailed(ctx, err)
+		return
 	}
+	jc.stored[i] = true
+}
+
+// cacheWriteFailed warns, once per job, that the cache cannot be written.
+func (j *job) cacheWriteFailed(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	j.cache.warnOnce.Do(func() {
+		j.log.Warn("cache cannot be written: the job goes on without storing entries", "cache", j.cache.c.String(), "error", err)
+	})
 }
 
 // badCounter counts the bad rows skipped in one object on their way to

@@ -215,6 +215,7 @@ func (c *Config) bind() (bound, error) {
 		return bound{}, err
 	}
 	b.dec = b.job.Decoder()
+	b.flags = flags
 	return b, nil
 }
 

@@ -35,7 +35,12 @@
 // decoded-object cache by its URL, key, size, ETag, MD5, modification time
 // and the decoder's scoring.Codec key; a hit is the decoder's encoding read
 // back instead of the object, a miss is decoded and then stored. The
-// manifest says per object which it was (decoded, parquet, cache).
+// manifest says per object which it was (decoded, parquet, cache). When
+// the protocol's runs split into pieces and its scored runs encode,
+// runcache.go keeps per object an index of its run pieces and per run its
+// scored run, keyed by its pieces' entries, the job's scoring key and the
+// build: an unchanged run (whose preparation, scoring.Contributor, gives it
+// the same) is served whole, its objects not read at all.
 // Convert (convert.go) is `crlbatch convert`.
 //
 // Memory: decoded objects hold their rows in the decoder's compact form;

@@ -77,6 +77,7 @@ type bound struct {
 	dec      scoring.Decoder
 	identity []string // the run identity fields in force
 	groupBy  []string
+	flags    scoring.Flags // the protocol's flags as bound (scoreKey)
 }
 
 // outFile is one result file, fully built in memory before anything is
@@ -209,12 +210,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	defer j.closeCache()
 
 	j.prog.setTotal(len(objs), sumSizes(objs))
-	rd, err := j.read(ctx, inB, objs)
+	rd, res, err := j.readAndScore(ctx, inB, objs, prev)
 	defer releaseAll(rd) // spill files go whatever happens
-	if err != nil {
-		return nil, err
-	}
-	res, err := j.score(ctx, rd, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -241,18 +238,46 @@ func releaseAll(rd *read) {
 // read decodes every object (spilling past --memory-limit), applies
 // --max-bad-rows and fails a job whose objects hold no row.
 func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, error) {
+	rs := j.startRead(objs)
+	if err := j.readSome(ctx, b, rs, nil); err != nil {
+		return rs.rd, err
+	}
+	return rs.rd, j.finishRead(rs, nil)
+}
+
+// reading is the state of read between its steps: the run cache
+// (runcache.go) reads some objects, then others, then finishes.
+type reading struct {
+	objs  []object
+	bud   *budget
+	bad   *badRows
+	split []bool
+	rd    *read
+}
+
+func (j *job) startRead(objs []object) *reading {
 	bud := &budget{limit: j.cfg.MemoryLimit, dir: j.cfg.SpillDir}
 	bud.defaults()
-	bad := newBadRows(len(objs), j.cfg.MaxBadRows)
-	split := j.splitObjects(objs)
-	rd := &read{how: make([]string, len(objs)), counts: map[string]int{}}
-	if err := j.lookupCache(ctx, b, objs); err != nil {
-		return rd, err
+	return &reading{objs: objs, bud: bud, bad: newBadRows(len(objs), j.cfg.MaxBadRows), split: j.splitObjects(objs),
+		rd: &read{objects: make([]scoring.Object, len(objs)), how: make([]string, len(objs)), counts: map[string]int{}}}
+}
+
+// readSome reads (from --cache or the input) the objects want says (all
+// for nil) that are not read yet.
+func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []bool) error {
+	rd, objs, bud := rs.rd, rs.objs, rs.bud
+	if j.cache != nil {
+		j.cache.skip = make([]bool, len(objs))
+		for i := range objs {
+			j.cache.skip[i] = rd.objects[i] != nil || want != nil && !want[i]
+		}
 	}
-	var err error
-	rd.objects, err = readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
+	if err := j.lookupCache(ctx, b, objs); err != nil {
+		return err
+	}
+	got, err := readObjects(ctx, j, b, objs, rs.bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
 		var skipped int
-		o, how, err := j.decodeAny(split[i], objs[i], url, rel, r, badCounter(bad.hook(i), &skipped))
+		o, how, err := j.decodeAny(rs.split[i], objs[i], url, rel, r, badCounter(rs.bad.hook(i), &skipped))
 		if err != nil {
 			return nil, err
 		}
@@ -264,23 +289,39 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 		}
 		return o, nil
 	})
-	for i := range rd.objects {
+	var hits []int
+	for i := range got {
 		if o := j.cached(i); o != nil {
-			rd.objects[i], rd.how[i] = o, ReadCache
+			got[i], rd.how[i] = o, ReadCache
+			hits = append(hits, i)
 		}
+		if got[i] != nil {
+			rd.objects[i] = got[i]
+		}
+	}
+	if j.cache != nil {
+		clear(j.cache.hits)
 	}
 	if err != nil {
-		return rd, err
+		return err
 	}
-	for i := range rd.objects {
-		if rd.how[i] == ReadCache {
-			if err := bud.admit(rd.objects[i]); err != nil {
-				return rd, err
-			}
+	for _, i := range hits {
+		if err := bud.admit(rd.objects[i]); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// finishRead applies --max-bad-rows and builds what the manifest and the
+// notes say of the objects read; an object not read (nil) is described by
+// served (runcache.go), as served from the cache.
+func (j *job) finishRead(rs *reading, served func(i int) (rows, runs int)) error {
+	rd, objs, bad, bud := rs.rd, rs.objs, rs.bad, rs.bud
+	// Once more from the start when objects were read since (runcache.go).
+	rd.rows, rd.manObj, rd.counts = 0, nil, map[string]int{}
 	if err := bad.err(); err != nil {
-		return rd, err
+		return err
 	}
 	rows := bad.all()
 	rd.skipped = skippedRows(rows)
@@ -289,17 +330,24 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 		j.log.Warn("skipped bad rows", "rows", len(rows), "max_bad_rows", j.cfg.MaxBadRows)
 	}
 	for i, o := range rd.objects {
-		rd.rows += int64(o.Rows())
+		var nrows, nruns int
+		if o != nil {
+			nrows, nruns = o.Rows(), o.NumRuns()
+		} else {
+			nrows, nruns = served(i)
+			rd.how[i] = ReadCache
+		}
+		rd.rows += int64(nrows)
 		rd.manObj = append(rd.manObj, writers.ManifestObject{
 			Key: objs[i].Rel, Size: objs[i].Size, ETag: objs[i].ETag, MD5: objs[i].MD5,
-			RowsRead: int64(o.Rows()), RunsFound: o.NumRuns(), Status: "ok", Read: rd.how[i],
+			RowsRead: int64(nrows), RunsFound: nruns, Status: "ok", Read: rd.how[i],
 		})
 		rd.counts[rd.how[i]]++
 	}
 	// An empty result must not pass for a scored night (writers that
 	// crashed before their first flush).
 	if rd.rows == 0 {
-		return rd, &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}
+		return &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}
 	}
 	rd.notes = append(rd.notes, j.duplicates(objs)...)
 	rd.spilled = bud.spilled
@@ -307,7 +355,7 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 		j.log.Info("spilled decoded rows to disk", "objects", bud.spilled, "of", len(objs),
 			"memory_limit", bud.limit, "spill_dir", bud.dir)
 	}
-	return rd, nil
+	return nil
 }
 
 // dataErr keeps a reader's DataError as it is and wraps anything else.
@@ -341,6 +389,9 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 		o := objs[i]
 		g.Go(func() error {
 			if bad != nil && bad.skip(i) {
+				return nil
+			}
+			if j.skipRead(i) { // read already, or not needed
 				return nil
 			}
 			if j.cached(i) != nil { // served from --cache

@@ -67,11 +67,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 		}
 	}
 	j.log.Info("scoring one run at a time", "rows", rd.rows)
-	type slot struct {
-		res *scoring.Scored
-		err error
-	}
-	var slots []*slot
+	var slots []*scoreSlot
 	total := 0
 	fold := j.newFolder() // nil unless the job folds figures (pipeline/figures.go)
 	g, gctx := errgroup.WithContext(ctx)
@@ -82,7 +78,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 			return err
 		}
 		phase("score")
-		s, i := &slot{}, len(slots)
+		s, i := &scoreSlot{}, len(slots)
 		slots = append(slots, s)
 		g.Go(func() error {
 			// A run once started is scored to its end, so that the first
@@ -94,6 +90,31 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 		})
 		return nil
 	})
+	err = j.endScoring(ctx, rd, g, err, slots)
+	if err != nil {
+		return nil, err
+	}
+	scored := make([]*scoring.Scored, len(slots))
+	for i, s := range slots {
+		scored[i] = s.res
+	}
+	return j.reduceScored(ctx, rd.notes, scored, total, prev)
+}
+
+// scoreSlot is where one run's scoring puts its result.
+type scoreSlot struct {
+	res *scoring.Scored
+	err error
+}
+
+// endScoring ends a scoring pass: it waits for the runs being scored and
+// returns the first error of a run in canonical order (slots), else err
+// (the assembly's), else the group's, else ctx's. Nothing reads the runs
+// after this pass. Their decoded rows and the columns the decoder lends are
+// most of the heap: it drops them and collects now, so that the reduction
+// and the writers reuse that memory rather than grow the heap past it
+// (docs/decisions.md).
+func (j *job) endScoring(ctx context.Context, rd *read, g *errgroup.Group, err error, slots []*scoreSlot) error {
 	werr := g.Wait()
 	for _, s := range slots {
 		if s.err != nil {
@@ -104,24 +125,13 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	if err == nil {
 		err = werr
 	}
-	// Nothing reads the runs after this pass. Their decoded rows and the
-	// columns the decoder lends are most of the heap: drop them and
-	// collect now, so that the reduction and the writers reuse that memory
-	// rather than grow the heap past it (docs/decisions.md).
-	dec.Close()
+	j.proto.dec.Close()
 	releaseAll(rd)
 	runtime.GC()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	scored := make([]*scoring.Scored, len(slots))
-	for i, s := range slots {
-		scored[i] = s.res
-	}
-	return j.reduceScored(ctx, rd.notes, scored, total, prev)
+	return ctx.Err()
 }
 
 // reduceScored takes the scored runs kept (in canonical order; total runs

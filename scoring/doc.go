@@ -38,6 +38,12 @@
 // between workers. CodecKey names what decoding depends on besides the
 // object, so that an option that changes decoding changes the key.
 //
+// A Preparer that is also a Contributor can replay its pass from what each
+// run contributes to it (PrepareFrom) and say what the result gives one run
+// (PreparedFor): the engine's --cache keeps each run's contribution and
+// scored run (AppendScored, with the job's ScoredCodec), and serves the
+// scored run of an unchanged run whose PreparedFor is unchanged.
+//
 // UsageError and DataError are the engine's error kinds; a row error is a
 // *readers.DataError naming its object and line.
 package scoring

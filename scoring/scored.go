@@ -132,3 +132,22 @@ func DecodeResultOf[T any](protocol string, result, figure []byte, s *Scored) er
 	}
 	return nil
 }
+
+// Contributor is implemented by Preparers whose pass over the runs can be
+// replayed from what each run contributes to it, so that an engine that
+// keeps scored runs between jobs (--cache) need not assemble an unchanged
+// run again to prepare. PrepareFrom over the contributions of the runs
+// kept, in canonical order, prepares exactly as Prepare over the runs.
+type Contributor interface {
+	Preparer
+	// Contribution encodes what run adds to the preparation; nil when the
+	// preparation looks at no run (then PrepareFrom calls no each either).
+	Contribution(run *Run) ([]byte, error)
+	// PrepareFrom prepares from the contributions each hands over.
+	PrepareFrom(each func(fn func(contribution []byte) error) error) error
+	// PreparedFor encodes the part of what the preparation produced that
+	// the score of the run with this contribution depends on (the ceilings
+	// of its labels): a scored run kept from an earlier job stands for
+	// Score only if this is the same.
+	PreparedFor(contribution []byte) ([]byte, error)
+}

@@ -221,6 +221,22 @@ func (out *LabelBounds) Add(t *skyfall.Trace) error {
 	return nil
 }
 
+// AddCounts counts rows and final steps of label as Add counts a trace's:
+// Add over traces equals, for each trace in turn, AddCounts of each of its
+// labels in the order of its LabelNames (with the counts Add gave that
+// trace alone, zeros included), which lets a caller keep each trace's
+// counts rather than the trace.
+func (out *LabelBounds) AddCounts(label string, rows, finalRows int) {
+	j, ok := out.index[label]
+	if !ok {
+		j = len(out.Labels)
+		out.index[label] = j
+		out.Labels = append(out.Labels, LabelBound{Label: label})
+	}
+	out.Labels[j].Rows += rows
+	out.Labels[j].FinalRows += finalRows
+}
+
 // Finish computes every label's ceiling from the counts.
 func (out *LabelBounds) Finish() {
 	b := out.Bound
@@ -285,6 +301,20 @@ func (d *DataRelativeLabels) Add(t *skyfall.Trace) {
 		if !ok || r > best {
 			d.best[l] = r
 		}
+	}
+}
+
+// AddBest takes into account the best reward x of label in one trace (the
+// first of the trace's labels, in its order of first appearance, first):
+// for finite rewards, Add over traces equals AddBest of each trace's
+// labels and their best rewards, trace after trace.
+func (d *DataRelativeLabels) AddBest(l string, x float64) {
+	best, ok := d.best[l]
+	if !ok {
+		d.order = append(d.order, l)
+	}
+	if !ok || x > best {
+		d.best[l] = x
 	}
 }
 

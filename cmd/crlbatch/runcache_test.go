@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/pipeline"
+)
+
+// The run-level entries of --cache (pipeline/runcache.go): a run whose
+// pieces and scoring are unchanged is served whole, observed through the
+// log's "runs from the cache" line.
+
+// runStats are the counts of the log's "runs from the cache" line.
+type runStats struct{ served, assembled, scored, runs int }
+
+var runStatsRE = regexp.MustCompile(`msg="runs from the cache" served=(\d+) assembled=(\d+) scored=(\d+) runs=(\d+)`)
+
+// scoreRuns scores as scoreCached does, at --log-level info, and returns
+// the run counts of the log (failing the test without them).
+func scoreRuns(t *testing.T, in, out, c string, args ...string) ([]string, runStats, string) {
+	t.Helper()
+	reads, stderr := scoreCached(t, in, out, c, append([]string{"--log-level", "info"}, args...)...)
+	m := runStatsRE.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no run counts in the log: %s", stderr)
+	}
+	n := func(s string) int { x, _ := strconv.Atoi(s); return x }
+	return reads, runStats{n(m[1]), n(m[2]), n(m[3]), n(m[4])}, stderr
+}
+
+// nightly are the nightly job's flags: a ceiling derived from every run.
+var nightly = []string{"--spec", "experiment", "--ceiling", "by_configuration", "--episode-end-from-spec",
+	"--solve-component", "progress", "--bootstrap-resamples", "300"}
+
+// TestRunCacheServedWhole: for every protocol's example, the synthetic
+// sweep and the skyfall ceilings derived from the runs, a warm rerun with
+// no object changed reads no object and scores no run (every run served
+// whole), and its Parquet files and report are those of a job without a
+// cache.
+func TestRunCacheServedWhole(t *testing.T) {
+	cases := append(parquetCases[:len(parquetCases):len(parquetCases)],
+		struct {
+			name  string
+			input string
+			args  []string
+		}{"nightly", "", nightly},
+		struct {
+			name  string
+			input string
+			args  []string
+		}{"data-relative", "../../configs/example-sweep", []string{"--ceiling", "data_relative", "--anchor", "ceiling"}})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.input
+			if in == "" {
+				in = synthSweep(t)
+			}
+			tmp := t.TempDir()
+			cdir := filepath.Join(tmp, "cache")
+			scoreCached(t, in, filepath.Join(tmp, "none"), "", c.args...)
+			_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, c.args...)
+			if cold.served != 0 || cold.scored != cold.runs || cold.runs == 0 {
+				t.Errorf("cold: %+v", cold)
+			}
+			reads, warm, stderr := scoreRuns(t, in, filepath.Join(tmp, "warm"), cdir, c.args...)
+			if warm.served != cold.runs || warm.scored != 0 || warm.assembled != 0 || warm.runs != cold.runs {
+				t.Errorf("warm: %+v, cold %+v", warm, cold)
+			}
+			if countReads(reads, pipeline.ReadCache) != len(reads) || strings.Contains(stderr, "WARN") {
+				t.Errorf("warm reads %v: %s", reads, stderr)
+			}
+			sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "cold"))
+			sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "warm"))
+		})
+	}
+}
+
+// editObject rewrites a plain object of the example sweep with edit.
+func editObject(t *testing.T, path string, edit func(lines []string) []string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := edit(strings.Split(strings.TrimRight(string(data), "\n"), "\n"))
+	writeFile(t, path, strings.Join(lines, "\n")+"\n")
+}
+
+var rewardRE = regexp.MustCompile(`"reward":[^,]+,`)
+
+// TestRunCacheChangedObject: under the nightly ceiling (by_configuration:
+// each label's ceiling pools the rows and final steps of every run), a
+// changed reward, which moves no ceiling, rescores its run alone; a new
+// run whose rows all carry a label of their own scores that run alone (no
+// other run has the label); a row more of a label every run has moves that
+// label's ceiling and rescores every run. Each time the outputs are those
+// of a job without a cache.
+func TestRunCacheChangedObject(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	cdir := filepath.Join(tmp, "cache")
+	_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
+	if cold.runs != 9 {
+		t.Fatalf("cold: %+v", cold)
+	}
+	ppo := filepath.Join(in, "ppo", "ppo-s0.jsonl")
+	check := func(name string, want runStats, decoded int) {
+		t.Helper()
+		reads, got, _ := scoreRuns(t, in, filepath.Join(tmp, name), cdir, nightly...)
+		if got != want {
+			t.Errorf("%s: runs %+v, want %+v", name, got, want)
+		}
+		if n := countReads(reads, pipeline.ReadDecoded); n != decoded {
+			t.Errorf("%s: %d objects decoded, want %d: %v", name, n, decoded, reads)
+		}
+		scoreCached(t, in, filepath.Join(tmp, name+"-none"), "", nightly...)
+		sameOutputs(t, filepath.Join(tmp, name+"-none"), filepath.Join(tmp, name))
+	}
+
+	// One reward changed: no ceiling moves (they count rows).
+	editObject(t, ppo, func(lines []string) []string {
+		lines[5] = rewardRE.ReplaceAllString(lines[5], `"reward":0.123456789,`)
+		return lines
+	})
+	check("reward", runStats{served: 8, assembled: 1, scored: 1, runs: 9}, 1)
+
+	// A new run, every row of it under a label no other run has.
+	data, err := os.ReadFile(ppo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := strings.NewReplacer(`"run_id":"ppo-s0","seed":0`, `"run_id":"ppo-s9","seed":9`,
+		`"regime_id":"calm_again"`, `"regime_id":"fog"`, `"regime_id":"calm"`, `"regime_id":"fog"`,
+		`"regime_id":"gusty"`, `"regime_id":"fog"`, `"regime_id":"storm"`, `"regime_id":"fog"`).Replace(string(data))
+	if strings.Count(fresh, `"fog"`) != strings.Count(fresh, "\n") {
+		t.Fatalf("the new run's rows are not all under fog")
+	}
+	writeFile(t, filepath.Join(in, "ppo", "ppo-s9.jsonl"), fresh)
+	check("new-label", runStats{served: 9, assembled: 1, scored: 1, runs: 10}, 1)
+
+	// A row more under calm_again, a label of every other run: its
+	// ceiling moves, and every run that has it is scored again.
+	editObject(t, ppo, func(lines []string) []string { return append(lines, lines[len(lines)-1]) })
+	check("moved-ceiling", runStats{served: 1, assembled: 1, scored: 9, runs: 10}, 1)
+}
+
+// TestRunCacheFlags: a scoring flag (--gamma, --alpha) reuses every
+// object's decoded runs but scores every run again; a flag that changes no
+// score (--concurrency, another --out, --bootstrap-resamples, --group-by)
+// serves every run whole; --where serves the runs it keeps.
+func TestRunCacheFlags(t *testing.T) {
+	tmp := t.TempDir()
+	in := "../../configs/example-sweep"
+	cdir := filepath.Join(tmp, "cache")
+	_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir)
+	for i, c := range []struct {
+		args   []string
+		scored int
+	}{
+		{[]string{"--gamma", "0.9"}, 9},
+		{[]string{"--alpha", "0.3"}, 9},
+		{[]string{"--concurrency", "1"}, 0},
+		{[]string{"--bootstrap-resamples", "200"}, 0},
+		{[]string{"--group-by", "algorithm_id,seed", "--allow-missing-baseline"}, 0},
+		{[]string{"--where", "algorithm_id=ppo"}, 0},
+	} {
+		out := filepath.Join(tmp, fmt.Sprint("out", i))
+		reads, got, _ := scoreRuns(t, in, out, cdir, c.args...)
+		if countReads(reads, pipeline.ReadCache) != len(reads) {
+			t.Errorf("%v: reads %v", c.args, reads)
+		}
+		kept := cold.runs
+		if c.args[0] == "--where" {
+			kept = 3
+		}
+		if got.scored != c.scored || got.served != kept-c.scored || got.runs != cold.runs {
+			t.Errorf("%v: runs %+v, want %d scored of %d kept", c.args, got, c.scored, kept)
+		}
+		none := out + "-none"
+		scoreCached(t, in, none, "", c.args...)
+		sameOutputs(t, none, out)
+	}
+}
+
+// TestRunCacheCorrupt: a damaged run entry (a flipped byte) and a
+// truncated object index are not trusted: a warning names each, that run
+// is scored again (its object read back from its own entry), the outputs
+// are unchanged, and the next job serves every run whole again.
+func TestRunCacheCorrupt(t *testing.T) {
+	tmp := t.TempDir()
+	in := "../../configs/example-sweep"
+	cdir := filepath.Join(tmp, "cache")
+	scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
+	var runs, index []string
+	for _, e := range entries(t, cdir) {
+		switch {
+		case strings.Contains(filepath.ToSlash(e), "/runs/"):
+			runs = append(runs, e)
+		case strings.Contains(filepath.ToSlash(e), "/index/"):
+			index = append(index, e)
+		}
+	}
+	if len(runs) != 9 || len(index) != 9 {
+		t.Fatalf("%d run entries, %d indexes", len(runs), len(index))
+	}
+	data, err := os.ReadFile(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x40
+	writeFile(t, runs[0], string(data))
+	data, err = os.ReadFile(index[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, index[0], string(data[:len(data)/2]))
+	reads, got, stderr := scoreRuns(t, in, filepath.Join(tmp, "damaged"), cdir, nightly...)
+	if strings.Count(stderr, "cache entry not trusted") != 2 || !strings.Contains(stderr, "of=run") || !strings.Contains(stderr, "of=object") {
+		t.Errorf("want two warnings: %s", stderr)
+	}
+	// The damaged run is scored again; the object whose index is damaged
+	// is read back from its entry (its runs still served whole).
+	if got.scored != 1 || got.served != 8 || countReads(reads, pipeline.ReadCache) != len(reads) {
+		t.Errorf("runs %+v, reads %v", got, reads)
+	}
+	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "damaged"))
+	reads, got, stderr = scoreRuns(t, in, filepath.Join(tmp, "rebuilt"), cdir, nightly...)
+	if got.served != 9 || strings.Contains(stderr, "WARN") || countReads(reads, pipeline.ReadCache) != len(reads) {
+		t.Errorf("after the rebuild: %+v %v %s", got, reads, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "rebuilt"))
+}
+
+// TestRunCacheScoredUnreadable: a run entry whole and checksummed whose
+// scored run does not read back (as if written by a build whose encoding
+// differs) is not trusted either: a warning, the run scored again, the
+// outputs unchanged.
+func TestRunCacheScoredUnreadable(t *testing.T) {
+	tmp := t.TempDir()
+	in := "../../configs/example-sweep"
+	cdir := filepath.Join(tmp, "cache")
+	scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir)
+	var runs []string
+	for _, e := range entries(t, cdir) {
+		if strings.Contains(filepath.ToSlash(e), "/runs/") {
+			runs = append(runs, e)
+		}
+	}
+	if len(runs) != 9 {
+		t.Fatalf("%d run entries", len(runs))
+	}
+	ctx := context.Background()
+	c, err := cache.Open(ctx, cdir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc := c.Kind("runs")
+	key := strings.TrimSuffix(filepath.Base(runs[0]), cache.EntrySuffix)
+	e, found, err := rc.Get(ctx, key)
+	if err != nil || !found {
+		t.Fatalf("entry %s: %v %v", key, found, err)
+	}
+	// The header stays; the scored run after it is cut short.
+	e.Payload = e.Payload[:len(e.Payload)-100]
+	if err := rc.Put(ctx, key, e); err != nil {
+		t.Fatal(err)
+	}
+	_, got, stderr := scoreRuns(t, in, filepath.Join(tmp, "unreadable"), cdir)
+	if strings.Count(stderr, "cache entry not trusted") != 1 || !strings.Contains(stderr, "of=run") || got.scored != 1 || got.served != 8 {
+		t.Errorf("runs %+v: %s", got, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "unreadable"))
+}
+
+// TestRunCacheConcurrentJobs: two jobs on one cache at once, after an
+// object changed (each reads run entries while the other writes them),
+// both give the results of a job without a cache, and a third job then
+// serves every run whole (go test -race covers the engine's side).
+func TestRunCacheConcurrentJobs(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	cdir := filepath.Join(tmp, "cache")
+	scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
+	editObject(t, filepath.Join(in, "ewc", "ewc-s0.jsonl"), func(lines []string) []string {
+		lines[7] = rewardRE.ReplaceAllString(lines[7], `"reward":0.5,`)
+		return lines
+	})
+	scoreCached(t, in, filepath.Join(tmp, "none"), "", nightly...)
+	done := make(chan struct{}, 2)
+	for _, name := range []string{"a", "b"} {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			args := append([]string{"score", in, "--out", filepath.Join(tmp, name), "--quiet", "--cache", cdir, "--concurrency", "2"}, nightly...)
+			if code, _, stderr := crl(t, args...); code != 0 || strings.Contains(stderr, "WARN") {
+				t.Errorf("job %s: exit %d: %s", name, code, stderr)
+			}
+		}()
+	}
+	<-done
+	<-done
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "a"))
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "b"))
+	_, got, stderr := scoreRuns(t, in, filepath.Join(tmp, "c"), cdir, nightly...)
+	if got.served != got.runs || strings.Contains(stderr, "WARN") {
+		t.Errorf("third job: %+v %s", got, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "c"))
+}
