@@ -431,3 +431,38 @@ func perColumn(pts plotter.XYs, column func(float64) int64) plotter.XYs {
 	}
 	return out
 }
+
+// GlyphBoxes implements plot.GlyphBoxer with the boxes of the line's
+// leftmost, rightmost, lowest and highest points only: the line's boxes
+// are all the same size, and the plot reads from them only the extremes
+// that pad the data area, so the layout is the one every point's box gives
+// (plotter.Line returns one box per point, hundreds of thousands in a
+// merged span, asked for several times per drawing).
+func (l *denseLine) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
+	if len(l.XYs) == 0 {
+		return nil
+	}
+	ext := [4]int{} // leftmost, rightmost, lowest, highest
+	for i, p := range l.XYs {
+		if p.X < l.XYs[ext[0]].X {
+			ext[0] = i
+		}
+		if p.X > l.XYs[ext[1]].X {
+			ext[1] = i
+		}
+		if p.Y < l.XYs[ext[2]].Y {
+			ext[2] = i
+		}
+		if p.Y > l.XYs[ext[3]].Y {
+			ext[3] = i
+		}
+	}
+	// As plotter.Line's boxes: a square of the line's width at the point.
+	r := 0.5 * l.LineStyle.Width
+	out := make([]plot.GlyphBox, 0, 4)
+	for _, i := range ext {
+		out = append(out, plot.GlyphBox{X: plt.X.Norm(l.XYs[i].X), Y: plt.Y.Norm(l.XYs[i].Y),
+			Rectangle: vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: r, Y: r}}})
+	}
+	return out
+}

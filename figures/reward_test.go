@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
@@ -175,5 +176,78 @@ func TestRewardLabelsFit(t *testing.T) {
 			t.Errorf("every %d: %d of %d wide regimes labelled", every, drawn, len(names))
 		}
 		t.Logf("every %d steps: %d regimes, %d labelled", every, len(names), drawn)
+	}
+}
+
+// TestDenseLineLayout: the merged span's line gives the data area the
+// layout plotter.Line gives it (its four extreme boxes pad as every box
+// does), for a line touching each edge of the data range.
+func TestDenseLineLayout(t *testing.T) {
+	ln := burstLine()
+	for _, edge := range []float64{-3, 3} {
+		var xs plotter.XYs
+		for i := range 5000 {
+			xs = append(xs, plotter.XY{X: float64(i)*25 - 10000, Y: math.Sin(float64(i))})
+		}
+		xs[0].Y, xs[4999].Y = edge, -edge
+		mk := func(dense bool) vg.Rectangle {
+			f := Reward("r", "ppo", 1, ln)
+			p := f.Panels[0]
+			l, _ := plotter.NewLine(xs)
+			l.Width = vg.Points(1.2)
+			if dense {
+				p.Add(&denseLine{Line: l})
+			} else {
+				p.Add(l)
+			}
+			w, h := f.size()
+			return p.DataCanvas(draw.NewCanvas(&recorder.Canvas{}, w, h)).Rectangle
+		}
+		if got, want := mk(true), mk(false); got != want {
+			t.Errorf("edge %v: data area %v, plotter.Line's %v", edge, got, want)
+		}
+	}
+}
+
+// TestPerColumnKeepsFirstLowestHighestLast: of each pixel column's points
+// the dense line keeps the first, the lowest, the highest and the last, in
+// step order, and nothing else.
+func TestPerColumnKeepsFirstLowestHighestLast(t *testing.T) {
+	var pts plotter.XYs
+	for i := range 3000 {
+		pts = append(pts, plotter.XY{X: float64(i) / 7, Y: math.Sin(float64(i)*1.3) + float64(i%11)})
+	}
+	column := func(x float64) int64 { return int64(math.Floor(x / 3)) }
+	got := perColumn(pts, column)
+	byCol := map[int64]plotter.XYs{}
+	var cols []int64
+	for _, p := range pts {
+		c := column(p.X)
+		if _, ok := byCol[c]; !ok {
+			cols = append(cols, c)
+		}
+		byCol[c] = append(byCol[c], p)
+	}
+	var want plotter.XYs
+	for _, c := range cols {
+		ps := byCol[c]
+		lo, hi := 0, 0
+		for i, p := range ps {
+			if p.Y < ps[lo].Y {
+				lo = i
+			}
+			if p.Y > ps[hi].Y {
+				hi = i
+			}
+		}
+		keep := map[int]bool{0: true, lo: true, hi: true, len(ps) - 1: true}
+		for i, p := range ps {
+			if keep[i] {
+				want = append(want, p)
+			}
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("perColumn kept %d points, want %d", len(got), len(want))
 	}
 }
