@@ -383,53 +383,43 @@ func envelope(pts plotter.XYs, column func(float64) int64, beyond func(a, b floa
 }
 
 // denseLine is the mean line of a span of merged regimes, whose buckets
-// can far outnumber the pixel columns they cover. On a vector canvas (SVG)
-// it is drawn whole; on a raster canvas (PNG) each run of consecutive
-// points in one pixel column is drawn as its first, lowest, highest and
-// last point, in step order (the stroke then covers the same pixels: it
-// visits the column's extremes and enters and leaves it where the whole
-// line does), one to four vertices per column.
+// can far outnumber the pixel columns they cover, several of them (of
+// different labels) at one step. On a vector canvas (SVG) it is drawn
+// whole. On a raster canvas (PNG) it is drawn as what a stroke through
+// every point covers in each pixel column: the area from the column's
+// lowest to its highest point, filled, with its upper and lower edges
+// stroked at the line's width (the envelopes that
+// TestEnvelopeKeepsEveryColumnsExtremes checks). Stroking the zigzag
+// itself cost freetype's rasterizer seconds (it searches its cells in a
+// list); the two edges have one vertex per column.
 type denseLine struct{ *plotter.Line }
 
 // Plot implements plot.Plotter.
 func (l *denseLine) Plot(c draw.Canvas, plt *plot.Plot) {
 	dpi, ok := rasterDPI(c.Canvas)
-	if !ok {
+	if !ok || len(l.XYs) < 2 {
 		l.Line.Plot(c, plt)
 		return
 	}
 	trX, _ := plt.Transforms(&c)
 	px := float64(vg.Inch) / dpi
 	column := func(x float64) int64 { return int64(math.Floor(float64(trX(x)) / px)) }
-	line := *l.Line
-	line.XYs = perColumn(l.XYs, column)
-	line.Plot(c, plt)
-}
-
-// perColumn keeps, of each run of consecutive points in one column, the
-// first, the lowest, the highest and the last, in their order (each once).
-func perColumn(pts plotter.XYs, column func(float64) int64) plotter.XYs {
-	out := make(plotter.XYs, 0, len(pts))
-	for i := 0; i < len(pts); {
-		col, lo, hi, j := column(pts[i].X), i, i, i+1
-		for ; j < len(pts) && column(pts[j].X) == col; j++ {
-			if pts[j].Y < pts[lo].Y {
-				lo = j
-			}
-			if pts[j].Y > pts[hi].Y {
-				hi = j
-			}
-		}
-		keep := []int{i, lo, hi, j - 1}
-		slices.Sort(keep)
-		for k, idx := range keep {
-			if k == 0 || idx != keep[k-1] {
-				out = append(out, pts[idx])
-			}
-		}
-		i = j
+	top := envelope(l.XYs, column, func(a, b float64) bool { return a > b })
+	bottom := envelope(l.XYs, column, func(a, b float64) bool { return a < b })
+	ring := append(plotter.XYs(nil), top...)
+	for i := len(bottom) - 1; i >= 0; i-- {
+		ring = append(ring, bottom[i])
 	}
-	return out
+	if poly, err := plotter.NewPolygon(ring); err == nil {
+		poly.Color = l.Color
+		poly.LineStyle.Width = 0
+		poly.Plot(c, plt)
+	}
+	for _, edge := range []plotter.XYs{top, bottom} {
+		line := *l.Line
+		line.XYs = edge
+		line.Plot(c, plt)
+	}
 }
 
 // GlyphBoxes implements plot.GlyphBoxer with the boxes of the line's
