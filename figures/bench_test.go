@@ -39,3 +39,31 @@ func BenchmarkRewardPNG(b *testing.B) {
 		}
 	}
 }
+
+// smallLine is a family of the bench-scale families step: five runs of
+// 200 steps, four labels.
+func smallLine() Line {
+	var curves []Curve
+	for r := range 5 {
+		n := 200
+		rw, lb := make([]float64, n), make([]int32, n)
+		for i := range n {
+			rw[i] = math.Sin(float64(i+r)/30) + float64(i%7)/10
+			lb[i] = int32(i / 50)
+		}
+		curves = append(curves, Downsample(rw, lb, []string{"a", "b", "c", "d"}))
+	}
+	return Merge(curves)
+}
+
+// BenchmarkRewardSmall is one small family's reward figure, SVG and PNG:
+// a job of 200 families draws 200 of them.
+func BenchmarkRewardSmall(b *testing.B) {
+	ln := smallLine()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := Reward("r", "f", 5, ln).render(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

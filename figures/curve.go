@@ -3,6 +3,7 @@ package figures
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/crlbatch/crlbatch/protocol"
@@ -47,19 +48,24 @@ func WidthFor(n int) int64 {
 func Downsample(rewards []float64, labels []int32, names []string) Curve {
 	c := Curve{Width: WidthFor(len(rewards)), Labels: names}
 	w := int(c.Width)
+	// at[l] is the position in c.Buckets of label l's bucket at index
+	// atIdx[l]: a bucket with as many labels as steps is found in one step,
+	// not by a scan of its labels (labels × steps: issue 16).
+	at := make([]int32, len(names))
+	atIdx := make([]int32, len(names))
+	for l := range atIdx {
+		atIdx[l] = -1
+	}
 	for start := 0; start < len(rewards); start += w {
 		end := min(start+w, len(rewards))
-		first := len(c.Buckets)
+		idx := int32(start / w)
 		for i := start; i < end; i++ {
 			r, l := rewards[i], labels[i]
-			j := first
-			for j < len(c.Buckets) && c.Buckets[j].Label != l {
-				j++
+			if atIdx[l] != idx {
+				atIdx[l], at[l] = idx, int32(len(c.Buckets))
+				c.Buckets = append(c.Buckets, Bucket{Index: idx, Label: l, Min: r, Max: r})
 			}
-			if j == len(c.Buckets) {
-				c.Buckets = append(c.Buckets, Bucket{Index: int32(start / w), Label: l, Min: r, Max: r})
-			}
-			b := &c.Buckets[j]
+			b := &c.Buckets[at[l]]
 			b.N++
 			b.Sum += r
 			b.Min = math.Min(b.Min, r)
@@ -140,9 +146,15 @@ type Accumulator struct {
 	levels [maxLevel + 1][][]cell
 	width  int64
 	runs   int
+	// top is the widest level kept (-1: none yet); see Fold.
+	top int
 	// scratch: one run's buckets at one width.
 	run   []runCell
 	local []int32
+	// at[l] is the position in run of label l's cell at index atIdx[l]
+	// (coarsen), indexed by the family's label number.
+	at    []int
+	atIdx []int64
 }
 
 // cell is one bucket and label across runs.
@@ -173,6 +185,7 @@ func (a *Accumulator) Runs() int { return a.runs }
 func (a *Accumulator) Fold(c Curve) {
 	if a.labelIdx == nil {
 		a.labelIdx = map[string]int32{}
+		a.top = -1
 	}
 	a.runs++
 	a.width = max(a.width, c.Width)
@@ -197,40 +210,77 @@ func (a *Accumulator) Fold(c Curve) {
 	if len(c.Buckets) == 0 {
 		return
 	}
-	k0 := 0
-	for int64(1)<<k0 < c.Width {
-		k0++
+	k0 := level(c.Width)
+	// From level kw on the run is one bucket (index 0): its cells are the
+	// same at every wider width, and so, once every run folded so far is
+	// one bucket, are the levels. Only levels up to the highest such level
+	// of the family's runs (top) are kept; Line reads a wider one there.
+	kw := k0 + bits.Len64(uint64(c.Buckets[len(c.Buckets)-1].Index))
+	if a.top >= 0 {
+		for k := a.top + 1; k <= kw; k++ {
+			a.levels[k] = cloneLevel(a.levels[a.top])
+		}
 	}
-	whole := false // the run fits in one bucket: every wider width is the same
-	for k := k0; k <= maxLevel; k++ {
-		if !whole {
-			a.coarsen(c, uint(k-k0))
-			whole = a.run[len(a.run)-1].idx == 0
+	top := max(a.top, kw)
+	// Levels narrower than the widest run's are never read again: the
+	// line is read at the widest width.
+	from := max(k0, level(a.width))
+	for k := range from {
+		a.levels[k] = nil
+	}
+	for k := from; k <= top; k++ {
+		if k <= kw || k == from {
+			a.coarsen(c, uint(min(k, kw)-k0))
 		}
 		a.add(k)
 	}
+	a.top = top
+}
+
+// level is the power of two of a bucket width.
+func level(width int64) int {
+	k := 0
+	for int64(1)<<k < width {
+		k++
+	}
+	return k
+}
+
+// cloneLevel copies the cells of one width.
+func cloneLevel(lv [][]cell) [][]cell {
+	out := make([][]cell, len(lv))
+	for i, cells := range lv {
+		out[i] = slices.Clone(cells)
+	}
+	return out
 }
 
 // coarsen fills a.run with the run's buckets at 2^shift times its width,
 // summing its buckets in order as Merge always did, in order of index and
 // then of the label's first step in the bucket.
+//
+// A label's cell at the current index is found through a.at in one step:
+// a scan of the index's cells cost labels² per bucket, and a run of 100,000
+// labels spent most of its time there (issue 16).
 func (a *Accumulator) coarsen(c Curve, shift uint) {
 	a.run = a.run[:0]
-	first := 0 // the first cell of the current index
+	for n := len(a.labels); len(a.at) < n; {
+		a.at = append(a.at, 0)
+		a.atIdx = append(a.atIdx, -1)
+	}
+	for _, li := range a.local {
+		if li >= 0 {
+			a.atIdx[li] = -1
+		}
+	}
 	for _, b := range c.Buckets {
 		idx := int64(b.Index) >> shift
 		li := a.local[b.Label]
-		if n := len(a.run); n > 0 && a.run[n-1].idx != idx {
-			first = n
-		}
-		j := first
-		for j < len(a.run) && a.run[j].label != li {
-			j++
-		}
-		if j == len(a.run) {
+		if a.atIdx[li] != idx {
+			a.atIdx[li], a.at[li] = idx, len(a.run)
 			a.run = append(a.run, runCell{idx: idx, label: li, min: b.Min, max: b.Max})
 		}
-		r := &a.run[j]
+		r := &a.run[a.at[li]]
 		r.n += int64(b.N)
 		r.sum += b.Sum
 		r.min = math.Min(r.min, b.Min)
@@ -271,14 +321,10 @@ func (a *Accumulator) add(k int) {
 // reward, its 95 % Student-t band, and the extremes.
 func (a *Accumulator) Line() Line {
 	ln := Line{Width: a.width}
-	if a.runs == 0 || a.width == 0 {
+	if a.runs == 0 || a.width == 0 || a.top < 0 {
 		return ln
 	}
-	k := 0
-	for int64(1)<<k < a.width {
-		k++
-	}
-	for idx, cells := range a.levels[k] {
+	for idx, cells := range a.levels[min(level(a.width), a.top)] {
 		for _, c := range cells {
 			p := Point{Label: a.labels[c.label], Start: int64(idx) * a.width, End: int64(idx+1) * a.width, Runs: int(c.runs), Min: c.min, Max: c.max}
 			p.Mean = c.sum / float64(c.runs)

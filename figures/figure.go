@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
-	"image/png"
 	"math"
 	"strings"
 
@@ -109,9 +108,7 @@ func (f *Figure) PNG() ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
 	f.draw(draw.New(c))
 	var buf bytes.Buffer
-	// Fast compression: the default level spends more time than drawing.
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, c.Image()); err != nil {
+	if err := encodePNG(&buf, c.Image()); err != nil {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
 	return buf.Bytes(), nil

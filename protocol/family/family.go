@@ -348,7 +348,10 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 	case len(ys) < 2:
 		row.ProbImprovementCILow, row.ProbImprovementCIHigh = protocol.None(ReasonBaselineOne), protocol.None(ReasonBaselineOne)
 	default:
-		lo, hi := stats.ProbImprovementCI(xs, ys, opt.Resamples, stats.SeedFor(opt.Seed, f.Name, row.Metric, "probability of improvement"), opt.Level)
+		lo, hi, ok := stats.ProbImprovementCIUntil(xs, ys, opt.Resamples, stats.SeedFor(opt.Seed, f.Name, row.Metric, "probability of improvement"), opt.Level, opt.Stop)
+		if !ok {
+			return // Aggregate returns ErrStopped
+		}
 		row.ProbImprovementCILow, row.ProbImprovementCIHigh = protocol.Finite(lo), protocol.Finite(hi)
 	}
 

@@ -3,6 +3,7 @@ package stats
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -23,6 +24,21 @@ import (
 // an infinity, when resamples < 1, or when level is not strictly between 0
 // and 1.
 func ProbImprovementCI(x, y []float64, resamples int, seed uint64, level float64) (lo, hi float64) {
+	lo, hi, _ = ProbImprovementCIUntil(x, y, resamples, seed, level, nil)
+	return lo, hi
+}
+
+// ProbImprovementCIUntil is ProbImprovementCI that gives up when stop (if
+// not nil) returns true, asked before every 16th resample: ok is then
+// false. stop does not change a completed result.
+//
+// Per resample, x's draws are kept as positions in x sorted and y's are
+// counted per position in y sorted (prefix counts); then the pairs greater
+// are Σ over x's draws of (y drawn below it) and the pairs equal Σ (y drawn
+// equal to it): the integers ProbImprovement counts. The draws run with
+// the generator's state in locals (issue 16: half the CPU of intN per
+// draw and x's indices kept as they were drawn).
+func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level float64, stop func() bool) (lo, hi float64, ok bool) {
 	n, m := len(x), len(y)
 	switch {
 	case n == 0 || m == 0:
@@ -39,22 +55,12 @@ func ProbImprovementCI(x, y []float64, resamples int, seed uint64, level float64
 			}
 		}
 	}
-	// posY[j] is where y[j] sits in y sorted; below[i] and upTo[i] count
-	// the sorted y values < x[i] and ≤ x[i].
-	order := make([]int32, m)
-	for j := range order {
-		order[j] = int32(j)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(y[a], y[b]) })
-	sortedY := make([]float64, m)
-	posY := make([]int32, m)
-	for p, j := range order {
-		sortedY[p] = y[j]
-		posY[j] = int32(p)
-	}
+	sortedX, posX := sortedPositions(x)
+	sortedY, posY := sortedPositions(y)
+	// below[p] and upTo[p] count the sorted y values < and ≤ sortedX[p].
 	below := make([]int32, n)
 	upTo := make([]int32, n)
-	for i, a := range x {
+	for p, a := range sortedX {
 		lt, _ := slices.BinarySearchFunc(sortedY, a, func(b, a float64) int {
 			if b < a {
 				return -1
@@ -67,34 +73,96 @@ func ProbImprovementCI(x, y []float64, resamples int, seed uint64, level float64
 			}
 			return 1
 		})
-		below[i], upTo[i] = int32(lt), int32(le)
+		below[p], upTo[p] = int32(lt), int32(le)
 	}
 
 	drawX := make([]int32, n)
-	// cum[p] counts the drawn y values at sorted positions < p.
+	// countY[p+1] counts the draws of sortedY[p]; cum[p] the draws of the
+	// sorted positions < p.
+	countY := make([]int32, m+1)
 	cum := make([]int64, m+1)
 	values := make([]float64, resamples)
 	pairs := float64(n) * float64(m)
 	src := newIndexSource(seed)
-	un, um := uint64(n), uint64(m)
 	for b := range values {
-		for i := range drawX {
-			drawX[i] = int32(src.intN(un))
+		if stop != nil && b%stopEvery == 0 && stop() {
+			return 0, 0, false
 		}
-		clear(cum)
-		for range m {
-			cum[posY[src.intN(um)]+1]++
-		}
+		src.drawPositions(posX, drawX)
+		clear(countY)
+		src.countDraws(posY, countY[1:])
+		var c int64
 		for p := 1; p <= m; p++ {
-			cum[p] += cum[p-1]
+			c += int64(countY[p])
+			cum[p] = c
 		}
 		var gt, eq int64
-		for _, i := range drawX {
-			l, u := cum[below[i]], cum[upTo[i]]
+		for _, p := range drawX {
+			l, u := cum[below[p]], cum[upTo[p]]
 			gt += l
 			eq += u - l
 		}
 		values[b] = (float64(gt) + 0.5*float64(eq)) / pairs
 	}
-	return quantilePairSelect(values, (1-level)/2, (1+level)/2)
+	lo, hi = quantilePairSelect(values, (1-level)/2, (1+level)/2)
+	return lo, hi, true
+}
+
+// sortedPositions is vs sorted (stable) and where each vs[i] sits in it.
+func sortedPositions(vs []float64) (sorted []float64, pos []int32) {
+	order := make([]int32, len(vs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(vs[a], vs[b]) })
+	sorted = make([]float64, len(vs))
+	pos = make([]int32, len(vs))
+	for p, i := range order {
+		sorted[p] = vs[i]
+		pos[i] = int32(p)
+	}
+	return sorted, pos
+}
+
+// countDraws draws len(pos) indices j in [0, len(pos)), as intN does, and
+// counts each at counts[pos[j]]: intN inlined by hand, the generator's
+// state in locals, as resampleCounts.
+func (s *indexSource) countDraws(pos, counts []int32) {
+	un := uint64(len(pos))
+	pow2 := un&(un-1) == 0
+	hi, lo := s.hi, s.lo
+	for range pos {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		counts[pos[j]]++
+	}
+	s.hi, s.lo = hi, lo
+}
+
+// drawPositions draws len(pos) indices j in [0, len(pos)), as intN does,
+// and writes pos[j] of each to out, in draw order.
+func (s *indexSource) drawPositions(pos, out []int32) {
+	un := uint64(len(pos))
+	pow2 := un&(un-1) == 0
+	hi, lo := s.hi, s.lo
+	for i := range out {
+		var r, j uint64
+		hi, lo, r = pcgNext(hi, lo)
+		if pow2 {
+			j = r & (un - 1)
+		} else if j, r = bits.Mul64(r, un); r < un {
+			s.hi, s.lo = hi, lo
+			j = s.reject(un, j, r)
+			hi, lo = s.hi, s.lo
+		}
+		out[i] = pos[j]
+	}
+	s.hi, s.lo = hi, lo
 }

@@ -1,0 +1,117 @@
+package figures
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"testing"
+
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
+)
+
+// raster draws f as PNG does, before encoding.
+func raster(f *Figure) image.Image {
+	w, h := f.size()
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
+	f.draw(draw.New(c))
+	return c.Image()
+}
+
+// samePixels says whether a and b have the same bounds and colours.
+func samePixels(a, b image.Image) bool {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return false
+	}
+	ra, rb := a.Bounds(), b.Bounds()
+	for y := range ra.Dy() {
+		for x := range ra.Dx() {
+			r1, g1, b1, a1 := a.At(ra.Min.X+x, ra.Min.Y+y).RGBA()
+			r2, g2, b2, a2 := b.At(rb.Min.X+x, rb.Min.Y+y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// TestEncodePNGIsLossless: the PNG encoder's output decodes (by image/png)
+// to exactly the drawn pixels, for a small and a large reward figure, a
+// merged one, an interval-estimate figure, a part of an image (bounds not
+// at the origin) and an image with transparency (image/png's path), and
+// its size is within 10 % of image/png's at its fastest level.
+func TestEncodePNGIsLossless(t *testing.T) {
+	hib := true
+	fres := &family.Result{Families: []family.Family{
+		{Name: "a", Rows: []family.Row{{Metric: "m", HigherIsBetter: &hib, IQM: protocol.Finite(1), IQMCILow: protocol.Finite(0.5), IQMCIHigh: protocol.Finite(1.5)}}},
+		{Name: "b", Rows: []family.Row{{Metric: "m", HigherIsBetter: &hib, IQM: protocol.Finite(2), IQMCILow: protocol.Finite(1.2), IQMCIHigh: protocol.Finite(2.5)}}},
+	}}
+	images := map[string]image.Image{
+		"small reward":       raster(Reward("r", "f", 5, smallLine())),
+		"reward":             raster(Reward("r", "f", 5, benchLine())),
+		"merged regimes":     raster(Reward("r", "f", 1, burstLine())),
+		"interval estimates": raster(Intervals("i", fres, []Headline{{Metric: "m", Label: "M"}})),
+	}
+	images["part"] = images["reward"].(*image.RGBA).SubImage(image.Rect(100, 50, 400, 250))
+	see := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	for i := 0; i < len(see.Pix); i += 4 { // premultiplied: colours ≤ alpha
+		a := uint8(i * 7)
+		see.Pix[i], see.Pix[i+1], see.Pix[i+2], see.Pix[i+3] = a/2, a/3, a, a
+	}
+	images["transparent"] = see
+	for name, img := range images {
+		var ours, std bytes.Buffer
+		if err := encodePNG(&ours, img); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&std, img); err != nil {
+			t.Fatal(err)
+		}
+		if name == "transparent" { // image/png's own path (it stores colours unpremultiplied)
+			if !bytes.Equal(ours.Bytes(), std.Bytes()) {
+				t.Errorf("%s: not image/png's bytes", name)
+			}
+			continue
+		}
+		back, err := png.Decode(bytes.NewReader(ours.Bytes()))
+		if err != nil {
+			t.Fatalf("%s: image/png cannot read it: %v", name, err)
+		}
+		if !samePixels(img, back) {
+			t.Errorf("%s: the decoded pixels differ from the drawn ones", name)
+		}
+		t.Logf("%s: %d B, image/png %d B", name, ours.Len(), std.Len())
+		if float64(ours.Len()) > 1.1*float64(std.Len()) {
+			t.Errorf("%s: %d B, image/png %d B", name, ours.Len(), std.Len())
+		}
+	}
+}
+
+// BenchmarkEncodePNG and BenchmarkEncodePNGImagePNG encode one small
+// reward figure (a job of 200 families encodes 200).
+func BenchmarkEncodePNG(b *testing.B) {
+	img := raster(Reward("r", "f", 5, smallLine()))
+	b.ReportAllocs()
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := encodePNG(&buf, img); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncodePNGImagePNG(b *testing.B) {
+	img := raster(Reward("r", "f", 5, smallLine()))
+	b.ReportAllocs()
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
