@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"context"
 	"math"
 	"testing"
 )
@@ -62,7 +63,7 @@ func BenchmarkRewardSmall(b *testing.B) {
 	ln := smallLine()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := Reward("r", "f", 5, ln).render(); err != nil {
+		if _, _, err := Reward("r", "f", 5, ln).render(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package figures
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"math"
@@ -84,13 +85,19 @@ func (f *Figure) draw(c draw.Canvas) {
 
 // SVG renders the figure as SVG, fonts named but not embedded (the page
 // that shows it supplies a sans-serif face).
-func (f *Figure) SVG() ([]byte, error) {
+func (f *Figure) SVG() ([]byte, error) { return f.svg(context.Background()) }
+
+// svg is SVG, stopped (with ctx's error) when ctx is done.
+func (f *Figure) svg(ctx context.Context) ([]byte, error) {
 	if len(f.Panels) == 0 {
 		return nil, fmt.Errorf("figure %s: no panel", f.Name)
 	}
 	w, h := f.size()
 	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))
-	f.draw(draw.New(c))
+	f.draw(draw.New(stoppable(ctx, c)))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
@@ -100,13 +107,19 @@ func (f *Figure) SVG() ([]byte, error) {
 }
 
 // PNG renders the figure as a PNG on a white background.
-func (f *Figure) PNG() ([]byte, error) {
+func (f *Figure) PNG() ([]byte, error) { return f.png(context.Background()) }
+
+// png is PNG, stopped (with ctx's error) when ctx is done.
+func (f *Figure) png(ctx context.Context) ([]byte, error) {
 	if len(f.Panels) == 0 {
 		return nil, fmt.Errorf("figure %s: no panel", f.Name)
 	}
 	w, h := f.size()
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
-	f.draw(draw.New(c))
+	f.draw(draw.New(stoppable(ctx, c)))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := encodePNG(&buf, c.Image()); err != nil {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)

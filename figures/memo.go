@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"sync"
@@ -41,11 +42,18 @@ func Memoize(on bool) (hits, misses int) {
 
 // Render renders the figure as SVG and PNG.
 func (f *Figure) Render() (svg, png []byte, err error) {
+	return f.RenderContext(context.Background())
+}
+
+// RenderContext is Render stopped when ctx is done: the figure stops
+// drawing at its next stroke, fill or text and returns ctx's error, so
+// that a cancelled job does not wait for its figures to be rasterized.
+func (f *Figure) RenderContext(ctx context.Context) (svg, png []byte, err error) {
 	memo.Lock()
 	on := memo.on
 	memo.Unlock()
 	if !on {
-		return f.render()
+		return f.render(ctx)
 	}
 	key, err := f.drawingKey()
 	if err != nil {
@@ -60,7 +68,7 @@ func (f *Figure) Render() (svg, png []byte, err error) {
 	if ok {
 		return r.svg, r.png, nil
 	}
-	if svg, png, err = f.render(); err != nil {
+	if svg, png, err = f.render(ctx); err != nil {
 		return nil, nil, err
 	}
 	memo.Lock()
@@ -73,11 +81,11 @@ func (f *Figure) Render() (svg, png []byte, err error) {
 	return svg, png, nil
 }
 
-func (f *Figure) render() (svg, png []byte, err error) {
-	if svg, err = f.SVG(); err != nil {
+func (f *Figure) render(ctx context.Context) (svg, png []byte, err error) {
+	if svg, err = f.svg(ctx); err != nil {
 		return nil, nil, err
 	}
-	if png, err = f.PNG(); err != nil {
+	if png, err = f.png(ctx); err != nil {
 		return nil, nil, err
 	}
 	return svg, png, nil

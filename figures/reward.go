@@ -341,7 +341,8 @@ func (r *ribbon) Plot(c draw.Canvas, plt *plot.Plot) {
 }
 
 // rasterDPI is the resolution of the image under c (plot.Plot wraps its
-// canvas in draw.Canvas), false when c draws no image.
+// canvas in draw.Canvas, RenderContext in stopCanvas), false when c draws
+// no image.
 func rasterDPI(c vg.Canvas) (float64, bool) {
 	for {
 		switch v := c.(type) {
@@ -349,6 +350,8 @@ func rasterDPI(c vg.Canvas) (float64, bool) {
 			c = v.Canvas
 		case *draw.Canvas:
 			c = v.Canvas
+		case stopCanvas:
+			c = v.CanvasSizer
 		case *vgimg.Canvas:
 			return v.DPI(), true
 		default:

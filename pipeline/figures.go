@@ -29,7 +29,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		}
 		phase("figures")
 		s := &slots[i]
-		s.svg, s.png, s.err = d.Figures[i].Render()
+		s.svg, s.png, s.err = d.Figures[i].RenderContext(ctx)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, "", nil, err
