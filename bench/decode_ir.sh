@@ -23,6 +23,9 @@
 # Settings:
 #   BENCH_IR_DIR     where inputs and results go (/tmp/crlbatch-decode-ir)
 #   BENCH_IR_BYTES   bytes of JSONL per shape (10000000)
+#   BENCH_IR_PGO     a CPU profile (pprof) to build the test binaries with
+#                    (go test -pgo): what profile-guided optimisation would
+#                    change; results go to BENCH_IR_DIR/<rev>-pgo.txt
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -63,19 +66,23 @@ for rev in "${revs[@]}"; do
 	sha=$(cd "$repo" && git rev-parse --short "$rev")
 	src=$(mktemp -d)
 	(cd "$repo" && git archive "$sha") | tar -x -C "$src"
-	(cd "$src" && go test -c -o "$DIR/readers-$sha.test" ./readers)
+	pgo=off tag=
+	if [ -n "${BENCH_IR_PGO:-}" ]; then
+		pgo="$(realpath "$BENCH_IR_PGO")" tag=-pgo
+	fi
+	(cd "$src" && go test -c -pgo="$pgo" -o "$DIR/readers-$sha$tag.test" ./readers)
 	rm -rf "$src"
-	out="$DIR/$sha.txt"
+	out="$DIR/$sha$tag.txt"
 	: >"$out"
 	for shape in regular irregular; do
 		file="$DIR/$shape.jsonl"
 		mb=$(awk -v b="$(stat -c %s "$file")" 'BEGIN { print b / 1e6 }')
-		all=$(instructions "$DIR/readers-$sha.test" "$file")
-		start=$(instructions "$DIR/readers-$sha.test" "$DIR/$shape-1.jsonl")
+		all=$(instructions "$DIR/readers-$sha$tag.test" "$file")
+		start=$(instructions "$DIR/readers-$sha$tag.test" "$DIR/$shape-1.jsonl")
 		awk -v s="$shape" -v a="$all" -v z="$start" -v mb="$mb" \
 			'BEGIN { printf "BenchmarkDecodeIr/%s 1 %.0f instructions/MB\n", s, (a - z) / mb }' >>"$out"
 	done
-	echo "== $rev ($sha)"
+	echo "== $rev ($sha$tag)"
 	cat "$out"
 	files+=("$out")
 done

@@ -33,6 +33,7 @@ type keyInfo struct {
 	quoted []byte  // `"name"` when those raw bytes decode to name, else nil
 	q      pattern // quoted, for a quick comparison
 	field  int     // what the key is to the decoder (schema field, component index), or -1
+	id     uint8   // its ID
 	next   uint8   // the ID of the key that followed this one last time, or noKey
 	alt    uint8   // the one that followed it before, when it was another key
 	chain  uint8   // the next key of the same bucket (keyTable.buckets), or noKey
@@ -55,6 +56,11 @@ type keyTable struct {
 	ids      map[string]uint8
 	first    uint8 // the ID of the first key of the last object, or noKey
 	firstAlt uint8 // the first key of an object before, when it was another
+
+	// after[prev] is the key that followed key prev last time (keyInfo.next;
+	// after[startKey] is first), noKey when none (after[noKey] always): what
+	// predicted tries, in one load.
+	after [256]uint8
 
 	// The keys with a quoted form and a name of one byte or more, by
 	// bucketOf their first two raw bytes after the quote: the head of each
@@ -89,6 +95,7 @@ func newKeyTable() *keyTable {
 	t := &keyTable{ids: make(map[string]uint8), first: noKey, firstAlt: noKey}
 	for i := range t.buckets {
 		t.buckets[i] = noKey
+		t.after[i] = noKey
 	}
 	return t
 }
@@ -107,10 +114,11 @@ func (t *keyTable) intern(name []byte, field int) uint8 {
 		return noKey
 	}
 	id := uint8(len(t.keys))
-	k := keyInfo{name: bytes.Clone(name), field: field, next: noKey, alt: noKey, chain: noKey}
+	k := keyInfo{name: bytes.Clone(name), field: field, id: id, next: noKey, alt: noKey, chain: noKey}
 	if k.name == nil {
 		k.name = []byte{}
 	}
+	k.q = noPattern
 	if plainKey(name) {
 		k.quoted = make([]byte, 0, len(name)+2)
 		k.quoted = append(append(append(k.quoted, '"'), name...), '"')
@@ -171,6 +179,30 @@ func (t *keyTable) predict(prev uint8, data []byte, pos int) uint8 {
 	return noKey
 }
 
+// predicted is the fast path of rowDecoder.key, small enough to be inlined
+// where a key is read: the key first predicted after prev (what predict
+// tries first) when its quoted form, of at most 16 bytes, is at pos of data
+// with 16 bytes to read there, and the table does not look keys up first
+// (findFirst); else nil, and key does the rest. The caller counts the try
+// (nKeys) as key does; there is nothing to record (follow), as the key is
+// the one that followed prev last time.
+func (t *keyTable) predicted(prev uint8, data []byte, pos int) *keyInfo {
+	if t.findFirst || len(data)-pos < 16 {
+		return nil
+	}
+	p := t.after[prev]
+	if p == noKey {
+		return nil
+	}
+	// A key without a quoted form, or with a longer one, has a pattern
+	// that matches nothing (noPattern).
+	k := &t.keys[p]
+	if (binary.LittleEndian.Uint64(data[pos:])&k.q.m[0]^k.q.w[0])|(binary.LittleEndian.Uint64(data[pos+8:])&k.q.m[1]^k.q.w[1]) != 0 {
+		return nil
+	}
+	return k
+}
+
 // find returns the ID of the key whose quoted form data at pos starts
 // with (then the key string ends at pos+len(quoted)), else noKey: what
 // scanning the string and looking it up would give, for a key of the table
@@ -196,10 +228,15 @@ type pattern struct {
 	w, m [2]uint64
 }
 
+// noPattern is what makePattern returns for more than 16 bytes: a pattern
+// that matches no bytes (its mask keeps none of them, its word is not 0).
+// pattern.at never uses it: it compares longer strings with bytes.Equal.
+var noPattern = pattern{w: [2]uint64{1, 1}}
+
 func makePattern(b []byte) pattern {
 	var p pattern
 	if len(b) > 16 {
-		return p
+		return noPattern
 	}
 	var buf [16]byte
 	copy(buf[:], b)
@@ -233,11 +270,13 @@ func (t *keyTable) follow(prev, id uint8) {
 	case startKey:
 		if t.first != id {
 			t.firstAlt, t.first = t.first, id
+			t.after[startKey] = id
 		}
 	case noKey:
 	default:
 		if k := &t.keys[prev]; k.next != id {
 			k.alt, k.next = k.next, id
+			t.after[prev] = id
 		}
 	}
 }

@@ -378,9 +378,20 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 		var ids uint64 // IDs of the keys met so far
 		for {
 			koff := d.pos
-			key, id, keyEscaped, err := d.key(d.top, prev)
-			if err != nil {
-				return err
+			// The predicted key, confirmed on its raw bytes, without the
+			// calls of key and predict (what key returns for it).
+			var key []byte
+			var id uint8
+			var keyEscaped bool
+			if k := d.top.predicted(prev, d.data, d.pos); k != nil {
+				d.top.nKeys++
+				key, id = k.name, k.id
+				d.pos += len(k.quoted)
+			} else {
+				var err *rowError
+				if key, id, keyEscaped, err = d.key(d.top, prev); err != nil {
+					return err
+				}
 			}
 			prev = id
 			if d.fieldRef = id + 1; id == noKey { // noKey + 1 wraps to 0
@@ -889,9 +900,17 @@ func (d *rowDecoder) components() *rowError {
 	var ids uint64
 	for {
 		koff := d.pos
-		key, id, _, err := d.key(t, prev)
-		if err != nil {
-			return err
+		var key []byte
+		var id uint8
+		if k := t.predicted(prev, d.data, d.pos); k != nil {
+			t.nKeys++
+			key, id = k.name, k.id
+			d.pos += len(k.quoted)
+		} else {
+			var err *rowError
+			if key, id, _, err = d.key(t, prev); err != nil {
+				return err
+			}
 		}
 		prev = id
 		if d.subRef = id + 1; id == noKey {
