@@ -252,7 +252,7 @@ func (j *job) read(ctx context.Context, b *blob.Bucket, objs []object) (*read, e
 	var err error
 	rd.objects, err = readObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
 		var skipped int
-		o, how, err := j.decodeAny(split[i], objs[i], url, rel, r, badCounter(bad.hook(i), &skipped))
+		o, how, err := j.decodeAny(ctx, b, split[i], objs[i], url, rel, r, badCounter(bad.hook(i), &skipped))
 		if err != nil {
 			return nil, err
 		}
