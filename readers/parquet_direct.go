@@ -35,7 +35,7 @@ import (
 
 // parquetDirectBatchRows is the number of rows the direct path reads at a
 // time from a row group.
-const parquetDirectBatchRows = 16 << 10
+const parquetDirectBatchRows = 4 << 10
 
 // errParquetIndirect stops the direct path: the object is read again
 // through its rows as JSON lines.
