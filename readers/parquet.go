@@ -66,7 +66,7 @@ const parquetBatchRows = 4096
 // reader of its rows as JSON lines, row group by row group, checking the
 // columns of fields first. The returned reader's Close releases the file.
 func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (io.ReadCloser, error) {
-	f, err := openParquet(url, r, fields, parquetBatchRows)
+	f, err := openParquet(url, r, fields, parquetBatchRows, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +91,10 @@ type parquetFile struct {
 }
 
 // openParquet opens the Parquet file r (the object at url) for reading
-// batches of batchRows rows and checks the columns of fields. On success
-// the caller closes f.pf.
-func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, batchRows int64) (*parquetFile, error) {
+// batches of batchRows rows and checks the columns of fields. dict, when
+// not nil, lists the leaf columns to read as Arrow dictionaries. On
+// success the caller closes f.pf.
+func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, batchRows int64, dict func(*file.Reader) []int) (*parquetFile, error) {
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
@@ -124,6 +125,24 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 	if err != nil {
 		pf.Close()
 		return nil, err
+	}
+	// The columns are checked by their own types, then read as asked.
+	var dc []int
+	if dict != nil {
+		dc = dict(pf)
+	}
+	if len(dc) > 0 {
+		props := pqarrow.ArrowReadProperties{BatchSize: batchRows}
+		for _, c := range dc {
+			props.SetReadDict(c, true)
+		}
+		if fr, err = pqarrow.NewFileReader(pf, props, memory.DefaultAllocator); err == nil {
+			schema, err = fr.Schema()
+		}
+		if err != nil {
+			pf.Close()
+			return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+		}
 	}
 	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols}, nil
 }

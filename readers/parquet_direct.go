@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
@@ -52,7 +53,7 @@ func DecodeParquet(url, key string, r parquet.ReaderAtSeeker, fields []ParquetFi
 	if err != nil {
 		return nil, err
 	}
-	f, err := openParquet(url, r, fields, parquetDirectBatchRows)
+	f, err := openParquet(url, r, fields, parquetDirectBatchRows, dictColumns)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +107,7 @@ type pqColumn struct {
 	off32  []int32
 	off64  []int64
 	data   []byte
+	dict   []int32 // a dictionary column: each row's index into off32/off64 and data
 	bools  *array.Boolean
 	m      *array.Map
 	st     *array.Struct
@@ -161,6 +163,9 @@ func (n *pqNums) float(i int) float64 {
 func (c *pqColumn) ok(i int) bool { return c.valid == nil || bitutil.BitIsSet(c.valid, c.voff+i) }
 
 func (c *pqColumn) str(i int) []byte {
+	if c.dict != nil {
+		i = int(c.dict[i])
+	}
 	if c.off32 != nil {
 		return c.data[c.off32[i]:c.off32[i+1]]
 	}
@@ -254,6 +259,9 @@ func pqNumberType(t arrow.DataType) bool {
 }
 
 func pqStringType(t arrow.DataType) bool {
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		return d.IndexType.ID() == arrow.INT32 && pqStringType(d.ValueType)
+	}
 	return t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING
 }
 
@@ -272,6 +280,15 @@ func (c *pqColumn) bind(a arrow.Array) bool {
 		}
 		c.isInt, c.i64, c.f64, c.s64, c.sf64 = n.isInt, n.i64, n.f64, n.s64, n.sf64
 	case pqString, pqJSON:
+		c.dict = nil
+		if da, ok := a.(*array.Dictionary); ok {
+			idx, ok := da.Indices().(*array.Int32)
+			if !ok {
+				return false
+			}
+			c.dict = idx.Int32Values()
+			a = da.Dictionary()
+		}
 		var s pqColumnStrings
 		if !bindStrings(&s, a) {
 			return false
@@ -548,15 +565,17 @@ func (d *pqDirect) batch(b arrow.RecordBatch, base int) error {
 	if d.line += bound; bound > int64(d.opts.MaxLineBytes) || d.line > d.opts.MaxObjectBytes {
 		return errParquetIndirect
 	}
-	start := 0
-	for i := 1; i <= n; i++ {
-		if i < n && d.sameIdentity(i) {
-			continue
+	for s := 0; s < n; {
+		e := n
+		for _, c := range d.ids {
+			if c != nil {
+				e = c.runEnd(s, e)
+			}
 		}
-		if err := d.rows(start, i, base); err != nil {
+		if err := d.rows(s, e, base); err != nil {
 			return err
 		}
-		start = i
+		s = e
 	}
 	return nil
 }
@@ -742,18 +761,53 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// sameIdentity reports whether row i carries the identity of row i-1
-// (the same fields, the same values).
-func (d *pqDirect) sameIdentity(i int) bool {
-	for _, c := range d.ids {
-		if c == nil {
-			continue
-		}
-		if !c.sameAs(i, i-1) {
-			return false
+// runEnd returns the first row after s, before e, whose value in c differs
+// from the row before it's, or e.
+func (c *pqColumn) runEnd(s, e int) int {
+	if c.valid == nil {
+		switch {
+		case c.dict != nil:
+			k := c.dict[s]
+			for i := s + 1; i < e; i++ {
+				if c.dict[i] != k && !bytes.Equal(c.str(i), c.str(i-1)) {
+					return i
+				}
+				k = c.dict[i]
+			}
+			return e
+		case c.kind == pqNumber && c.isInt:
+			v := c.i64[s]
+			for i := s + 1; i < e; i++ {
+				if c.i64[i] != v {
+					return i
+				}
+			}
+			return e
+		case c.kind == pqNumber:
+			v := c.f64[s]
+			for i := s + 1; i < e; i++ {
+				if c.f64[i] != v {
+					return i
+				}
+			}
+			return e
+		case c.kind == pqString && c.off32 != nil:
+			off := c.off32
+			v := c.data[off[s]:off[s+1]]
+			for i := s + 1; i < e; i++ {
+				if off[i+1]-off[i] != int32(len(v)) || string(c.data[off[i]:off[i+1]]) != string(v) {
+					return i
+				}
+			}
+			return e
 		}
 	}
-	return true
+	for i := s + 1; i < e; i++ {
+		if !c.sameAs(i, i-1) {
+			return i
+		}
+	}
+	return e
 }
 
 // sameAs reports whether rows i and j hold the same value in c (both null
@@ -875,11 +929,9 @@ func (d *pqDirect) rows(s, e, base int) error {
 			cand.alive = false
 			continue
 		}
-		for i := s + 1; i < e; i++ {
-			if !c.sameAs(i, i-1) {
-				cand.alive = false
-				break
-			}
+		// An identity field's value is the same on all of [s, e).
+		if c.ident < 0 && c.runEnd(s, e) < e {
+			cand.alive = false
 		}
 	}
 	return nil
@@ -1012,4 +1064,44 @@ func (d *pqDirect) internBytes(b []byte) string {
 	s := string(b)
 	d.intern[s] = s
 	return s
+}
+
+// dictColumns lists the top-level string columns of pf whose every data
+// page, in every row group, is dictionary-encoded: the direct path reads
+// them as Arrow dictionaries (each distinct value once per row group, the
+// rows as indices) instead of copying every row's string. A column with a
+// plain page (a dictionary that overflowed), or without the page encoding
+// statistics that tell, is read as strings.
+func dictColumns(pf *file.Reader) []int {
+	md := pf.MetaData()
+	sc := md.Schema
+	var out []int
+	for i := 0; i < sc.NumColumns(); i++ {
+		col := sc.Column(i)
+		if col.MaxRepetitionLevel() > 0 || col.PhysicalType() != parquet.Types.ByteArray || len(col.ColumnPath()) != 1 {
+			continue
+		}
+		ok := md.NumRowGroups() > 0
+		for g := 0; ok && g < md.NumRowGroups(); g++ {
+			cc, err := md.RowGroup(g).ColumnChunk(i)
+			if err != nil {
+				ok = false
+				break
+			}
+			stats := cc.EncodingStats()
+			ok = len(stats) > 0
+			for _, st := range stats {
+				if st.PageType.String() == "DICTIONARY_PAGE" { // (format.PageType is internal to arrow-go)
+					continue
+				}
+				if st.Encoding != parquet.Encodings.PlainDict && st.Encoding != parquet.Encodings.RLEDict {
+					ok = false
+				}
+			}
+		}
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
 }

@@ -12,6 +12,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // directSeen records, per URL, whether DecodeParquet took the direct path
@@ -344,4 +348,56 @@ func FuzzParquetDirect(f *testing.F) {
 		opts := Options{Components: []string{"progress"}, IdentityFields: []string{"run_id", "seed"}}
 		sameDecoded(t, fmt.Sprintf("mem://b/fuzz-%d-%d.parquet", seed, rows), pq.Bytes(), opts)
 	})
+}
+
+// TestDictColumns: the string columns `crlbatch convert` writes with
+// dictionary pages only are read as dictionaries (and TestDecodeParquetDirect
+// reads such files the direct way); a file written without dictionaries
+// has none.
+func TestDictColumns(t *testing.T) {
+	data := convertJSONL(t, string(benchRows(2000)))
+	f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, 100, dictColumns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.pf.Close()
+	dict := map[string]bool{}
+	for i, fl := range f.schema.Fields() {
+		if _, ok := fl.Type.(*arrow.DictionaryType); ok {
+			dict[f.cols[i].name] = true
+		}
+	}
+	for _, name := range []string{"run_id", "regime_id", "obs_hash"} {
+		if !dict[name] {
+			t.Errorf("%s is not read as a dictionary (%v)", name, dict)
+		}
+	}
+	if dict["reward"] || dict["components"] {
+		t.Errorf("a column that is not of strings is read as a dictionary: %v", dict)
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64}, {Name: "regime_id", Type: arrow.BinaryTypes.String}}, nil)
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(schema, &buf, parquet.NewWriterProperties(parquet.WithDictionaryDefault(false)), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	b.Field(0).(*array.Float64Builder).AppendValues([]float64{1, 2}, nil)
+	b.Field(1).(*array.StringBuilder).AppendValues([]string{"a", "a"}, nil)
+	rec := b.NewRecordBatch()
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if dc := dictColumns(pf); len(dc) != 0 {
+		t.Errorf("plain pages read as dictionaries: columns %v", dc)
+	}
+	if !sameDecoded(t, "mem://b/plain.parquet", buf.Bytes(), Options{}) {
+		t.Errorf("plain pages: read the general way")
+	}
 }
