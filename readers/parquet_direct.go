@@ -432,6 +432,7 @@ type pqDirect struct {
 	label    string
 	row      skyfall.Row
 	compSeen []bool
+	compPred []compPred // by position in the components map: the last name there
 	tmp      []byte
 	line     int64 // the JSON text's bound so far, for MaxObjectBytes
 	static   int64 // a row's JSON text's bound, strings and maps aside
@@ -1038,7 +1039,24 @@ func (d *pqDirect) components(c *pqColumn, i int) error {
 	clear(d.compSeen)
 	for k := int(lo); k < int(hi); k++ {
 		name := c.keys.at(k)
-		idx, ok := d.compIdx[unsafeString(name)]
+		// Rows nearly always list their components in one order: the
+		// name at this position last time, else the lookup.
+		var idx int
+		var ok bool
+		if j := k - int(lo); j < len(d.compPred) && d.compPred[j].name == string(name) {
+			idx, ok = d.compPred[j].idx, d.compPred[j].idx >= 0
+		} else {
+			idx, ok = d.compIdx[unsafeString(name)]
+			if !ok {
+				idx = -1
+			}
+			if j < 64 {
+				for len(d.compPred) <= j {
+					d.compPred = append(d.compPred, compPred{idx: -1})
+				}
+				d.compPred[j] = compPred{name: string(name), idx: idx}
+			}
+		}
 		if ok {
 			if d.compSeen[idx] {
 				return errParquetIndirect // a repeated key
@@ -1104,4 +1122,9 @@ func dictColumns(pf *file.Reader) []int {
 		}
 	}
 	return out
+}
+
+type compPred struct {
+	name string
+	idx  int // its component, or -1
 }
