@@ -92,7 +92,8 @@ const (
 // pqColumn is one column of the file as the direct path reads it.
 type pqColumn struct {
 	name   string
-	idx    int // in the record batches
+	idx    int // in the file's schema
+	bidx   int // in the record batches, or -1 for a column read by mr
 	kind   pqKind
 	schema int   // the schema field (fReward...), or -1 for an extra (gamma included)
 	ident  int   // the identity field it holds, or -1
@@ -113,9 +114,19 @@ type pqColumn struct {
 	st     *array.Struct
 	keys   pqColumnStrings
 	items  pqNums
-	fields []pqNums  // pqCompsStruct
-	s64    []int64   // scratch
-	sf64   []float64 // scratch
+	fields []pqNums     // pqCompsStruct
+	mr     *pqMapReader // pqCompsMap read by the column chunk readers
+
+	// pqCompsMap: row i's entries are mKeys[mOff[i]:mOff[i+1]], their
+	// values items at the same positions.
+	mOff      []int32
+	mKeys     []parquet.ByteArray
+	mKeyBytes int
+	mValid    []byte    // scratch for the validity of the maps
+	iValid    []byte    // scratch for the validity of the values
+	iNull     []int     // scratch: the entries with a null value
+	s64       []int64   // scratch
+	sf64      []float64 // scratch
 
 	// pqJSON: the kind of each row's cell in the batch (kindNull for a
 	// null cell), and the last cell validated, parsed or decoded.
@@ -312,6 +323,21 @@ func (c *pqColumn) bind(a arrow.Array) bool {
 		if m.Keys().NullN() > 0 {
 			return false
 		}
+		c.mKeys, c.mKeyBytes = c.mKeys[:0], 0
+		for k := 0; k < m.Keys().Len(); k++ {
+			key := c.keys.at(k)
+			c.mKeys = append(c.mKeys, key)
+			c.mKeyBytes += len(key)
+		}
+		c.mOff = c.mOff[:0]
+		for i := 0; i < m.Len(); i++ {
+			lo, _ := m.ValueOffsets(i)
+			c.mOff = append(c.mOff, int32(lo))
+		}
+		if m.Len() > 0 {
+			_, hi := m.ValueOffsets(m.Len() - 1)
+			c.mOff = append(c.mOff, int32(hi))
+		}
 	case pqCompsStruct:
 		st, ok := a.(*array.Struct)
 		if !ok {
@@ -471,7 +497,7 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		if !ok {
 			sf = -1
 		}
-		c := &pqColumn{name: pc.name, idx: i, schema: sf, ident: -1}
+		c := &pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1}
 		if c.kind = pqDirectKind(f.schema.Field(i).Type, sf, pc.json); c.kind == 0 {
 			return nil, errParquetIndirect
 		}
@@ -513,7 +539,25 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		return nil, errParquetIndirect // a row without reward or regime_id is bad
 	}
 	d.g = newGrouper(d.obj.URL, d.obj.Key, opts.IdentityFields, opts.MaxRuns, d.newPart)
-	rr, err := f.fr.GetRecordReader(context.Background(), nil, nil)
+	// The components map, in the layout the column chunk readers know, is
+	// read by them, not in the record batches.
+	var leaves []int
+	if c := d.byF[fComponents]; c != nil && c.kind == pqCompsMap {
+		if c.mr = newPQMapReader(f.pf, c.name, f.schema.Field(c.idx).Type.(*arrow.MapType).ItemType()); c.mr != nil {
+			for l := 0; l < f.pf.MetaData().Schema.NumColumns(); l++ {
+				if l != c.mr.kcol && l != c.mr.vcol {
+					leaves = append(leaves, l)
+				}
+			}
+			for _, o := range d.cols {
+				if o.idx > c.idx {
+					o.bidx--
+				}
+			}
+			c.bidx = -1
+		}
+	}
+	rr, err := f.fr.GetRecordReader(context.Background(), leaves, nil)
 	if err != nil {
 		return nil, errParquetIndirect
 	}
@@ -549,7 +593,11 @@ func (d *pqDirect) batch(b arrow.RecordBatch, base int) error {
 	}
 	bound := d.static * int64(n)
 	for _, c := range d.cols {
-		if !c.bind(b.Column(c.idx)) {
+		if c.mr != nil {
+			if err := c.mr.next(c, n); err != nil {
+				return err
+			}
+		} else if !c.bind(b.Column(c.bidx)) {
 			return errParquetIndirect
 		}
 		if err := d.check(c, n); err != nil {
@@ -559,7 +607,7 @@ func (d *pqDirect) batch(b arrow.RecordBatch, base int) error {
 		case pqString:
 			bound += 6 * int64(len(c.data))
 		case pqCompsMap:
-			bound += 6*int64(len(c.keys.data)) + 32*int64(c.m.Keys().Len())
+			bound += 6*int64(c.mKeyBytes) + 32*int64(len(c.mKeys))
 		}
 	}
 	// No row's JSON text is longer than bound, nor all of them together.
@@ -636,11 +684,9 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 			c.kinds = append(c.kinds, k)
 		}
 	case pqCompsMap:
-		if !isASCII(c.keys.data) {
-			for k := 0; k < c.m.Keys().Len(); k++ {
-				if !utf8.Valid(c.keys.at(k)) {
-					return errParquetIndirect
-				}
+		for _, key := range c.mKeys {
+			if !isASCII(key) && !utf8.Valid(key) {
+				return errParquetIndirect
 			}
 		}
 		it := &c.items
@@ -651,8 +697,7 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 				if !c.ok(i) {
 					continue
 				}
-				lo, hi := c.m.ValueOffsets(i)
-				for k := lo; k < hi; k++ {
+				for k := c.mOff[i]; k < c.mOff[i+1]; k++ {
 					if !it.ok(int(k)) {
 						return errParquetIndirect
 					}
@@ -1035,10 +1080,10 @@ func (d *pqDirect) components(c *pqColumn, i int) error {
 		}
 		return nil
 	}
-	lo, hi := c.m.ValueOffsets(i)
+	lo, hi := c.mOff[i], c.mOff[i+1]
 	clear(d.compSeen)
 	for k := int(lo); k < int(hi); k++ {
-		name := c.keys.at(k)
+		name := c.mKeys[k]
 		// Rows nearly always list their components in one order: the
 		// name at this position last time, else the lookup.
 		var idx int
@@ -1067,7 +1112,7 @@ func (d *pqDirect) components(c *pqColumn, i int) error {
 		}
 		// A component not asked for: still no repeated key.
 		for k2 := int(lo); k2 < k; k2++ {
-			if bytes.Equal(c.keys.at(k2), name) {
+			if bytes.Equal(c.mKeys[k2], name) {
 				return errParquetIndirect
 			}
 		}
