@@ -114,8 +114,9 @@ type pqColumn struct {
 	st     *array.Struct
 	keys   pqColumnStrings
 	items  pqNums
-	fields []pqNums     // pqCompsStruct
-	mr     *pqMapReader // pqCompsMap read by the column chunk readers
+	fields []pqNums      // pqCompsStruct
+	mr     *pqMapReader  // pqCompsMap read by the column chunk readers
+	nr     *pqFlatReader // pqNumber read by the column chunk reader
 
 	// pqCompsMap: row i's entries are mKeys[mOff[i]:mOff[i+1]], their
 	// values items at the same positions.
@@ -542,21 +543,44 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 	// The components map, in the layout the column chunk readers know, is
 	// read by them, not in the record batches.
 	var leaves []int
+	chunked := map[int]bool{} // leaf columns
 	if c := d.byF[fComponents]; c != nil && c.kind == pqCompsMap {
 		if c.mr = newPQMapReader(f.pf, c.name, f.schema.Field(c.idx).Type.(*arrow.MapType).ItemType()); c.mr != nil {
-			for l := 0; l < f.pf.MetaData().Schema.NumColumns(); l++ {
-				if l != c.mr.kcol && l != c.mr.vcol {
-					leaves = append(leaves, l)
-				}
-			}
-			for _, o := range d.cols {
-				if o.idx > c.idx {
-					o.bidx--
-				}
-			}
-			c.bidx = -1
+			chunked[c.mr.kcol], chunked[c.mr.vcol] = true, true
 		}
 	}
+	for _, c := range d.cols {
+		if c.kind == pqNumber {
+			if c.nr = newPQFlatReader(f.pf, c.name, f.schema.Field(c.idx).Type); c.nr != nil {
+				chunked[c.nr.col] = true
+			}
+		}
+	}
+	if len(chunked) > 0 {
+		for l := 0; l < f.pf.MetaData().Schema.NumColumns(); l++ {
+			if !chunked[l] {
+				leaves = append(leaves, l)
+			}
+		}
+		b := 0
+		for _, c := range d.cols {
+			c.bidx = -1
+			if c.mr == nil && c.nr == nil {
+				c.bidx = b
+				b++
+			}
+		}
+	}
+	defer func() {
+		for _, c := range d.cols {
+			if c.mr != nil {
+				c.mr.close()
+			}
+			if c.nr != nil {
+				c.nr.close()
+			}
+		}
+	}()
 	rr, err := f.fr.GetRecordReader(context.Background(), leaves, nil)
 	if err != nil {
 		return nil, errParquetIndirect
@@ -595,6 +619,10 @@ func (d *pqDirect) batch(b arrow.RecordBatch, base int) error {
 	for _, c := range d.cols {
 		if c.mr != nil {
 			if err := c.mr.next(c, n); err != nil {
+				return err
+			}
+		} else if c.nr != nil {
+			if err := c.nr.next(c, n); err != nil {
 				return err
 			}
 		} else if !c.bind(b.Column(c.bidx)) {

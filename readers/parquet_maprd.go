@@ -114,6 +114,7 @@ func (m *pqMapReader) fill() (bool, error) {
 				return true, nil
 			}
 		}
+		m.close() // the row group's chunks are read
 		if m.rg == m.pf.NumRowGroups() {
 			m.done = true
 			break
@@ -227,4 +228,169 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 		c.iValid, it.valid = v, v
 	}
 	return nil
+}
+
+// pqFlatReader reads a top-level column of numbers (float64, int64, or a
+// signed int32 or narrower) with arrow-go's column chunk reader: values
+// and definition levels into reused slices, spread to the rows with a
+// validity bitmap when some are null, not as Arrow arrays.
+type pqFlatReader struct {
+	pf     *file.Reader
+	col    int
+	maxDef int16
+	ptype  parquet.Type
+	rg     int
+	r      file.ColumnChunkReader
+	defs   []int16
+	f64    []float64
+	i64    []int64
+	i32    []int32
+	valid  []byte
+}
+
+// newPQFlatReader returns the reader of the top-level column of numbers
+// name, of Arrow type t, or nil when it does not read that column.
+func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatReader {
+	sc := pf.MetaData().Schema
+	col := -1
+	for i := 0; i < sc.NumColumns(); i++ {
+		if p := sc.Column(i).ColumnPath(); len(p) > 0 && p[0] == name {
+			if col >= 0 || len(p) != 1 {
+				return nil
+			}
+			col = i
+		}
+	}
+	if col < 0 {
+		return nil
+	}
+	c := sc.Column(col)
+	if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
+		return nil
+	}
+	switch {
+	case c.PhysicalType() == parquet.Types.Double && t.ID() == arrow.FLOAT64,
+		c.PhysicalType() == parquet.Types.Int64 && t.ID() == arrow.INT64,
+		c.PhysicalType() == parquet.Types.Int32 && (t.ID() == arrow.INT32 || t.ID() == arrow.INT16 || t.ID() == arrow.INT8):
+	default:
+		return nil
+	}
+	return &pqFlatReader{pf: pf, col: col, maxDef: c.MaxDefinitionLevel(), ptype: c.PhysicalType()}
+}
+
+// next reads the next n rows of the column into c (c.isInt, c.i64 or
+// c.f64, c.valid).
+func (f *pqFlatReader) next(c *pqColumn, n int) error {
+	if cap(f.defs) < n {
+		f.defs = make([]int16, n)
+		switch f.ptype {
+		case parquet.Types.Double:
+			f.f64 = make([]float64, n)
+		case parquet.Types.Int64:
+			f.i64 = make([]int64, n)
+		default:
+			f.i32, f.i64 = make([]int32, n), make([]int64, n)
+		}
+	}
+	total, nv := 0, 0
+	for total < n {
+		if f.r == nil {
+			if f.rg == f.pf.NumRowGroups() {
+				break
+			}
+			cr, err := f.pf.RowGroup(f.rg).Column(f.col)
+			if err != nil {
+				return errParquetIndirect
+			}
+			f.rg++
+			f.r = cr
+		}
+		var lv int64
+		var v int
+		var err error
+		switch r := f.r.(type) {
+		case *file.Float64ColumnChunkReader:
+			lv, v, err = r.ReadBatch(int64(n-total), f.f64[nv:n], f.defs[total:n], nil)
+		case *file.Int64ColumnChunkReader:
+			lv, v, err = r.ReadBatch(int64(n-total), f.i64[nv:n], f.defs[total:n], nil)
+		case *file.Int32ColumnChunkReader:
+			lv, v, err = r.ReadBatch(int64(n-total), f.i32[nv:n], f.defs[total:n], nil)
+		default:
+			return errParquetIndirect
+		}
+		if err != nil {
+			return errParquetIndirect
+		}
+		if lv == 0 {
+			f.close() // the row group's chunk is read
+			continue
+		}
+		if f.maxDef == 0 {
+			lv = int64(v) // no levels
+		}
+		total += int(lv)
+		nv += v
+	}
+	if total != n {
+		return errParquetIndirect // not the record reader's rows
+	}
+	if f.ptype == parquet.Types.Int32 {
+		for i, x := range f.i32[:nv] {
+			f.i64[i] = int64(x)
+		}
+	}
+	c.valid, c.voff = nil, 0
+	if nv < n {
+		// Spread the values to their rows, from the end.
+		if int64(len(f.valid)) < bitutil.BytesForBits(int64(n)) {
+			f.valid = make([]byte, bitutil.BytesForBits(int64(n)))
+		}
+		valid := f.valid[:bitutil.BytesForBits(int64(n))]
+		j := nv - 1
+		for i := n - 1; i >= 0; i-- {
+			if f.defs[i] == f.maxDef {
+				if f.ptype == parquet.Types.Double {
+					f.f64[i] = f.f64[j]
+				} else {
+					f.i64[i] = f.i64[j]
+				}
+				j--
+				bitutil.SetBit(valid, i)
+			} else {
+				if f.ptype == parquet.Types.Double {
+					f.f64[i] = 0
+				} else {
+					f.i64[i] = 0
+				}
+				bitutil.ClearBit(valid, i)
+			}
+		}
+		c.valid = valid
+	}
+	c.isInt = f.ptype != parquet.Types.Double
+	if c.isInt {
+		c.i64, c.f64 = f.i64[:n], nil
+	} else {
+		c.f64, c.i64 = f.f64[:n], nil
+	}
+	return nil
+}
+
+// close closes the column chunk readers (their page readers) in use.
+func (m *pqMapReader) close() {
+	if m.kr != nil {
+		m.kr.Close()
+	}
+	if m.vr != nil {
+		m.vr.Close()
+	}
+	m.kr, m.vr = nil, nil
+}
+
+// close closes the column chunk reader (its page reader) in use.
+func (f *pqFlatReader) close() {
+	if f.r != nil {
+		f.r.Close()
+	}
+	f.r = nil
 }

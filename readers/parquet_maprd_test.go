@@ -18,13 +18,17 @@ import (
 // of items of type item (nullable map when nullMap), in row groups of
 // rgRows rows: maps of 0 to 5 entries (more levels than pqMapChunk in all,
 // rows spanning the chunks, the batches and the row groups), a null map
-// every 7th row when nullable, a null value at row nullAt (-1: none).
+// every 7th row when nullable, a null value at row nullAt (-1: none); and
+// int64 steps and an int32 extra with nulls (the extra null on all rows
+// of the last batch), read by the flat column chunk readers.
 func writeMapParquet(t *testing.T, n, rgRows int, item arrow.DataType, nullMap bool, nullAt int) []byte {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "reward", Type: arrow.PrimitiveTypes.Float64}, {Name: "regime_id", Type: arrow.BinaryTypes.String},
 		{Name: "components", Type: arrow.MapOf(arrow.BinaryTypes.String, item), Nullable: nullMap},
-		{Name: "run_id", Type: arrow.BinaryTypes.String}}, nil)
+		{Name: "run_id", Type: arrow.BinaryTypes.String},
+		{Name: "step", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int32, Nullable: true}}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(rgRows)))
@@ -33,6 +37,8 @@ func writeMapParquet(t *testing.T, n, rgRows int, item arrow.DataType, nullMap b
 		b.Field(0).(*array.Float64Builder).Append(rng.NormFloat64())
 		b.Field(1).(*array.StringBuilder).Append(fmt.Sprint("l", i/900))
 		b.Field(3).(*array.StringBuilder).Append(fmt.Sprint("r", i/2500))
+		b.Field(4).(*array.Int64Builder).AppendValues([]int64{int64(i)}, []bool{i%5 != 2})
+		b.Field(5).(*array.Int32Builder).AppendValues([]int32{int32(i/3000) - 2}, []bool{i%9 != 4 && i < 11000})
 		mb := b.Field(2).(*array.MapBuilder)
 		if nullMap && i%7 == 3 {
 			mb.AppendNull()
@@ -86,6 +92,7 @@ func writeMapParquet(t *testing.T, n, rgRows int, item arrow.DataType, nullMap b
 // groups) give exactly what the general way gives; a null value inside a
 // map sends the object the general way; a layout the chunk readers do not
 // know (uint32 values) is read through pqarrow, still the direct way.
+// Steps and an extra of numbers with nulls, read by pqFlatReader, too.
 func TestDecodeParquetDirectMap(t *testing.T) {
 	opts := Options{Components: []string{"success", "progress", "absent", "goal"}}
 	const n = 3*parquetDirectBatchRows + 77
