@@ -19,8 +19,9 @@ import (
 )
 
 // The direct path for skyfall's Parquet objects: row groups are read column
-// by column (pqarrow, a batch of rows at a time) straight into the run
-// parts' builders, with the grouping core and the metadata candidates of
+// by column, a batch of rows at a time (the components map and the number
+// columns by arrow-go's column chunk readers, parquet_maprd.go; the others
+// by pqarrow), straight into the run parts' builders, with the grouping core and the metadata candidates of
 // the JSON decoder, and no JSON text in between. It accepts only what it
 // can hold to exactly the outcome of the same rows as JSON Lines: columns
 // of numbers, strings and booleans, skyfall's components as a map or a
