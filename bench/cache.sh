@@ -19,15 +19,22 @@
 #      warm, --cache:    score work --cache C after 5 % of its objects
 #                        changed (95 % of the objects from C)
 #      parquet:          score parquet --pattern '*.parquet'
-#    each with the nightly job's flags (BENCH_CEILING replaces its
-#    --ceiling by_configuration, whose per-label ceilings pool the rows of
-#    every run, so that a changed object moves them and every run is scored
-#    again), timed by /usr/bin/time (wall,
-#    user+sys CPU, peak RSS). With BENCH_BASE (a git revision), the
+#      duckdb:           DuckDB's bare read_ndjson query over the JSONL
+#                        (bin/duckdbq, as bench/compare.sh runs it: GROUP BY
+#                        run_id, regime_id; count, avg and var_samp of
+#                        reward), with SET threads equal to crlbatch's
+#                        --concurrency (nproc); skipped when DUCKDBQ
+#                        (default bin/duckdbq, `make bench-duckdbq`) is
+#                        missing
+#    each crlbatch job with the nightly job's flags (BENCH_CEILING replaces
+#    its --ceiling by_configuration, whose per-label ceilings pool the rows
+#    of every run, so that a changed object moves them and every run is
+#    scored again), timed by /usr/bin/time (wall, user+sys CPU, peak RSS).
+#    With BENCH_BASE (a git revision), the
 #    binary built from it runs its own cold (--cache) and warm jobs in the
 #    same rounds, with a cache of its own (base-cold-cache, base-warm-cache).
-# 3. Prints the median of each, and the ratios: cold/warm and JSONL/Parquet,
-#    in wall and CPU time. The machine's load (uptime) is printed before and
+# 3. Prints the median of each, and the ratios: cold/warm, JSONL/Parquet
+#    and DuckDB/Parquet, in wall and CPU time. The machine's load (uptime) is printed before and
 #    after: on a shared machine wall times move, CPU times less so.
 set -euo pipefail
 
@@ -36,6 +43,8 @@ BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/crlbatch-bench-cache}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$BENCH_DIR/crlbatch
+DUCKDBQ=${DUCKDBQ:-$ROOT/bin/duckdbq}
+THREADS=$(nproc)
 
 mkdir -p "$BENCH_DIR"
 (cd "$ROOT" && go build -o "$BIN" ./cmd/crlbatch)
@@ -68,6 +77,7 @@ fi
 rm -rf "$BENCH_DIR/work"
 cp -al "$BENCH_DIR/jsonl" "$BENCH_DIR/work"
 mapfile -t objs < <(cd "$BENCH_DIR/jsonl" && find . -type f -name '*.jsonl' | sort)
+mapfile -t jsonl_files < <(find "$BENCH_DIR/jsonl" -type f -name '*.jsonl' | sort)
 nobj=${#objs[@]}
 nchanged=$(((nobj * 5 + 99) / 100))
 change() { for f in "${objs[@]:0:$nchanged}"; do rm "$BENCH_DIR/work/$f" && cp "$BENCH_DIR/alt/$f" "$BENCH_DIR/work/$f"; done; }
@@ -103,6 +113,10 @@ for r in $(seq "$BENCH_ROUNDS"); do
 	[[ -n $BASE_BIN ]] && run base-warm-cache "$BENCH_DIR/work" --cache "$BENCH_DIR/cb"
 	restore
 	run parquet "$BENCH_DIR/parquet" --pattern '*.parquet'
+	if [[ -x $DUCKDBQ ]]; then
+		/usr/bin/time -o "$T/one" -f "%e %U %S %M" "$DUCKDBQ" -threads "$THREADS" "${jsonl_files[@]}" >"$T/duckdb.log"
+		awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$T/one" >>"$T/duckdb"
+	fi
 done
 echo "load after:  $(uptime)"
 
@@ -112,6 +126,7 @@ echo
 echo "sweep: $(du -sb "$BENCH_DIR/jsonl" | cut -f1) bytes of JSONL in $nobj objects; Parquet form $(du -sb "$BENCH_DIR/parquet" | cut -f1) bytes; $nchanged objects changed for the warm run; $BENCH_ROUNDS rounds, medians"
 JOBS=(cold-nocache cold-cache warm-cache parquet)
 [[ -n $BASE_BIN ]] && JOBS+=(base-cold-cache base-warm-cache)
+[[ -s $T/duckdb ]] && JOBS+=(duckdb)
 printf '%-28s %9s %9s %10s\n' job wall_s cpu_s rss_MB
 for j in "${JOBS[@]}"; do
 	printf '%-28s %9s %9s %10d\n' "$j" "$(col $j 1)" "$(col $j 2)" $(($(col $j 3) / 1024))
@@ -122,9 +137,11 @@ echo "cold (no cache) / warm:  wall $(ratio "$(col cold-nocache 1)" "$(col warm-
 echo "cold (--cache) / warm:   wall $(ratio "$(col cold-cache 1)" "$(col warm-cache 1)")x  cpu $(ratio "$(col cold-cache 2)" "$(col warm-cache 2)")x"
 [[ -n $BASE_BIN ]] && echo "cold (no cache) / base warm: wall $(ratio "$(col cold-nocache 1)" "$(col base-warm-cache 1)")x  cpu $(ratio "$(col cold-nocache 2)" "$(col base-warm-cache 2)")x"
 echo "JSONL / Parquet:         wall $(ratio "$(col cold-nocache 1)" "$(col parquet 1)")x  cpu $(ratio "$(col cold-nocache 2)" "$(col parquet 2)")x  (above 1: Parquet faster)"
+[[ -s $T/duckdb ]] && echo "DuckDB (JSONL) / Parquet: wall $(ratio "$(col duckdb 1)" "$(col parquet 1)")x  cpu $(ratio "$(col duckdb 2)" "$(col parquet 2)")x  (DuckDB's bare query, $THREADS threads)"
 echo
 echo "what each job said:"
 for j in "${JOBS[@]}"; do
+	[[ $j == duckdb ]] && { echo "  $j: $(head -n 1 "$T/$j.log")"; continue; }
 	echo "  $j: $(grep -m1 '^scored' "$T/$j.log" || echo '(no summary line)')"
 done
 echo "  warm-cache's runs: $(grep -m1 -o 'runs from the cache.*' "$T/warm-cache.err" || echo '(no run-level entries)')"

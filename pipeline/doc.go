@@ -29,8 +29,13 @@
 // with exactly the result of decoding it on one.
 //
 // Input forms: an object whose first bytes are PAR1 is a Parquet trace
-// object, read through readers.ParquetLines as the JSON Lines rows it holds
-// (parquet.go); anything else goes to the protocol's decoder as it is.
+// object (parquet.go), read by ranges from the bucket (its footer, then
+// each column chunk as needed; the object's bytes in order are still read
+// once for the size check and hash), through the protocol's decoder's
+// DecodeParquet when it has one (scoring.ParquetDecoder: skyfall's reads
+// the columns straight into its runs), else through readers.ParquetLines
+// as the JSON Lines rows it holds; anything else goes to the protocol's
+// decoder as it is.
 // With --cache (cache.go), every object is first looked up in the
 // decoded-object cache by its URL, key, size, ETag, MD5, modification time
 // and the decoder's scoring.Codec key; a hit is the decoder's encoding read

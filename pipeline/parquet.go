@@ -2,13 +2,19 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
+	"github.com/crlbatch/crlbatch/storage"
 )
 
 // How an object's runs were obtained, in manifest.json (ManifestObject.Read)
@@ -20,44 +26,56 @@ const (
 )
 
 // decodeAny decodes one object whatever its form: a Parquet object (its
-// first bytes PAR1) is read as the JSON Lines object of the same rows
-// (readers.ParquetLines, over the row fields the protocol describes), with
-// bad rows and errors naming rows; anything else goes to decode. It says
-// which of ReadDecoded and ReadParquet it did.
-func (j *job) decodeAny(split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, string, error) {
+// first bytes PAR1) is read through the protocol's decoder's DecodeParquet
+// (scoring.ParquetDecoder: its columns straight into the runs), else as the
+// JSON Lines object of the same rows (readers.ParquetLines, over the row
+// fields the protocol describes), with bad rows and errors naming rows;
+// anything else goes to decode. It says which of ReadDecoded and
+// ReadParquet it did.
+//
+// A Parquet object keeps its footer at its end: it is read by ranges from
+// b (parquetRanges, a ReaderAt over NewRangeReader: the footer, then each
+// column chunk of a row group as it is needed), not held whole, when its
+// listed size is known; r, the object's bytes in order, is left to the
+// caller, which reads it on for the size check and the object's hash.
+func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, string, error) {
 	head := make([]byte, len(readers.ParquetMagic))
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, "", err
 	}
 	head = head[:n]
-	r = io.MultiReader(bytes.NewReader(head), r)
 	if !readers.IsParquet(head) {
-		obj, err := j.decode(split, o, url, rel, r, onBad)
+		obj, err := j.decode(split, o, url, rel, io.MultiReader(bytes.NewReader(head), r), onBad)
 		return obj, ReadDecoded, err
 	}
-	// Parquet keeps its footer at the end: the object is read whole (it is
-	// compressed), then its row groups are turned into rows one at a time.
 	limit := j.cfg.Reader.MaxObjectBytes
 	if limit <= 0 {
 		limit = readers.DefaultMaxObjectBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, "", err
-	}
-	if int64(len(data)) > limit {
-		return nil, "", &readers.DataError{URL: url, Msg: fmt.Sprintf("object larger than --max-object-bytes (%d bytes)", limit), Err: readers.ErrLimit}
+	var src parquet.ReaderAtSeeker
+	var ranges *parquetRanges
+	if o.Size > 0 && b != nil {
+		if o.Size > limit {
+			return nil, "", &readers.DataError{URL: url, Msg: fmt.Sprintf("object larger than --max-object-bytes (%d bytes)", limit), Err: readers.ErrLimit}
+		}
+		ranges = &parquetRanges{ctx: ctx, b: b, key: o.Key, size: o.Size}
+		src = ranges
+	} else {
+		// No size to read ranges by: the object is read whole.
+		data, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head), r), limit+1))
+		if err != nil {
+			return nil, "", err
+		}
+		if int64(len(data)) > limit {
+			return nil, "", &readers.DataError{URL: url, Msg: fmt.Sprintf("object larger than --max-object-bytes (%d bytes)", limit), Err: readers.ErrLimit}
+		}
+		src = bytes.NewReader(data)
 	}
 	fields := make([]readers.ParquetField, len(j.proto.desc.Rows))
 	for i, f := range j.proto.desc.Rows {
 		fields[i] = readers.ParquetField{Name: f.Name, Type: f.Type, Required: f.Required}
 	}
-	lines, err := readers.ParquetLines(url, bytes.NewReader(data), fields)
-	if err != nil {
-		return nil, "", err
-	}
-	defer lines.Close()
 	var bad readers.BadRowFunc
 	if onBad != nil {
 		bad = func(row *readers.DataError) error {
@@ -65,12 +83,107 @@ func (j *job) decodeAny(split bool, o object, url, rel string, r io.Reader, onBa
 			return onBad(row)
 		}
 	}
-	obj, err := j.proto.dec.Decode(url, rel, lines, bad)
+	var obj scoring.Object
+	if pd, ok := j.proto.dec.(scoring.ParquetDecoder); ok {
+		obj, err = pd.DecodeParquet(url, rel, src, fields, bad)
+	} else {
+		var lines io.ReadCloser
+		lines, err = readers.ParquetLines(url, src, fields)
+		if err == nil {
+			obj, err = j.proto.dec.Decode(url, rel, lines, bad)
+			lines.Close()
+		}
+	}
+	if ranges != nil && ranges.err != nil {
+		// The store failed (or the object changed) under a range read:
+		// not the data's fault, whatever the reader made of it.
+		if obj != nil {
+			obj.Release()
+		}
+		return nil, "", ranges.err
+	}
 	var de *readers.DataError
 	if errors.As(err, &de) && de.Line > 0 {
 		de.Row = true
 	}
 	return obj, ReadParquet, err
+}
+
+// parquetRanges reads a Parquet object by ranges (io.ReaderAt, io.Seeker
+// for its size, as parquet.ReaderAtSeeker asks). Each range is checked to
+// come from the object as listed (its size, and its modification time
+// against the first range's); the first failure is kept in err, which
+// decodeAny returns instead of what the Parquet reader made of it.
+type parquetRanges struct {
+	ctx  context.Context
+	b    *blob.Bucket
+	key  string
+	size int64
+	pos  int64
+	mod  time.Time
+	err  error
+}
+
+func (p *parquetRanges) ReadAt(buf []byte, off int64) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	if off >= p.size {
+		return 0, io.EOF
+	}
+	want := int64(len(buf))
+	if off+want > p.size {
+		want = p.size - off
+	}
+	n, err := p.read(buf[:want], off)
+	if err != nil {
+		p.err = err
+		return n, err
+	}
+	if n < len(buf) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (p *parquetRanges) read(buf []byte, off int64) (int, error) {
+	r, err := p.b.NewRangeReader(p.ctx, p.key, off, int64(len(buf)), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	if s := r.Size(); s >= 0 && s != p.size {
+		return 0, storage.Permanent(fmt.Errorf("the object changed while the job read it: listed with %d bytes, %d at a later read", p.size, s))
+	}
+	if m := r.ModTime(); !m.IsZero() {
+		if p.mod.IsZero() {
+			p.mod = m
+		} else if !m.Equal(p.mod) {
+			return 0, storage.Permanent(fmt.Errorf("the object changed while the job read it: modified at %s, then at %s", p.mod.UTC().Format(time.RFC3339Nano), m.UTC().Format(time.RFC3339Nano)))
+		}
+	}
+	n, err := io.ReadFull(r, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes at offset %d, %d read", len(buf), off, n))
+	}
+	return n, err
+}
+
+func (p *parquetRanges) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		off += p.pos
+	case io.SeekEnd:
+		off += p.size
+	default:
+		return 0, fmt.Errorf("seek: whence %d", whence)
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("seek: negative position %d", off)
+	}
+	p.pos = off
+	return off, nil
 }
 
 // besideItsConversion refuses a listing that holds a JSON Lines object and,

@@ -277,7 +277,7 @@ func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []
 	}
 	got, err := readObjects(ctx, j, b, objs, rs.bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
 		var skipped int
-		o, how, err := j.decodeAny(rs.split[i], objs[i], url, rel, r, badCounter(rs.bad.hook(i), &skipped))
+		o, how, err := j.decodeAny(ctx, b, rs.split[i], objs[i], url, rel, r, badCounter(rs.bad.hook(i), &skipped))
 		if err != nil {
 			return nil, err
 		}

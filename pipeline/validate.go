@@ -126,7 +126,7 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	bad := newBadRows(len(objs), -1)
 	split := j.splitObjects(objs)
 	decoded, errs, err := validateObjects(ctx, j, b, objs, bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
-		o, _, err := j.decodeAny(split[i], objs[i], url, rel, r, bad.hook(i))
+		o, _, err := j.decodeAny(ctx, b, split[i], objs[i], url, rel, r, bad.hook(i))
 		return o, err
 	})
 	defer func() {

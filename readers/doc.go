@@ -253,7 +253,15 @@
 // group, after checking the columns of the protocol's fields
 // (ParquetField): decoding that text gives exactly what the same rows in
 // JSON Lines give, and DataError.Row makes errors say "row N".
-// ConvertToParquet writes a JSON Lines object in that form (parquet.go,
+// DecodeParquet is skyfall's direct way (parquet_direct.go): the same
+// checks, then the columns read a batch of rows at a time straight into
+// the parts' builders, with the grouping core and metadata candidates of
+// DecodeObject and no JSON text; a file or row it does not hold to the
+// JSON Lines outcome itself (a bad row, a limit, a list or struct extra
+// column, JSON text that is an object or an array) is read again the
+// general way, so errors, bad rows and limits are those of ParquetLines,
+// word for word (FuzzParquetDirect, TestDecodeParquet*). ConvertToParquet
+// writes a JSON Lines object in that form (parquet.go,
 // parquet_convert.go).
 //
 // ObjectRuns.AppendEncoding and ObjectRecords.AppendEncoding write a

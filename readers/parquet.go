@@ -66,6 +66,35 @@ const parquetBatchRows = 4096
 // reader of its rows as JSON lines, row group by row group, checking the
 // columns of fields first. The returned reader's Close releases the file.
 func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (io.ReadCloser, error) {
+	f, err := openParquet(url, r, fields, parquetBatchRows, nil)
+	if err != nil {
+		return nil, err
+	}
+	if f.pf.NumRows() == 0 {
+		return emptyLines{f.pf}, nil
+	}
+	rr, err := f.fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		f.pf.Close()
+		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+	}
+	return &parquetLines{url: url, pf: f.pf, rr: rr, cols: f.cols}, nil
+}
+
+// parquetFile is a Parquet object opened, its columns checked.
+type parquetFile struct {
+	url    string
+	pf     *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema
+	cols   []parquetColumn
+}
+
+// openParquet opens the Parquet file r (the object at url) for reading
+// batches of batchRows rows and checks the columns of fields. dict, when
+// not nil, lists the leaf columns to read as Arrow dictionaries. On
+// success the caller closes f.pf.
+func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, batchRows int64, dict func(*file.Reader) []int) (*parquetFile, error) {
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
@@ -81,7 +110,7 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 			jsonCols[n] = true
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: parquetBatchRows}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
 	if err != nil {
 		pf.Close()
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
@@ -97,15 +126,25 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 		pf.Close()
 		return nil, err
 	}
-	if pf.NumRows() == 0 {
-		return emptyLines{pf}, nil
+	// The columns are checked by their own types, then read as asked.
+	var dc []int
+	if dict != nil {
+		dc = dict(pf)
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-	if err != nil {
-		pf.Close()
-		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+	if len(dc) > 0 {
+		props := pqarrow.ArrowReadProperties{BatchSize: batchRows}
+		for _, c := range dc {
+			props.SetReadDict(c, true)
+		}
+		if fr, err = pqarrow.NewFileReader(pf, props, memory.DefaultAllocator); err == nil {
+			schema, err = fr.Schema()
+		}
+		if err != nil {
+			pf.Close()
+			return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+		}
 	}
-	return &parquetLines{url: url, pf: pf, rr: rr, cols: cols}, nil
+	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols}, nil
 }
 
 // parquetColumn is how one column becomes a field of each row.

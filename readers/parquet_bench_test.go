@@ -7,9 +7,10 @@ import (
 
 // BenchmarkParquetVersusJSONL decodes the same rows (benchRows: realistic
 // skyfall rows with per-step extras) as JSON Lines and as the Parquet file
-// ConvertToParquet makes of them, read the way score reads a Parquet
-// object (ParquetLines into DecodeObject). MB/s and cpuMB/s are of the
-// JSON Lines bytes in both, so the two are comparable directly:
+// ConvertToParquet makes of them, read the way score reads a skyfall
+// Parquet object (DecodeParquet, the direct path) and the general way
+// (ParquetLines into DecodeObject). MB/s and cpuMB/s are of the JSON Lines
+// bytes in all, so they are comparable directly:
 //
 //	go test ./readers -run XXX -bench ParquetVersusJSONL -count 6 -cpu 1
 func BenchmarkParquetVersusJSONL(b *testing.B) {
@@ -36,7 +37,15 @@ func BenchmarkParquetVersusJSONL(b *testing.B) {
 			check(b, o, err)
 		}
 	})
-	b.Run("parquet", func(b *testing.B) {
+	b.Run("parquet-direct", func(b *testing.B) {
+		done := cpuMeter(b, len(data))
+		defer done()
+		for b.Loop() {
+			o, err := DecodeParquet("bench", "bench", bytes.NewReader(pq.Bytes()), skyfallParquetFields, opts)
+			check(b, o, err)
+		}
+	})
+	b.Run("parquet-lines", func(b *testing.B) {
 		done := cpuMeter(b, len(data))
 		defer done()
 		b.ReportMetric(float64(pq.Len()), "parquet-bytes")

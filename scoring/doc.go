@@ -44,6 +44,12 @@
 // scored run (AppendScored, with the job's ScoredCodec), and serves the
 // scored run of an unchanged run whose PreparedFor is unchanged.
 //
+// A Decoder that implements ParquetDecoder reads a Parquet trace object's
+// columns itself (skyfall's, through readers.DecodeParquet), with the
+// result Decode gives for the same rows as JSON Lines; the engine reads a
+// Parquet object of any other decoder as those JSON Lines
+// (readers.ParquetLines).
+//
 // UsageError and DataError are the engine's error kinds; a row error is a
 // *readers.DataError naming its object and line.
 package scoring

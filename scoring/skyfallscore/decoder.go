@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/parquet"
+
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -39,6 +41,16 @@ func (d *decoder) withBad(onBad readers.BadRowFunc) readers.Options {
 
 func (d *decoder) Decode(url, key string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, error) {
 	o, err := readers.DecodeObject(url, key, r, d.withBad(onBad))
+	if err != nil {
+		return nil, err
+	}
+	return object{o}, nil
+}
+
+// DecodeParquet reads a Parquet object's columns straight into the run
+// parts (readers.DecodeParquet).
+func (d *decoder) DecodeParquet(url, key string, r parquet.ReaderAtSeeker, fields []readers.ParquetField, onBad readers.BadRowFunc) (scoring.Object, error) {
+	o, err := readers.DecodeParquet(url, key, r, fields, d.withBad(onBad))
 	if err != nil {
 		return nil, err
 	}

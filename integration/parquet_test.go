@@ -1,0 +1,59 @@
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/pipeline"
+)
+
+// TestCloudParquetInput: the sweep's Parquet form (`crlbatch convert`) in
+// each server, scored with --pattern '*.parquet', is read by ranges (the
+// footer, then column chunks: several GETs of each object, beside the one
+// that streams it for the size check) and gives the outputs of the same
+// Parquet objects scored from the local disk, the input's name aside.
+func TestCloudParquetInput(t *testing.T) {
+	f := getFixture(t)
+	ctx := context.Background()
+	local := t.TempDir()
+	pq := filepath.Join(local, "pq")
+	if r := f.crl(ctx, nil, nil, "convert", filepath.Join(f.sweep, inPrefix), "--out", pq); r.code != 0 {
+		t.Fatalf("convert: %s", r)
+	}
+	ref := filepath.Join(local, "ref")
+	if r := f.score(ctx, nil, pq, ref, "--pattern", "*.parquet"); r.code != 0 || !strings.Contains(r.stdout, "0 decoded, 0 from the cache, ") {
+		t.Fatalf("local: %s", r)
+	}
+	for _, name := range []string{"s3", "gcs", "azure"} {
+		t.Run(name, func(t *testing.T) {
+			c := getCloud(t, name)
+			const prefix = "parquettest"
+			if err := upload(ctx, c, pq, prefix+"/"); err != nil {
+				t.Fatal(err)
+			}
+			in := c.url(inBucket, prefix)
+			c.proxy.Reset()
+			r := f.score(ctx, nil, in, c.url(outBucket, "pq"), "--pattern", "*.parquet")
+			if r.code != 0 || !strings.Contains(r.stdout, "0 decoded, 0 from the cache, ") || !strings.Contains(r.stdout, " Parquet\n") {
+				t.Fatalf("%s\nserver log:\n%s", r, c.srv.LogTail(20))
+			}
+			rc := countRequests(c.proxy.Log())
+			objects := 0
+			for k, n := range rc.gets {
+				if strings.HasPrefix(k, prefix+"/") && strings.HasSuffix(k, ".parquet") {
+					objects++
+					if n < 3 {
+						t.Errorf("%s: %d GETs, want the stream, the footer and column chunks", k, n)
+					}
+				}
+			}
+			if objects == 0 {
+				t.Fatalf("no Parquet object read: %v", rc)
+			}
+			dir, names := download(t, c, "pq")
+			compareWithLocal(t, dir, names, ref, pipeline.Redact(in))
+		})
+	}
+}

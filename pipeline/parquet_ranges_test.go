@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"gocloud.dev/blob/memblob"
+
+	"github.com/crlbatch/crlbatch/readers"
+)
+
+// TestParquetRanges: a Parquet object read by ranges from its bucket
+// decodes to what the same bytes in memory decode to; ReadAt follows
+// io.ReaderAt at the end; a range from an object of another size than
+// listed (it changed under the job) is a storage error, kept in err, not
+// a Parquet reader's opinion.
+func TestParquetRanges(t *testing.T) {
+	ctx := context.Background()
+	var jsonl strings.Builder
+	for i := range 3000 {
+		jsonl.WriteString(`{"run_id":"a","reward":` + string(rune('0'+i%10)) + `,"regime_id":"x","obs":"` + strings.Repeat("z", i%7) + `"}` + "\n")
+	}
+	var pq bytes.Buffer
+	if err := readers.ConvertToParquet("mem://b/x.jsonl", strings.NewReader(jsonl.String()), &pq, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	if err := b.WriteAll(ctx, "x.parquet", pq.Bytes(), nil); err != nil {
+		t.Fatal(err)
+	}
+	fields := []readers.ParquetField{{Name: "reward", Type: "number", Required: true}, {Name: "regime_id", Type: "string", Required: true}}
+	size := int64(pq.Len())
+	want, err := readers.DecodeParquet("mem://b/x.parquet", "x.parquet", bytes.NewReader(pq.Bytes()), fields, readers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranges := &parquetRanges{ctx: ctx, b: b, key: "x.parquet", size: size}
+	got, err := readers.DecodeParquet("mem://b/x.parquet", "x.parquet", ranges, fields, readers.Options{})
+	if err != nil || ranges.err != nil {
+		t.Fatal(err, ranges.err)
+	}
+	we, _ := want.AppendEncoding(nil)
+	ge, _ := got.AppendEncoding(nil)
+	if !bytes.Equal(we, ge) || got.Rows != 3000 {
+		t.Errorf("read by ranges: %d rows, encoding equal %v", got.Rows, bytes.Equal(we, ge))
+	}
+	buf := make([]byte, 10)
+	if n, err := ranges.ReadAt(buf, size-4); n != 4 || err != io.EOF || string(buf[:4]) != "PAR1" {
+		t.Errorf("ReadAt at the end: %d, %v, %q", n, err, buf[:n])
+	}
+	if n, err := ranges.ReadAt(buf, size); n != 0 || err != io.EOF {
+		t.Errorf("ReadAt past the end: %d, %v", n, err)
+	}
+	changed := &parquetRanges{ctx: ctx, b: b, key: "x.parquet", size: size + 1}
+	_, err = readers.DecodeParquet("mem://b/x.parquet", "x.parquet", changed, fields, readers.Options{})
+	if err == nil || changed.err == nil || !strings.Contains(changed.err.Error(), "the object changed while the job read it") {
+		t.Errorf("changed object: %v, kept %v", err, changed.err)
+	}
+	var de *readers.DataError
+	if errors.As(changed.err, &de) {
+		t.Errorf("a changed object is a DataError: %v", changed.err)
+	}
+}

@@ -1,0 +1,1204 @@
+package readers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+)
+
+// The direct path for skyfall's Parquet objects: row groups are read column
+// by column, a batch of rows at a time (the components map and the number
+// columns by arrow-go's column chunk readers, parquet_maprd.go; the others
+// by pqarrow), straight into the run parts' builders, with the grouping core and the metadata candidates of
+// the JSON decoder, and no JSON text in between. It accepts only what it
+// can hold to exactly the outcome of the same rows as JSON Lines: columns
+// of numbers, strings and booleans, skyfall's components as a map or a
+// struct of numbers, the JSON-text columns of ParquetJSONColumns while
+// their cells are null or the text null, and valid rows within the limits.
+// Anything else (a list or struct column, a bad row, a limit reached, a
+// key that is not valid UTF-8, an object whose JSON text might pass
+// MaxLineBytes or MaxObjectBytes) makes DecodeParquet drop what it built
+// and read the object again the general way, ParquetLines into
+// DecodeObject, so that every error, bad row and limit is that of the JSON
+// Lines form, word for word. FuzzParquetDirect holds the two ways to the
+// same decoded object.
+
+// parquetDirectBatchRows is the number of rows the direct path reads at a
+// time from a row group.
+const parquetDirectBatchRows = 4 << 10
+
+// errParquetIndirect stops the direct path: the object is read again
+// through its rows as JSON lines.
+var errParquetIndirect = errors.New("readers: not for the direct path")
+
+// DecodeParquet decodes the skyfall rows of the Parquet object r (the
+// object at url, under key) as DecodeObject decodes the same rows in JSON
+// Lines: the same parts, runs, metadata, errors (naming rows by their
+// number as lines) and bad rows, after the same checks of the columns of
+// fields as ParquetLines. Row groups are read one batch of rows at a
+// time; r is read at the offsets the file's footer gives.
+func DecodeParquet(url, key string, r parquet.ReaderAtSeeker, fields []ParquetField, opts Options) (*ObjectRuns, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	f, err := openParquet(url, r, fields, parquetDirectBatchRows, dictColumns)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := decodeParquetDirect(f, key, opts)
+	f.pf.Close()
+	if err == nil {
+		return obj, nil
+	}
+	if !errors.Is(err, errParquetIndirect) {
+		return nil, err
+	}
+	lines, err := ParquetLines(url, r, fields)
+	if err != nil {
+		return nil, err
+	}
+	defer lines.Close()
+	return DecodeObject(url, key, lines, opts)
+}
+
+// ParquetDirect reports whether DecodeParquet read the object at url the
+// direct way; for tests and benchmarks.
+var parquetDirectHook func(url string, direct bool)
+
+// pqKind is how the direct path reads a column.
+type pqKind byte
+
+const (
+	pqNumber pqKind = iota + 1
+	pqString
+	pqBool
+	pqJSON // a ParquetJSONColumns column: each cell null, or a JSON null, string, number or boolean
+	pqCompsMap
+	pqCompsStruct
+)
+
+// pqColumn is one column of the file as the direct path reads it.
+type pqColumn struct {
+	name   string
+	idx    int // in the file's schema
+	bidx   int // in the record batches, or -1 for a column read by mr
+	kind   pqKind
+	schema int   // the schema field (fReward...), or -1 for an extra (gamma included)
+	ident  int   // the identity field it holds, or -1
+	comps  []int // pqCompsStruct: the component of each member, or -1
+
+	// The current batch.
+	valid  []byte // validity bitmap, nil when no cell is null
+	voff   int
+	isInt  bool
+	i64    []int64
+	f64    []float64
+	off32  []int32
+	off64  []int64
+	data   []byte
+	dict   []int32 // a dictionary column: each row's index into off32/off64 and data
+	bools  *array.Boolean
+	m      *array.Map
+	st     *array.Struct
+	keys   pqColumnStrings
+	items  pqNums
+	fields []pqNums      // pqCompsStruct
+	mr     *pqMapReader  // pqCompsMap read by the column chunk readers
+	nr     *pqFlatReader // pqNumber read by the column chunk reader
+
+	// pqCompsMap: row i's entries are mKeys[mOff[i]:mOff[i+1]], their
+	// values items at the same positions.
+	mOff      []int32
+	mKeys     []parquet.ByteArray
+	mKeyBytes int
+	mValid    []byte    // scratch for the validity of the maps
+	iValid    []byte    // scratch for the validity of the values
+	iNull     []int     // scratch: the entries with a null value
+	s64       []int64   // scratch
+	sf64      []float64 // scratch
+
+	// pqJSON: the kind of each row's cell in the batch (kindNull for a
+	// null cell), and the last cell validated, parsed or decoded.
+	kinds    []byte
+	lastRaw  []byte
+	lastKind byte
+	lastNum  []byte // the text of lastV
+	lastV    float64
+	lastInt  bool
+}
+
+type pqColumnStrings struct {
+	off32 []int32
+	off64 []int64
+	data  []byte
+}
+
+func (s *pqColumnStrings) at(i int) []byte {
+	if s.off32 != nil {
+		return s.data[s.off32[i]:s.off32[i+1]]
+	}
+	return s.data[s.off64[i]:s.off64[i+1]]
+}
+
+// pqNums is a column of numbers in the current batch.
+type pqNums struct {
+	valid []byte
+	voff  int
+	isInt bool
+	i64   []int64
+	f64   []float64
+	s64   []int64
+	sf64  []float64
+}
+
+func (n *pqNums) ok(i int) bool { return n.valid == nil || bitutil.BitIsSet(n.valid, n.voff+i) }
+
+func (n *pqNums) float(i int) float64 {
+	if n.isInt {
+		return float64(n.i64[i])
+	}
+	return n.f64[i]
+}
+
+func (c *pqColumn) ok(i int) bool { return c.valid == nil || bitutil.BitIsSet(c.valid, c.voff+i) }
+
+func (c *pqColumn) str(i int) []byte {
+	if c.dict != nil {
+		i = int(c.dict[i])
+	}
+	if c.off32 != nil {
+		return c.data[c.off32[i]:c.off32[i+1]]
+	}
+	return c.data[c.off64[i]:c.off64[i+1]]
+}
+
+// text returns row i's string: a string cell, or the decoded text of a
+// JSON string.
+func (c *pqColumn) text(i int) []byte {
+	if c.kind == pqJSON {
+		return decodeString(c.str(i))
+	}
+	return c.str(i)
+}
+
+// value returns row i's number, of a number column or a JSON-text one.
+func (c *pqColumn) value(i int) float64 {
+	if c.kind == pqJSON {
+		v, _ := c.number(i)
+		return v
+	}
+	return c.float(i)
+}
+
+func (c *pqColumn) float(i int) float64 {
+	if c.isInt {
+		return float64(c.i64[i])
+	}
+	return c.f64[i]
+}
+
+// pqDirectKind says how the direct path reads a column of type t holding
+// the schema field f (-1 for an extra), or 0 when it cannot.
+func pqDirectKind(t arrow.DataType, f int, jsonText bool) pqKind {
+	if jsonText {
+		return pqJSON
+	}
+	switch f {
+	case fReward, fStep, fEffectiveRank:
+		if pqNumberType(t) {
+			return pqNumber
+		}
+		return 0
+	case fRegimeID, fRegimeOrigin, fAliasOf:
+		if pqStringType(t) {
+			return pqString
+		}
+		return 0
+	case fInvalidAction:
+		if t.ID() == arrow.BOOL {
+			return pqBool
+		}
+		return 0
+	case fComponents:
+		switch t.ID() {
+		case arrow.MAP:
+			m := t.(*arrow.MapType)
+			if pqStringType(m.KeyType()) && pqNumberType(m.ItemType()) {
+				return pqCompsMap
+			}
+		case arrow.STRUCT:
+			seen := map[string]bool{}
+			for _, sf := range t.(*arrow.StructType).Fields() {
+				if !pqNumberType(sf.Type) || seen[sf.Name] || !utf8.ValidString(sf.Name) {
+					return 0
+				}
+				seen[sf.Name] = true
+			}
+			return pqCompsStruct
+		}
+		return 0
+	}
+	switch {
+	case pqNumberType(t):
+		return pqNumber
+	case pqStringType(t):
+		return pqString
+	case t.ID() == arrow.BOOL:
+		return pqBool
+	}
+	return 0
+}
+
+func pqNumberType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+		arrow.FLOAT32, arrow.FLOAT64:
+		return true
+	}
+	return false // UINT64 may hold integers beyond int64
+}
+
+func pqStringType(t arrow.DataType) bool {
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		return d.IndexType.ID() == arrow.INT32 && pqStringType(d.ValueType)
+	}
+	return t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING
+}
+
+// bind points the column at its array in the current batch; false when a
+// cell cannot be read directly.
+func (c *pqColumn) bind(a arrow.Array) bool {
+	c.valid, c.voff = nil, 0
+	if a.NullN() > 0 {
+		c.valid, c.voff = a.NullBitmapBytes(), a.Data().Offset()
+	}
+	switch c.kind {
+	case pqNumber:
+		var n pqNums
+		if !bindNums(&n, a, c.s64, c.sf64) {
+			return false
+		}
+		c.isInt, c.i64, c.f64, c.s64, c.sf64 = n.isInt, n.i64, n.f64, n.s64, n.sf64
+	case pqString, pqJSON:
+		c.dict = nil
+		if da, ok := a.(*array.Dictionary); ok {
+			idx, ok := da.Indices().(*array.Int32)
+			if !ok {
+				return false
+			}
+			c.dict = idx.Int32Values()
+			a = da.Dictionary()
+		}
+		var s pqColumnStrings
+		if !bindStrings(&s, a) {
+			return false
+		}
+		c.off32, c.off64, c.data = s.off32, s.off64, s.data
+	case pqBool:
+		b, ok := a.(*array.Boolean)
+		if !ok {
+			return false
+		}
+		c.bools = b
+	case pqCompsMap:
+		m, ok := a.(*array.Map)
+		if !ok {
+			return false
+		}
+		c.m = m
+		if !bindStrings(&c.keys, m.Keys()) || !bindNums(&c.items, m.Items(), c.items.s64, c.items.sf64) {
+			return false
+		}
+		if m.Keys().NullN() > 0 {
+			return false
+		}
+		c.mKeys, c.mKeyBytes = c.mKeys[:0], 0
+		for k := 0; k < m.Keys().Len(); k++ {
+			key := c.keys.at(k)
+			c.mKeys = append(c.mKeys, key)
+			c.mKeyBytes += len(key)
+		}
+		c.mOff = c.mOff[:0]
+		for i := 0; i < m.Len(); i++ {
+			lo, _ := m.ValueOffsets(i)
+			c.mOff = append(c.mOff, int32(lo))
+		}
+		if m.Len() > 0 {
+			_, hi := m.ValueOffsets(m.Len() - 1)
+			c.mOff = append(c.mOff, int32(hi))
+		}
+	case pqCompsStruct:
+		st, ok := a.(*array.Struct)
+		if !ok {
+			return false
+		}
+		c.st = st
+		if c.fields == nil {
+			c.fields = make([]pqNums, st.NumField())
+		}
+		for k := range c.fields {
+			if !bindNums(&c.fields[k], st.Field(k), c.fields[k].s64, c.fields[k].sf64) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func bindNums(n *pqNums, a arrow.Array, s64 []int64, sf64 []float64) bool {
+	n.valid, n.voff = nil, 0
+	if a.NullN() > 0 {
+		n.valid, n.voff = a.NullBitmapBytes(), a.Data().Offset()
+	}
+	n.s64, n.sf64 = s64, sf64
+	n.isInt = true
+	switch a := a.(type) {
+	case *array.Int64:
+		n.i64 = a.Int64Values()
+	case *array.Float64:
+		n.isInt, n.f64 = false, a.Float64Values()
+	case *array.Int32:
+		n.i64 = widen(&n.s64, a.Int32Values())
+	case *array.Int16:
+		n.i64 = widen(&n.s64, a.Int16Values())
+	case *array.Int8:
+		n.i64 = widen(&n.s64, a.Int8Values())
+	case *array.Uint32:
+		n.i64 = widen(&n.s64, a.Uint32Values())
+	case *array.Uint16:
+		n.i64 = widen(&n.s64, a.Uint16Values())
+	case *array.Uint8:
+		n.i64 = widen(&n.s64, a.Uint8Values())
+	case *array.Float32:
+		vs := a.Float32Values()
+		n.sf64 = n.sf64[:0]
+		for _, v := range vs {
+			n.sf64 = append(n.sf64, float64(v))
+		}
+		n.isInt, n.f64 = false, n.sf64
+	default:
+		return false
+	}
+	return true
+}
+
+func widen[T int8 | int16 | int32 | uint8 | uint16 | uint32](s *[]int64, vs []T) []int64 {
+	out := (*s)[:0]
+	for _, v := range vs {
+		out = append(out, int64(v))
+	}
+	*s = out
+	return out
+}
+
+func bindStrings(s *pqColumnStrings, a arrow.Array) bool {
+	s.off32, s.off64, s.data = nil, nil, nil
+	switch a := a.(type) {
+	case *array.String:
+		s.off32 = a.ValueOffsets()
+		if b := a.Data().Buffers()[2]; b != nil {
+			s.data = b.Bytes()
+		}
+	case *array.LargeString:
+		s.off64 = a.ValueOffsets()
+		if b := a.Data().Buffers()[2]; b != nil {
+			s.data = b.Bytes()
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// pqCand is a metadata candidate of a part read the direct way: the column
+// and the value on the part's first row, beside partCore.cands[at].
+type pqCand struct {
+	col  *pqColumn
+	at   int
+	cand *candidate // pqJSON: partCore.cands[at], set when it is compared
+	i64  int64
+	f64  float64
+	b    bool
+	s    []byte
+}
+
+// pqPart is the direct path's state of one part.
+type pqPart struct {
+	p     *part
+	cands []pqCand
+}
+
+// pqDirect decodes one Parquet object the direct way.
+type pqDirect struct {
+	url   string
+	opts  Options
+	obj   *ObjectRuns
+	cols  []*pqColumn
+	byF   [fEffectiveRank + 1]*pqColumn
+	gamma *pqColumn
+	ids   []*pqColumn // by identity field; nil when the file has no column for it
+	extra []*pqColumn // the columns that are not schema fields, in file order
+	g     grouper[*part]
+	parts map[*part]*pqPart
+
+	compIdx  map[string]int
+	intern   map[string]string
+	lastLab  []byte
+	label    string
+	row      skyfall.Row
+	compSeen []bool
+	compPred []compPred // by position in the components map: the last name there
+	tmp      []byte
+	line     int64 // the JSON text's bound so far, for MaxObjectBytes
+	static   int64 // a row's JSON text's bound, strings and maps aside
+}
+
+func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectRuns, err error) {
+	defer func() {
+		if parquetDirectHook != nil {
+			parquetDirectHook(f.url, err == nil)
+		}
+	}()
+	d := &pqDirect{url: f.url, opts: opts, parts: map[*part]*pqPart{}, intern: map[string]string{}, compIdx: map[string]int{}}
+	d.obj = &ObjectRuns{ObjectInfo: ObjectInfo{URL: f.url, Key: key, Format: Plain}, comps: opts.Components}
+	for i, c := range opts.Components {
+		if _, ok := d.compIdx[c]; !ok {
+			d.compIdx[c] = i
+		}
+	}
+	d.row.Comps = make([]float64, len(opts.Components))
+	d.compSeen = make([]bool, len(opts.Components))
+	identOf := map[string]int{}
+	for i, name := range opts.IdentityFields {
+		identOf[name] = i
+	}
+	d.ids = make([]*pqColumn, len(opts.IdentityFields))
+	schemaOf := map[string]int{}
+	for i, name := range schemaFields {
+		schemaOf[name] = i
+	}
+	d.static = 2
+	for i, pc := range f.cols {
+		if !utf8.ValidString(pc.name) {
+			return nil, errParquetIndirect
+		}
+		sf, ok := schemaOf[pc.name]
+		if !ok {
+			sf = -1
+		}
+		c := &pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1}
+		if c.kind = pqDirectKind(f.schema.Field(i).Type, sf, pc.json); c.kind == 0 {
+			return nil, errParquetIndirect
+		}
+		if c.kind == pqCompsStruct {
+			for _, m := range f.schema.Field(i).Type.(*arrow.StructType).Fields() {
+				idx, ok := d.compIdx[m.Name]
+				if !ok {
+					idx = -1
+				}
+				c.comps = append(c.comps, idx)
+				d.static += int64(6*len(m.Name)) + 30
+			}
+		}
+		d.static += int64(6*len(pc.name)) + 30
+		if sf >= 0 {
+			d.byF[sf] = c
+		} else {
+			if id, ok := identOf[pc.name]; ok {
+				c.ident = id
+				d.ids[id] = c
+			}
+			if pc.name == "gamma" {
+				if c.kind != pqNumber && c.kind != pqJSON {
+					return nil, errParquetIndirect
+				}
+				d.gamma = c
+			}
+			d.extra = append(d.extra, c)
+		}
+		d.cols = append(d.cols, c)
+	}
+	if f.pf.NumRows() == 0 {
+		return d.obj, nil
+	}
+	if c := d.byF[fReward]; c == nil || c.kind != pqNumber {
+		return nil, errParquetIndirect // a row without reward or regime_id is bad
+	}
+	if c := d.byF[fRegimeID]; c == nil || c.kind != pqString {
+		return nil, errParquetIndirect // a row without reward or regime_id is bad
+	}
+	d.g = newGrouper(d.obj.URL, d.obj.Key, opts.IdentityFields, opts.MaxRuns, d.newPart)
+	// The components map, in the layout the column chunk readers know, is
+	// read by them, not in the record batches.
+	var leaves []int
+	chunked := map[int]bool{} // leaf columns
+	if c := d.byF[fComponents]; c != nil && c.kind == pqCompsMap {
+		if c.mr = newPQMapReader(f.pf, c.name, f.schema.Field(c.idx).Type.(*arrow.MapType).ItemType()); c.mr != nil {
+			chunked[c.mr.kcol], chunked[c.mr.vcol] = true, true
+		}
+	}
+	for _, c := range d.cols {
+		if c.kind == pqNumber {
+			if c.nr = newPQFlatReader(f.pf, c.name, f.schema.Field(c.idx).Type); c.nr != nil {
+				chunked[c.nr.col] = true
+			}
+		}
+	}
+	if len(chunked) > 0 {
+		for l := 0; l < f.pf.MetaData().Schema.NumColumns(); l++ {
+			if !chunked[l] {
+				leaves = append(leaves, l)
+			}
+		}
+		b := 0
+		for _, c := range d.cols {
+			c.bidx = -1
+			if c.mr == nil && c.nr == nil {
+				c.bidx = b
+				b++
+			}
+		}
+	}
+	defer func() {
+		for _, c := range d.cols {
+			if c.mr != nil {
+				c.mr.close()
+			}
+			if c.nr != nil {
+				c.nr.close()
+			}
+		}
+	}()
+	rr, err := f.fr.GetRecordReader(context.Background(), leaves, nil)
+	if err != nil {
+		return nil, errParquetIndirect
+	}
+	defer rr.Release()
+	row := 0
+	for rr.Next() {
+		batch := rr.RecordBatch()
+		if err := d.batch(batch, row); err != nil {
+			return nil, err
+		}
+		row += int(batch.NumRows())
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, errParquetIndirect // the general way names the row
+	}
+	d.obj.Lines, d.obj.Rows = row, row
+	return d.obj, nil
+}
+
+func (d *pqDirect) newPart(h partHeader) *part {
+	p := &part{partCore: partCore{partHeader: h}, b: skyfall.NewBuilder(h.runKey, d.opts.Components)}
+	d.obj.parts = append(d.obj.parts, p)
+	d.parts[p] = &pqPart{p: p}
+	return p
+}
+
+// batch reads the rows of one record batch, the first of them row base+1
+// of the file.
+func (d *pqDirect) batch(b arrow.RecordBatch, base int) error {
+	n := int(b.NumRows())
+	if n == 0 {
+		return nil
+	}
+	bound := d.static * int64(n)
+	for _, c := range d.cols {
+		if c.mr != nil {
+			if err := c.mr.next(c, n); err != nil {
+				return err
+			}
+		} else if c.nr != nil {
+			if err := c.nr.next(c, n); err != nil {
+				return err
+			}
+		} else if !c.bind(b.Column(c.bidx)) {
+			return errParquetIndirect
+		}
+		if err := d.check(c, n); err != nil {
+			return err
+		}
+		switch c.kind {
+		case pqString:
+			bound += 6 * int64(len(c.data))
+		case pqCompsMap:
+			bound += 6*int64(c.mKeyBytes) + 32*int64(len(c.mKeys))
+		}
+	}
+	// No row's JSON text is longer than bound, nor all of them together.
+	if d.line += bound; bound > int64(d.opts.MaxLineBytes) || d.line > d.opts.MaxObjectBytes {
+		return errParquetIndirect
+	}
+	for s := 0; s < n; {
+		e := n
+		for _, c := range d.ids {
+			if c != nil {
+				e = c.runEnd(s, e)
+			}
+		}
+		if err := d.rows(s, e, base); err != nil {
+			return err
+		}
+		s = e
+	}
+	return nil
+}
+
+// check validates column c over the n rows of the batch: what the JSON
+// decoder would reject in its cells sends the object the general way.
+func (d *pqDirect) check(c *pqColumn, n int) error {
+	required := c.schema == fReward || c.schema == fRegimeID
+	if required && c.valid != nil {
+		return errParquetIndirect
+	}
+	switch c.kind {
+	case pqNumber:
+		if !c.isInt {
+			for i, v := range c.f64 {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					if c.ok(i) {
+						return errParquetIndirect
+					}
+				}
+			}
+		}
+		if c.schema == fStep && !c.isInt {
+			for i, v := range c.f64 {
+				if c.ok(i) && (v != math.Trunc(v) || math.Abs(v) > 1<<53) {
+					return errParquetIndirect
+				}
+			}
+		}
+	case pqString:
+		if !isASCII(c.data) {
+			for i := 0; i < n; i++ {
+				if c.ok(i) && !utf8.Valid(c.str(i)) {
+					return errParquetIndirect
+				}
+			}
+		}
+	case pqJSON:
+		c.kinds = c.kinds[:0]
+		for i := 0; i < n; i++ {
+			k := byte(kindNull)
+			if c.ok(i) {
+				raw := c.str(i)
+				if c.lastRaw != nil && bytes.Equal(raw, c.lastRaw) {
+					k = c.lastKind
+				} else {
+					var ok bool
+					if k, ok = jsonScalar(raw); !ok {
+						return errParquetIndirect
+					}
+					c.lastRaw, c.lastKind = append(c.lastRaw[:0], raw...), k
+				}
+			}
+			if !jsonFits(c, k) {
+				return errParquetIndirect
+			}
+			c.kinds = append(c.kinds, k)
+		}
+	case pqCompsMap:
+		for _, key := range c.mKeys {
+			if !isASCII(key) && !utf8.Valid(key) {
+				return errParquetIndirect
+			}
+		}
+		it := &c.items
+		if it.valid != nil {
+			// A null value inside a present map is a bad row; inside a
+			// null map it is never read.
+			for i := 0; i < n; i++ {
+				if !c.ok(i) {
+					continue
+				}
+				for k := c.mOff[i]; k < c.mOff[i+1]; k++ {
+					if !it.ok(int(k)) {
+						return errParquetIndirect
+					}
+				}
+			}
+		}
+		if !it.isInt {
+			for _, v := range it.f64 {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return errParquetIndirect // conservative: the general way decides
+				}
+			}
+		}
+	case pqCompsStruct:
+		for k := range c.fields {
+			fn := &c.fields[k]
+			if fn.isInt {
+				continue
+			}
+			for i, v := range fn.f64 {
+				if (math.IsNaN(v) || math.IsInf(v, 0)) && fn.ok(i) && c.ok(i) {
+					return errParquetIndirect
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// jsonScalar validates raw, the text of one cell of a JSON-text column, as
+// the JSON decoder validates a value: a null, a string, a number or a
+// boolean, with nothing around it, is read directly; anything else
+// (objects and arrays included) is not.
+func jsonScalar(raw []byte) (byte, bool) {
+	if len(raw) == 0 {
+		return 0, false
+	}
+	d := rowDecoder{data: raw}
+	var kind byte
+	var err *rowError
+	switch c := raw[0]; {
+	case c == '"':
+		kind = kindString
+		_, err = d.scanString(false, nil)
+	case c == '-' || c-'0' < 10:
+		kind = kindNumber
+		_, _, err = d.number(true)
+	case string(raw) == "null":
+		return kindNull, true
+	case string(raw) == "true" || string(raw) == "false":
+		return kindBool, true
+	default:
+		return 0, false
+	}
+	return kind, err == nil && d.pos == len(raw)
+}
+
+// jsonFits says whether a JSON-text column's cell of kind k is of a type
+// its field takes (null always is); else the general way names the error.
+func jsonFits(c *pqColumn, k byte) bool {
+	if k == kindNull {
+		return true
+	}
+	switch c.schema {
+	case fRegimeOrigin, fAliasOf:
+		return k == kindString
+	case fStep, fEffectiveRank:
+		return k == kindNumber
+	case fInvalidAction:
+		return k == kindBool
+	case fComponents, fReward, fRegimeID:
+		return false
+	}
+	if c.name == "gamma" {
+		return k == kindNumber
+	}
+	return true
+}
+
+// number returns the value of row i's cell of a JSON-text column of
+// numbers (the last one parsed again only when the text differs).
+func (c *pqColumn) number(i int) (float64, bool) {
+	raw := c.str(i)
+	if c.lastNum == nil || !bytes.Equal(raw, c.lastNum) {
+		c.lastV, c.lastInt = parseNumber(raw)
+		c.lastNum = append(c.lastNum[:0], raw...)
+	}
+	return c.lastV, c.lastInt
+}
+
+// isASCII reports whether b holds only ASCII bytes (then every string in it
+// is valid UTF-8).
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// runEnd returns the first row after s, before e, whose value in c differs
+// from the row before it's, or e.
+func (c *pqColumn) runEnd(s, e int) int {
+	if c.valid == nil {
+		switch {
+		case c.dict != nil:
+			k := c.dict[s]
+			for i := s + 1; i < e; i++ {
+				if c.dict[i] != k && !bytes.Equal(c.str(i), c.str(i-1)) {
+					return i
+				}
+				k = c.dict[i]
+			}
+			return e
+		case c.kind == pqNumber && c.isInt:
+			v := c.i64[s]
+			for i := s + 1; i < e; i++ {
+				if c.i64[i] != v {
+					return i
+				}
+			}
+			return e
+		case c.kind == pqNumber:
+			v := c.f64[s]
+			for i := s + 1; i < e; i++ {
+				if c.f64[i] != v {
+					return i
+				}
+			}
+			return e
+		case c.kind == pqString && c.off32 != nil:
+			off := c.off32
+			v := c.data[off[s]:off[s+1]]
+			for i := s + 1; i < e; i++ {
+				if off[i+1]-off[i] != int32(len(v)) || string(c.data[off[i]:off[i+1]]) != string(v) {
+					return i
+				}
+			}
+			return e
+		}
+	}
+	for i := s + 1; i < e; i++ {
+		if !c.sameAs(i, i-1) {
+			return i
+		}
+	}
+	return e
+}
+
+// sameAs reports whether rows i and j hold the same value in c (both null
+// counting as the same).
+func (c *pqColumn) sameAs(i, j int) bool {
+	oi, oj := c.ok(i), c.ok(j)
+	if oi != oj {
+		return false
+	}
+	if !oi {
+		return true
+	}
+	switch c.kind {
+	case pqNumber:
+		if c.isInt {
+			return c.i64[i] == c.i64[j]
+		}
+		return c.f64[i] == c.f64[j]
+	case pqString:
+		return bytes.Equal(c.str(i), c.str(j))
+	case pqBool:
+		return c.bools.Value(i) == c.bools.Value(j)
+	case pqJSON:
+		if c.kinds[i] != c.kinds[j] {
+			return false
+		}
+		ri, rj := c.str(i), c.str(j)
+		return c.kinds[i] == kindNull || bytes.Equal(ri, rj) ||
+			string(appendCanonical(nil, ri, c.kinds[i])) == string(appendCanonical(nil, rj, c.kinds[j]))
+	}
+	return false
+}
+
+// null reports whether row i carries no value in c (a null cell, or a JSON
+// null).
+func (c *pqColumn) null(i int) bool {
+	return !c.ok(i) || c.kind == pqJSON && c.kinds[i] == kindNull
+}
+
+// raw appends the JSON text of row i's (non-null) cell of c, as
+// ParquetLines writes it, and returns it with its kind.
+func (c *pqColumn) raw(dst []byte, i int) ([]byte, byte) {
+	switch c.kind {
+	case pqNumber:
+		if c.isInt {
+			return strconv.AppendInt(dst, c.i64[i], 10), kindNumber
+		}
+		return appendFloat(dst, c.f64[i]), kindNumber
+	case pqString:
+		return appendJSONString(dst, unsafeString(c.str(i))), kindString
+	case pqBool:
+		return strconv.AppendBool(dst, c.bools.Value(i)), kindBool
+	case pqJSON:
+		return append(dst, c.str(i)...), c.kinds[i]
+	}
+	return append(dst, "null"...), kindNull
+}
+
+// rows adds rows [s, e) of the batch, which share an identity, to their
+// part.
+func (d *pqDirect) rows(s, e, base int) error {
+	line := base + s + 1
+	for k, c := range d.ids {
+		v := rawValue{kind: kindNull}
+		if c != nil && !c.null(s) {
+			var raw []byte
+			raw, v.kind = c.raw(nil, s)
+			v.raw = raw
+		}
+		d.g.vals[k] = v
+	}
+	carried, err := d.g.identify(line)
+	if err != nil {
+		return errParquetIndirect
+	}
+	p, err := d.g.find(line, carried)
+	if err != nil {
+		return errParquetIndirect
+	}
+	pp := d.parts[p]
+	first := p.b.Len() == 0
+	for i := s; i < e; i++ {
+		if err := d.add(p, i); err != nil {
+			return err
+		}
+	}
+	if first {
+		for _, c := range d.extra {
+			if c.null(s) {
+				continue
+			}
+			raw, kind := c.raw(nil, s)
+			p.addCandidate(c.name, uint32(noKey), raw, kind, c.idx)
+			pc := pqCand{col: c, at: len(p.cands) - 1}
+			switch c.kind {
+			case pqNumber:
+				if c.isInt {
+					pc.i64 = c.i64[s]
+				} else {
+					pc.f64 = c.f64[s]
+				}
+			case pqString:
+				pc.s = bytes.Clone(c.str(s))
+			case pqBool:
+				pc.b = c.bools.Value(s)
+			}
+			pp.cands = append(pp.cands, pc)
+		}
+	}
+	for k := range pp.cands {
+		pc := &pp.cands[k]
+		cand := &p.cands[pc.at]
+		if !cand.alive {
+			continue
+		}
+		c := pc.col
+		pc.cand = cand
+		if !first && !pc.equal(s) {
+			cand.alive = false
+			continue
+		}
+		// An identity field's value is the same on all of [s, e).
+		if c.ident < 0 && c.runEnd(s, e) < e {
+			cand.alive = false
+		}
+	}
+	return nil
+}
+
+// equal reports whether row i holds the candidate's value.
+func (pc *pqCand) equal(i int) bool {
+	c := pc.col
+	if !c.ok(i) {
+		return false
+	}
+	switch c.kind {
+	case pqNumber:
+		if c.isInt {
+			return c.i64[i] == pc.i64
+		}
+		return c.f64[i] == pc.f64
+	case pqString:
+		return bytes.Equal(c.str(i), pc.s)
+	case pqBool:
+		return c.bools.Value(i) == pc.b
+	case pqJSON:
+		return pc.cand.kind == c.kinds[i] && (bytes.Equal(c.str(i), pc.cand.raw) ||
+			string(appendCanonical(nil, c.str(i), c.kinds[i])) == pc.cand.canon)
+	}
+	return false
+}
+
+// add appends row i of the batch to p, as objectDecoder.add appends a
+// decoded line.
+func (d *pqDirect) add(p *part, i int) error {
+	r := &d.row
+	comps := r.Comps
+	clear(comps)
+	*r = skyfall.Row{Comps: comps, Invalid: -1}
+	r.Reward = d.byF[fReward].float(i)
+	if lab := d.byF[fRegimeID].str(i); d.lastLab == nil || !bytes.Equal(lab, d.lastLab) {
+		d.label = d.internBytes(lab)
+		d.lastLab = append(d.lastLab[:0], lab...)
+	}
+	r.Label = d.label
+	if c := d.byF[fRegimeOrigin]; c != nil && !c.null(i) {
+		r.Origin, r.HasOrigin = d.internBytes(c.text(i)), true
+	}
+	if c := d.byF[fAliasOf]; c != nil && !c.null(i) {
+		r.AliasOf, r.HasAliasOf = d.internBytes(c.text(i)), true
+	}
+	if c := d.byF[fStep]; c != nil && !c.null(i) {
+		switch {
+		case c.kind == pqJSON:
+			v, isInt := c.number(i)
+			n, msg := integer(c.str(i), v, isInt)
+			if msg != "" {
+				return errParquetIndirect
+			}
+			r.Step = n
+		case c.isInt:
+			r.Step = c.i64[i]
+		default:
+			r.Step = int64(c.f64[i])
+		}
+		r.HasStep = true
+	}
+	if c := d.byF[fComponents]; c != nil && c.kind != pqJSON && c.ok(i) {
+		if err := d.components(c, i); err != nil {
+			return err
+		}
+	}
+	if c := d.byF[fInvalidAction]; c != nil && !c.null(i) {
+		r.Invalid = 0
+		if c.kind == pqJSON && c.str(i)[0] == 't' || c.kind == pqBool && c.bools.Value(i) {
+			r.Invalid = 1
+		}
+	}
+	if c := d.byF[fEffectiveRank]; c != nil && !c.null(i) {
+		r.EffRank, r.HasEffRank = c.value(i), true
+	}
+	if c := d.gamma; c != nil && !c.null(i) {
+		r.Gamma, r.HasGamma = c.value(i), true
+	}
+	nl := p.b.NumLabels()
+	p.b.Add(r)
+	if p.b.NumLabels() > nl && p.b.NumLabels() > d.opts.MaxLabels {
+		return errParquetIndirect
+	}
+	if r.HasOrigin || r.HasAliasOf {
+		p.addOrigin(r.Label, labelOrigin{r.Origin, r.AliasOf, r.HasOrigin, r.HasAliasOf})
+	}
+	return nil
+}
+
+// components reads row i's components (present, not null) into d.row.Comps.
+func (d *pqDirect) components(c *pqColumn, i int) error {
+	comps := d.row.Comps
+	if c.kind == pqCompsStruct {
+		for k, idx := range c.comps {
+			if idx >= 0 && c.fields[k].ok(i) {
+				comps[idx] = c.fields[k].float(i)
+			}
+		}
+		return nil
+	}
+	lo, hi := c.mOff[i], c.mOff[i+1]
+	clear(d.compSeen)
+	for k := int(lo); k < int(hi); k++ {
+		name := c.mKeys[k]
+		// Rows nearly always list their components in one order: the
+		// name at this position last time, else the lookup.
+		var idx int
+		var ok bool
+		if j := k - int(lo); j < len(d.compPred) && d.compPred[j].name == string(name) {
+			idx, ok = d.compPred[j].idx, d.compPred[j].idx >= 0
+		} else {
+			idx, ok = d.compIdx[unsafeString(name)]
+			if !ok {
+				idx = -1
+			}
+			if j < 64 {
+				for len(d.compPred) <= j {
+					d.compPred = append(d.compPred, compPred{idx: -1})
+				}
+				d.compPred[j] = compPred{name: string(name), idx: idx}
+			}
+		}
+		if ok {
+			if d.compSeen[idx] {
+				return errParquetIndirect // a repeated key
+			}
+			d.compSeen[idx] = true
+			comps[idx] = c.items.float(k)
+			continue
+		}
+		// A component not asked for: still no repeated key.
+		for k2 := int(lo); k2 < k; k2++ {
+			if bytes.Equal(c.mKeys[k2], name) {
+				return errParquetIndirect
+			}
+		}
+	}
+	return nil
+}
+
+func (d *pqDirect) internBytes(b []byte) string {
+	if s, ok := d.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.intern[s] = s
+	return s
+}
+
+// dictColumns lists the top-level string columns of pf whose every data
+// page, in every row group, is dictionary-encoded: the direct path reads
+// them as Arrow dictionaries (each distinct value once per row group, the
+// rows as indices) instead of copying every row's string. A column with a
+// plain page (a dictionary that overflowed), or without the page encoding
+// statistics that tell, is read as strings.
+func dictColumns(pf *file.Reader) []int {
+	md := pf.MetaData()
+	sc := md.Schema
+	var out []int
+	for i := 0; i < sc.NumColumns(); i++ {
+		col := sc.Column(i)
+		if col.MaxRepetitionLevel() > 0 || col.PhysicalType() != parquet.Types.ByteArray || len(col.ColumnPath()) != 1 {
+			continue
+		}
+		ok := md.NumRowGroups() > 0
+		for g := 0; ok && g < md.NumRowGroups(); g++ {
+			cc, err := md.RowGroup(g).ColumnChunk(i)
+			if err != nil {
+				ok = false
+				break
+			}
+			stats := cc.EncodingStats()
+			ok = len(stats) > 0
+			for _, st := range stats {
+				if st.PageType.String() == "DICTIONARY_PAGE" { // (format.PageType is internal to arrow-go)
+					continue
+				}
+				if st.Encoding != parquet.Encodings.PlainDict && st.Encoding != parquet.Encodings.RLEDict {
+					ok = false
+				}
+			}
+		}
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+type compPred struct {
+	name string
+	idx  int // its component, or -1
+}
