@@ -144,4 +144,4 @@ for j in "${JOBS[@]}"; do
 	[[ $j == duckdb ]] && { echo "  $j: $(head -n 1 "$T/$j.log")"; continue; }
 	echo "  $j: $(grep -m1 '^scored' "$T/$j.log" || echo '(no summary line)')"
 done
-echo "  warm-cache's runs: $(grep -m1 -o 'runs from the cache.*' "$T/warm-cache.err" || echo '(no run-level entries)')"
+echo "  warm-cache's runs: $( (grep -m1 -o 'runs from the cache.*' "$T/warm-cache.err" || echo '(no run-level entries)') | tr -d '"')"
