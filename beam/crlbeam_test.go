@@ -311,3 +311,28 @@ func TestCommand(t *testing.T) {
 		t.Errorf("no --out: exit %d, %q", code, stderr.String())
 	}
 }
+
+// TestNoTempFilesLeft: a job on Prism leaves nothing in the temporary
+// folder, though Beam's runner creates a file there for every loopback
+// job and never removes it; TMPDIR is restored afterwards.
+func TestNoTempFilesLeft(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	spec, err := ParseScore(context.Background(), []string{"../configs/example-sweep", "--out", filepath.Join(t.TempDir(), "beam")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), spec, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := os.Getenv("TMPDIR"); got != tmp {
+		t.Errorf("TMPDIR is %q after Run, was %q", got, tmp)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in the temporary folder: %s", e.Name())
+	}
+}

@@ -2,7 +2,10 @@ package crlbeam
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -27,10 +30,53 @@ type Stats struct {
 	InputBytes, PieceBytes, ScoredBytes int64
 }
 
+// runMu serialises Run: Beam's options are process-wide (the flag
+// package), and so is the temporary folder Run sets for the runner.
+var runMu sync.Mutex
+
 // Run checks OUTPUT, lists the input, builds the pipeline and runs it on
 // the runner of --runner (Prism by default), waiting for it to end. A
 // failed pipeline has published nothing.
+//
+// For its duration Run points TMPDIR at a folder of its own, which it
+// removes when the runner returns: Beam's runner creates an empty file
+// (beamloopbackworker-*) in the temporary folder for every loopback job
+// and never removes it (apache/beam#27569), so that every job on Prism
+// would leave one behind. Calls of Run in one process run one at a time.
 func Run(ctx context.Context, spec *Spec, opt Options) (*Stats, error) {
+	runMu.Lock()
+	defer runMu.Unlock()
+	restore, err := privateTempDir()
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
+	return run(ctx, spec, opt)
+}
+
+// privateTempDir points TMPDIR at a new folder under the temporary folder
+// and returns what removes it and restores TMPDIR.
+func privateTempDir() (restore func(), err error) {
+	dir, err := os.MkdirTemp("", "crlbatch-beam-")
+	if err != nil {
+		return nil, fmt.Errorf("crlbatch-beam: a temporary folder for the runner: %w", err)
+	}
+	old, had := os.LookupEnv("TMPDIR")
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		os.Remove(dir)
+		return nil, err
+	}
+	return func() {
+		if had {
+			os.Setenv("TMPDIR", old)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+		os.RemoveAll(dir)
+	}, nil
+}
+
+func run(ctx context.Context, spec *Spec, opt Options) (*Stats, error) {
 	cfg, err := spec.Config()
 	if err != nil {
 		return nil, err
