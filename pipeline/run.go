@@ -188,7 +188,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	if len(objs) == 0 {
-		return nil, &DataError{Err: fmt.Errorf("%s: no object matches %q", j.in, cfg.Patterns)}
+		return nil, noObjectMatches(ctx, inB, j.in, cfg.Patterns, cfg.Retry)
 	}
 	j.log.Info("listed", "input", j.in.String(), "objects", len(objs))
 	if err := besideItsConversion(j.in, objs); err != nil {

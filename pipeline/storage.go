@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 
 	"gocloud.dev/blob"
 
@@ -39,4 +41,21 @@ type object = storage.Object
 // list is storage.List.
 func list(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, rp RetryPolicy) ([]object, error) {
 	return storage.List(ctx, b, loc, patterns, storage.RetryPolicy(rp))
+}
+
+// noObjectMatches is the error of a listing that matched nothing. When the
+// patterns leave out *.parquet and objects named so are there, it says how
+// to read them: Parquet traces are read only when a pattern names them.
+func noObjectMatches(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, rp RetryPolicy) error {
+	msg := fmt.Sprintf("%s: no object matches %q", loc, patterns)
+	if !slices.Contains(patterns, "*.parquet") {
+		if pq, err := list(ctx, b, loc, []string{"*.parquet"}, rp); err == nil && len(pq) > 0 {
+			n := "1 object ends"
+			if len(pq) > 1 {
+				n = fmt.Sprintf("%d objects end", len(pq))
+			}
+			msg += fmt.Sprintf("; %s in .parquet (--pattern '*.parquet' reads Parquet traces)", n)
+		}
+	}
+	return &DataError{Err: errors.New(msg)}
 }

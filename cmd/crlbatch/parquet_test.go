@@ -346,3 +346,30 @@ func TestParquetBesideItsSource(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetNeedsItsPattern: a folder of Parquet traces scored without a
+// pattern that names them fails as an empty listing does (exit 1, nothing
+// written), and the error says how to read them.
+func TestParquetNeedsItsPattern(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if code, _, stderr := crl(t, "convert", "../../configs/example-sweep", "--out", in); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	hint := "; 9 objects end in .parquet (--pattern '*.parquet' reads Parquet traces)"
+	code, _, stderr := crl(t, "score", in, "--out", out, "--quiet")
+	if code != 1 || !strings.Contains(stderr, in+`: no object matches ["*.jsonl" "*.jsonl.gz" "*.jsonl.zst" "*.ndjson"]`+hint) {
+		t.Errorf("score: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the failed job left %s (%v)", out, err)
+	}
+	if code, stdout, stderr := crl(t, "validate", in); code != 1 || !strings.Contains(stdout+stderr, hint) {
+		t.Errorf("validate: exit %d: %s%s", code, stdout, stderr)
+	}
+	// A listing with nothing named *.parquet says nothing of Parquet.
+	empty := t.TempDir()
+	if code, _, stderr := crl(t, "score", empty, "--out", out, "--quiet"); code != 1 || strings.Contains(stderr, "parquet") {
+		t.Errorf("empty folder: exit %d: %s", code, stderr)
+	}
+}
