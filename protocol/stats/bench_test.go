@@ -138,3 +138,42 @@ func BenchmarkProbImprovementCILargeDrawOrder(b *testing.B) {
 	}
 	reportCPUTime(b, before)
 }
+
+// benchStatistics is the 10,000 resample statistics whose 2.5 % and
+// 97.5 % quantiles every interval of a family table takes.
+func benchStatistics() []float64 {
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := make([]float64, benchResamples)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
+// BenchmarkQuantilePairSelect is the interval's selection as the bootstrap
+// does it (windows, then quickselect if they miss); ...Quick the
+// quickselect alone, to compare. Each iteration selects from a fresh copy.
+func BenchmarkQuantilePairSelect(b *testing.B) {
+	v := benchStatistics()
+	work := make([]float64, len(v))
+	before := rusageNow()
+	for b.Loop() {
+		copy(work, v)
+		quantilePairSelect(work, 0.025000000000000022, 0.975)
+	}
+	reportCPUTime(b, before)
+}
+
+func BenchmarkQuantilePairSelectQuick(b *testing.B) {
+	v := benchStatistics()
+	work := make([]float64, len(v))
+	n := len(v)
+	i, t := quantileIndex(n, 0.025000000000000022)
+	j, u := quantileIndex(n, 0.975)
+	before := rusageNow()
+	for b.Loop() {
+		copy(work, v)
+		quantilePairQuick(work, i, t, j, u)
+	}
+	reportCPUTime(b, before)
+}
