@@ -177,3 +177,49 @@ func BenchmarkQuantilePairSelectQuick(b *testing.B) {
 	}
 	reportCPUTime(b, before)
 }
+
+// benchSmall is one family × metric cell of bench/scale.sh's families-200
+// step: 5 seed values, where what a resample costs besides its 5 draws
+// (the statistic, the loop) is most of the bootstrap.
+func benchSmall(seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	xs := make([]float64, 5)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()*3 + 1
+	}
+	return xs
+}
+
+// BenchmarkBootstrapSmallShared is the CIs of the mean and the IQM of a
+// cell of 5 values at 10,000 resamples.
+func BenchmarkBootstrapSmallShared(b *testing.B) {
+	xs := benchSmall(3)
+	stats := []Statistic{StatMean, StatIQM}
+	before := rusageNow()
+	for b.Loop() {
+		BootstrapCIs(xs, stats, benchResamples, 7, 0.95)
+	}
+	reportCPUTime(b, before)
+}
+
+// BenchmarkBootstrapSmallMean is the CI of the mean alone of 5 values (the
+// paired difference's CI).
+func BenchmarkBootstrapSmallMean(b *testing.B) {
+	xs := benchSmall(3)
+	before := rusageNow()
+	for b.Loop() {
+		BootstrapCI(xs, StatMean, benchResamples, 7, 0.95)
+	}
+	reportCPUTime(b, before)
+}
+
+// BenchmarkProbImprovementCISmall is the interval of the probability of
+// improvement of 5 seed values against a baseline of 5.
+func BenchmarkProbImprovementCISmall(b *testing.B) {
+	xs, ys := benchSmall(3), benchSmall(4)
+	before := rusageNow()
+	for b.Loop() {
+		ProbImprovementCI(xs, ys, benchResamples, 7, 0.95)
+	}
+	reportCPUTime(b, before)
+}
