@@ -76,6 +76,17 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 		})
 		below[p], upTo[p] = int32(lt), int32(le)
 	}
+	// Without a value of x equal to one of y (the usual case), no pair is
+	// equal and x's draws are recorded as below[posX[j]] at once: one
+	// lookup per draw instead of three.
+	ties := !slices.Equal(below, upTo)
+	var belowX []int32
+	if !ties {
+		belowX = make([]int32, n)
+		for i, p := range posX {
+			belowX[i] = below[p]
+		}
+	}
 
 	// countY[p+1] counts the draws of sortedY[p]; cum[p] the draws of the
 	// sorted positions < p.
@@ -92,7 +103,11 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 		if stop != nil && b%stopEvery == 0 && stop() {
 			return 0, 0, false
 		}
-		src.drawPositions(posX, drawX)
+		if ties {
+			src.drawPositions(posX, drawX)
+		} else {
+			src.drawPositions(belowX, drawX)
+		}
 		clear(countY)
 		src.countDraws(posY, countY[1:])
 		var c int64
@@ -101,10 +116,16 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 			cum[p] = c
 		}
 		var gt, eq int64
-		for _, p := range drawX {
-			l, u := cum[below[p]], cum[upTo[p]]
-			gt += l
-			eq += u - l
+		if ties {
+			for _, p := range drawX {
+				l, u := cum[below[p]], cum[upTo[p]]
+				gt += l
+				eq += u - l
+			}
+		} else {
+			for _, l := range drawX {
+				gt += cum[l]
+			}
 		}
 		values[b] = (float64(gt) + 0.5*float64(eq)) / pairs
 	}
