@@ -46,3 +46,40 @@ func benchAggregate(b *testing.B, families, seeds int) {
 	}
 	reportCPUTime(b, before)
 }
+
+// benchIdentical is a family of 5,000 runs × 20 metrics (bench/scale.sh's
+// 20,000 runs in 4 families), every vector distinct.
+func benchIdentical() (*Family, []Run) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	f := &Family{Name: "f"}
+	var runs []Run
+	for i := range 5000 {
+		r := Run{Key: fmt.Sprint(i)}
+		for range 20 {
+			r.Values = append(r.Values, protocol.Some(rng.NormFloat64()))
+		}
+		f.Runs = append(f.Runs, i)
+		runs = append(runs, r)
+	}
+	return f, runs
+}
+
+// BenchmarkIdenticalRuns is the identical-seed-values finding of that
+// family by key; ...Pairwise by comparing every pair, as before (issue 16).
+func BenchmarkIdenticalRuns(b *testing.B) {
+	f, runs := benchIdentical()
+	before := rusageNow()
+	for b.Loop() {
+		identicalRuns(f, runs)
+	}
+	reportCPUTime(b, before)
+}
+
+func BenchmarkIdenticalRunsPairwise(b *testing.B) {
+	f, runs := benchIdentical()
+	before := rusageNow()
+	for b.Loop() {
+		identicalPairwise(f, runs)
+	}
+	reportCPUTime(b, before)
+}
