@@ -223,3 +223,26 @@ func BenchmarkProbImprovementCISmall(b *testing.B) {
 	}
 	reportCPUTime(b, before)
 }
+
+// BenchmarkQuantilePairSelectTies selects from the statistics of a 5-value
+// cell (means of 5 draws from 5 values: about a hundred distinct values,
+// many tied), as the families-200 step's intervals do.
+func BenchmarkQuantilePairSelectTies(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	xs := benchSmall(3)
+	v := make([]float64, benchResamples)
+	for i := range v {
+		s := 0.0
+		for range xs {
+			s += xs[rng.IntN(len(xs))]
+		}
+		v[i] = s / float64(len(xs))
+	}
+	work := make([]float64, len(v))
+	before := rusageNow()
+	for b.Loop() {
+		copy(work, v)
+		quantilePairSelect(work, 0.025000000000000022, 0.975)
+	}
+	reportCPUTime(b, before)
+}
