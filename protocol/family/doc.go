@@ -15,6 +15,7 @@
 //
 //	mean and IQM intervals   stats.SeedFor(seed, family, metric)
 //	paired-difference CI     stats.SeedFor(seed, family, metric, "paired difference")
+//	prob. of improvement CI  stats.SeedFor(seed, family, metric, "probability of improvement")
 //
 // The package is pure: no I/O, goroutines or clocks.
 package family

@@ -11,7 +11,15 @@ import (
 // BenchmarkAggregate8x20x10 reduces 8 families × 10 seeds × 20 metrics with
 // every statistic at 10,000 bootstrap resamples: CIs of the mean and the
 // IQM, the paired test and the paired difference's CI against the baseline.
-func BenchmarkAggregate8x20x10(b *testing.B) {
+func BenchmarkAggregate8x20x10(b *testing.B) { benchAggregate(b, 8, 10) }
+
+// BenchmarkAggregate40x20x5 is the shape of bench/scale.sh's families-200
+// step (families of 5 seeds; 40 families here, not 200, to keep an
+// iteration near a second): the bootstraps are of 5 values, so what each
+// resample costs besides its draws counts.
+func BenchmarkAggregate40x20x5(b *testing.B) { benchAggregate(b, 40, 5) }
+
+func benchAggregate(b *testing.B, families, seeds int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	metrics := make([]Metric, 20)
 	for m := range metrics {
@@ -19,8 +27,8 @@ func BenchmarkAggregate8x20x10(b *testing.B) {
 		metrics[m] = Metric{Name: fmt.Sprintf("metric_%02d", m), HigherIsBetter: &hib}
 	}
 	var runs []Run
-	for f := 0; f < 8; f++ {
-		for s := 0; s < 10; s++ {
+	for f := 0; f < families; f++ {
+		for s := 0; s < seeds; s++ {
 			r := Run{Key: fmt.Sprintf("f%d-s%d", f, s), Family: fmt.Sprintf("family_%d", f), Seed: fmt.Sprint(s), HasSeed: true, NSteps: 1000}
 			for range metrics {
 				r.Values = append(r.Values, protocol.Some(rng.NormFloat64()+float64(f)/10))
@@ -30,9 +38,48 @@ func BenchmarkAggregate8x20x10(b *testing.B) {
 	}
 	opt := DefaultOptions()
 	b.ReportAllocs()
+	before := rusageNow()
 	for b.Loop() {
 		if _, err := Aggregate(metrics, runs, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPUTime(b, before)
+}
+
+// benchIdentical is a family of 5,000 runs × 20 metrics (bench/scale.sh's
+// 20,000 runs in 4 families), every vector distinct.
+func benchIdentical() (*Family, []Run) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	f := &Family{Name: "f"}
+	var runs []Run
+	for i := range 5000 {
+		r := Run{Key: fmt.Sprint(i)}
+		for range 20 {
+			r.Values = append(r.Values, protocol.Some(rng.NormFloat64()))
+		}
+		f.Runs = append(f.Runs, i)
+		runs = append(runs, r)
+	}
+	return f, runs
+}
+
+// BenchmarkIdenticalRuns is the identical-seed-values finding of that
+// family by key; ...Pairwise by comparing every pair, as before (issue 16).
+func BenchmarkIdenticalRuns(b *testing.B) {
+	f, runs := benchIdentical()
+	before := rusageNow()
+	for b.Loop() {
+		identicalRuns(f, runs)
+	}
+	reportCPUTime(b, before)
+}
+
+func BenchmarkIdenticalRunsPairwise(b *testing.B) {
+	f, runs := benchIdentical()
+	before := rusageNow()
+	for b.Loop() {
+		identicalPairwise(f, runs)
+	}
+	reportCPUTime(b, before)
 }

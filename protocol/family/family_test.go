@@ -2,8 +2,11 @@ package family
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -405,5 +408,69 @@ func TestProbImprovementIntervalAbsent(t *testing.T) {
 	dqn = find(t, res, "dqn", "per_configuration_reward")
 	if dqn.ProbImprovementCILow.OK || dqn.ProbImprovementCILow.Reason != ReasonBaselineOne {
 		t.Errorf("dqn's interval against one baseline seed %+v, want absent: %s", dqn.ProbImprovementCILow, ReasonBaselineOne)
+	}
+}
+
+// identicalPairwise is the identical-seed-values finding by its definition:
+// each included run with a present value, not yet reported, against every
+// later one with slices.Equal.
+func identicalPairwise(f *Family, runs []Run) [][]string {
+	var inc []int
+	for _, i := range f.Runs {
+		if !runs[i].Excluded {
+			inc = append(inc, i)
+		}
+	}
+	var out [][]string
+	reported := map[int]bool{}
+	for a := range inc {
+		if reported[a] || !anyPresent(runs[inc[a]].Values) {
+			continue
+		}
+		same := []string{runs[inc[a]].Key}
+		for b := a + 1; b < len(inc); b++ {
+			if !reported[b] && slices.Equal(runs[inc[a]].Values, runs[inc[b]].Values) {
+				same = append(same, runs[inc[b]].Key)
+				reported[b] = true
+			}
+		}
+		if len(same) > 1 {
+			out = append(out, same)
+		}
+	}
+	return out
+}
+
+// The grouping of identical vectors by key finds the groups the pairwise
+// comparison finds, in the same order, with values drawn from a few (so
+// that vectors repeat), zeros of both signs, absent values with two
+// reasons, excluded runs, all-absent vectors and a NaN behind an absence.
+func TestIdenticalRunsEqualPairwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 2))
+	pick := []protocol.Value{protocol.Some(1), protocol.Some(0), {V: math.Copysign(0, -1), OK: true}, protocol.Some(2.5),
+		protocol.None("a"), protocol.None("b"), {V: math.NaN(), Reason: "a"}}
+	for trial := range 300 {
+		nm := 1 + rng.IntN(3)
+		f := &Family{Name: "f"}
+		var runs []Run
+		for i := range 2 + rng.IntN(40) {
+			r := Run{Key: fmt.Sprintf("r%d", i), Excluded: rng.IntN(8) == 0}
+			for range nm {
+				k := rng.IntN(3) // mostly the first three: repeats
+				if rng.IntN(3) == 0 {
+					k = rng.IntN(len(pick))
+				}
+				if trial%2 == 0 && k == len(pick)-1 {
+					k = 0 // half the trials without NaN
+				}
+				r.Values = append(r.Values, pick[k])
+			}
+			f.Runs = append(f.Runs, len(runs))
+			runs = append(runs, r)
+		}
+		got, want := identicalRuns(f, runs), identicalPairwise(f, runs)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: grouped %v, pairwise %v", trial, got, want)
+		}
 	}
 }

@@ -138,3 +138,111 @@ func BenchmarkProbImprovementCILargeDrawOrder(b *testing.B) {
 	}
 	reportCPUTime(b, before)
 }
+
+// benchStatistics is the 10,000 resample statistics whose 2.5 % and
+// 97.5 % quantiles every interval of a family table takes.
+func benchStatistics() []float64 {
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := make([]float64, benchResamples)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
+// BenchmarkQuantilePairSelect is the interval's selection as the bootstrap
+// does it (windows, then quickselect if they miss); ...Quick the
+// quickselect alone, to compare. Each iteration selects from a fresh copy.
+func BenchmarkQuantilePairSelect(b *testing.B) {
+	v := benchStatistics()
+	work := make([]float64, len(v))
+	before := rusageNow()
+	for b.Loop() {
+		copy(work, v)
+		quantilePairSelect(work, 0.025000000000000022, 0.975)
+	}
+	reportCPUTime(b, before)
+}
+
+func BenchmarkQuantilePairSelectQuick(b *testing.B) {
+	v := benchStatistics()
+	work := make([]float64, len(v))
+	n := len(v)
+	i, t := quantileIndex(n, 0.025000000000000022)
+	j, u := quantileIndex(n, 0.975)
+	before := rusageNow()
+	for b.Loop() {
+		copy(work, v)
+		quantilePairQuick(work, i, t, j, u)
+	}
+	reportCPUTime(b, before)
+}
+
+// benchSmall is one family × metric cell of bench/scale.sh's families-200
+// step: 5 seed values, where what a resample costs besides its 5 draws
+// (the statistic, the loop) is most of the bootstrap.
+func benchSmall(seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	xs := make([]float64, 5)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()*3 + 1
+	}
+	return xs
+}
+
+// BenchmarkBootstrapSmallShared is the CIs of the mean and the IQM of a
+// cell of 5 values at 10,000 resamples.
+func BenchmarkBootstrapSmallShared(b *testing.B) {
+	xs := benchSmall(3)
+	stats := []Statistic{StatMean, StatIQM}
+	before := rusageNow()
+	for b.Loop() {
+		BootstrapCIs(xs, stats, benchResamples, 7, 0.95)
+	}
+	reportCPUTime(b, before)
+}
+
+// BenchmarkBootstrapSmallMean is the CI of the mean alone of 5 values (the
+// paired difference's CI).
+func BenchmarkBootstrapSmallMean(b *testing.B) {
+	xs := benchSmall(3)
+	before := rusageNow()
+	for b.Loop() {
+		BootstrapCI(xs, StatMean, benchResamples, 7, 0.95)
+	}
+	reportCPUTime(b, before)
+}
+
+// BenchmarkProbImprovementCISmall is the interval of the probability of
+// improvement of 5 seed values against a baseline of 5.
+func BenchmarkProbImprovementCISmall(b *testing.B) {
+	xs, ys := benchSmall(3), benchSmall(4)
+	before := rusageNow()
+	for b.Loop() {
+		ProbImprovementCI(xs, ys, benchResamples, 7, 0.95)
+	}
+	reportCPUTime(b, before)
+}
+
+// BenchmarkQuantilePairSelectTies selects from the statistics of a 5-value
+// cell (means of 5 draws from 5 values: about a hundred distinct values,
+// many tied), as the families-200 step's intervals do.
+func BenchmarkQuantilePairSelectTies(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	xs := benchSmall(3)
+	v := make([]float64, benchResamples)
+	for i := range v {
+		s := 0.0
+		for range xs {
+			s += xs[rng.IntN(len(xs))]
+		}
+		v[i] = s / float64(len(xs))
+	}
+	work := make([]float64, len(v))
+	before := rusageNow()
+	for b.Loop() {
+		copy(work, v)
+		quantilePairSelect(work, 0.025000000000000022, 0.975)
+	}
+	reportCPUTime(b, before)
+}

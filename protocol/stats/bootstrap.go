@@ -281,7 +281,11 @@ func BootstrapCIsUntil(xs []float64, stats []Statistic, resamples int, seed uint
 			case kindMean:
 				v = sum / float64(n)
 			case kindIQM:
-				v = trimmedMeanCounts(sortedXs, counts, cut, walk)
+				if n <= smallIQM {
+					v = trimmedMeanCountsSmall(sortedXs, counts, cut, walk)
+				} else {
+					v = trimmedMeanCounts(sortedXs, counts, cut, walk)
+				}
 			default:
 				if st.sorted {
 					if !materialized {
@@ -485,4 +489,36 @@ func trimmedMeanCounts(sortedXs []float64, counts []int32, cut int, buf []float6
 		s += x
 	}
 	return s / float64(end-cut)
+}
+
+// smallIQM is the largest sample for which the bootstrap's IQM writes the
+// whole sorted resample (trimmedMeanCountsSmall) instead of skipping to cut.
+const smallIQM = 32
+
+// trimmedMeanCountsSmall is trimmedMeanCounts (the same sum, in the same
+// order) by loops whose trip counts do not depend on the counts: every
+// value's copies are written, from the first (four copies whatever the
+// count, the next value starting where its copies end), then positions
+// cut … n−cut−1 summed. For a few values, where a resample costs a few
+// draws, the mispredicted exits of the loops over the counts cost more
+// than writing the values before cut.
+func trimmedMeanCountsSmall(sortedXs []float64, counts []int32, cut int, buf []float64) float64 {
+	n := len(sortedXs)
+	buf = buf[:n+4]
+	counts = counts[:n]
+	k := 0
+	for p, x := range sortedXs {
+		c := int(counts[p])
+		b := buf[k : k+4 : k+4]
+		b[0], b[1], b[2], b[3] = x, x, x, x
+		for i := 4; i < c; i++ {
+			buf[k+i] = x
+		}
+		k += c
+	}
+	s := 0.0
+	for _, x := range buf[cut : n-cut] {
+		s += x
+	}
+	return s / float64(n-2*cut)
 }

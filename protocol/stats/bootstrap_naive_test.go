@@ -65,7 +65,7 @@ func TestBootstrapEqualsNaive(t *testing.T) {
 		t.Skip("rand.Uint64N takes its 32-bit path here")
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
-	sizes := []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 64, 100, 255, 256, 257, 1000, 1024, 2500, 4096, 5001}
+	sizes := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 31, 32, 33, 64, 100, 255, 256, 257, 1000, 1024, 2500, 4096, 5001}
 	// Every size with varied values, then some with one value repeated
 	// (no draw needed: constantCIs), 0.1 so that the sums round, and
 	// zeros of both signs.
@@ -88,8 +88,11 @@ func TestBootstrapEqualsNaive(t *testing.T) {
 			}
 		}
 		resamples := 400
-		if n > 1000 {
+		switch {
+		case n > 1000:
 			resamples = 60
+		case n <= 64:
+			resamples = 2000 // past windowMin: the interval's windows
 		}
 		seed := SeedFor(uint64(k), "family", strconv.Itoa(n))
 		for _, level := range []float64{0.95, 0.5} {

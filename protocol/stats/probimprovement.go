@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // ProbImprovementCI is the percentile-bootstrap confidence interval of
@@ -75,20 +76,38 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 		})
 		below[p], upTo[p] = int32(lt), int32(le)
 	}
+	// Without a value of x equal to one of y (the usual case), no pair is
+	// equal and x's draws are recorded as below[posX[j]] at once: one
+	// lookup per draw instead of three.
+	ties := !slices.Equal(below, upTo)
+	var belowX []int32
+	if !ties {
+		belowX = make([]int32, n)
+		for i, p := range posX {
+			belowX[i] = below[p]
+		}
+	}
 
-	drawX := make([]int32, n)
 	// countY[p+1] counts the draws of sortedY[p]; cum[p] the draws of the
 	// sorted positions < p.
-	countY := make([]int32, m+1)
-	cum := make([]int64, m+1)
-	values := make([]float64, resamples)
+	bufs := probImprovementBufs.Get().(*probImprovementBuffers)
+	defer probImprovementBufs.Put(bufs)
+	drawX := growInt32(&bufs.drawX, n)
+	countY := growInt32(&bufs.countY, m+1)
+	cum := growInt64(&bufs.cum, m+1)
+	cum[0] = 0
+	values := grow(&bufs.values, resamples)
 	pairs := float64(n) * float64(m)
 	src := newIndexSource(seed)
 	for b := range values {
 		if stop != nil && b%stopEvery == 0 && stop() {
 			return 0, 0, false
 		}
-		src.drawPositions(posX, drawX)
+		if ties {
+			src.drawPositions(posX, drawX)
+		} else {
+			src.drawPositions(belowX, drawX)
+		}
 		clear(countY)
 		src.countDraws(posY, countY[1:])
 		var c int64
@@ -97,10 +116,16 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 			cum[p] = c
 		}
 		var gt, eq int64
-		for _, p := range drawX {
-			l, u := cum[below[p]], cum[upTo[p]]
-			gt += l
-			eq += u - l
+		if ties {
+			for _, p := range drawX {
+				l, u := cum[below[p]], cum[upTo[p]]
+				gt += l
+				eq += u - l
+			}
+		} else {
+			for _, l := range drawX {
+				gt += cum[l]
+			}
 		}
 		values[b] = (float64(gt) + 0.5*float64(eq)) / pairs
 	}
@@ -165,4 +190,30 @@ func (s *indexSource) drawPositions(pos, out []int32) {
 		out[i] = pos[j]
 	}
 	s.hi, s.lo = hi, lo
+}
+
+// probImprovementBuffers are the scratch slices of one
+// ProbImprovementCIUntil call, kept for the next as bootstrapBuffers are
+// (every element is written before it is read: countY is cleared per
+// resample, cum[0] set once, the others written in full).
+type probImprovementBuffers struct {
+	drawX, countY []int32
+	cum           []int64
+	values        []float64
+}
+
+var probImprovementBufs = sync.Pool{New: func() any { return new(probImprovementBuffers) }}
+
+func growInt32(buf *[]int32, n int) []int32 {
+	if cap(*buf) < n {
+		*buf = make([]int32, n)
+	}
+	return (*buf)[:n]
+}
+
+func growInt64(buf *[]int64, n int) []int64 {
+	if cap(*buf) < n {
+		*buf = make([]int64, n)
+	}
+	return (*buf)[:n]
 }

@@ -93,7 +93,7 @@ func probImprovementCIDrawOrder(x, y []float64, resamples int, seed uint64, leve
 // on samples with ties, of sizes powers of two or not, up to 3,000 seeds.
 func TestProbImprovementCICountsEqualDrawOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 14))
-	for trial := range 40 {
+	for trial := range 90 {
 		n, m := 1+rng.IntN(64), 1+rng.IntN(64)
 		if trial%8 == 0 {
 			n, m = 1000+rng.IntN(2000), 1000+rng.IntN(2000)
@@ -102,13 +102,22 @@ func TestProbImprovementCICountsEqualDrawOrder(t *testing.T) {
 			n, m = 32, 128
 		}
 		x, y := make([]float64, n), make([]float64, m)
+		// Values on a grid of halves (pairs equal), or continuous (none:
+		// the path without ties).
+		grid := func() float64 { return math.Round(rng.NormFloat64()*4) / 2 }
+		if trial%3 == 1 {
+			grid = rng.NormFloat64
+		}
 		for i := range x {
-			x[i] = math.Round(rng.NormFloat64()*4) / 2
+			x[i] = grid()
 		}
 		for j := range y {
-			y[j] = math.Round(rng.NormFloat64()*4) / 2
+			y[j] = grid()
 		}
 		res := 1 + rng.IntN(300)
+		if n < 100 && m < 100 && trial%2 == 0 {
+			res = windowMin + rng.IntN(2000) // the interval's windows
+		}
 		seed := rng.Uint64()
 		lo, hi := ProbImprovementCI(x, y, res, seed, 0.95)
 		wlo, whi := probImprovementCIDrawOrder(x, y, res, seed, 0.95)

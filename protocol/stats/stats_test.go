@@ -855,3 +855,70 @@ func TestProbImprovementCountsEveryPair(t *testing.T) {
 		}
 	}
 }
+
+// The windows of quantilePairSelect give exactly Quantile of the sorted
+// values at the bootstrap's sizes, with ties, constant runs, infinities and
+// a sample that misleads them (every sampled position holding a value far
+// above the rest, so that a window misses its ranks and the quickselect
+// takes over); quantileWindows itself reports the miss.
+func TestQuantileWindows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	qs := [][2]float64{{0.025000000000000022, 0.975}, {0, 1}, {0.5, 0.5}, {0.05, 0.95}, {0.4999, 0.5001}, {0, 0.001}, {0.999, 1}}
+	check := func(v []float64, what string) {
+		t.Helper()
+		sorted := slices.Clone(v)
+		slices.Sort(sorted)
+		for _, q := range qs {
+			work := slices.Clone(v)
+			lo, hi := quantilePairSelect(work, q[0], q[1])
+			same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) } // lerp(−∞, x, 0) is NaN
+			if !same(lo, Quantile(sorted, q[0])) || !same(hi, Quantile(sorted, q[1])) {
+				t.Fatalf("%s n=%d q=%v: select %v, %v; sort %v, %v", what, len(v), q, lo, hi, Quantile(sorted, q[0]), Quantile(sorted, q[1]))
+			}
+		}
+	}
+	for trial := 0; trial < 300; trial++ {
+		n := windowMin + rng.IntN(12000)
+		if trial%7 == 0 {
+			n = 10000
+		}
+		v := make([]float64, n)
+		distinct := 1 + rng.IntN(n)
+		for i := range v {
+			switch trial % 4 {
+			case 0:
+				v[i] = float64(rng.IntN(distinct)) // ties
+			case 1:
+				v[i] = float64(rng.IntN(3)) // a few values, long runs
+			default:
+				v[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(5)))
+			}
+		}
+		if trial%9 == 0 {
+			v[rng.IntN(n)], v[rng.IntN(n)] = math.Inf(1), math.Inf(-1)
+		}
+		check(v, "random")
+	}
+	for _, n := range []int{windowMin, 10000, 10007} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		i, ti := quantileIndex(n, 0.025)
+		j, tj := quantileIndex(n, 0.975)
+		if _, _, ok := quantileWindows(slices.Clone(v), i, ti, j, tj); !ok {
+			t.Errorf("n=%d: the windows of a normal sample missed", n)
+		}
+		for k := range windowSample {
+			v[k*n/windowSample] = 1e9 + float64(k)
+		}
+		if _, _, ok := quantileWindows(slices.Clone(v), i, ti, j, tj); ok {
+			t.Errorf("n=%d: the windows of a misleading sample did not miss", n)
+		}
+		check(v, "misleading sample")
+		slices.Sort(v)
+		check(v, "sorted")
+		slices.Reverse(v)
+		check(v, "reversed")
+	}
+}
