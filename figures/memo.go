@@ -91,6 +91,13 @@ func (f *Figure) render(ctx context.Context) (svg, png []byte, err error) {
 	return svg, png, nil
 }
 
+// DrawingKey is the key Memoize keeps a figure's SVG and PNG under: a
+// SHA-256 of its size, the PNG's resolution and every drawing command at
+// full precision. Two figures with one key render to the same bytes (with
+// one build of this package); the engine keeps rendered figures in --cache
+// under it.
+func (f *Figure) DrawingKey() ([sha256.Size]byte, error) { return f.drawingKey() }
+
 // drawingKey hashes the figure's size and every command it draws.
 func (f *Figure) drawingKey() ([sha256.Size]byte, error) {
 	if len(f.Panels) == 0 {

@@ -2,12 +2,79 @@ package pipeline
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/figures"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/writers"
 )
+
+// Figure entries (--cache, kind "figures"): a figure's SVG and PNG bytes
+// kept under its drawing (figures.Figure.DrawingKey: its size, the PNG's
+// resolution and every drawing command at full precision, as the test
+// memo figures.Memoize keys them) and the build (buildKey: the renderer
+// and its fonts are part of the executable). A figure drawn with the same
+// commands as one rendered before is not rasterized again.
+const (
+	figuresKind    = "figures"
+	figureCacheTag = "crlbatch-figures-1" // raise with the entries' layout
+)
+
+// renderFigure renders f, through the job's figure entries when it has a
+// cache.
+func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []byte, err error) {
+	if j.cache == nil {
+		return f.RenderContext(ctx)
+	}
+	dk, err := f.DrawingKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	fc := j.cache.c.Kind(figuresKind)
+	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(dk[:]))
+	e, found, err := fc.Get(ctx, key)
+	if err == nil && found {
+		if svg, png, err = splitFigure(e.Payload); err == nil {
+			return svg, png, nil
+		}
+		err = fmt.Errorf("%w: %v", cache.ErrCorrupt, err)
+	}
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.Is(err, cache.ErrCorrupt):
+		j.log.Warn("cache entry not trusted: it is rebuilt", "of", "figure", "figure", f.Name, "entry", fc.URL(key), "reason", err)
+	default:
+		j.log.Warn("cache entry cannot be read", "of", "figure", "figure", f.Name, "entry", fc.URL(key), "error", err)
+	}
+	if svg, png, err = f.RenderContext(ctx); err != nil {
+		return nil, nil, err
+	}
+	payload := binary.AppendUvarint(make([]byte, 0, 10+len(svg)+len(png)), uint64(len(svg)))
+	payload = append(append(payload, svg...), png...)
+	if err := fc.Put(ctx, key, cache.Entry{Payload: payload}); err != nil {
+		j.cacheWriteFailed(ctx, err)
+	}
+	return svg, png, nil
+}
+
+// splitFigure reads a figure entry back: the SVG's length, the SVG, the
+// PNG.
+func splitFigure(data []byte) (svg, png []byte, err error) {
+	n, k := binary.Uvarint(data)
+	if k <= 0 || uint64(len(data)-k) < n {
+		return nil, nil, errors.New("not a figure entry")
+	}
+	svg, png = data[k:k+int(n)], data[k+int(n):]
+	if len(svg) == 0 || len(png) == 0 {
+		return nil, nil, errors.New("a figure entry without its SVG or PNG")
+	}
+	return svg, png, nil
+}
 
 // drawFigures renders what a Figurer drew (d; nil for a job that draws
 // nothing), --concurrency figures at once (each into its own slot), and
@@ -29,7 +96,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		}
 		phase("figures")
 		s := &slots[i]
-		s.svg, s.png, s.err = d.Figures[i].RenderContext(ctx)
+		s.svg, s.png, s.err = j.renderFigure(ctx, d.Figures[i])
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, "", nil, err
