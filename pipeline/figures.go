@@ -26,21 +26,22 @@ const (
 )
 
 // renderFigure renders f, through the job's figure entries when it has a
-// cache.
-func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []byte, err error) {
+// cache (cached: read back from its entry).
+func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []byte, cached bool, err error) {
 	if j.cache == nil {
-		return f.RenderContext(ctx)
+		svg, png, err = f.RenderContext(ctx)
+		return svg, png, false, err
 	}
 	dk, err := f.DrawingKey()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	fc := j.cache.c.Kind(figuresKind)
 	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(dk[:]))
 	e, found, err := fc.Get(ctx, key)
 	if err == nil && found {
 		if svg, png, err = splitFigure(e.Payload); err == nil {
-			return svg, png, nil
+			return svg, png, true, nil
 		}
 		err = fmt.Errorf("%w: %v", cache.ErrCorrupt, err)
 	}
@@ -52,14 +53,14 @@ func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []b
 		j.log.Warn("cache entry cannot be read", "of", "figure", "figure", f.Name, "entry", fc.URL(key), "error", err)
 	}
 	if svg, png, err = f.RenderContext(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	payload := binary.AppendUvarint(make([]byte, 0, 10+len(svg)+len(png)), uint64(len(svg)))
 	payload = append(append(payload, svg...), png...)
 	if err := fc.Put(ctx, key, cache.Entry{Payload: payload}); err != nil {
 		j.cacheWriteFailed(ctx, err)
 	}
-	return svg, png, nil
+	return svg, png, false, nil
 }
 
 // splitFigure reads a figure entry back: the SVG's length, the SVG, the
@@ -87,6 +88,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 	}
 	type drawn struct {
 		svg, png []byte
+		cached   bool
 		err      error
 	}
 	slots := make([]drawn, len(d.Figures))
@@ -96,7 +98,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		}
 		phase("figures")
 		s := &slots[i]
-		s.svg, s.png, s.err = j.renderFigure(ctx, d.Figures[i])
+		s.svg, s.png, s.cached, s.err = j.renderFigure(ctx, d.Figures[i])
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, "", nil, err
@@ -104,14 +106,21 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 	var files []outFile
 	var refs []writers.FigureRef
 	var inline []writers.Figure
+	served := 0
 	for i, f := range d.Figures {
 		if slots[i].err != nil {
 			return nil, "", nil, fmt.Errorf("drawing %s: %w", f.Name, slots[i].err)
+		}
+		if slots[i].cached {
+			served++
 		}
 		svg, png := "figure-"+f.Name+".svg", "figure-"+f.Name+".png"
 		files = append(files, outFile{name: svg, data: slots[i].svg}, outFile{name: png, data: slots[i].png})
 		refs = append(refs, writers.FigureRef{Title: f.Title, PNG: png, SVG: svg, Caption: f.Caption})
 		inline = append(inline, writers.Figure{PNG: png, SVG: slots[i].svg})
+	}
+	if j.cache != nil && len(d.Figures) > 0 {
+		j.log.Info("figures from the cache", "served", served, "drawn", len(d.Figures)-served)
 	}
 	report += writers.FiguresSection(refs)
 	page, err := writers.HTML(report, inline)
