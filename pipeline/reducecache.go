@@ -2,23 +2,22 @@ package pipeline
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
-	"reflect"
 	"slices"
 
 	"github.com/crlbatch/crlbatch/cache"
 	"github.com/crlbatch/crlbatch/protocol/family"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // Family entries (--cache, kind "families"). A family's rows (its
 // statistics, bootstrap intervals and comparison with the baseline) depend
 // on its own runs and, when a baseline is found, on the baseline's runs
 // alone: every cell bootstraps on a seed of its family and metric
-// (PROTOCOLS 1.6). Each family's rows are kept under a key made of the
-// exact bits of those runs (every field of family.Run, in run order), the
+// (PROTOCOLS 1.6). Each family's rows (scoring.AppendExact) are kept under
+// a key made of the exact bits of those runs (scoring.AppendExact of every
+// family.Run, in run order), the
 // baseline's name and whether it was found, the metrics, every option of
 // the reduction (family.Options but its callbacks: the resamples, the
 // bootstrap seed, the level, the advantage metric, the group-by field,
@@ -68,9 +67,9 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 			baseline = "ppo"
 		}
 	}
-	common, err := encodeExact(nil, reflect.ValueOf(metrics))
+	common, err := scoring.AppendExact(nil, metrics)
 	if err == nil {
-		common, err = encodeExact(common, reflect.ValueOf(opt))
+		common, err = scoring.AppendExact(common, opt)
 	}
 	if err != nil {
 		j.log.Debug("family entries not used", "reason", err)
@@ -80,7 +79,7 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 		var out []byte
 		for _, i := range members[f] {
 			var err error
-			if out, err = encodeExact(out, reflect.ValueOf(runs[i])); err != nil {
+			if out, err = scoring.AppendExact(out, runs[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -210,19 +209,15 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 
 // encodeRows is a family's rows as a family entry holds them.
 func encodeRows(rows []family.Row) ([]byte, error) {
-	return encodeExact(nil, reflect.ValueOf(rows))
+	return scoring.AppendExact(nil, rows)
 }
 
 // decodeRows reads a family entry back: the rows of family f, one per
 // metric.
 func decodeRows(data []byte, f string, metrics []family.Metric) ([]family.Row, error) {
 	var rows []family.Row
-	rest, err := decodeExact(data, reflect.ValueOf(&rows).Elem())
-	if err != nil {
+	if err := scoring.DecodeExact(data, &rows); err != nil {
 		return nil, err
-	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("%d bytes after the rows", len(rest))
 	}
 	if len(rows) != len(metrics) {
 		return nil, fmt.Errorf("%d rows for %d metrics", len(rows), len(metrics))
@@ -233,148 +228,4 @@ func decodeRows(data []byte, f string, metrics []family.Metric) ([]family.Row, e
 		}
 	}
 	return rows, nil
-}
-
-// encodeExact appends v's exact bits: every field of a struct in order
-// (functions are left out: they are no data), a float's IEEE bits (so -0,
-// and every last bit, survive), a pointer's presence and target, a
-// slice's length and elements. A kind it does not know is an error, so
-// that a field added to family.Run or family.Row later is either encoded
-// or stops the entries, never silently dropped.
-func encodeExact(buf []byte, v reflect.Value) ([]byte, error) {
-	switch v.Kind() {
-	case reflect.String:
-		buf = binary.AppendUvarint(buf, uint64(v.Len()))
-		return append(buf, v.String()...), nil
-	case reflect.Bool:
-		if v.Bool() {
-			return append(buf, 1), nil
-		}
-		return append(buf, 0), nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return binary.AppendVarint(buf, v.Int()), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return binary.AppendUvarint(buf, v.Uint()), nil
-	case reflect.Float64, reflect.Float32:
-		return binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float())), nil
-	case reflect.Pointer:
-		if v.IsNil() {
-			return append(buf, 0), nil
-		}
-		return encodeExact(append(buf, 1), v.Elem())
-	case reflect.Slice:
-		buf = binary.AppendUvarint(buf, uint64(v.Len()))
-		for i := range v.Len() {
-			var err error
-			if buf, err = encodeExact(buf, v.Index(i)); err != nil {
-				return nil, err
-			}
-		}
-		return buf, nil
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Field(i).Kind() == reflect.Func {
-				continue
-			}
-			var err error
-			if buf, err = encodeExact(buf, v.Field(i)); err != nil {
-				return nil, err
-			}
-		}
-		return buf, nil
-	}
-	return nil, fmt.Errorf("%s: cannot encode a %s exactly", v.Type(), v.Kind())
-}
-
-var errShort = errors.New("entry ends early")
-
-// decodeExact reads into v (settable) what encodeExact wrote, returning
-// what follows.
-func decodeExact(data []byte, v reflect.Value) ([]byte, error) {
-	uvarint := func() (uint64, error) {
-		x, n := binary.Uvarint(data)
-		if n <= 0 {
-			return 0, errShort
-		}
-		data = data[n:]
-		return x, nil
-	}
-	switch v.Kind() {
-	case reflect.String:
-		n, err := uvarint()
-		if err != nil || uint64(len(data)) < n {
-			return nil, errShort
-		}
-		v.SetString(string(data[:n]))
-		return data[n:], nil
-	case reflect.Bool:
-		if len(data) < 1 || data[0] > 1 {
-			return nil, errShort
-		}
-		v.SetBool(data[0] == 1)
-		return data[1:], nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		x, n := binary.Varint(data)
-		if n <= 0 {
-			return nil, errShort
-		}
-		v.SetInt(x)
-		return data[n:], nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		x, err := uvarint()
-		if err != nil {
-			return nil, err
-		}
-		v.SetUint(x)
-		return data, nil
-	case reflect.Float64, reflect.Float32:
-		if len(data) < 8 {
-			return nil, errShort
-		}
-		v.SetFloat(math.Float64frombits(binary.LittleEndian.Uint64(data)))
-		return data[8:], nil
-	case reflect.Pointer:
-		if len(data) < 1 || data[0] > 1 {
-			return nil, errShort
-		}
-		if data[0] == 0 {
-			v.SetZero()
-			return data[1:], nil
-		}
-		p := reflect.New(v.Type().Elem())
-		rest, err := decodeExact(data[1:], p.Elem())
-		if err != nil {
-			return nil, err
-		}
-		v.Set(p)
-		return rest, nil
-	case reflect.Slice:
-		n, err := uvarint()
-		if err != nil || n > uint64(len(data)) { // every element takes a byte at least
-			return nil, errShort
-		}
-		s := reflect.MakeSlice(v.Type(), int(n), int(n))
-		for i := range int(n) {
-			if data, err = decodeExact(data, s.Index(i)); err != nil {
-				return nil, err
-			}
-		}
-		v.Set(s)
-		return data, nil
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Field(i).Kind() == reflect.Func {
-				continue
-			}
-			if !v.Field(i).CanSet() {
-				return nil, fmt.Errorf("%s: cannot decode its unexported field %s", v.Type(), v.Type().Field(i).Name)
-			}
-			var err error
-			if data, err = decodeExact(data, v.Field(i)); err != nil {
-				return nil, err
-			}
-		}
-		return data, nil
-	}
-	return nil, fmt.Errorf("%s: cannot decode a %s", v.Type(), v.Kind())
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/crlbatch/crlbatch/cache"
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // reduceJob is a job with a cache at dir whose log goes to buf.
@@ -93,11 +94,11 @@ func TestReduceCached(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		wb, err := encodeExact(nil, reflect.ValueOf(*want))
+		wb, err := scoring.AppendExact(nil, want)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gb, _ := encodeExact(nil, reflect.ValueOf(*got))
+		gb, _ := scoring.AppendExact(nil, got)
 		if !bytes.Equal(wb, gb) {
 			t.Errorf("%s: the result differs from Aggregate's:\n got %+v\nwant %+v", name, got, want)
 		}

@@ -51,7 +51,7 @@ import (
 const (
 	indexKind   = "index"
 	runsKind    = "runs"
-	runCacheTag = "crlbatch-runs-1" // raise with the entries' layout
+	runCacheTag = "crlbatch-runs-2" // raise with the entries' layout (2: scored runs encoded exactly, not in JSON)
 )
 
 // objIndex is an object's index entry.
