@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -197,5 +198,32 @@ func TestWarmChangedObjectInChunks(t *testing.T) {
 		if !bytes.Equal(want[name], got[name]) {
 			t.Errorf("%s differs from a job without a cache", name)
 		}
+	}
+}
+
+// TestGoBuildID: the build ID read from the test binary's note is the one
+// go tool buildid prints, and a file that is no ELF executable has none.
+func TestGoBuildID(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := goBuildID(exe)
+	if !ok {
+		t.Skip("no Go build ID note in the test binary (not ELF)")
+	}
+	out, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	if want := strings.TrimSpace(string(out)); id != want {
+		t.Errorf("build ID %q, go tool buildid says %q", id, want)
+	}
+	other := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := goBuildID(other); ok {
+		t.Errorf("a script has the build ID %q", id)
 	}
 }
