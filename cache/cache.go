@@ -161,7 +161,7 @@ type Entry struct {
 // that is there but not to be trusted is an error matching ErrCorrupt
 // (the caller rebuilds it); any other error is the store's.
 func (c *Cache) Get(ctx context.Context, key string) (e Entry, found bool, err error) {
-	data, err := c.b.ReadAll(ctx, c.name(key))
+	data, err := c.readAll(ctx, c.name(key))
 	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return Entry{}, false, nil
@@ -170,6 +170,24 @@ func (c *Cache) Get(ctx context.Context, key string) (e Entry, found bool, err e
 	}
 	e, err = c.open(key, data)
 	return e, true, err
+}
+
+// readAll reads the blob name whole into a buffer of the size its reader
+// reports (plus bytes.MinRead, so that reading its end does not grow it),
+// rather than one grown by doubling and copying as bucket.ReadAll's: an
+// object's entry is megabytes. Bytes beyond the reported size are still
+// read.
+func (c *Cache) readAll(ctx context.Context, name string) ([]byte, error) {
+	r, err := c.b.NewReader(ctx, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.Size(), 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Entry layout: magic, the format version (uint32), the key (64 hex

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
 )
@@ -16,6 +18,15 @@ func TestTQuantile975(t *testing.T) {
 	for df, want := range tTable {
 		if got := TQuantile975(df); math.Abs(got-want) > 1e-9 {
 			t.Errorf("t(0.975, %d) = %v, want %v", df, got, want)
+		}
+	}
+	// Kept or not, asked once or twice: the bits of the quantile itself.
+	for df := 1; df < 80; df++ {
+		want := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+		for range 2 {
+			if got := TQuantile975(df); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("t(0.975, %d) = %v, want %v", df, got, want)
+			}
 		}
 	}
 }

@@ -3,9 +3,12 @@ package figures
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"sync"
 
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
 )
@@ -24,10 +27,10 @@ type rendered struct{ svg, png []byte }
 
 // Memoize turns the memo of Render on or off (off: the default). With it
 // on, Render draws the figure on a recording canvas first and hashes every
-// drawing command at full precision (each float as Go prints it, which
-// reads back to the same bits); a figure whose commands were rendered
-// before gets the same SVG and PNG bytes back without being rasterized
-// again. The bytes are those a fresh render gives: SVG and PNG are
+// drawing command at full precision (a stroke's or fill's path by the bits
+// of its floats, any other command as Go prints it, which reads back to the
+// same bits); a figure whose commands were rendered before gets the same
+// SVG and PNG bytes back without being rasterized again. The bytes are those a fresh render gives: SVG and PNG are
 // functions of the commands and the canvas size alone. It returns the
 // memo's hits and misses so far.
 func Memoize(on bool) (hits, misses int) {
@@ -91,6 +94,13 @@ func (f *Figure) render(ctx context.Context) (svg, png []byte, err error) {
 	return svg, png, nil
 }
 
+// DrawingKey is the key Memoize keeps a figure's SVG and PNG under: a
+// SHA-256 of its size, the PNG's resolution and every drawing command at
+// full precision. Two figures with one key render to the same bytes (with
+// one build of this package); the engine keeps rendered figures in --cache
+// under it.
+func (f *Figure) DrawingKey() ([sha256.Size]byte, error) { return f.drawingKey() }
+
 // drawingKey hashes the figure's size and every command it draws.
 func (f *Figure) drawingKey() ([sha256.Size]byte, error) {
 	if len(f.Panels) == 0 {
@@ -101,10 +111,43 @@ func (f *Figure) drawingKey() ([sha256.Size]byte, error) {
 	f.draw(draw.NewCanvas(rec, w, h))
 	hs := sha256.New()
 	fmt.Fprintf(hs, "%v %v %d\n", w, h, PNGDPI)
+	var buf []byte
 	for _, a := range rec.Actions {
-		fmt.Fprintf(hs, "%T %+v\n", a, a)
+		// Strokes and fills, most of the commands, by the exact bits of
+		// their paths (fmt's reflection was most of the key's cost); the
+		// others as Go prints them.
+		switch a := a.(type) {
+		case *recorder.Stroke:
+			buf = appendPath(append(buf[:0], 'S'), a.Path)
+		case *recorder.Fill:
+			buf = appendPath(append(buf[:0], 'F'), a.Path)
+		default:
+			buf = fmt.Appendf(buf[:0], "%T %+v\n", a, a)
+		}
+		hs.Write(buf)
 	}
 	var key [sha256.Size]byte
 	hs.Sum(key[:0])
 	return key, nil
+}
+
+// appendPath appends every field of every component of p (vg.PathComp:
+// TestDrawingKeyFields fails when it gains one), each float by its bits.
+func appendPath(buf []byte, p vg.Path) []byte {
+	f := func(x float64) { buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x)) }
+	buf = binary.AppendUvarint(buf, uint64(len(p)))
+	for _, c := range p {
+		buf = binary.AppendVarint(buf, int64(c.Type))
+		f(float64(c.Pos.X))
+		f(float64(c.Pos.Y))
+		buf = binary.AppendUvarint(buf, uint64(len(c.Control)))
+		for _, q := range c.Control {
+			f(float64(q.X))
+			f(float64(q.Y))
+		}
+		f(float64(c.Radius))
+		f(c.Start)
+		f(c.Angle)
+	}
+	return buf
 }

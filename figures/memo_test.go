@@ -2,7 +2,12 @@ package figures
 
 import (
 	"bytes"
+	"reflect"
+	"slices"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/recorder"
 )
 
 // TestMemoizedRenderIsAFreshRender: with the memo on, a figure drawn again
@@ -39,5 +44,26 @@ func TestMemoizedRenderIsAFreshRender(t *testing.T) {
 	}
 	if h, m := Memoize(true); h-h0 != 1 || m-m0 != 2 {
 		t.Errorf("a figure differing in one value's last bits: %d hits, %d misses; want 1 and 2", h-h0, m-m0)
+	}
+}
+
+// TestDrawingKeyFields: the drawing key writes every field of a path
+// component and of a stroke and fill (appendPath); a gonum/plot that
+// adds one fails here rather than leave it out of the key.
+func TestDrawingKeyFields(t *testing.T) {
+	want := map[reflect.Type][]string{
+		reflect.TypeOf(vg.PathComp{}):     {"Type", "Pos", "Control", "Radius", "Start", "Angle"},
+		reflect.TypeOf(vg.Point{}):        {"X", "Y"},
+		reflect.TypeOf(recorder.Stroke{}): {"Path", "l"},
+		reflect.TypeOf(recorder.Fill{}):   {"Path", "l"},
+	}
+	for typ, fields := range want {
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		if !slices.Equal(got, fields) {
+			t.Errorf("%s has the fields %v, the key writes %v", typ, got, fields)
+		}
 	}
 }

@@ -2,12 +2,80 @@ package pipeline
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/figures"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/writers"
 )
+
+// Figure entries (--cache, kind "figures"): a figure's SVG and PNG bytes
+// kept under its drawing (figures.Figure.DrawingKey: its size, the PNG's
+// resolution and every drawing command at full precision, as the test
+// memo figures.Memoize keys them) and the build (buildKey: the renderer
+// and its fonts are part of the executable). A figure drawn with the same
+// commands as one rendered before is not rasterized again.
+const (
+	figuresKind    = "figures"
+	figureCacheTag = "crlbatch-figures-1" // raise with the entries' layout
+)
+
+// renderFigure renders f, through the job's figure entries when it has a
+// cache (cached: read back from its entry).
+func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []byte, cached bool, err error) {
+	if j.cache == nil {
+		svg, png, err = f.RenderContext(ctx)
+		return svg, png, false, err
+	}
+	dk, err := f.DrawingKey()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	fc := j.cache.c.Kind(figuresKind)
+	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(dk[:]))
+	e, found, err := fc.Get(ctx, key)
+	if err == nil && found {
+		if svg, png, err = splitFigure(e.Payload); err == nil {
+			return svg, png, true, nil
+		}
+		err = fmt.Errorf("%w: %v", cache.ErrCorrupt, err)
+	}
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.Is(err, cache.ErrCorrupt):
+		j.log.Warn("cache entry not trusted: it is rebuilt", "of", "figure", "figure", f.Name, "entry", fc.URL(key), "reason", err)
+	default:
+		j.log.Warn("cache entry cannot be read", "of", "figure", "figure", f.Name, "entry", fc.URL(key), "error", err)
+	}
+	if svg, png, err = f.RenderContext(ctx); err != nil {
+		return nil, nil, false, err
+	}
+	payload := binary.AppendUvarint(make([]byte, 0, 10+len(svg)+len(png)), uint64(len(svg)))
+	payload = append(append(payload, svg...), png...)
+	if err := fc.Put(ctx, key, cache.Entry{Payload: payload}); err != nil {
+		j.cacheWriteFailed(ctx, err)
+	}
+	return svg, png, false, nil
+}
+
+// splitFigure reads a figure entry back: the SVG's length, the SVG, the
+// PNG.
+func splitFigure(data []byte) (svg, png []byte, err error) {
+	n, k := binary.Uvarint(data)
+	if k <= 0 || uint64(len(data)-k) < n {
+		return nil, nil, errors.New("not a figure entry")
+	}
+	svg, png = data[k:k+int(n)], data[k+int(n):]
+	if len(svg) == 0 || len(png) == 0 {
+		return nil, nil, errors.New("a figure entry without its SVG or PNG")
+	}
+	return svg, png, nil
+}
 
 // drawFigures renders what a Figurer drew (d; nil for a job that draws
 // nothing), --concurrency figures at once (each into its own slot), and
@@ -20,6 +88,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 	}
 	type drawn struct {
 		svg, png []byte
+		cached   bool
 		err      error
 	}
 	slots := make([]drawn, len(d.Figures))
@@ -29,7 +98,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		}
 		phase("figures")
 		s := &slots[i]
-		s.svg, s.png, s.err = d.Figures[i].RenderContext(ctx)
+		s.svg, s.png, s.cached, s.err = j.renderFigure(ctx, d.Figures[i])
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, "", nil, err
@@ -37,14 +106,21 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 	var files []outFile
 	var refs []writers.FigureRef
 	var inline []writers.Figure
+	served := 0
 	for i, f := range d.Figures {
 		if slots[i].err != nil {
 			return nil, "", nil, fmt.Errorf("drawing %s: %w", f.Name, slots[i].err)
+		}
+		if slots[i].cached {
+			served++
 		}
 		svg, png := "figure-"+f.Name+".svg", "figure-"+f.Name+".png"
 		files = append(files, outFile{name: svg, data: slots[i].svg}, outFile{name: png, data: slots[i].png})
 		refs = append(refs, writers.FigureRef{Title: f.Title, PNG: png, SVG: svg, Caption: f.Caption})
 		inline = append(inline, writers.Figure{PNG: png, SVG: slots[i].svg})
+	}
+	if j.cache != nil && len(d.Figures) > 0 {
+		j.log.Info("figures from the cache", "served", served, "drawn", len(d.Figures)-served)
 	}
 	report += writers.FiguresSection(refs)
 	page, err := writers.HTML(report, inline)

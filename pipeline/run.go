@@ -275,6 +275,21 @@ func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []
 	if err := j.lookupCache(ctx, b, objs); err != nil {
 		return err
 	}
+	if j.cache != nil {
+		// The cores are shared by the objects decoded now (a warm rerun's
+		// changed ones), not by the whole sweep: one changed object large
+		// enough is decoded in chunks on every core.
+		var todo []object
+		var idx []int
+		for i := range objs {
+			if rd.objects[i] == nil && !j.skipRead(i) && j.cache.hits[i] == nil {
+				todo, idx = append(todo, objs[i]), append(idx, i)
+			}
+		}
+		for k, s := range j.splitObjects(todo) {
+			rs.split[idx[k]] = s
+		}
+	}
 	got, err := readObjects(ctx, j, b, objs, rs.bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
 		var skipped int
 		o, how, err := j.decodeAny(ctx, b, rs.split[i], objs[i], url, rel, r, badCounter(rs.bad.hook(i), &skipped))

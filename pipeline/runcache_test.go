@@ -1,10 +1,21 @@
 package pipeline
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
+	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/internal/synth"
 	"github.com/crlbatch/crlbatch/scoring"
 	_ "github.com/crlbatch/crlbatch/scoring/contilabscore"
 	_ "github.com/crlbatch/crlbatch/scoring/safecrlscore"
@@ -112,5 +123,107 @@ func TestScoreKeyEveryFlag(t *testing.T) {
 	}
 	if tested < 20 {
 		t.Errorf("only %d flags tested", tested)
+	}
+}
+
+// TestWarmChangedObjectInChunks: on a warm rerun the cores are shared by
+// the objects decoded then, not by the whole sweep: the one changed
+// object, no bigger than the others, is decoded in chunks (it was not on
+// the cold run), and the result files are those of a job without a cache.
+func TestWarmChangedObjectInChunks(t *testing.T) {
+	ctx := context.Background()
+	op := &memOpener{}
+	b, _, _ := op.open(ctx, "mem://lab")
+	if _, err := synth.Write(ctx, b, "sweep/", synth.Config{Seeds: 3, Steps: 150, Seed: 4, Extras: true}); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	it := b.List(&blob.ListOptions{Prefix: "sweep/"})
+	for {
+		o, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, o.Key)
+	}
+	if len(keys) < 4 {
+		t.Fatalf("%d objects", len(keys))
+	}
+	var log bytes.Buffer
+	score := func(out, c string) string {
+		t.Helper()
+		log.Reset()
+		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
+		cfg.Concurrency, cfg.chunkBytes, cfg.Cache = 2, 300, c
+		cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		if _, err := Run(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		return log.String()
+	}
+	files := func(out string) map[string][]byte {
+		t.Helper()
+		m := map[string][]byte{}
+		for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"} {
+			data, err := b.ReadAll(ctx, out+"/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[name] = data
+		}
+		return m
+	}
+	if l := score("cold", "mem://cache/c"); strings.Contains(l, "decoding in chunks") {
+		t.Fatalf("cold: an object decoded in chunks: %s", l)
+	}
+	data, err := b.ReadAll(ctx, keys[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines[10] = regexp.MustCompile(`"reward":[^,]+,`).ReplaceAllString(lines[10], `"reward":0.25,`)
+	if err := b.WriteAll(ctx, keys[1], []byte(strings.Join(lines, "\n")+"\n"), nil); err != nil {
+		t.Fatal(err)
+	}
+	l := score("warm", "mem://cache/c")
+	if strings.Count(l, "decoding in chunks") != 1 || !strings.Contains(l, keys[1]) || !strings.Contains(l, fmt.Sprintf(`served=%d assembled=1 scored=1`, len(keys)-1)) {
+		t.Errorf("warm: want the changed object alone decoded, in chunks: %s", l)
+	}
+	score("none", "")
+	want, got := files("none"), files("warm")
+	for name := range want {
+		if !bytes.Equal(want[name], got[name]) {
+			t.Errorf("%s differs from a job without a cache", name)
+		}
+	}
+}
+
+// TestGoBuildID: the build ID read from the test binary's note is the one
+// go tool buildid prints, and a file that is no ELF executable has none.
+func TestGoBuildID(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := goBuildID(exe)
+	if !ok {
+		t.Skip("no Go build ID note in the test binary (not ELF)")
+	}
+	out, err := exec.Command("go", "tool", "buildid", exe).Output()
+	if err != nil {
+		t.Skipf("go tool buildid: %v", err)
+	}
+	if want := strings.TrimSpace(string(out)); id != want {
+		t.Errorf("build ID %q, go tool buildid says %q", id, want)
+	}
+	other := filepath.Join(t.TempDir(), "x")
+	if err := os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := goBuildID(other); ok {
+		t.Errorf("a script has the build ID %q", id)
 	}
 }

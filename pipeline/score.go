@@ -259,7 +259,7 @@ func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []fa
 				fres, err = nil, ctx.Err()
 			}
 		}()
-		return family.Aggregate(metrics, fruns, fopt)
+		return j.reduceCached(ctx, metrics, fruns, fopt)
 	}()
 	if errors.Is(err, family.ErrStopped) {
 		err = ctx.Err()

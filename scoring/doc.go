@@ -43,6 +43,10 @@
 // (PreparedFor): the engine's --cache keeps each run's contribution and
 // scored run (AppendScored, with the job's ScoredCodec), and serves the
 // scored run of an unchanged run whose PreparedFor is unchanged.
+// AppendScored writes, and skyfall's ScoredCodec uses, AppendExact: the
+// exact bits of a value of plain Go types (structs, slices, maps keyed by
+// strings, pointers, numbers, strings), every float to the bit and nil
+// apart from empty, read back by DecodeExact without a parser.
 //
 // A Decoder that implements ParquetDecoder reads a Parquet trace object's
 // columns itself (skyfall's, through readers.DecodeParquet), with the

@@ -21,24 +21,25 @@ type ScoredCodec interface {
 }
 
 // scoredMagic starts every encoding of a scored run; raise its digit when
-// the encoding changes.
-const scoredMagic = "crlbatch-scored-1\n"
+// the encoding changes. Version 2: the exact binary encoding (AppendExact),
+// not JSON.
+const scoredMagic = "crlbatch-scored-2\n"
 
-// scoredWire is the encoding of a scored run: JSON, which keeps every
-// finite float64 to the bit (shortest round-tripping decimal, -0 as -0),
-// nil apart from empty, and refuses NaN and ±Inf loudly rather than
-// changing them. A scored run is a few KiB; the bulk of what an engine
-// moves is the decoded rows (Codec), not this.
+// scoredWire is the encoding of a scored run, written by AppendExact:
+// every float64 to the bit (-0 as -0), nil apart from empty, and read
+// back without a parser (JSON's was most of a warm rerun's reading of its
+// scored runs back, issue 15). Result and Figure are what the job's
+// ScoredCodec made of them.
 type scoredWire struct {
-	Key       string                    `json:"k"`
-	Meta      map[string]string         `json:"m"`
-	Rows      int                       `json:"r"`
-	Values    map[string]protocol.Value `json:"v"`
-	Remarks   []string                  `json:"rm,omitempty"`
-	DataNotes []string                  `json:"dn,omitempty"`
-	Notes     []string                  `json:"n,omitempty"`
-	Result    json.RawMessage           `json:"res,omitempty"`
-	Figure    json.RawMessage           `json:"fig,omitempty"`
+	Key       string
+	Meta      map[string]string
+	Rows      int
+	Values    map[string]protocol.Value
+	Remarks   []string
+	DataNotes []string
+	Notes     []string
+	Result    []byte
+	Figure    []byte
 }
 
 // AppendScored appends the encoding of s, a run job scored, to buf. A job
@@ -55,11 +56,11 @@ func AppendScored(job Job, buf []byte, s *Scored) ([]byte, error) {
 	} else if s.Result != nil || s.Figure != nil {
 		return buf, fmt.Errorf("scoring: the job (%T) cannot encode its scored runs (no ScoredCodec)", job)
 	}
-	data, err := json.Marshal(&w)
+	out, err := AppendExact(append(buf, scoredMagic...), &w)
 	if err != nil {
 		return buf, fmt.Errorf("scoring: encoding scored run %s: %w", s.Key, err)
 	}
-	return append(append(buf, scoredMagic...), data...), nil
+	return out, nil
 }
 
 // DecodeScored reads back what AppendScored wrote with the same job.
@@ -68,7 +69,7 @@ func DecodeScored(job Job, data []byte) (*Scored, error) {
 		return nil, errors.New("scoring: not an encoding of a scored run (or of another version)")
 	}
 	var w scoredWire
-	if err := json.Unmarshal(data[len(scoredMagic):], &w); err != nil {
+	if err := DecodeExact(data[len(scoredMagic):], &w); err != nil {
 		return nil, fmt.Errorf("scoring: decoding a scored run: %w", err)
 	}
 	s := &Scored{Key: w.Key, Meta: w.Meta, Rows: w.Rows, Values: w.Values, Remarks: w.Remarks, DataNotes: w.DataNotes, Notes: w.Notes}
@@ -84,9 +85,10 @@ func DecodeScored(job Job, data []byte) (*Scored, error) {
 	return s, nil
 }
 
-// EncodeJSON and DecodeJSON are the encoding of a Result or Figure that a
-// ScoredCodec may use (see scoredWire for what JSON keeps): nil encodes as
-// nil, and DecodeJSON of nil leaves *v as it is.
+// EncodeJSON and DecodeJSON are an encoding of a Result or Figure that a
+// ScoredCodec may use: JSON keeps every finite float64 to the bit
+// (shortest round-tripping decimal, -0 as -0) and refuses NaN and ±Inf
+// loudly. nil encodes as nil, and DecodeJSON of nil leaves *v as it is.
 func EncodeJSON(v any) ([]byte, error) {
 	if v == nil {
 		return nil, nil

@@ -200,11 +200,12 @@ func dropRunEntries(t *testing.T, dir string) {
 }
 
 // objectEntries are the entries of objects among entries (not under
-// index/ or runs/).
+// index/, runs/, families/ or figures/).
 func objectEntries(ents []string) []string {
 	var out []string
 	for _, e := range ents {
-		if !strings.Contains(filepath.ToSlash(e), "/index/") && !strings.Contains(filepath.ToSlash(e), "/runs/") {
+		s := filepath.ToSlash(e)
+		if !strings.Contains(s, "/index/") && !strings.Contains(s, "/runs/") && !strings.Contains(s, "/families/") && !strings.Contains(s, "/figures/") {
 			out = append(out, e)
 		}
 	}

@@ -317,3 +317,90 @@ func TestRunCacheConcurrentJobs(t *testing.T) {
 	}
 	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "c"))
 }
+
+var (
+	familiesRE = regexp.MustCompile(`msg="families from the cache" served=(\d+) reduced=(\d+)`)
+	figuresRE  = regexp.MustCompile(`msg="figures from the cache" served=(\d+) drawn=(\d+)`)
+)
+
+// counts reads the two numbers of re's match in the log, failing the test
+// without one.
+func counts(t *testing.T, re *regexp.Regexp, stderr string) [2]int {
+	t.Helper()
+	m := re.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no %s in the log: %s", re, stderr)
+	}
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	return [2]int{a, b}
+}
+
+// TestWarmFamiliesAndFigures: the family and figure entries of --cache.
+// A warm rerun with nothing changed reduces no family and draws no
+// figure; after one run of a family that is not the baseline changed,
+// that family alone is reduced (the baseline's entry serves the others)
+// and only the figures whose drawing changed are drawn; a bootstrap
+// option (--bootstrap-resamples) reduces every family again and draws
+// the figures again only where their drawing changed; damaged family and
+// figure entries are warned about and rebuilt. Every time, the Parquet
+// files and report are those of a job without a cache.
+func TestWarmFamiliesAndFigures(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	cdir := filepath.Join(tmp, "cache")
+	step := func(name string, args ...string) (fams, figs [2]int, stderr string) {
+		t.Helper()
+		_, _, stderr = scoreRuns(t, in, filepath.Join(tmp, name), cdir, args...)
+		scoreCached(t, in, filepath.Join(tmp, name+"-none"), "", args...)
+		sameOutputs(t, filepath.Join(tmp, name+"-none"), filepath.Join(tmp, name))
+		return counts(t, familiesRE, stderr), counts(t, figuresRE, stderr), stderr
+	}
+	fams, figs, _ := step("cold", nightly...)
+	if fams != [2]int{0, 3} || figs[0] != 0 || figs[1] == 0 {
+		t.Fatalf("cold: families %v, figures %v", fams, figs)
+	}
+	nfig := figs[1]
+	fams, figs, stderr := step("warm", nightly...)
+	if fams != [2]int{3, 0} || figs != [2]int{nfig, 0} || strings.Contains(stderr, "WARN") {
+		t.Errorf("warm: families %v, figures %v: %s", fams, figs, stderr)
+	}
+	editObject(t, filepath.Join(in, "ewc", "ewc-s0.jsonl"), func(lines []string) []string {
+		lines[7] = rewardRE.ReplaceAllString(lines[7], `"reward":0.5,`)
+		return lines
+	})
+	fams, figs, _ = step("changed", nightly...)
+	if fams != [2]int{2, 1} || figs[0]+figs[1] != nfig || figs[1] == 0 {
+		t.Errorf("changed: families %v, figures %v", fams, figs)
+	}
+	resamples := append([]string{}, nightly...)
+	resamples[len(resamples)-1] = "200"
+	fams, _, _ = step("resamples", resamples...)
+	if fams != [2]int{0, 3} {
+		t.Errorf("--bootstrap-resamples 200: families %v", fams)
+	}
+	// Every family and figure entry damaged.
+	damaged := 0
+	for _, e := range entries(t, cdir) {
+		s := filepath.ToSlash(e)
+		if !strings.Contains(s, "/families/") && !strings.Contains(s, "/figures/") {
+			continue
+		}
+		data, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 0x10
+		writeFile(t, e, string(data))
+		damaged++
+	}
+	fams, figs, stderr = step("damaged", nightly...)
+	if fams != [2]int{0, 3} || figs != [2]int{0, nfig} || strings.Count(stderr, "cache entry not trusted") != 3+nfig {
+		t.Errorf("damaged (%d entries): families %v, figures %v: %s", damaged, fams, figs, stderr)
+	}
+	fams, figs, stderr = step("rebuilt", nightly...)
+	if fams != [2]int{3, 0} || figs != [2]int{nfig, 0} || strings.Contains(stderr, "WARN") {
+		t.Errorf("rebuilt: families %v, figures %v: %s", fams, figs, stderr)
+	}
+}
