@@ -75,6 +75,13 @@ type part struct {
 	// In a chunk's part (chunks.go): each label new to the part, with the
 	// line that brought it.
 	newLabels []labelLine
+
+	// The metadata candidates that a row need not compare (objectDecoder.add):
+	// while the decoder's cacheGen is sameGen-1, a row whose values of the
+	// keys sameKeys all repeat their cached values leaves every candidate as
+	// it is. sameGen 0: no such state.
+	sameKeys uint64
+	sameGen  uint64
 }
 
 type labelLine struct {
@@ -396,6 +403,13 @@ func (od *objectDecoder) add(p *part, line int) error {
 		}
 		return nil
 	}
+	// Every live candidate's key repeated the cached value it was last found
+	// equal to, and no cached value has changed since: the loop below would
+	// change nothing.
+	if p.sameGen == d.cacheGen+1 && d.exHits&p.sameKeys == p.sameKeys {
+		return nil
+	}
+	same, keys := true, uint64(0)
 	for i := range p.cands {
 		c := &p.cands[i]
 		if !c.alive {
@@ -410,15 +424,24 @@ func (od *objectDecoder) add(p *part, line int) error {
 		// A value that repeats the key's cached value of a version
 		// already found to be c's value needs no comparison.
 		hit := ex[j].hit
-		if hit && d.top.keys[ex[j].id].gen == c.gen {
-			continue
+		if !hit || d.top.keys[ex[j].id].gen != c.gen {
+			if raw := d.exVal(&ex[j]); !bytes.Equal(raw, c.raw) {
+				od.tmp = c.differs(raw, ex[j].kind, od.tmp)
+			}
+			if hit && c.alive {
+				c.gen = d.top.keys[ex[j].id].gen
+			}
 		}
-		if raw := d.exVal(&ex[j]); !bytes.Equal(raw, c.raw) {
-			od.tmp = c.differs(raw, ex[j].kind, od.tmp)
+		// Later rows may skip this loop only if every live candidate's
+		// value was its key's cached value (a hit has a key of the table).
+		if c.alive {
+			same = same && hit
+			keys |= 1 << ex[j].id
 		}
-		if hit && c.alive {
-			c.gen = d.top.keys[ex[j].id].gen
-		}
+	}
+	p.sameGen = 0
+	if same {
+		p.sameKeys, p.sameGen = keys, d.cacheGen+1
 	}
 	return nil
 }
