@@ -50,7 +50,7 @@ for r in $(seq "$ROUNDS"); do
 			out="$OUT/out-$sha-$s"
 			rm -rf "$out"
 			/usr/bin/time -f '%U %S %e %M' -o "$OUT/time" "$OUT/crlbatch-$sha" score "$DIR/$s" --out "$out" \
-				--concurrency "$CONC" "${CRL_FLAGS[@]}"
+				--concurrency "$CONC" "${CRL_FLAGS[@]}" >"$OUT/log"
 			read -r u sy e m <"$OUT/time"
 			awk -v r="$r" -v v="$sha" -v s="$s" -v u="$u" -v sy="$sy" -v e="$e" -v m="$m" \
 				'BEGIN { printf "%s\t%s\t%s\t%.2f\t%.2f\t%.0f\n", r, v, s, u + sy, e, m / 1024 }' >>"$res"

@@ -300,8 +300,11 @@
 // A value of a
 // non-schema field whose raw bytes repeat that field's last valid value
 // (run identity, gamma, constant metadata) is taken without being scanned
-// again, and a row whose identity values all repeat finds its run without
-// copying them. A field whose values keep changing stops being cached.
+// again, a row whose identity values all repeat finds its run without
+// copying them, and a row on which every live metadata candidate of its run
+// repeats a cached value already found equal to it, with no cached value
+// changed since, skips their comparisons. A field whose values keep
+// changing stops being cached.
 // Nothing is trusted: any mismatch takes the general path, and the second
 // differential fuzz test (FuzzDecodeSequence) requires every line decoded
 // after the lines before it to give exactly what a fresh decoder gives it,
