@@ -218,6 +218,13 @@ type objectDecoder struct {
 	lastPart *part
 	lastGens []uint64 // per identity field: 0 absent, else the version of its cached value
 	gensOK   bool     // lastGens describe lastPart's row
+	// While dec.cacheGen is idGen-1 (no cached value changed since lastGens
+	// were found to hold), a row on which the identity keys idHit repeat
+	// their cached values and the keys idAbsent are absent repeats
+	// lastGens (sameAsLast). idGen 0: not known.
+	idGen    uint64
+	idHit    uint64
+	idAbsent uint64
 	tmp      []byte
 	chunk    bool       // decoding one chunk of the object (chunks.go)
 	builders *sync.Pool // of *skyfall.Builder, for new runs (chunks.go); nil: new ones
@@ -231,6 +238,9 @@ func (od *objectDecoder) sameAsLast() bool {
 		return false
 	}
 	d := od.dec
+	if od.idGen == d.cacheGen+1 && d.exHits&od.idHit == od.idHit && d.exSeen&od.idAbsent == 0 {
+		return true
+	}
 	for i, id := range od.idIDs {
 		var g uint64
 		if j := d.extraAt(id, "", 0); j >= 0 && d.extras[j].kind != kindNull {
@@ -243,6 +253,7 @@ func (od *objectDecoder) sameAsLast() bool {
 			return false
 		}
 	}
+	od.idGen = d.cacheGen + 1
 	return true
 }
 
@@ -251,6 +262,7 @@ func (od *objectDecoder) sameAsLast() bool {
 func (od *objectDecoder) noteGens() {
 	d := od.dec
 	od.gensOK = true
+	od.idGen, od.idHit, od.idAbsent = 0, 0, 0
 	for i, id := range od.idIDs {
 		if id == noKey {
 			od.gensOK = false
@@ -263,9 +275,13 @@ func (od *objectDecoder) noteGens() {
 				return
 			}
 			g = d.top.keys[id].gen
+			od.idHit |= 1 << id
+		} else {
+			od.idAbsent |= 1 << id
 		}
 		od.lastGens[i] = g
 	}
+	od.idGen = d.cacheGen + 1
 }
 
 // partFor returns the part of the current row's identity.

@@ -171,3 +171,28 @@ func TestCandidatesAfterAnotherRunsValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedRowChangesCachedValues: a bad row that OnBadRow skips may
+// still have cached its values (the run_id of another run, a new host)
+// before its error; the rows after it that repeat those values are
+// compared, not taken for the run and the metadata of the rows before.
+func TestSkippedRowChangesCachedValues(t *testing.T) {
+	data := `{"run_id":"r1","reward":1,"regime_id":"a","host":"a"}
+{"run_id":"r1","reward":1,"regime_id":"a","host":"a"}
+{"run_id":"r1","reward":1,"regime_id":"a","host":"a"}
+{"run_id":"r2","host":"b","reward":1,"regime_id":"a","bad":}
+{"run_id":"r2","reward":1,"regime_id":"a","host":"b"}
+{"run_id":"r1","host":"b","reward":1,"regime_id":"a","bad":}
+{"run_id":"r1","reward":1,"regime_id":"a","host":"b"}
+`
+	opts := Options{OnBadRow: func(*DataError) error { return nil }}
+	traces := mustDecode(t, opts, object{"x", data})
+	got := map[string]string{}
+	for _, tr := range traces {
+		got[tr.Key] = fmt.Sprintf("%d rows, host %q", tr.Len(), tr.Meta["host"])
+	}
+	want := map[string]string{"run_id=r1": `4 rows, host ""`, "run_id=r2": `1 rows, host "b"`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
