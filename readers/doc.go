@@ -301,7 +301,8 @@
 // non-schema field whose raw bytes repeat that field's last valid value
 // (run identity, gamma, constant metadata) is taken without being scanned
 // again, a row whose identity values all repeat finds its run without
-// copying them, and a row on which every live metadata candidate of its run
+// copying them (without visiting them while no cached value has changed),
+// and a row on which every live metadata candidate of its run
 // repeats a cached value already found equal to it, with no cached value
 // changed since, skips their comparisons. A field whose values keep
 // changing stops being cached.
