@@ -75,6 +75,13 @@ type part struct {
 	// In a chunk's part (chunks.go): each label new to the part, with the
 	// line that brought it.
 	newLabels []labelLine
+
+	// The metadata candidates that a row need not compare (objectDecoder.add):
+	// while the decoder's cacheGen is sameGen-1, a row whose values of the
+	// keys sameKeys all repeat their cached values leaves every candidate as
+	// it is. sameGen 0: no such state.
+	sameKeys uint64
+	sameGen  uint64
 }
 
 type labelLine struct {
@@ -211,6 +218,13 @@ type objectDecoder struct {
 	lastPart *part
 	lastGens []uint64 // per identity field: 0 absent, else the version of its cached value
 	gensOK   bool     // lastGens describe lastPart's row
+	// While dec.cacheGen is idGen-1 (no cached value changed since lastGens
+	// were found to hold), a row on which the identity keys idHit repeat
+	// their cached values and the keys idAbsent are absent repeats
+	// lastGens (sameAsLast). idGen 0: not known.
+	idGen    uint64
+	idHit    uint64
+	idAbsent uint64
 	tmp      []byte
 	chunk    bool       // decoding one chunk of the object (chunks.go)
 	builders *sync.Pool // of *skyfall.Builder, for new runs (chunks.go); nil: new ones
@@ -224,6 +238,9 @@ func (od *objectDecoder) sameAsLast() bool {
 		return false
 	}
 	d := od.dec
+	if od.idGen == d.cacheGen+1 && d.exHits&od.idHit == od.idHit && d.exSeen&od.idAbsent == 0 {
+		return true
+	}
 	for i, id := range od.idIDs {
 		var g uint64
 		if j := d.extraAt(id, "", 0); j >= 0 && d.extras[j].kind != kindNull {
@@ -236,6 +253,7 @@ func (od *objectDecoder) sameAsLast() bool {
 			return false
 		}
 	}
+	od.idGen = d.cacheGen + 1
 	return true
 }
 
@@ -244,6 +262,7 @@ func (od *objectDecoder) sameAsLast() bool {
 func (od *objectDecoder) noteGens() {
 	d := od.dec
 	od.gensOK = true
+	od.idGen, od.idHit, od.idAbsent = 0, 0, 0
 	for i, id := range od.idIDs {
 		if id == noKey {
 			od.gensOK = false
@@ -256,9 +275,13 @@ func (od *objectDecoder) noteGens() {
 				return
 			}
 			g = d.top.keys[id].gen
+			od.idHit |= 1 << id
+		} else {
+			od.idAbsent |= 1 << id
 		}
 		od.lastGens[i] = g
 	}
+	od.idGen = d.cacheGen + 1
 }
 
 // partFor returns the part of the current row's identity.
@@ -396,6 +419,13 @@ func (od *objectDecoder) add(p *part, line int) error {
 		}
 		return nil
 	}
+	// Every live candidate's key repeated the cached value it was last found
+	// equal to, and no cached value has changed since: the loop below would
+	// change nothing.
+	if p.sameGen == d.cacheGen+1 && d.exHits&p.sameKeys == p.sameKeys {
+		return nil
+	}
+	same, keys := true, uint64(0)
 	for i := range p.cands {
 		c := &p.cands[i]
 		if !c.alive {
@@ -410,15 +440,24 @@ func (od *objectDecoder) add(p *part, line int) error {
 		// A value that repeats the key's cached value of a version
 		// already found to be c's value needs no comparison.
 		hit := ex[j].hit
-		if hit && d.top.keys[ex[j].id].gen == c.gen {
-			continue
+		if !hit || d.top.keys[ex[j].id].gen != c.gen {
+			if raw := d.exVal(&ex[j]); !bytes.Equal(raw, c.raw) {
+				od.tmp = c.differs(raw, ex[j].kind, od.tmp)
+			}
+			if hit && c.alive {
+				c.gen = d.top.keys[ex[j].id].gen
+			}
 		}
-		if raw := d.exVal(&ex[j]); !bytes.Equal(raw, c.raw) {
-			od.tmp = c.differs(raw, ex[j].kind, od.tmp)
+		// Later rows may skip this loop only if every live candidate's
+		// value was its key's cached value (a hit has a key of the table).
+		if c.alive {
+			same = same && hit
+			keys |= 1 << ex[j].id
 		}
-		if hit && c.alive {
-			c.gen = d.top.keys[ex[j].id].gen
-		}
+	}
+	p.sameGen = 0
+	if same {
+		p.sameKeys, p.sameGen = keys, d.cacheGen+1
 	}
 	return nil
 }

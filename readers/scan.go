@@ -108,6 +108,8 @@ type rowDecoder struct {
 	compKeys  *keyTable // components keys; the requested components first
 	gammaID   uint8
 	exSeen    uint64         // IDs of the top-level keys among extras
+	exHits    uint64         // IDs of those whose value repeated the key's cached value (extra.hit)
+	cacheGen  uint64         // counts the changes of any top-level key's cached value (keyInfo.gen)
 	exAt      [maxKeys]int16 // where each of them is in extras
 	labelRaw  []byte         // raw text of the last valid regime_id
 	labelDec  []byte         // and its decoded value
@@ -358,6 +360,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	d.clearSub()
 	d.seen = 0
 	d.exSeen = 0
+	d.exHits = 0
 	d.extras = d.extras[:0]
 	if len(d.keyCopies) > 0 {
 		clear(d.keyCopies)
@@ -704,10 +707,14 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 	}
 	if !hit && ki != nil && !ki.off && ki.remember(d.data[start:d.pos], kind) {
 		ki.lastNum = d.row.Gamma
+		d.cacheGen++
 	}
 	if id != noKey {
 		d.exSeen |= 1 << id
 		d.exAt[id] = int16(len(d.extras))
+		if hit {
+			d.exHits |= 1 << id
+		}
 	}
 	// Fields are set in place: building the struct and copying it in was
 	// a store-forwarding stall that cost a tenth of the decoding time.
