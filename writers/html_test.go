@@ -165,3 +165,28 @@ func TestHTMLWideTableMemory(t *testing.T) {
 		t.Error("the wide table's cells are not in the page")
 	}
 }
+
+// TestFootnoteRefMatchesItsExpression: the hand-written matcher of a
+// footnote reference matches exactly what footnoteRefRe matches.
+func TestFootnoteRefMatchesItsExpression(t *testing.T) {
+	cases := []string{"", "[", "[^", "[^]", "[^1]", "[^1", "[^12]x", "[^a-b_C9] rest", "[^a b]", "[^é]", "[x]", "[^^1]",
+		"[^1]]", "[[^1]", "[^-]", "[^_]", "[^1\\]", "[^ab](c)"}
+	// And every short string over the characters that matter.
+	alphabet := []byte("[^]a1-_ \\")
+	var gen func(prefix []byte, n int)
+	gen = func(prefix []byte, n int) {
+		cases = append(cases, string(prefix))
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix, c), n-1)
+		}
+	}
+	gen([]byte("["), 4)
+	for _, s := range cases {
+		if got, want := footnoteRef(s), len(footnoteRefRe.FindString(s)); got != want {
+			t.Errorf("footnoteRef(%q) = %d, footnoteRefRe matches %d bytes", s, got, want)
+		}
+	}
+}
