@@ -93,7 +93,9 @@ func TestZstdDecodersArePooled(t *testing.T) {
 	// is 8 MiB on top when the decoder is not reused.
 	perObject := (after.TotalAlloc - before.TotalAlloc) / objects
 	t.Logf("%d bytes allocated per object of %d bytes", perObject, len(data))
-	if perObject > uint64(3*len(data))+1<<20 {
+	// Under the race detector the library's own pools drop puts: the
+	// count of decoders made above is the check there.
+	if !raceEnabled && perObject > uint64(3*len(data))+1<<20 {
 		t.Errorf("reading a zstd object allocates %d bytes: its decoder's window is not reused", perObject)
 	}
 }
