@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -240,23 +241,18 @@ var readBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<1
 // holds a window-sized history ring (8 MiB at zstd's default levels on
 // large input), and a fresh one per object made a sweep of 20 zstd objects
 // allocate and drop 20 of them, garbage that drove the heap (and the peak
-// RSS) up by about as much again as the live rows (issue 16).
-var zstdDecoders = &decoderPool{max: maxIdleDecoders}
+// RSS) up by about as much again as the live rows (issue 16). A sync.Pool,
+// so that the decoders left idle when the objects are read (while the runs
+// are scored) are collected like the rest, ring and all.
+var zstdDecoders = &decoderPool{}
 
-// maxIdleDecoders is how many idle zstd decoders are kept: as many as
-// objects are usually decoded at once, and a few more.
-const maxIdleDecoders = 4
-
-// decoderPool is a bounded free list of zstd decoders, each for one
-// longest window. A decoder is synchronous (concurrency 1: no goroutine of
-// its own), so an idle one is only memory; past max, a returned decoder is
-// closed and dropped.
+// decoderPool hands out zstd decoders, each for one longest window. A
+// decoder is synchronous (concurrency 1: no goroutine of its own), so an
+// idle one is only memory, and the collector may drop it.
 type decoderPool struct {
-	mu   sync.Mutex
-	max  int
-	idle []pooledDecoder
+	pool sync.Pool // *pooledDecoder
 	// made counts the decoders created, for tests.
-	made int
+	made atomic.Int64
 }
 
 type pooledDecoder struct {
@@ -267,20 +263,17 @@ type pooledDecoder struct {
 // get returns a decoder reading r with windows up to maxWindow: an idle
 // one reset onto r, else a new one.
 func (p *decoderPool) get(r io.Reader, maxWindow int64) (*zstd.Decoder, error) {
-	p.mu.Lock()
-	for i := len(p.idle) - 1; i >= 0; i-- {
-		if pd := p.idle[i]; pd.maxWindow == maxWindow {
-			p.idle = append(p.idle[:i], p.idle[i+1:]...)
-			p.mu.Unlock()
+	if pd, ok := p.pool.Get().(*pooledDecoder); ok {
+		if pd.maxWindow == maxWindow {
 			if err := pd.d.Reset(r); err != nil {
 				pd.d.Close()
 				return nil, err
 			}
 			return pd.d, nil
 		}
+		pd.d.Close() // for another limit (--max-object-bytes): not kept
 	}
-	p.made++
-	p.mu.Unlock()
+	p.made.Add(1)
 	return zstd.NewReader(r,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderLowmem(false),
@@ -294,15 +287,7 @@ func (p *decoderPool) put(d *zstd.Decoder, maxWindow int64) {
 		d.Close()
 		return
 	}
-	p.mu.Lock()
-	if len(p.idle) < p.max {
-		p.idle = append(p.idle, pooledDecoder{d, maxWindow})
-		d = nil
-	}
-	p.mu.Unlock()
-	if d != nil {
-		d.Close()
-	}
+	p.pool.Put(&pooledDecoder{d, maxWindow})
 }
 
 // limitReader fails with a DataError once more than max bytes were read.

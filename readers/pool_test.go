@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -62,6 +63,9 @@ func zstdWindowed(t *testing.T, data []byte) []byte {
 // leaving as garbage) about 8 MiB each (issue 16: 20 zstd objects drove the
 // heap well past the live rows). Bytes, not time.
 func TestZstdDecodersArePooled(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops sync.Pool puts at random")
+	}
 	data := []byte(strings.Repeat(`{"run_id":"r","reward":0.125}`+"\n", 40000))
 	z := zstdWindowed(t, data)
 	read := func() {
@@ -77,8 +81,11 @@ func TestZstdDecodersArePooled(t *testing.T) {
 			t.Fatal("decompressed bytes differ")
 		}
 	}
+	// No collection in between: it may drop idle decoders (on purpose,
+	// TestZstdDecodersIdleAreCollected).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	read()
-	made := zstdDecoders.made
+	made := zstdDecoders.made.Load()
 	const objects = 20
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -86,23 +93,23 @@ func TestZstdDecodersArePooled(t *testing.T) {
 		read()
 	}
 	runtime.ReadMemStats(&after)
-	if n := zstdDecoders.made - made; n != 0 {
-		t.Errorf("%d objects read one after another made %d new zstd decoders, want 0", objects, n)
+	// A sync.Pool keeps a value per P: a goroutine moved to another
+	// between Put and Get misses it now and then.
+	if n := zstdDecoders.made.Load() - made; n > objects/4 {
+		t.Errorf("%d objects read one after another made %d new zstd decoders, want at most %d", objects, n, objects/4)
 	}
 	// io.ReadAll's growing result is len(data)*~2 per object; the window
 	// is 8 MiB on top when the decoder is not reused.
 	perObject := (after.TotalAlloc - before.TotalAlloc) / objects
 	t.Logf("%d bytes allocated per object of %d bytes", perObject, len(data))
-	// Under the race detector the library's own pools drop puts: the
-	// count of decoders made above is the check there.
-	if !raceEnabled && perObject > uint64(3*len(data))+1<<20 {
+	if perObject > uint64(3*len(data))+1<<20 {
 		t.Errorf("reading a zstd object allocates %d bytes: its decoder's window is not reused", perObject)
 	}
 }
 
 // TestZstdDecoderPoolAfterFailure: a decoder taken back after a corrupt
 // stream, or after its reader was closed mid-stream, decodes the next
-// object exactly; the pool keeps at most maxIdleDecoders idle.
+// object exactly, as do several read at once.
 func TestZstdDecoderPoolAfterFailure(t *testing.T) {
 	data := []byte(strings.Repeat(`{"run_id":"r","reward":0.5,"step":12}`+"\n", 30000))
 	z := zstdWindowed(t, data)
@@ -138,24 +145,47 @@ func TestZstdDecoderPoolAfterFailure(t *testing.T) {
 			t.Fatalf("round %d: after a failed and a closed stream: %d bytes, %v; want the %d bytes back", round, len(got), err, len(data))
 		}
 	}
-	// Many at once: all taken back, at most maxIdleDecoders kept.
+	// Several at once, each read to its end: all decode exactly.
 	var open []io.Reader
-	for range maxIdleDecoders + 3 {
+	for range 6 {
 		r, _, err := Open(bytes.NewReader(z))
 		if err != nil {
 			t.Fatal(err)
 		}
 		open = append(open, r)
 	}
-	for _, r := range open {
+	for i, r := range open {
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("stream %d of 6 at once: %d bytes, %v", i, len(got), err)
+		}
+	}
+}
+
+// TestZstdDecodersIdleAreCollected: decoders left idle once the objects are
+// read do not hold their windows while the runs are scored: the collector
+// drops them, and a later object gets a new one.
+func TestZstdDecodersIdleAreCollected(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops sync.Pool puts at random")
+	}
+	data := []byte(strings.Repeat(`{"run_id":"r","reward":0.25}`+"\n", 1000))
+	z := zstdWindowed(t, data)
+	read := func() {
+		r, _, err := Open(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := io.Copy(io.Discard, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	zstdDecoders.mu.Lock()
-	idle := len(zstdDecoders.idle)
-	zstdDecoders.mu.Unlock()
-	if idle > maxIdleDecoders || idle == 0 {
-		t.Errorf("%d idle zstd decoders after %d streams ended, want 1..%d", idle, maxIdleDecoders+3, maxIdleDecoders)
+	read()
+	runtime.GC()
+	runtime.GC() // a pooled value survives one collection, not two
+	made := zstdDecoders.made.Load()
+	read()
+	if zstdDecoders.made.Load() == made {
+		t.Error("an idle zstd decoder outlived two collections: its window is held for the rest of the job")
 	}
 }
