@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -104,14 +105,13 @@ func open(r io.Reader, maxWindow int64) (io.Reader, Format, error) {
 				return nil, Zstd, windowError(window, maxWindow)
 			}
 		}
-		zr, err := zstd.NewReader(br,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderLowmem(false),
-			zstd.WithDecoderMaxWindow(uint64(maxWindow)))
+		zr, err := zstdDecoders.get(br, maxWindow)
 		if err != nil {
 			return nil, Zstd, decompressError(src, Zstd, err)
 		}
-		return &decompressor{src: src, br: br, r: zr, close: func() error { zr.Close(); return nil }, format: Zstd, maxWindow: maxWindow}, Zstd, nil
+		d := &decompressor{src: src, br: br, r: zr, format: Zstd, maxWindow: maxWindow}
+		d.close = func() error { zstdDecoders.put(zr, maxWindow); return nil }
+		return d, Zstd, nil
 	}
 	return &decompressor{src: src, br: br, r: br, close: func() error { return nil }, format: Plain}, Plain, nil
 }
@@ -236,6 +236,59 @@ var errClosed = errors.New("readers: read after Close")
 // readBufs holds the buffered readers of sources between objects: a sweep
 // of 20,000 small objects allocated and zeroed 1.3 GB of them (issue 16).
 var readBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
+// zstdDecoders holds the zstd decoders of objects decoded before: each
+// holds a window-sized history ring (8 MiB at zstd's default levels on
+// large input), and a fresh one per object made a sweep of 20 zstd objects
+// allocate and drop 20 of them, garbage that drove the heap (and the peak
+// RSS) up by about as much again as the live rows (issue 16). A sync.Pool,
+// so that the decoders left idle when the objects are read (while the runs
+// are scored) are collected like the rest, ring and all.
+var zstdDecoders = &decoderPool{}
+
+// decoderPool hands out zstd decoders, each for one longest window. A
+// decoder is synchronous (concurrency 1: no goroutine of its own), so an
+// idle one is only memory, and the collector may drop it.
+type decoderPool struct {
+	pool sync.Pool // *pooledDecoder
+	// made counts the decoders created, for tests.
+	made atomic.Int64
+}
+
+type pooledDecoder struct {
+	d         *zstd.Decoder
+	maxWindow int64
+}
+
+// get returns a decoder reading r with windows up to maxWindow: an idle
+// one reset onto r, else a new one.
+func (p *decoderPool) get(r io.Reader, maxWindow int64) (*zstd.Decoder, error) {
+	if pd, ok := p.pool.Get().(*pooledDecoder); ok {
+		if pd.maxWindow == maxWindow {
+			if err := pd.d.Reset(r); err != nil {
+				pd.d.Close()
+				return nil, err
+			}
+			return pd.d, nil
+		}
+		pd.d.Close() // for another limit (--max-object-bytes): not kept
+	}
+	p.made.Add(1)
+	return zstd.NewReader(r,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(false),
+		zstd.WithDecoderMaxWindow(uint64(maxWindow)))
+}
+
+// put takes back a decoder that get returned, done with its stream (at its
+// end, failed or stopped early: Reset starts the next stream afresh).
+func (p *decoderPool) put(d *zstd.Decoder, maxWindow int64) {
+	if err := d.Reset(nil); err != nil { // drop the reference to the stream
+		d.Close()
+		return
+	}
+	p.pool.Put(&pooledDecoder{d, maxWindow})
+}
 
 // limitReader fails with a DataError once more than max bytes were read.
 type limitReader struct {

@@ -1,9 +1,14 @@
 package readers
 
 import (
+	"bytes"
+	"io"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestLineBuffersArePooled: reading a small object does not allocate a fresh
@@ -32,5 +37,155 @@ func TestLineBuffersArePooled(t *testing.T) {
 	t.Logf("%d bytes allocated per object", perObject)
 	if perObject > initialLineBuffer/4 {
 		t.Errorf("reading a small object allocates %d bytes: its line and source buffers are not reused", perObject)
+	}
+}
+
+// zstdWindowed compresses data as a stream with an 8 MiB window (the header
+// names the window, as zstd's default levels write for large input).
+func zstdWindowed(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := zstd.NewWriter(&buf, zstd.WithWindowSize(8<<20), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestZstdDecodersArePooled: objects decoded one after another share one
+// zstd decoder and its window-sized history, instead of allocating (and
+// leaving as garbage) about 8 MiB each (issue 16: 20 zstd objects drove the
+// heap well past the live rows). Bytes, not time.
+func TestZstdDecodersArePooled(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops sync.Pool puts at random")
+	}
+	data := []byte(strings.Repeat(`{"run_id":"r","reward":0.125}`+"\n", 40000))
+	z := zstdWindowed(t, data)
+	read := func() {
+		r, f, err := Open(bytes.NewReader(z))
+		if err != nil || f != Zstd {
+			t.Fatalf("Open: %v, %v", f, err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatal("decompressed bytes differ")
+		}
+	}
+	// No collection in between: it may drop idle decoders (on purpose,
+	// TestZstdDecodersIdleAreCollected).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	read()
+	made := zstdDecoders.made.Load()
+	const objects = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range objects {
+		read()
+	}
+	runtime.ReadMemStats(&after)
+	// A sync.Pool keeps a value per P: a goroutine moved to another
+	// between Put and Get misses it now and then.
+	if n := zstdDecoders.made.Load() - made; n > objects/4 {
+		t.Errorf("%d objects read one after another made %d new zstd decoders, want at most %d", objects, n, objects/4)
+	}
+	// io.ReadAll's growing result is len(data)*~2 per object; the window
+	// is 8 MiB on top when the decoder is not reused.
+	perObject := (after.TotalAlloc - before.TotalAlloc) / objects
+	t.Logf("%d bytes allocated per object of %d bytes", perObject, len(data))
+	if perObject > uint64(3*len(data))+1<<20 {
+		t.Errorf("reading a zstd object allocates %d bytes: its decoder's window is not reused", perObject)
+	}
+}
+
+// TestZstdDecoderPoolAfterFailure: a decoder taken back after a corrupt
+// stream, or after its reader was closed mid-stream, decodes the next
+// object exactly, as do several read at once.
+func TestZstdDecoderPoolAfterFailure(t *testing.T) {
+	data := []byte(strings.Repeat(`{"run_id":"r","reward":0.5,"step":12}`+"\n", 30000))
+	z := zstdWindowed(t, data)
+	bad := append([]byte(nil), z...)
+	for i := len(bad) / 2; i < len(bad)/2+64; i++ {
+		bad[i] ^= 0x5a
+	}
+	for round := range 3 {
+		// A corrupt stream fails...
+		r, _, err := Open(bytes.NewReader(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadAll(r); err == nil {
+			t.Fatal("a corrupt zstd stream read without error")
+		}
+		// ...one is closed half-way...
+		r, _, err = Open(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(r, make([]byte, len(data)/3)); err != nil {
+			t.Fatal(err)
+		}
+		r.(io.Closer).Close()
+		// ...and the next reads exactly.
+		r, _, err = Open(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("round %d: after a failed and a closed stream: %d bytes, %v; want the %d bytes back", round, len(got), err, len(data))
+		}
+	}
+	// Several at once, each read to its end: all decode exactly.
+	var open []io.Reader
+	for range 6 {
+		r, _, err := Open(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, r)
+	}
+	for i, r := range open {
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("stream %d of 6 at once: %d bytes, %v", i, len(got), err)
+		}
+	}
+}
+
+// TestZstdDecodersIdleAreCollected: decoders left idle once the objects are
+// read do not hold their windows while the runs are scored: the collector
+// drops them, and a later object gets a new one.
+func TestZstdDecodersIdleAreCollected(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops sync.Pool puts at random")
+	}
+	data := []byte(strings.Repeat(`{"run_id":"r","reward":0.25}`+"\n", 1000))
+	z := zstdWindowed(t, data)
+	read := func() {
+		r, _, err := Open(bytes.NewReader(z))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	runtime.GC()
+	runtime.GC() // a pooled value survives one collection, not two
+	made := zstdDecoders.made.Load()
+	read()
+	if zstdDecoders.made.Load() == made {
+		t.Error("an idle zstd decoder outlived two collections: its window is held for the rest of the job")
 	}
 }

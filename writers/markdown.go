@@ -56,39 +56,63 @@ func MarkdownTable(header []string, rows [][]string) string {
 		}
 		cells = append(cells, escapeRow(r))
 	}
+	// Each cell's width in runes, counted once.
+	runes := make([][]int, len(cells))
 	width := make([]int, len(header))
-	for _, r := range cells {
+	size := 0
+	for i, r := range cells {
+		runes[i] = make([]int, len(r))
 		for j, s := range r {
-			width[j] = max(width[j], 3, utf8.RuneCountInString(s))
+			n := utf8.RuneCountInString(s)
+			runes[i][j] = n
+			width[j] = max(width[j], 3, n)
+			size += len(s) - n
 		}
 	}
+	// Every line is "|" and, per column, " " + the width + " |", then "\n";
+	// size holds the bytes of multi-byte runes beyond one each.
+	line := 1
+	for _, w := range width {
+		line += w + 3
+	}
 	var b strings.Builder
-	line := func(r []string) {
+	b.Grow(size + (line+1)*(len(cells)+1))
+	pad := func(n int, ch byte) {
+		for range n {
+			b.WriteByte(ch)
+		}
+	}
+	row := func(r []string, n []int) {
 		b.WriteByte('|')
 		for j, s := range r {
-			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(s))
 			b.WriteByte(' ')
 			if j == 0 {
-				b.WriteString(s + pad)
+				b.WriteString(s)
+				pad(width[j]-n[j], ' ')
 			} else {
-				b.WriteString(pad + s)
+				pad(width[j]-n[j], ' ')
+				b.WriteString(s)
 			}
 			b.WriteString(" |")
 		}
 		b.WriteByte('\n')
 	}
-	line(cells[0])
-	sep := make([]string, len(header))
+	row(cells[0], runes[0])
+	b.WriteByte('|')
 	for j, w := range width {
+		b.WriteByte(' ')
 		if j == 0 {
-			sep[j] = ":" + strings.Repeat("-", w-1)
+			b.WriteByte(':')
+			pad(w-1, '-')
 		} else {
-			sep[j] = strings.Repeat("-", w-1) + ":"
+			pad(w-1, '-')
+			b.WriteByte(':')
 		}
+		b.WriteString(" |")
 	}
-	line(sep)
-	for _, r := range cells[1:] {
-		line(r)
+	b.WriteByte('\n')
+	for i, r := range cells[1:] {
+		row(r, runes[i+1])
 	}
 	return b.String()
 }

@@ -2,8 +2,11 @@ package writers
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/crlbatch/crlbatch/protocol"
@@ -95,5 +98,41 @@ func TestMarkdownTablePanics(t *testing.T) {
 			}()
 			f()
 		})
+	}
+}
+
+// TestMarkdownTableWideMemory: a table of many labels is written into one
+// buffer of its exact size, padding included (issue 16: a string per cell
+// and its padding, then the buffer's doublings). Bytes, not time.
+func TestMarkdownTableWideMemory(t *testing.T) {
+	const labels = 20000
+	header := []string{"Metric"}
+	for i := range labels {
+		header = append(header, fmt.Sprintf("l%05d", i))
+	}
+	var rows [][]string
+	for r := range 15 {
+		row := []string{fmt.Sprintf("Metric %d", r)}
+		for i := range labels {
+			row = append(row, fmt.Sprintf("%d.125 ± 0.5", i*r))
+		}
+		rows = append(rows, row)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out := MarkdownTable(header, rows)
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d bytes of table, %d allocated", len(out), alloc)
+	// The table itself, plus the escaped rows' slices and the cells'
+	// widths (24 bytes a cell, and the slices' headers).
+	cells := uint64(16 * (labels + 1))
+	if !raceEnabled && alloc > uint64(len(out))+32*cells+1<<16 {
+		t.Errorf("a %d-byte table allocated %d bytes: more than the table and its cells' bookkeeping", len(out), alloc)
+	}
+	if lines := strings.Count(out, "\n"); lines != 17 || !strings.HasPrefix(out, "| Metric    |") ||
+		!strings.Contains(out, "\n| Metric 2  | 0.125 ± 0.5 |  2.125 ± 0.5 |") || !strings.Contains(out, "\n| :-------- | ---") {
+		t.Errorf("unexpected table: %.200q", out)
 	}
 }
