@@ -40,9 +40,6 @@ const (
 )
 
 func main() {
-	// Package initialisation is over: the executable's pages it touched
-	// and no longer needs leave the resident set (pages_linux.go).
-	dropStartupPages()
 	ctx, cancel := context.WithCancel(context.Background())
 	var sig atomic.Value
 	ch := make(chan os.Signal, 2)
