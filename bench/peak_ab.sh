@@ -22,10 +22,9 @@
 # INPUTS (the eight 1 GB inputs), ROUNDS (3), CONCURRENCY (2), OUT
 # (/tmp/crlbatch-peak-ab.tsv).
 #
-# Copy both binaries the same way (e.g. both with cp): how many of the
-# executable's pages come back after crlbatch drops them at start depends on
-# the page cache, and a file just written by the linker measured 10-15 MiB
-# above a copy of it (docs/performance.md).
+# Copy both binaries the same way (e.g. both with cp): a file just written
+# by the linker measured 10-17 MiB above a copy of itself on the same input
+# (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=${BASE:?set BASE to the crlbatch binary to compare against}
