@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/crlbatch/crlbatch/internal/benchcpu"
 	"github.com/crlbatch/crlbatch/protocol"
 )
 
@@ -38,13 +39,13 @@ func benchAggregate(b *testing.B, families, seeds int) {
 	}
 	opt := DefaultOptions()
 	b.ReportAllocs()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		if _, err := Aggregate(metrics, runs, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // benchIdentical is a family of 5,000 runs × 20 metrics (bench/scale.sh's
@@ -68,18 +69,18 @@ func benchIdentical() (*Family, []Run) {
 // family by key; ...Pairwise by comparing every pair, as before (issue 16).
 func BenchmarkIdenticalRuns(b *testing.B) {
 	f, runs := benchIdentical()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		identicalRuns(f, runs)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 func BenchmarkIdenticalRunsPairwise(b *testing.B) {
 	f, runs := benchIdentical()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		identicalPairwise(f, runs)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }

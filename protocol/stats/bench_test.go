@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/crlbatch/crlbatch/internal/benchcpu"
 )
 
 // The skyfall family table at its default size: 8 families × 20 metrics,
@@ -42,7 +44,7 @@ func benchWorkload() (families, metrics []string, values [][][]float64) {
 func BenchmarkFamilyTableCIs(b *testing.B) {
 	families, metrics, values := benchWorkload()
 	b.ReportAllocs()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		for f, fam := range families {
 			for m, met := range metrics {
@@ -52,7 +54,7 @@ func BenchmarkFamilyTableCIs(b *testing.B) {
 			}
 		}
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkFamilyTableCIsShared draws the resamples once for both statistics.
@@ -60,7 +62,7 @@ func BenchmarkFamilyTableCIsShared(b *testing.B) {
 	families, metrics, values := benchWorkload()
 	stats := []Statistic{StatMean, StatIQM}
 	b.ReportAllocs()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		for f, fam := range families {
 			for m, met := range metrics {
@@ -68,7 +70,7 @@ func BenchmarkFamilyTableCIsShared(b *testing.B) {
 			}
 		}
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // benchLarge is one family × metric cell of a 10,000-run sweep in 4
@@ -89,11 +91,11 @@ func BenchmarkBootstrapLargeShared(b *testing.B) {
 	xs := benchLarge()
 	stats := []Statistic{StatMean, StatIQM}
 	b.ReportAllocs()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		BootstrapCIs(xs, stats, benchResamples, 7, 0.95)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkBootstrapLargeMean is the CI of the mean alone on the same cell
@@ -101,11 +103,11 @@ func BenchmarkBootstrapLargeShared(b *testing.B) {
 func BenchmarkBootstrapLargeMean(b *testing.B) {
 	xs := benchLarge()
 	b.ReportAllocs()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		BootstrapCI(xs, StatMean, benchResamples, 7, 0.95)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkProbImprovementCILarge is the interval of the probability of
@@ -117,11 +119,11 @@ func BenchmarkProbImprovementCILarge(b *testing.B) {
 		ys[i] += 0.5
 	}
 	b.ReportAllocs()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		ProbImprovementCI(xs, ys, benchResamples, 7, 0.95)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkProbImprovementCILargeDrawOrder is the same cell the way issue
@@ -132,11 +134,11 @@ func BenchmarkProbImprovementCILargeDrawOrder(b *testing.B) {
 		ys[i] += 0.5
 	}
 	b.ReportAllocs()
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		probImprovementCIDrawOrder(xs, ys, benchResamples, 7, 0.95)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // benchStatistics is the 10,000 resample statistics whose 2.5 % and
@@ -156,12 +158,12 @@ func benchStatistics() []float64 {
 func BenchmarkQuantilePairSelect(b *testing.B) {
 	v := benchStatistics()
 	work := make([]float64, len(v))
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		copy(work, v)
 		quantilePairSelect(work, 0.025000000000000022, 0.975)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 func BenchmarkQuantilePairSelectQuick(b *testing.B) {
@@ -170,12 +172,12 @@ func BenchmarkQuantilePairSelectQuick(b *testing.B) {
 	n := len(v)
 	i, t := quantileIndex(n, 0.025000000000000022)
 	j, u := quantileIndex(n, 0.975)
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		copy(work, v)
 		quantilePairQuick(work, i, t, j, u)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // benchSmall is one family × metric cell of bench/scale.sh's families-200
@@ -195,33 +197,33 @@ func benchSmall(seed uint64) []float64 {
 func BenchmarkBootstrapSmallShared(b *testing.B) {
 	xs := benchSmall(3)
 	stats := []Statistic{StatMean, StatIQM}
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		BootstrapCIs(xs, stats, benchResamples, 7, 0.95)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkBootstrapSmallMean is the CI of the mean alone of 5 values (the
 // paired difference's CI).
 func BenchmarkBootstrapSmallMean(b *testing.B) {
 	xs := benchSmall(3)
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		BootstrapCI(xs, StatMean, benchResamples, 7, 0.95)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkProbImprovementCISmall is the interval of the probability of
 // improvement of 5 seed values against a baseline of 5.
 func BenchmarkProbImprovementCISmall(b *testing.B) {
 	xs, ys := benchSmall(3), benchSmall(4)
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		ProbImprovementCI(xs, ys, benchResamples, 7, 0.95)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkQuantilePairSelectTies selects from the statistics of a 5-value
@@ -239,10 +241,10 @@ func BenchmarkQuantilePairSelectTies(b *testing.B) {
 		v[i] = s / float64(len(xs))
 	}
 	work := make([]float64, len(v))
-	before := rusageNow()
+	before := benchcpu.Now()
 	for b.Loop() {
 		copy(work, v)
 		quantilePairSelect(work, 0.025000000000000022, 0.975)
 	}
-	reportCPUTime(b, before)
+	benchcpu.Report(b, before)
 }
