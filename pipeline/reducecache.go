@@ -55,18 +55,7 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 		}
 		members[f] = append(members[f], i)
 	}
-	// The baseline as Aggregate resolves it.
-	baseline, found := opt.Baseline, false
-	switch {
-	case opt.Baseline != "":
-		_, found = members[opt.Baseline]
-	case len(names) == 0:
-	default:
-		baseline, found = names[0], true
-		if _, ok := members["ppo"]; ok {
-			baseline = "ppo"
-		}
-	}
+	baseline, found := family.ResolveBaseline(opt.Baseline, names)
 	common, err := scoring.AppendExact(nil, metrics)
 	if err == nil {
 		common, err = scoring.AppendExact(common, opt)

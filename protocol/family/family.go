@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/stats"
@@ -36,6 +37,22 @@ type Run struct {
 	// Remarks are protocol-specific findings named in the notes ("earned
 	// nothing", "never shifted").
 	Remarks []string
+}
+
+// ResolveBaseline is the family Aggregate compares the others with, given
+// Options.Baseline and the families in order of first appearance: the
+// named family (found when it is among them); else "ppo" if present, else
+// the first family; none (found false) when there are no families.
+func ResolveBaseline(named string, families []string) (name string, found bool) {
+	switch {
+	case named != "":
+		return named, slices.Contains(families, named)
+	case len(families) == 0:
+		return "", false
+	case slices.Contains(families, "ppo"):
+		return "ppo", true
+	}
+	return families[0], true
 }
 
 // Options of Aggregate.
@@ -190,19 +207,11 @@ func Aggregate(metrics []Metric, runs []Run, opt Options) (*Result, error) {
 		}
 	}
 
-	switch {
-	case opt.Baseline != "":
-		res.Baseline = opt.Baseline
-		_, res.BaselineFound = idx[opt.Baseline]
-	case len(res.Families) == 0:
-	default:
-		if _, ok := idx["ppo"]; ok {
-			res.Baseline = "ppo"
-		} else {
-			res.Baseline = res.Families[0].Name
-		}
-		res.BaselineFound = true
+	names := make([]string, len(res.Families))
+	for k := range res.Families {
+		names[k] = res.Families[k].Name
 	}
+	res.Baseline, res.BaselineFound = ResolveBaseline(opt.Baseline, names)
 	if opt.Baseline != "" && !res.BaselineFound {
 		res.Notes = append(res.Notes, Note{Global: true, Kind: NoteBaselineMissing,
 			Text: fmt.Sprintf("the baseline family %q is not in the data; every comparison column is null", opt.Baseline)})

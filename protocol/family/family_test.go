@@ -474,3 +474,25 @@ func TestIdenticalRunsEqualPairwise(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveBaseline: PROTOCOLS 1.6's rule — the named family; else ppo
+// if present; else the first family in order of first appearance.
+func TestResolveBaseline(t *testing.T) {
+	for _, c := range []struct {
+		named    string
+		families []string
+		want     string
+		found    bool
+	}{
+		{"sac", []string{"ppo", "sac"}, "sac", true},
+		{"dqn", []string{"ppo", "sac"}, "dqn", false},
+		{"", []string{"sac", "ppo"}, "ppo", true},
+		{"", []string{"sac", "ewc"}, "sac", true},
+		{"", nil, "", false},
+		{"ppo", nil, "ppo", false},
+	} {
+		if got, found := ResolveBaseline(c.named, c.families); got != c.want || found != c.found {
+			t.Errorf("ResolveBaseline(%q, %q) = %q, %v; want %q, %v", c.named, c.families, got, found, c.want, c.found)
+		}
+	}
+}
