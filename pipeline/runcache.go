@@ -48,8 +48,9 @@ import (
 // served too when the job can bring its scored run to the new
 // preparation (scoring.Reapplier: skyfall's performance gaps, unless the
 // ceiling anchors adaptation and recovery); its entry stays as it was
-// (Reapply starts from any earlier preparation). Any other run is assembled from its pieces (its objects read back from
-// their entries or decoded) and scored, and its entry written. A job whose
+// (Reapply starts from any earlier preparation). Any other run is
+// assembled from its pieces (its objects read back from their entries or
+// decoded) and scored, and its entry written. A job whose
 // preparation is a scoring.Preparer but not a scoring.Contributor, or one
 // that goes past --max-runs, or whose decoded objects spilled, reads every
 // object and scores as without these entries.
