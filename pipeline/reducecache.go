@@ -141,22 +141,26 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 	nm := len(metrics)
 	cellKeys := make([]string, len(names)*nm)
 	cells := make([]*family.Row, len(names)*nm)
+	var metBits, baseCells [][]byte // by metric, when some family needs them
 	for k, f := range names {
 		if served[k] != nil {
 			continue
 		}
+		if metBits == nil {
+			metBits, baseCells = make([][]byte, nm), make([][]byte, nm)
+			for m := range metrics {
+				if metBits[m], err = scoring.AppendExact(nil, &metrics[m]); err != nil {
+					j.log.Debug("family entries not used", "reason", err)
+					return family.Aggregate(metrics, runs, opt)
+				}
+				if found {
+					baseCells[m] = cellBits(runs, members[baseline], m)
+				}
+			}
+		}
 		for m := range metrics {
-			met, err := scoring.AppendExact(nil, &metrics[m])
-			if err != nil {
-				j.log.Debug("family entries not used", "reason", err)
-				return family.Aggregate(metrics, runs, opt)
-			}
-			var base []byte
-			if found {
-				base = cellBits(runs, members[baseline], m)
-			}
-			cellKeys[k*nm+m] = cache.Key(cellCacheTag, build, string(optBits), string(met), f,
-				string(cellBits(runs, members[f], m)), baseline, fmt.Sprint(found), string(base))
+			cellKeys[k*nm+m] = cache.Key(cellCacheTag, build, string(optBits), string(metBits[m]), f,
+				string(cellBits(runs, members[f], m)), baseline, fmt.Sprint(found), string(baseCells[m]))
 		}
 	}
 	err = j.eachLimited(ctx, len(cells), func(ctx context.Context, i int) error {
