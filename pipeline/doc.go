@@ -45,9 +45,11 @@
 // runcache.go keeps per object an index of its run pieces and per run its
 // scored run, keyed by its pieces' entries, the job's scoring key and the
 // build: an unchanged run (whose preparation, scoring.Contributor, gives it
-// the same) is served whole, its objects not read at all. reducecache.go
+// the same, or whose scored run the job brings to a moved preparation,
+// scoring.Reapplier) is served, its objects not read at all. reducecache.go
 // keeps each family's rows, keyed by the exact bits of its runs and the
-// baseline's, every reduction option and the build; figures.go each
+// baseline's, every reduction option and the build, and each row alone,
+// keyed by what it depends on of one metric; figures.go each
 // figure's SVG and PNG, keyed by its drawing (figures.Figure.DrawingKey)
 // and the build. With --cache, the objects decoded in a pass (a warm
 // rerun's changed ones) share the cores among themselves: one large

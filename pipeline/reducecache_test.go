@@ -67,15 +67,17 @@ func sweepRuns(seed uint64) []family.Run {
 	return runs
 }
 
-var familiesRE = regexp.MustCompile(`msg="families from the cache" served=(\d+) reduced=(\d+)`)
+var familiesRE = regexp.MustCompile(`msg="families from the cache" served=(\d+) reduced=(\d+) cells_served=(\d+) cells_bootstrapped=(\d+)`)
 
 // TestReduceCached: the reduction with family entries is, bit for bit,
 // family.Aggregate over every run: cold (every family reduced), warm
 // (every family served), after a run of one family changed (that family
 // reduced, the others served), after a run of the baseline changed
-// (every family reduced: each is compared with it), with another baseline
-// and other bootstrap options (no entry reused), and after an entry is
-// damaged (a warning, the family reduced again, the entry rebuilt).
+// (every family reduced: each is compared with it), after one metric of
+// every run changed (every family reduced, the rows of the other metrics
+// served from their cell entries), with another baseline and other
+// bootstrap options (no entry reused), and after an entry is damaged (a
+// warning, the family's rows served from its cells, the entry rebuilt).
 func TestReduceCached(t *testing.T) {
 	dir := t.TempDir()
 	var log bytes.Buffer
@@ -83,7 +85,9 @@ func TestReduceCached(t *testing.T) {
 	ctx := context.Background()
 	up := true
 	metrics := []family.Metric{{Name: "adaptation_speed", HigherIsBetter: &up}, {Name: "b"}, {Name: "c", HigherIsBetter: new(bool)}}
-	check := func(name string, runs []family.Run, opt family.Options, served, reduced int) {
+	// cells: the cells of the families reduced served from their entries,
+	// and bootstrapped.
+	check := func(name string, runs []family.Run, opt family.Options, served, reduced int, cells ...int) {
 		t.Helper()
 		log.Reset()
 		want, err := family.Aggregate(metrics, runs, opt)
@@ -106,6 +110,12 @@ func TestReduceCached(t *testing.T) {
 		if m == nil || m[1] != fmt.Sprint(served) || m[2] != fmt.Sprint(reduced) {
 			t.Errorf("%s: want %d served, %d reduced: %s", name, served, reduced, log.String())
 		}
+		if cells == nil {
+			cells = []int{0, reduced * len(metrics)}
+		}
+		if m != nil && (m[3] != fmt.Sprint(cells[0]) || m[4] != fmt.Sprint(cells[1])) {
+			t.Errorf("%s: want cells %v served and bootstrapped: %s", name, cells, log.String())
+		}
 	}
 	opt := family.DefaultOptions()
 	opt.Resamples = 300
@@ -114,10 +124,17 @@ func TestReduceCached(t *testing.T) {
 	check("warm", runs, opt, 5, 0)
 	one := sweepRuns(1)
 	one[11].Values[1] = protocol.Finite(one[11].Values[1].V + 1e-12) // ewc-s1
-	check("one changed", one, opt, 4, 1)
+	check("one changed", one, opt, 4, 1, 2, 1)
 	remark := sweepRuns(1)
 	remark[0].Remarks = []string{"earned nothing"} // sac-s0: a note, a new key
-	check("a remark", remark, opt, 4, 1)           // ewc back to its cold entry
+	check("a remark", remark, opt, 4, 1, 3, 0)     // ewc back to its cold entry
+	moved := sweepRuns(1)
+	for i := range moved {
+		if v := &moved[i].Values[1]; v.OK {
+			v.V += 1e-9 // as a moved ceiling moves performance_gap
+		}
+	}
+	check("one metric moved", moved, opt, 0, 5, 10, 5)
 	base := sweepRuns(1)
 	base[6].Seed = "9" // ppo-s1: its pairs move
 	check("baseline changed", base, opt, 0, 5)
@@ -156,11 +173,40 @@ func TestReduceCached(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	check("damaged", runs, opt, 0, 5)
+	check("damaged", runs, opt, 0, 5, 15, 0)
 	if n := strings.Count(log.String(), "cache entry not trusted"); n != 5 {
 		t.Errorf("%d warnings, want 5: %s", n, log.String())
 	}
 	check("rebuilt", runs, opt, 5, 0)
+
+	// Damaged cell entries: warned about, bootstrapped again.
+	ents = nil
+	filepath.WalkDir(filepath.Join(dir, "cache"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(filepath.ToSlash(p), "/cells/") {
+			ents = append(ents, p)
+		}
+		return err
+	})
+	for _, e := range ents {
+		data, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(e, data[:len(data)-3], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again := sweepRuns(1)
+	for i := range again {
+		if v := &again[i].Values[1]; v.OK {
+			v.V += 2e-9
+		}
+	}
+	check("cells damaged", again, opt, 0, 5, 0, 15)
+	if n := strings.Count(log.String(), "cache entry not trusted"); n != 10 {
+		t.Errorf("%d warnings, want 10 (the cells of the two unmoved metrics): %s", n, log.String())
+	}
+	check("cells rebuilt", again, opt, 5, 0)
 }
 
 // TestEncodeExact: every bit of a family's rows survives its entry

@@ -44,8 +44,13 @@ import (
 //
 // A run whose entry is there and whose preparation gives the same
 // PreparedFor is served whole: not read back, not assembled, not scored.
-// Any other run is assembled from its pieces (its objects read back from
-// their entries or decoded) and scored, and its entry written. A job whose
+// One whose preparation moved (a pooled ceiling, in its last bits) is
+// served too when the job can bring its scored run to the new
+// preparation (scoring.Reapplier: skyfall's performance gaps, unless the
+// ceiling anchors adaptation and recovery); its entry stays as it was
+// (Reapply starts from any earlier preparation). Any other run is
+// assembled from its pieces (its objects read back from their entries or
+// decoded) and scored, and its entry written. A job whose
 // preparation is a scoring.Preparer but not a scoring.Contributor, or one
 // that goes past --max-runs, or whose decoded objects spilled, reads every
 // object and scores as without these entries.
@@ -108,7 +113,9 @@ func (e *runEntry) UnmarshalBinary(data []byte) error {
 // whole and those assembled (and, when kept, scored); the log's "runs from
 // the cache" line says them.
 type runCacheStats struct {
-	Served, Assembled, Scored int
+	// Served counts the runs served from their entries, Reapplied those
+	// of them brought to a moved preparation (scoring.Reapplier).
+	Served, Reapplied, Assembled, Scored int
 }
 
 // runPiece is one piece of a run: its object and its place there.
@@ -129,6 +136,8 @@ type cachedRun struct {
 	contrb []byte
 	prep   []byte
 	scored *scoring.Scored
+	// reapplied: scored was brought to this job's preparation.
+	reapplied bool
 }
 
 // useRunCache reports whether the job keeps run-level entries.
@@ -405,10 +414,28 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			}
 		}
 	}
-	// A kept run is served whole when its entry scored it under the same
-	// preparation; otherwise it is assembled and scored.
+	// A kept run whose entry scored it under another preparation is
+	// brought to this one when the job can.
+	if ra, ok := j.proto.job.(scoring.Reapplier); ok {
+		err := j.eachLimited(ctx, len(runs), func(ctx context.Context, i int) error {
+			r := runs[i]
+			if !r.known || r.e == nil || r.scored == nil || !j.cfg.keep(r.meta) || bytes.Equal(r.e.Prepared, r.prep) {
+				return nil
+			}
+			ok, err := ra.Reapply(r.scored, r.contrb)
+			r.reapplied = ok
+			return err
+		})
+		if err != nil {
+			dec.Close()
+			return nil, err
+		}
+	}
+	// A kept run is served when its entry scored it under the same
+	// preparation, or was brought to it; otherwise it is assembled and
+	// scored.
 	serve := func(r *cachedRun) bool {
-		return r.known && r.e != nil && r.e.Scored != nil && j.cfg.keep(r.meta) && bytes.Equal(r.e.Prepared, r.prep)
+		return r.known && r.e != nil && r.e.Scored != nil && j.cfg.keep(r.meta) && (r.reapplied || bytes.Equal(r.e.Prepared, r.prep))
 	}
 	toScore := func(r *cachedRun) bool { return !serve(r) && (!r.known || j.cfg.keep(r.meta)) }
 	if err := load(toScore); err != nil {
@@ -440,6 +467,9 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			fold.done(len(slots), s.res)
 			slots = append(slots, s)
 			stats.Served++
+			if r.reapplied {
+				stats.Reapplied++
+			}
 			continue
 		}
 		if !toScore(r) {
@@ -487,7 +517,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	if err != nil {
 		return nil, err
 	}
-	j.log.Info("runs from the cache", "served", stats.Served, "assembled", stats.Assembled, "scored", stats.Scored, "runs", total)
+	j.log.Info("runs from the cache", "served", stats.Served, "assembled", stats.Assembled, "scored", stats.Scored, "runs", total, "reapplied", stats.Reapplied)
 	scored := make([]*scoring.Scored, len(slots))
 	for i, s := range slots {
 		scored[i] = s.res

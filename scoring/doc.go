@@ -42,7 +42,9 @@
 // run contributes to it (PrepareFrom) and say what the result gives one run
 // (PreparedFor): the engine's --cache keeps each run's contribution and
 // scored run (AppendScored, with the job's ScoredCodec), and serves the
-// scored run of an unchanged run whose PreparedFor is unchanged.
+// scored run of an unchanged run whose PreparedFor is unchanged. A
+// Reapplier can also bring such a scored run to a moved preparation
+// (skyfall: pooled ceilings that moved), exactly, or say it cannot.
 // AppendScored writes, and skyfall's ScoredCodec uses, AppendExact: the
 // exact bits of a value of plain Go types (structs, slices, maps keyed by
 // strings, pointers, numbers, strings), every float to the bit and nil

@@ -153,3 +153,20 @@ type Contributor interface {
 	// Score only if this is the same.
 	PreparedFor(contribution []byte) ([]byte, error)
 }
+
+// Reapplier is implemented by Contributors whose scored runs depend on
+// the preparation through values the scored run itself lets them
+// recompute (skyfall: a label's ceiling moves its performance gap, the
+// tail mean it subtracts from is in the result), so that a scored run
+// kept from an earlier job, prepared otherwise, need not be assembled and
+// scored again when only the preparation moved.
+type Reapplier interface {
+	Contributor
+	// Reapply brings s, which Score gave for the run with this
+	// contribution under an earlier preparation, to exactly what Score
+	// gives under the current one (the same float64 operations in the
+	// same order), in place. It reports false, s untouched, when it
+	// cannot (a value needs the rows): the engine then scores the run
+	// again. It may be called for several runs at once.
+	Reapply(s *Scored, contribution []byte) (bool, error)
+}

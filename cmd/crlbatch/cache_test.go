@@ -205,7 +205,7 @@ func objectEntries(ents []string) []string {
 	var out []string
 	for _, e := range ents {
 		s := filepath.ToSlash(e)
-		if !strings.Contains(s, "/index/") && !strings.Contains(s, "/runs/") && !strings.Contains(s, "/families/") && !strings.Contains(s, "/figures/") {
+		if !strings.Contains(s, "/index/") && !strings.Contains(s, "/runs/") && !strings.Contains(s, "/families/") && !strings.Contains(s, "/cells/") && !strings.Contains(s, "/figures/") {
 			out = append(out, e)
 		}
 	}

@@ -18,10 +18,11 @@ import (
 // pieces and scoring are unchanged is served whole, observed through the
 // log's "runs from the cache" line.
 
-// runStats are the counts of the log's "runs from the cache" line.
-type runStats struct{ served, assembled, scored, runs int }
+// runStats are the counts of the log's "runs from the cache" line
+// (reapplied: of the runs served, those brought to moved ceilings).
+type runStats struct{ served, assembled, scored, runs, reapplied int }
 
-var runStatsRE = regexp.MustCompile(`msg="runs from the cache" served=(\d+) assembled=(\d+) scored=(\d+) runs=(\d+)`)
+var runStatsRE = regexp.MustCompile(`msg="runs from the cache" served=(\d+) assembled=(\d+) scored=(\d+) runs=(\d+) reapplied=(\d+)`)
 
 // scoreRuns scores as scoreCached does, at --log-level info, and returns
 // the run counts of the log (failing the test without them).
@@ -33,7 +34,7 @@ func scoreRuns(t *testing.T, in, out, c string, args ...string) ([]string, runSt
 		t.Fatalf("no run counts in the log: %s", stderr)
 	}
 	n := func(s string) int { x, _ := strconv.Atoi(s); return x }
-	return reads, runStats{n(m[1]), n(m[2]), n(m[3]), n(m[4])}, stderr
+	return reads, runStats{n(m[1]), n(m[2]), n(m[3]), n(m[4]), n(m[5])}, stderr
 }
 
 // nightly are the nightly job's flags: a ceiling derived from every run.
@@ -101,8 +102,11 @@ var rewardRE = regexp.MustCompile(`"reward":[^,]+,`)
 // changed reward, which moves no ceiling, rescores its run alone; a new
 // run whose rows all carry a label of their own scores that run alone (no
 // other run has the label); a row more of a label every run has moves that
-// label's ceiling and rescores every run. Each time the outputs are those
-// of a job without a cache.
+// label's ceiling: its run is scored again, and every other run that has
+// the label is served with the moved ceiling re-applied (not scored
+// again). Under --anchor ceiling, whose adaptation and recovery need the
+// rows, the same move scores every run with the label again. Each time
+// the outputs are those of a job without a cache.
 func TestRunCacheChangedObject(t *testing.T) {
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
@@ -113,16 +117,20 @@ func TestRunCacheChangedObject(t *testing.T) {
 		t.Fatalf("cold: %+v", cold)
 	}
 	ppo := filepath.Join(in, "ppo", "ppo-s0.jsonl")
-	check := func(name string, want runStats, decoded int) {
+	anchored := append([]string{"--anchor", "ceiling"}, nightly...)
+	check := func(name string, want runStats, decoded int, args ...string) {
 		t.Helper()
-		reads, got, _ := scoreRuns(t, in, filepath.Join(tmp, name), cdir, nightly...)
+		if args == nil {
+			args = nightly
+		}
+		reads, got, _ := scoreRuns(t, in, filepath.Join(tmp, name), cdir, args...)
 		if got != want {
 			t.Errorf("%s: runs %+v, want %+v", name, got, want)
 		}
 		if n := countReads(reads, pipeline.ReadDecoded); n != decoded {
 			t.Errorf("%s: %d objects decoded, want %d: %v", name, n, decoded, reads)
 		}
-		scoreCached(t, in, filepath.Join(tmp, name+"-none"), "", nightly...)
+		scoreCached(t, in, filepath.Join(tmp, name+"-none"), "", args...)
 		sameOutputs(t, filepath.Join(tmp, name+"-none"), filepath.Join(tmp, name))
 	}
 
@@ -147,10 +155,19 @@ func TestRunCacheChangedObject(t *testing.T) {
 	writeFile(t, filepath.Join(in, "ppo", "ppo-s9.jsonl"), fresh)
 	check("new-label", runStats{served: 9, assembled: 1, scored: 1, runs: 10}, 1)
 
+	// The ceiling anchor's entries, before the ceiling moves.
+	check("anchored", runStats{served: 0, assembled: 10, scored: 10, runs: 10}, 0, anchored...)
+
 	// A row more under calm_again, a label of every other run: its
-	// ceiling moves, and every run that has it is scored again.
+	// ceiling moves. The changed run is scored again, the 8 others with
+	// calm_again get its new ceiling re-applied, the new run (fog alone)
+	// is served as it was.
 	editObject(t, ppo, func(lines []string) []string { return append(lines, lines[len(lines)-1]) })
-	check("moved-ceiling", runStats{served: 1, assembled: 1, scored: 9, runs: 10}, 1)
+	check("moved-ceiling", runStats{served: 9, assembled: 1, scored: 1, runs: 10, reapplied: 8}, 1)
+	// Under the ceiling anchor, none is re-applied: the 8 are scored
+	// again (from their objects' entries; the changed object's, decoded
+	// by the job before, too).
+	check("moved-anchored", runStats{served: 1, assembled: 1, scored: 9, runs: 10}, 0, anchored...)
 }
 
 // TestRunCacheFlags: a scoring flag (--gamma, --alpha) reuses every
@@ -402,5 +419,66 @@ func TestWarmFamiliesAndFigures(t *testing.T) {
 	fams, figs, stderr = step("rebuilt", nightly...)
 	if fams != [2]int{3, 0} || figs != [2]int{nfig, 0} || strings.Contains(stderr, "WARN") {
 		t.Errorf("rebuilt: families %v, figures %v: %s", fams, figs, stderr)
+	}
+}
+
+// TestRunCacheNightlySweep: the nightly flags on a synthetic sweep whose
+// runs span two objects each. After one object is replaced by another
+// seed's (the benchmark's change: every pooled ceiling moves), after a
+// family is added, and after an object is deleted, the run that changed
+// is scored again and every other run is served, the moved ceilings
+// re-applied where they moved; each time the outputs are those of a job
+// without a cache.
+func TestRunCacheNightlySweep(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, synthSweep(t), in)
+	alt := filepath.Join(tmp, "alt")
+	if code, _, stderr := crl(t, "synth", "--out", alt, "--seeds", "2", "--steps", "300", "--split-files", "2",
+		"--compression", "mixed", "--extras", "--seed", "8"); code != 0 {
+		t.Fatalf("synth: %s", stderr)
+	}
+	cdir := filepath.Join(tmp, "cache")
+	_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
+	if cold.runs != 6 || cold.scored != 6 {
+		t.Fatalf("cold: %+v", cold)
+	}
+	step := func(name string) runStats {
+		t.Helper()
+		_, got, stderr := scoreRuns(t, in, filepath.Join(tmp, name), cdir, nightly...)
+		if strings.Contains(stderr, "WARN") {
+			t.Errorf("%s: %s", name, stderr)
+		}
+		scoreCached(t, in, filepath.Join(tmp, name+"-none"), "", nightly...)
+		sameOutputs(t, filepath.Join(tmp, name+"-none"), filepath.Join(tmp, name))
+		return got
+	}
+	rel := filepath.Join("ppo", "ppo-s0", "part-001.jsonl")
+	data, err := os.ReadFile(filepath.Join(alt, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another seed's object, one of whose rows more ends an episode (the
+	// seeds' final steps per label may otherwise agree at this length).
+	changed := strings.Replace(string(data), `"success":0}`, `"success":1}`, 1)
+	if changed == string(data) {
+		t.Fatal("no row to change")
+	}
+	writeFile(t, filepath.Join(in, rel), changed)
+	if got := step("changed"); got != (runStats{served: 5, assembled: 1, scored: 1, runs: 6, reapplied: 5}) {
+		t.Errorf("changed: %+v", got)
+	}
+	if code, _, stderr := crl(t, "synth", "--out", filepath.Join(in, "new"), "--family", "dqn", "--seeds", "1", "--steps", "250",
+		"--extras", "--seed", "9"); code != 0 {
+		t.Fatalf("synth: %s", stderr)
+	}
+	if got := step("added"); got.served != 6 || got.scored != 1 || got.runs != 7 || got.reapplied == 0 {
+		t.Errorf("added: %+v", got)
+	}
+	if err := os.Remove(filepath.Join(in, "ewc", "ewc-s1", "part-000.jsonl.zst")); err != nil {
+		t.Fatal(err)
+	}
+	if got := step("deleted"); got.served != 6 || got.scored != 1 || got.runs != 7 || got.reapplied == 0 {
+		t.Errorf("deleted: %+v", got)
 	}
 }

@@ -76,7 +76,10 @@ type Options struct {
 	// and possibly at once, and returns when all calls have. Aggregate
 	// hands it the family × metric cells (each bootstraps on its own seed
 	// and writes its own slot, so the result does not depend on the
-	// order); nil calls them one after another. This package starts no
+	// order): cell i is the row of metric i % len(metrics) of family
+	// i / len(metrics), in Result.Families' order; nil calls them one
+	// after another. A caller that keeps rows may leave cells out: their
+	// rows stay zero until it sets them, then calls Adjust. This package starts no
 	// goroutine: the caller owns the concurrency.
 	Each func(n int, work func(i int))
 	// Stop, when set, is asked during the bootstraps; once it returns
@@ -269,7 +272,7 @@ func Aggregate(metrics []Metric, runs []Run, opt Options) (*Result, error) {
 		return nil, ErrStopped
 	}
 	for fi := range res.Families {
-		adjust(res.Families[fi].Rows)
+		Adjust(res.Families[fi].Rows)
 	}
 	return res, nil
 }
@@ -422,9 +425,10 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 	row.DiffCILow, row.DiffCIHigh = protocol.Finite(iv[0].Lo), protocol.Finite(iv[0].Hi)
 }
 
-// adjust fills the Benjamini–Hochberg adjusted p values across the metrics of
-// one family.
-func adjust(rows []Row) {
+// Adjust fills the Benjamini–Hochberg adjusted p values across the metrics of
+// one family (its rows, in metric order), as Aggregate does. A row left out
+// by Options.Each (the zero Row) stays as it is.
+func Adjust(rows []Row) {
 	p := make([]float64, len(rows))
 	for i := range rows {
 		p[i] = math.NaN()
@@ -436,7 +440,7 @@ func adjust(rows []Row) {
 	for i := range rows {
 		if rows[i].PValue.OK {
 			rows[i].PValueAdjusted = protocol.Finite(adj[i])
-		} else {
+		} else if rows[i].PValue.Reason != "" {
 			rows[i].PValueAdjusted = protocol.None(rows[i].PValue.Reason)
 		}
 	}

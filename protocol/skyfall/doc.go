@@ -5,6 +5,10 @@
 // values, and per-run metrics (returns, invalid-action and solve rates,
 // regret, counts).
 //
+// Receil brings a result to another ceiling without the rows (its upper
+// bounds and performance gaps, the same float64 operations as Score), unless
+// the ceiling anchors adaptation and recovery.
+//
 // A Trace is columnar: rewards as []float64 and a label index per row. Score
 // walks it in a few linear passes (the post_shift window is inherently
 // O(shifts × length)) and allocates per interval and per label, never per row.

@@ -245,3 +245,21 @@ func (j *job) PreparedFor(c []byte) ([]byte, error) {
 }
 
 var _ scoring.Contributor = (*job)(nil)
+
+// Reapply brings a run scored under other ceilings to the ceilings of
+// this job's preparation (scoring.Reapplier): the labels' upper bounds and
+// performance gaps (skyfall.Receil) and the run's seed values of those
+// metrics (skyfall.CeilingMetrics), as Score computes them. With --anchor ceiling it
+// cannot (adaptation and recovery need the rows).
+func (j *job) Reapply(s *scoring.Scored, _ []byte) (bool, error) {
+	res, ok := s.Result.(*skyfall.RunResult)
+	if !ok || s.Values == nil || !skyfall.Receil(res, &j.p) {
+		return false, nil
+	}
+	for _, m := range skyfall.CeilingMetrics {
+		s.Values[m] = res.SeedValue(m)
+	}
+	return true, nil
+}
+
+var _ scoring.Reapplier = (*job)(nil)

@@ -11,7 +11,8 @@
 // upperbound.DataRelativeLabels — the last two in a Prepare pass over the
 // runs kept, which PrepareFrom replays from each run's contribution, its
 // labels' rows and final steps or best rewards: scoring.Contributor, for
-// --cache), scores each run with protocol/skyfall, and renders
+// --cache; a run scored under other ceilings has the moved ones re-applied,
+// skyfall.Receil, scoring.Reapplier), scores each run with protocol/skyfall, and renders
 // runs.parquet, intervals.parquet, run_summary.parquet, families.parquet
 // and the report; its figures (figures.go) are each family's reward against
 // step, from curves downsampled while each run is scored, with the lines in
