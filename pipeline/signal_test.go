@@ -16,7 +16,7 @@ import (
 
 // jobPhases are the phases of a job in the order it goes through them (see
 // testHookPhase).
-var jobPhases = []string{"list", "read", "score", "reduce", "render", "figures", "parquet", "publish"}
+var jobPhases = []string{"list", "read", "score", "reduce", "figures", "render", "parquet", "publish"}
 
 // TestCancelEndsEveryPhase: a signal (the job's context cancelled, as
 // cmd/crlbatch does on SIGINT and SIGTERM) ends the job within a couple of
