@@ -3,7 +3,9 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -104,6 +106,116 @@ func TestCancelEndsEveryPhase(t *testing.T) {
 				return nil
 			})
 			assertEmpty(t, cfg.SpillDir, "cancelled during "+name)
+		})
+	}
+}
+
+// TestCancelEndsOutputAt100000Labels: a signal ends a job of one run of
+// 100,000 labels (the default --max-labels) within a couple of seconds in
+// every phase of output building (issue 16), and leaves nothing behind.
+// The context is cancelled a little after the phase starts, so that the
+// phase is under way: the figures being drawn, the report and tables being
+// built, a Parquet file being encoded, report.html being converted and
+// written (the 11th file published: five tables, four figure files,
+// report.md). Not under -short (the job builds ~200 MB of outputs), nor
+// under the race detector (which slows it 5-10 times: the bounds are the
+// real binary's; TestCancelEndsEveryPhase runs the same paths under it).
+func TestCancelEndsOutputAt100000Labels(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("a 100,000-label job: not under -short or -race")
+	}
+	const labels = 100000
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// One run, two rows an interval, each interval its own label (as
+	// bench/scalegen -runs 1 -rows 200000 -labels 100000 writes it).
+	var b []byte
+	for s := range 2 * labels {
+		b = fmt.Appendf(b, `{"run_id":"ppo-s0","seed":0,"algorithm_id":"ppo","task":"navigate","step":%d,"reward":%g,"regime_id":"L%d","components":{"progress":%g}}`+"\n",
+			s, 0.3+0.1*float64(s%7), s/2, 0.45+0.15*float64(s%7))
+	}
+	if err := os.WriteFile(filepath.Join(in, "o.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const bound = 2 * time.Second
+	for _, c := range []struct {
+		phase string
+		nth   int // the piece of work of the phase after which the cancel comes
+	}{{"figures", 1}, {"render", 1}, {"parquet", 1}, {"publish", 11}} {
+		t.Run(c.phase, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			cfg := localJob(in, out, nil)
+			cfg.Concurrency = 2
+			cfg.SpillDir = t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var mu sync.Mutex
+			seen := map[string]int{}
+			var cancelled time.Time
+			var after []string // phases started after the cancel
+			testHookPhase = func(p string) {
+				mu.Lock()
+				defer mu.Unlock()
+				if !cancelled.IsZero() {
+					after = append(after, p)
+					return
+				}
+				if seen[p]++; p == c.phase && seen[p] == c.nth {
+					time.AfterFunc(50*time.Millisecond, func() {
+						mu.Lock()
+						cancelled = time.Now()
+						mu.Unlock()
+						cancel()
+					})
+				}
+			}
+			defer func() { testHookPhase = nil }()
+			base := runtime.NumGoroutine()
+
+			_, err := Run(ctx, cfg)
+			returned := time.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			if cancelled.IsZero() {
+				t.Fatalf("the job ended (%v) before the cancel; phases seen: %v", err, seen)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Run cancelled during %s: %v, want context.Canceled", c.phase, err)
+			}
+			d := returned.Sub(cancelled)
+			t.Logf("cancelled during %s (after %v): returned %v later", c.phase, seen, d.Round(time.Millisecond))
+			if d > bound {
+				t.Errorf("Run returned %v after the cancel during %s, want ≤ %v", d.Round(time.Millisecond), c.phase, bound)
+			}
+			for _, p := range after {
+				if slices.Index(jobPhases, p) > slices.Index(jobPhases, c.phase) {
+					t.Errorf("cancelled during %s, the job went on to %s", c.phase, p)
+				}
+			}
+			// The protocol's Render, which Run stops waiting for, is pure
+			// and cannot be stopped: for 100,000 labels it goes on for a
+			// second or two of CPU (more on a loaded machine), writes
+			// nothing and ends on its own (the command exits at once).
+			wait := bound
+			if c.phase == "render" {
+				wait = 30 * time.Second
+			}
+			deadline := time.Now().Add(wait)
+			for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := runtime.NumGoroutine(); n > base {
+				t.Errorf("%d goroutines still running %v after the cancel during %s (%d before the job)", n, wait, c.phase, base)
+			}
+			filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					t.Errorf("cancelled during %s, left in the output: %s", c.phase, p)
+				}
+				return nil
+			})
+			assertEmpty(t, cfg.SpillDir, "cancelled during "+c.phase)
 		})
 	}
 }
