@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestHTMLOfEveryGoldenReport(t *testing.T) {
 		}
 		rows, heads := 0, 0
 		for _, l := range strings.Split(string(md), "\n") {
-			if strings.HasPrefix(l, "|") && !sepRe.MatchString(l) {
+			if strings.HasPrefix(l, "|") && !isSepRow(l) {
 				rows++
 			}
 			if headingRe.MatchString(l) {
@@ -198,6 +199,33 @@ func TestFootnoteRefMatchesItsExpression(t *testing.T) {
 	for _, s := range cases {
 		if got, want := footnoteRef(s), len(footnoteRefRe.FindString(s)); got != want {
 			t.Errorf("footnoteRef(%q) = %d, footnoteRefRe matches %d bytes", s, got, want)
+		}
+	}
+}
+
+// sepRe is the expression isSepRow matches by hand.
+var sepRe = regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+
+// TestIsSepRowMatchesItsExpression: isSepRow matches exactly what sepRe
+// matches, on every string of up to 6 characters over those that matter
+// and on separator rows of real tables.
+func TestIsSepRowMatchesItsExpression(t *testing.T) {
+	cases := []string{"| :----- | -----: |", "|---|", "---", ":-:", "| --- | --- |  ", "|-|-|-|", "| :--- | --- x", "||", "|", ""}
+	alphabet := []byte("|:- \tx\v")
+	var gen func(prefix []byte, n int)
+	gen = func(prefix []byte, n int) {
+		cases = append(cases, string(prefix))
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix, c), n-1)
+		}
+	}
+	gen(nil, 6)
+	for _, s := range cases {
+		if got, want := isSepRow(s), sepRe.MatchString(s); got != want {
+			t.Errorf("isSepRow(%q) = %v, sepRe matches: %v", s, got, want)
 		}
 	}
 }
