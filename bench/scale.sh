@@ -36,7 +36,8 @@
 # e.g. main's build: measured in the same rounds, before crlbatch, and its
 # outputs compared with crlbatch's byte for byte, manifest.json aside; the
 # table then has its wall, CPU and peak RSS, and crlbatch's as a multiple
-# of them).
+# of them). Copy both binaries the same way (cp): a binary just written by
+# the linker peaks 8-10 MB higher than a copy of itself (file-backed pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
