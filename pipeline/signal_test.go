@@ -74,12 +74,7 @@ func TestCancelEndsEveryPhase(t *testing.T) {
 			if cancelled.IsZero() {
 				t.Fatalf("the job ended (%v) without reaching the phase's second piece of work; phases seen: %v", err, seen)
 			}
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("Run cancelled during %s: %v, want context.Canceled", name, err)
-			}
-			if d := returned.Sub(cancelled); d > bound {
-				t.Errorf("Run returned %v after the cancel during %s, want ≤ %v", d.Round(time.Millisecond), name, bound)
-			}
+			checkReturned(t, name, err, returned.Sub(cancelled), bound)
 			for p, n := range after {
 				switch i := slices.Index(jobPhases, p); {
 				case i > pi:
@@ -90,24 +85,44 @@ func TestCancelEndsEveryPhase(t *testing.T) {
 			}
 			// Nothing left behind: the goroutines end (the reduction and
 			// the rendering, which Run stops waiting for, soon after it).
-			deadline := time.Now().Add(bound)
-			for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if n := runtime.NumGoroutine(); n > base {
-				buf := make([]byte, 1<<16)
-				t.Errorf("%d goroutines still running %v after the cancel during %s (%d before the job):\n%s",
-					n, bound, name, base, buf[:runtime.Stack(buf, true)])
-			}
-			filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					t.Errorf("cancelled during %s, left in the output: %s", name, p)
-				}
-				return nil
-			})
-			assertEmpty(t, cfg.SpillDir, "cancelled during "+name)
+			checkLeftNothing(t, name, base, bound, out, cfg.SpillDir)
 		})
 	}
+}
+
+// checkReturned checks a job cancelled during phase: it returned err, d
+// after the cancel; want context.Canceled within bound.
+func checkReturned(t *testing.T, phase string, err error, d, bound time.Duration) {
+	t.Helper()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run cancelled during %s: %v, want context.Canceled", phase, err)
+	}
+	if d > bound {
+		t.Errorf("Run returned %v after the cancel during %s, want ≤ %v", d.Round(time.Millisecond), phase, bound)
+	}
+}
+
+// checkLeftNothing checks that a job cancelled during phase leaves nothing
+// behind: within wait no more goroutines run than the base before it, and
+// no file is left in the output out or the spill folder.
+func checkLeftNothing(t *testing.T, phase string, base int, wait time.Duration, out, spill string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines still running %v after the cancel during %s (%d before the job):\n%s",
+			n, wait, phase, base, buf[:runtime.Stack(buf, true)])
+	}
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("cancelled during %s, left in the output: %s", phase, p)
+		}
+		return nil
+	})
+	assertEmpty(t, spill, "cancelled during "+phase)
 }
 
 // TestCancelEndsOutputAt100000Labels: a signal ends a job of one run of
@@ -181,14 +196,9 @@ func TestCancelEndsOutputAt100000Labels(t *testing.T) {
 			if cancelled.IsZero() {
 				t.Fatalf("the job ended (%v) before the cancel; phases seen: %v", err, seen)
 			}
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("Run cancelled during %s: %v, want context.Canceled", c.phase, err)
-			}
 			d := returned.Sub(cancelled)
 			t.Logf("cancelled during %s (after %v): returned %v later", c.phase, seen, d.Round(time.Millisecond))
-			if d > bound {
-				t.Errorf("Run returned %v after the cancel during %s, want ≤ %v", d.Round(time.Millisecond), c.phase, bound)
-			}
+			checkReturned(t, c.phase, err, d, bound)
 			for _, p := range after {
 				if slices.Index(jobPhases, p) > slices.Index(jobPhases, c.phase) {
 					t.Errorf("cancelled during %s, the job went on to %s", c.phase, p)
@@ -202,20 +212,7 @@ func TestCancelEndsOutputAt100000Labels(t *testing.T) {
 			if c.phase == "render" {
 				wait = 30 * time.Second
 			}
-			deadline := time.Now().Add(wait)
-			for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if n := runtime.NumGoroutine(); n > base {
-				t.Errorf("%d goroutines still running %v after the cancel during %s (%d before the job)", n, wait, c.phase, base)
-			}
-			filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					t.Errorf("cancelled during %s, left in the output: %s", c.phase, p)
-				}
-				return nil
-			})
-			assertEmpty(t, cfg.SpillDir, "cancelled during "+c.phase)
+			checkLeftNothing(t, c.phase, base, wait, out, cfg.SpillDir)
 		})
 	}
 }

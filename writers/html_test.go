@@ -184,18 +184,7 @@ func TestFootnoteRefMatchesItsExpression(t *testing.T) {
 	cases := []string{"", "[", "[^", "[^]", "[^1]", "[^1", "[^12]x", "[^a-b_C9] rest", "[^a b]", "[^é]", "[x]", "[^^1]",
 		"[^1]]", "[[^1]", "[^-]", "[^_]", "[^1\\]", "[^ab](c)"}
 	// And every short string over the characters that matter.
-	alphabet := []byte("[^]a1-_ \\")
-	var gen func(prefix []byte, n int)
-	gen = func(prefix []byte, n int) {
-		cases = append(cases, string(prefix))
-		if n == 0 {
-			return
-		}
-		for _, c := range alphabet {
-			gen(append(prefix, c), n-1)
-		}
-	}
-	gen([]byte("["), 4)
+	cases = appendStrings(cases, "[", "[^]a1-_ \\", 4)
 	for _, s := range cases {
 		if got, want := footnoteRef(s), len(footnoteRefRe.FindString(s)); got != want {
 			t.Errorf("footnoteRef(%q) = %d, footnoteRefRe matches %d bytes", s, got, want)
@@ -211,21 +200,23 @@ var sepRe = regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 // and on separator rows of real tables.
 func TestIsSepRowMatchesItsExpression(t *testing.T) {
 	cases := []string{"| :----- | -----: |", "|---|", "---", ":-:", "| --- | --- |  ", "|-|-|-|", "| :--- | --- x", "||", "|", ""}
-	alphabet := []byte("|:- \tx\v")
-	var gen func(prefix []byte, n int)
-	gen = func(prefix []byte, n int) {
-		cases = append(cases, string(prefix))
-		if n == 0 {
-			return
-		}
-		for _, c := range alphabet {
-			gen(append(prefix, c), n-1)
-		}
-	}
-	gen(nil, 6)
+	cases = appendStrings(cases, "", "|:- \tx\v", 6)
 	for _, s := range cases {
 		if got, want := isSepRow(s), sepRe.MatchString(s); got != want {
 			t.Errorf("isSepRow(%q) = %v, sepRe matches: %v", s, got, want)
 		}
 	}
+}
+
+// appendStrings appends prefix followed by every string of up to n bytes of
+// alphabet.
+func appendStrings(out []string, prefix, alphabet string, n int) []string {
+	out = append(out, prefix)
+	if n == 0 {
+		return out
+	}
+	for i := range len(alphabet) {
+		out = appendStrings(out, prefix+alphabet[i:i+1], alphabet, n-1)
+	}
+	return out
 }
