@@ -102,8 +102,7 @@ const htmlFlush = 64 << 10
 // error of w ends the conversion. It may be called again (another attempt
 // at a write) and writes the same bytes.
 func (p *Page) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
-	c := &converter{svgs: p.svgs, w: cw}
+	c := &converter{svgs: p.svgs, w: w}
 	md := p.md
 	lines := strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n")
 	title := "crlbatch report"
@@ -121,19 +120,7 @@ func (p *Page) WriteTo(w io.Writer) (int64, error) {
 	c.blocks(lines)
 	c.out.WriteString("</body>\n</html>\n")
 	c.flush(0)
-	return cw.n, c.err
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return c.n, c.err
 }
 
 var xmlDecl = regexp.MustCompile(`^(?s)\s*(<\?xml[^>]*\?>\s*)?(<!--.*?-->\s*)*(<!DOCTYPE[^>]*>\s*)?`)
@@ -169,6 +156,7 @@ func attr(tag, name string) string {
 type converter struct {
 	out  bytes.Buffer // the page not yet handed to w
 	w    io.Writer
+	n    int64 // the bytes w took
 	err  error // w's first error: nothing more is converted
 	svgs map[string][]byte
 	ids  map[string]int
@@ -181,7 +169,9 @@ func (c *converter) flush(atLeast int) {
 		return
 	}
 	if c.err == nil {
-		_, c.err = c.w.Write(c.out.Bytes())
+		var n int
+		n, c.err = c.w.Write(c.out.Bytes())
+		c.n += int64(n)
 	}
 	c.out.Reset()
 }
