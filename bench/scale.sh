@@ -32,7 +32,12 @@
 # is printed), DIMS (default "runs labels rows objects intervals families
 # parts"), CRLBATCH (the
 # binary, default bin/crlbatch), DUCKDBQ (default bin/duckdbq; make
-# bench-duckdbq), CONCURRENCY (default 2).
+# bench-duckdbq), CONCURRENCY (default 2), BASE (another crlbatch binary,
+# e.g. main's build: measured in the same rounds, before crlbatch, and its
+# outputs compared with crlbatch's byte for byte, manifest.json aside; the
+# table then has its wall, CPU and peak RSS, and crlbatch's as a multiple
+# of them). Copy both binaries the same way (cp): a binary just written by
+# the linker peaks 8-10 MB higher than a copy of itself (file-backed pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,6 +52,8 @@ TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench-scale: needs GNU time at $TIME (apt-get install time)" >&2; exit 1; }
 [ -x "$CRLBATCH" ] || { echo "bench-scale: no $CRLBATCH (make build)" >&2; exit 1; }
 [ -x "$DUCKDBQ" ] || { echo "bench-scale: no $DUCKDBQ (make bench-duckdbq)" >&2; exit 1; }
+BASE=${BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "bench-scale: no $BASE (BASE)" >&2; exit 1; }
 
 mkdir -p "$SCALE_DIR"
 GEN="$SCALE_DIR/scalegen"
@@ -73,17 +80,31 @@ input() {
 measure() {
 	local dir=$1 r
 	for r in $(seq "$ROUNDS"); do
+		if [ -n "$BASE" ]; then
+			rm -rf "$OUT_DIR.base"
+			"$TIME" -f '%e %U %S %M' -o "$SCALE_DIR/time" "$BASE" score "$dir" --out "$OUT_DIR.base" "${FLAGS[@]}" >/dev/null
+			awk '{ printf "b %.2f %.2f %.0f\n", $1, $2+$3, $4/1024 }' "$SCALE_DIR/time"
+		fi
 		rm -rf "$OUT_DIR"
 		"$TIME" -f '%e %U %S %M' -o "$SCALE_DIR/time" "$CRLBATCH" score "$dir" --out "$OUT_DIR" "${FLAGS[@]}" >/dev/null
 		awk '{ printf "c %.2f %.2f %.0f\n", $1, $2+$3, $4/1024 }' "$SCALE_DIR/time"
+		if [ -n "$BASE" ]; then
+			local f
+			for f in "$OUT_DIR.base"/*; do
+				[ "${f##*/}" = manifest.json ] || cmp -s "$f" "$OUT_DIR/${f##*/}" ||
+					{ echo "bench-scale: ${f##*/} differs between $BASE and $CRLBATCH on $dir" >&2; exit 1; }
+			done
+			rm -rf "$OUT_DIR.base"
+		fi
 		"$TIME" -f '%e %U %S %M' -o "$SCALE_DIR/time" "$DUCKDBQ" -threads "$CONCURRENCY" "$dir/*.jsonl" >"$SCALE_DIR/duckdb.out"
 		grep -q '"rows"' "$SCALE_DIR/duckdb.out" || { echo "bench-scale: DuckDB printed no result on $dir" >&2; exit 1; }
 		awk '{ printf "d %.2f %.0f\n", $1, $4/1024 }' "$SCALE_DIR/time"
 	done >"$SCALE_DIR/rounds"
-	local c d
+	local c d b=""
 	c=$(awk '$1 == "c" { print $2, $3, $4 }' "$SCALE_DIR/rounds" | sort -n | awk -v n="$ROUNDS" 'NR == int((n+1)/2)')
+	[ -z "$BASE" ] || b=$(awk '$1 == "b" { print $2, $3, $4 }' "$SCALE_DIR/rounds" | sort -n | awk -v n="$ROUNDS" 'NR == int((n+1)/2)')
 	d=$(awk '$1 == "d" { print $2, $3 }' "$SCALE_DIR/rounds" | sort -n | awk -v n="$ROUNDS" 'NR == int((n+1)/2)')
-	echo "$c $d"
+	echo "$c $d $b"
 	rm -rf "$OUT_DIR"
 }
 
@@ -94,7 +115,9 @@ step() {
 	local dir mb wall cpu rss dwall drss
 	dir=$(input "$dim-$value" "$@")
 	mb=$(du -sbL "$dir" | awk '{ printf "%.0f", $1/1e6 }')
-	read -r wall cpu rss dwall drss < <(measure "$dir")
+	local bwall bcpu brss
+	read -r wall cpu rss dwall drss bwall bcpu brss < <(measure "$dir")
+	[ -n "$drss" ] || exit 1 # measure said why
 	local rw="" rc="" rr=""
 	if [ "$prev_dim" = "$dim" ]; then
 		rw=$(awk -v a="$wall" -v b="$prev_wall" 'BEGIN { printf "%.1f×", a/b }')
@@ -103,14 +126,26 @@ step() {
 	fi
 	local vs
 	vs=$(awk -v a="$wall" -v b="$dwall" 'BEGIN { printf "%.1f×", a/b }')
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$dim" "$value" "$mb" "$wall" "$rw" "$cpu" "$rc" "$rss" "$rr" "$dwall" "$drss" "$vs"
+	local base=""
+	if [ -n "$BASE" ]; then
+		base=$(awk -v w="$wall" -v c="$cpu" -v r="$rss" -v bw="$bwall" -v bc="$bcpu" -v br="$brss" \
+			'BEGIN { printf " %s | %s | %s | %.2f× | %.2f× | %.2f× |", bw, bc, br, w/bw, c/bc, r/br }')
+	fi
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n' "$dim" "$value" "$mb" "$wall" "$rw" "$cpu" "$rc" "$rss" "$rr" "$dwall" "$drss" "$vs" "$base"
 	prev_dim=$dim prev_wall=$wall prev_cpu=$cpu prev_rss=$rss
 }
 
 echo "crlbatch $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo '+changes'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), --concurrency $CONCURRENCY, $ROUNDS round(s), median"
 echo
-echo '| dimension | size | MB | wall s | × | CPU s | × | peak RSS MB | × | DuckDB wall s | DuckDB peak RSS MB | wall, crlbatch / DuckDB |'
-echo '| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |'
+if [ -n "$BASE" ]; then
+	echo "BASE: $BASE"
+	echo
+	echo '| dimension | size | MB | wall s | × | CPU s | × | peak RSS MB | × | DuckDB wall s | DuckDB peak RSS MB | wall, crlbatch / DuckDB | BASE wall s | BASE CPU s | BASE peak RSS MB | wall / BASE | CPU / BASE | peak / BASE |'
+	echo '| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |'
+else
+	echo '| dimension | size | MB | wall s | × | CPU s | × | peak RSS MB | × | DuckDB wall s | DuckDB peak RSS MB | wall, crlbatch / DuckDB |'
+	echo '| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |'
+fi
 for dim in $DIMS; do
 	case $dim in
 	runs)

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"sync"
 
 	"github.com/crlbatch/crlbatch/cache"
@@ -80,9 +82,9 @@ func splitFigure(data []byte) (svg, png []byte, err error) {
 // drawFigures renders what a Figurer drew (d; nil for a job that draws
 // nothing), --concurrency figures at once (each into its own slot), and
 // returns the figure files (figure-<name>.svg and .png, in the job's
-// order), the report with its Figures section appended, and report.html
-// built from that report.
-func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) ([]outFile, string, []byte, error) {
+// order), report.md's entries of them (its Figures section) and the
+// figures report.html shows inline.
+func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn) ([]outFile, []writers.FigureRef, []writers.Figure, error) {
 	if d == nil {
 		d = &scoring.Drawn{}
 	}
@@ -101,7 +103,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 		s.svg, s.png, s.cached, s.err = j.renderFigure(ctx, d.Figures[i])
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, "", nil, err
+		return nil, nil, nil, err
 	}
 	var files []outFile
 	var refs []writers.FigureRef
@@ -109,7 +111,7 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 	served := 0
 	for i, f := range d.Figures {
 		if slots[i].err != nil {
-			return nil, "", nil, fmt.Errorf("drawing %s: %w", f.Name, slots[i].err)
+			return nil, nil, nil, fmt.Errorf("drawing %s: %w", f.Name, slots[i].err)
 		}
 		if slots[i].cached {
 			served++
@@ -122,12 +124,46 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn, report string) 
 	if j.cache != nil && len(d.Figures) > 0 {
 		j.log.Info("figures from the cache", "served", served, "drawn", len(d.Figures)-served)
 	}
-	report += writers.FiguresSection(refs)
-	page, err := writers.HTML(report, inline)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("report.html: %w", err)
+	return files, refs, inline, nil
+}
+
+// reportFiles are report.md, made of parts (the protocol's report, the
+// changes since the previous result, the Figures section) in one string,
+// and report.html, converted from that string as it is written: the
+// report is held once, as it is written (a report with a table of
+// 100,000 labels is 35 MB of Markdown and 137 MB of HTML).
+func reportFiles(parts []string, inline []writers.Figure) ([]outFile, error) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
 	}
-	return files, report, page, nil
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+	md := b.String()
+	page, err := writers.NewPage(md, inline)
+	if err != nil {
+		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	return []outFile{{name: "report.md", to: stringFile(md)}, {name: "report.html", to: page}}, nil
+}
+
+// stringFile is a file's content as a string.
+type stringFile string
+
+func (s stringFile) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for rest := string(s); len(rest) > 0; {
+		k, err := io.WriteString(w, rest[:min(len(rest), 1<<20)])
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+		rest = rest[k:]
+	}
+	return n, nil
 }
 
 // folder hands the scored runs to a scoring.Folder job in canonical order

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -239,25 +240,30 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 			return nil, err
 		}
 	}
-	for _, f := range res.files {
+	for i := range res.files {
+		f := &res.files[i]
 		key := target + f.name
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		phase("publish")
-		if err := j.put(ctx, b, key, f.data); err != nil {
+		var d *writers.OutputDigest // the manifest's entry, of the attempt that wrote the file
+		err := j.putWith(ctx, b, key, func(w io.Writer) error {
+			d = writers.NewOutputDigest()
+			return f.writeTo(io.MultiWriter(w, d))
+		})
+		if err != nil {
 			failed = key
 			return nil, err
 		}
 		written = append(written, key)
 		stale = slices.DeleteFunc(stale, func(k string) bool { return k == key })
-		d := writers.NewOutputDigest()
-		d.Write(f.data)
+		o := d.FileOutput(f.name)
 		if f.rows != nil {
-			outputs = append(outputs, d.TableOutput(f.name, int(*f.rows)))
-		} else {
-			outputs = append(outputs, d.FileOutput(f.name))
+			o = d.TableOutput(f.name, int(*f.rows))
 		}
+		f.size = o.Bytes
+		outputs = append(outputs, o)
 	}
 	for len(stale) > 0 {
 		if err := j.delete(ctx, b, stale[0]); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,8 +28,8 @@ func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, f
 			}
 			return err
 		})
-		if err == nil && size != int64(len(f.data)) {
-			err = fmt.Errorf("%d bytes, %d written", size, len(f.data))
+		if err == nil && size != f.size {
+			err = fmt.Errorf("%d bytes, %d written", size, f.size)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -55,6 +56,13 @@ var testHookAfterScan func()
 // destination folder (no_tmp_dir, publishLocation), fsynced before the
 // driver renames it, and its folder fsynced after.
 func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) error {
+	f := outFile{data: data}
+	return j.putWith(ctx, b, key, f.writeTo)
+}
+
+// putWith is put of the bytes write writes, called once per attempt (it
+// must write the same bytes each time).
+func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write func(io.Writer) error) error {
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -75,14 +83,8 @@ func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) 
 			w.Close()
 			return err
 		}
-		// Written in chunks, so that an upload that moves counts as progress.
-		for rest := data; len(rest) > 0; {
-			n := min(len(rest), 1<<20)
-			if _, err := w.Write(rest[:n]); err != nil {
-				return abort(err)
-			}
-			rest = rest[n:]
-			touch()
+		if err := write(&progressWriter{ctx: ctx, w: w, touch: touch}); err != nil {
+			return abort(err)
 		}
 		if file != nil {
 			// Write flushes nothing fileblob buffers: the bytes are in
@@ -243,4 +245,22 @@ func (j *job) exists(ctx context.Context, b *blob.Bucket, key string) (bool, err
 		return false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
 	}
 	return exists, nil
+}
+
+// progressWriter is an attempt's writer: each write that goes through
+// counts as progress (touch), and none starts once ctx is done, so that a
+// file written as it is built (report.html) stops at a signal.
+type progressWriter struct {
+	ctx   context.Context
+	w     io.Writer
+	touch func()
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	if err := p.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := p.w.Write(b)
+	p.touch()
+	return n, err
 }

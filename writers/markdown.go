@@ -44,6 +44,15 @@ func FormatMeanStd(mean, std protocol.Value) string {
 // must have as many cells as header, and header must not be empty: anything
 // else is a bug in the caller, and MarkdownTable panics.
 func MarkdownTable(header []string, rows [][]string) string {
+	var b strings.Builder
+	WriteMarkdownTable(&b, header, rows)
+	return b.String()
+}
+
+// WriteMarkdownTable appends MarkdownTable(header, rows) to b, growing b
+// once to hold it: a report's table of 100,000 labels (33 MB) is written
+// into the report, not built beside it and copied.
+func WriteMarkdownTable(b *strings.Builder, header []string, rows [][]string) {
 	if len(header) == 0 {
 		panic("writers.MarkdownTable: no columns")
 	}
@@ -75,7 +84,6 @@ func MarkdownTable(header []string, rows [][]string) string {
 	for _, w := range width {
 		line += w + 3
 	}
-	var b strings.Builder
 	b.Grow(size + (line+1)*(len(cells)+1))
 	pad := func(n int, ch byte) {
 		for range n {
@@ -114,7 +122,6 @@ func MarkdownTable(header []string, rows [][]string) string {
 	for i, r := range cells[1:] {
 		row(r, runes[i+1])
 	}
-	return b.String()
 }
 
 func escapeRow(r []string) []string {

@@ -131,6 +131,14 @@ func TestMarkdownTableWideMemory(t *testing.T) {
 	if !raceEnabled && alloc > uint64(len(out))+32*cells+1<<16 {
 		t.Errorf("a %d-byte table allocated %d bytes: more than the table and its cells' bookkeeping", len(out), alloc)
 	}
+	// Written into a report that holds text already: the same table after
+	// it, the report grown once.
+	var b strings.Builder
+	b.WriteString("## Family ppo\n\n")
+	WriteMarkdownTable(&b, header, rows)
+	if b.String() != "## Family ppo\n\n"+out {
+		t.Error("WriteMarkdownTable appends another table than MarkdownTable returns")
+	}
 	if lines := strings.Count(out, "\n"); lines != 17 || !strings.HasPrefix(out, "| Metric    |") ||
 		!strings.Contains(out, "\n| Metric 2  | 0.125 ± 0.5 |  2.125 ± 0.5 |") || !strings.Contains(out, "\n| :-------- | ---") {
 		t.Errorf("unexpected table: %.200q", out)

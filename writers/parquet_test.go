@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -616,5 +617,86 @@ func TestWriteParquetContextStops(t *testing.T) {
 	}
 	if err := WriteParquetContext(context.Background(), io.Discard, tb, md); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWriteParquetColumnAtATimeSameBytes: WriteParquet writes each row
+// group a column at a time (each column's Arrow array built and released
+// before the next: issue 16); the file is byte for byte the one pqarrow
+// writes from a record of the whole row group, as WriteParquet wrote it
+// before, for a table of every kind of column over two row groups.
+func TestWriteParquetColumnAtATimeSameBytes(t *testing.T) {
+	tb, md := NewTable(), testMetadata(t)
+	key := tb.String("run_key")
+	opt := tb.NullableString("note")
+	n := tb.Int64("n")
+	flag := tb.Bool("flag")
+	mean := tb.Metric("mean")
+	list := tb.MetricList("variance_per_interval")
+	labels := tb.StringList("labels")
+	meta := tb.Map("run_meta")
+	tb.Reasons()
+	for i := range RowGroupRows + 7 {
+		key.Append("run-" + strconv.Itoa(i))
+		switch i % 4 {
+		case 0:
+			opt.AppendNull()
+			n.AppendNull()
+			flag.AppendNull()
+			mean.Append(protocol.None("no shift precedes the first interval"))
+		default:
+			opt.Append("n" + strconv.Itoa(i%11))
+			n.Append(int64(i * i))
+			flag.Append(i%3 == 0)
+			mean.Append(protocol.Some(float64(i) / 3))
+		}
+		list.Append([]protocol.Value{protocol.Some(float64(i % 7)), protocol.None("one-row interval")})
+		labels.Append([]string{"calm", "gusty-" + strconv.Itoa(i%100)})
+		meta.Append([]KV{{"algorithm_id", "ppo"}, {"run_id", "ppo-s" + strconv.Itoa(i)}})
+		mustEndRow(t, tb)
+	}
+	got := writeBytes(t, tb, md)
+
+	// The reference: a record per row group, pqarrow's Write.
+	version, err := md.check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, vals := make([]string, len(md)), make([]string, len(md))
+	for i, p := range md {
+		keys[i], vals[i] = p.Key, p.Value
+	}
+	amd := arrow.NewMetadata(keys, vals)
+	schema := arrow.NewSchema(tb.arrowFields(), &amd)
+	mem := memory.NewGoAllocator()
+	props := parquet.NewWriterProperties(parquet.WithAllocator(mem), parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCreatedBy(CreatedBy(version)), parquet.WithMaxRowGroupLength(RowGroupRows))
+	var want bytes.Buffer
+	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{&want}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < tb.rows; lo += RowGroupRows {
+		hi := min(lo+RowGroupRows, tb.rows)
+		cols := make([]arrow.Array, len(tb.cols))
+		for i, c := range tb.cols {
+			if cols[i], err = c.array(mem, lo, hi); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec := array.NewRecordBatch(schema, cols, int64(hi-lo))
+		if err := fw.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		for _, a := range cols {
+			a.Release()
+		}
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("column at a time: %d bytes, a record per row group: %d bytes, not the same", len(got), want.Len())
 	}
 }

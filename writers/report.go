@@ -275,7 +275,7 @@ func (r *Report) writeFamily(b *strings.Builder, fn *footnotes, f *family.Family
 		}
 		rows = append(rows, row)
 	}
-	b.WriteString(MarkdownTable(header, rows))
+	WriteMarkdownTable(b, header, rows)
 	if perRun && len(keys) > 0 {
 		fmt.Fprintf(b, "\nPer-run metrics have no per-%s value: they appear under `all`, which holds the family's seed values (for per-%s metrics, each run's mean over its %ss).\n", r.KeyNoun, r.KeyNoun, r.KeyNoun)
 	}
