@@ -34,7 +34,13 @@ const ConvertRowGroupRows = 64 << 10
 // *DataError naming its line. maxLine and maxObject are the limits of
 // Options (0: the default).
 func ConvertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64) error {
-	c := &converter{index: map[string]int{}}
+	return convertToParquet(url, r, w, maxLine, maxObject, nil)
+}
+
+// convertToParquet is ConvertToParquet with the writer properties extra
+// after its own (the tests' page and row group sizes, encodings).
+func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64, extra []parquet.WriterProperty) error {
+	c := &converter{index: map[string]int{}, extra: extra}
 	opts := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject, Check: c.row}
 	if _, err := DecodeRecords(url, "", r, opts); err != nil {
 		return err
@@ -64,6 +70,7 @@ type convColumn struct {
 }
 
 type converter struct {
+	extra []parquet.WriterProperty
 	cols  []*convColumn
 	index map[string]int
 	rows  [][]convCell
@@ -198,11 +205,11 @@ func (c *converter) write(w io.Writer) error {
 	md := arrow.NewMetadata([]string{ParquetJSONColumns}, []string{string(names)})
 	schema := arrow.NewSchema(fields, &md)
 	mem := memory.NewGoAllocator()
-	props := parquet.NewWriterProperties(
+	props := parquet.NewWriterProperties(append([]parquet.WriterProperty{
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithMaxRowGroupLength(ConvertRowGroupRows),
-	)
+	}, c.extra...)...)
 	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
 	if err != nil {
 		return fmt.Errorf("readers: convert: %w", err)

@@ -1,6 +1,8 @@
 package readers
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -11,11 +13,14 @@ import (
 // column chunk readers (its key and value leaves, levels and values
 // straight into reused slices), not as Arrow arrays: the rows' entries are
 // split by the repetition levels, null maps and null values told by the
-// definition levels. It is used only for the layout it knows exactly (a
-// top-level map of a required string key and a float64, int64 or signed
-// int32 value, the map itself optional or required); any other layout is
-// read through pqarrow, and anything unexpected while reading sends the
-// object the general way.
+// definition levels, and each key is interned as it is read (pqColumn's
+// keyID: a number, not a copy of the string). The key leaf is read a page
+// at a time (ReadBatchInPage: the keys alias the page, no copy each), the
+// value leaf by its own batches; the two must hold the same levels. It is
+// used only for the layout it knows exactly (a top-level map of a required
+// string key and a float64, int64 or signed int32 value, the map itself
+// optional or required); any other layout is read through pqarrow, and
+// anything unexpected while reading sends the object the general way.
 type pqMapReader struct {
 	pf         *file.Reader
 	kcol, vcol int   // leaf columns
@@ -27,13 +32,14 @@ type pqMapReader struct {
 	vr         file.ColumnChunkReader
 	done       bool
 
-	// Buffered levels and values, and the cursors into them.
+	// Buffered levels and values of each leaf, and the cursors into them.
 	kdef, krep, vdef, vrep []int16
-	keys                   []parquet.ByteArray
+	keys                   []parquet.ByteArray // alias the key leaf's current page
 	f64                    []float64
 	i64                    []int64
 	i32                    []int32
-	lvl, nl, ki, vi        int
+	kl, kn, ki             int // key levels: next, buffered; next key
+	vl, vn, vi             int // value levels: next, buffered; next value
 }
 
 // pqMapChunk is the number of levels read at a time.
@@ -83,35 +89,50 @@ func newPQMapReader(pf *file.Reader, name string, item arrow.DataType) *pqMapRea
 	return m
 }
 
-// fill reads the next levels; false at the end of the column.
+// readValues reads the value leaf's next levels in the current row group
+// (none at its end).
+func (m *pqMapReader) readValues() error {
+	var nv int64
+	var err error
+	switch r := m.vr.(type) {
+	case *file.Float64ColumnChunkReader:
+		nv, _, err = r.ReadBatch(pqMapChunk, m.f64, m.vdef, m.vrep)
+	case *file.Int64ColumnChunkReader:
+		nv, _, err = r.ReadBatch(pqMapChunk, m.i64, m.vdef, m.vrep)
+	case *file.Int32ColumnChunkReader:
+		nv, _, err = r.ReadBatch(pqMapChunk, m.i32, m.vdef, m.vrep)
+	default:
+		return errParquetIndirect
+	}
+	if err != nil {
+		return errParquetIndirect
+	}
+	m.vl, m.vn, m.vi = 0, int(nv), 0
+	return nil
+}
+
+// fill buffers the next key levels (and value levels when those are used
+// up); false at the end of the column.
 func (m *pqMapReader) fill() (bool, error) {
 	for !m.done {
 		if m.kr != nil {
-			nk, _, err := m.kr.ReadBatch(pqMapChunk, m.keys, m.kdef, m.krep)
+			nk, _, err := m.kr.ReadBatchInPage(pqMapChunk, m.keys, m.kdef, m.krep)
 			if err != nil {
 				return false, errParquetIndirect
 			}
-			var nv int64
-			switch r := m.vr.(type) {
-			case *file.Float64ColumnChunkReader:
-				nv, _, err = r.ReadBatch(pqMapChunk, m.f64, m.vdef, m.vrep)
-			case *file.Int64ColumnChunkReader:
-				nv, _, err = r.ReadBatch(pqMapChunk, m.i64, m.vdef, m.vrep)
-			case *file.Int32ColumnChunkReader:
-				nv, _, err = r.ReadBatch(pqMapChunk, m.i32, m.vdef, m.vrep)
+			if nk > 0 {
+				m.kl, m.kn, m.ki = 0, int(nk), 0
+				return true, nil
 			}
-			if err != nil || nk != nv {
+			// The key leaf's chunk is read: so must the value leaf's be.
+			if m.vl < m.vn {
 				return false, errParquetIndirect
 			}
-			if nk > 0 {
-				for i := 0; i < int(nk); i++ {
-					// The two leaves share their entries.
-					if m.krep[i] != m.vrep[i] || (m.kdef[i] >= m.dk) != (m.vdef[i] >= m.dk) {
-						return false, errParquetIndirect
-					}
-				}
-				m.lvl, m.nl, m.ki, m.vi = 0, int(nk), 0, 0
-				return true, nil
+			if err := m.readValues(); err != nil {
+				return false, err
+			}
+			if m.vn > 0 {
+				return false, errParquetIndirect
 			}
 		}
 		m.close() // the row group's chunks are read
@@ -134,15 +155,16 @@ func (m *pqMapReader) fill() (bool, error) {
 			return false, errParquetIndirect
 		}
 		m.kr, m.vr = kr, vc
+		m.vl, m.vn = 0, 0
 	}
 	return false, nil
 }
 
 // next reads the next n rows' maps into c: c.mOff (the rows' entries),
-// c.mKeys, c.items and c.valid (the null maps).
+// c.mIDs, c.items and c.valid (the null maps).
 func (m *pqMapReader) next(c *pqColumn, n int) error {
 	c.mOff = append(c.mOff[:0], 0)
-	c.mKeys = c.mKeys[:0]
+	c.mIDs = c.mIDs[:0]
 	c.mKeyBytes = 0
 	c.iNull = c.iNull[:0]
 	it := &c.items
@@ -150,9 +172,9 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 	it.i64, it.f64 = it.s64[:0], it.sf64[:0]
 	it.valid, it.voff = nil, 0
 	c.valid, c.voff = nil, 0
-	rows := 0
+	rows, lo := 0, 0
 	for {
-		if m.lvl == m.nl {
+		if m.kl == m.kn {
 			ok, err := m.fill()
 			if err != nil {
 				return err
@@ -161,7 +183,19 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 				break
 			}
 		}
-		def, rep := m.kdef[m.lvl], m.krep[m.lvl]
+		if m.vl == m.vn {
+			if err := m.readValues(); err != nil {
+				return err
+			}
+			if m.vn == 0 {
+				return errParquetIndirect // fewer value levels than key levels
+			}
+		}
+		def, rep := m.kdef[m.kl], m.krep[m.kl]
+		// The two leaves share their entries.
+		if rep != m.vrep[m.vl] || (def >= m.dk) != (m.vdef[m.vl] >= m.dk) {
+			return errParquetIndirect
+		}
 		if rep != 0 && rows == 0 {
 			return errParquetIndirect
 		}
@@ -170,8 +204,9 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 				break
 			}
 			if rows > 0 {
-				c.mOff = append(c.mOff, int32(len(c.mKeys)))
+				c.mOff = append(c.mOff, int32(len(c.mIDs)))
 			}
+			lo = len(c.mIDs)
 			rows++
 			if def < m.dk-1 { // a null map
 				if c.valid == nil {
@@ -187,10 +222,14 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 		if def >= m.dk {
 			key := m.keys[m.ki]
 			m.ki++
-			c.mKeys = append(c.mKeys, key)
+			id, ok := c.keyID(len(c.mIDs)-lo, key)
+			if !ok {
+				return errParquetIndirect // not valid UTF-8
+			}
+			c.mIDs = append(c.mIDs, id)
 			c.mKeyBytes += len(key)
-			e := len(c.mKeys) - 1
-			if m.vdef[m.lvl] == m.dv {
+			e := len(c.mIDs) - 1
+			if m.vdef[m.vl] == m.dv {
 				switch m.vkind {
 				case parquet.Types.Double:
 					it.f64 = append(it.f64, m.f64[m.vi])
@@ -210,16 +249,17 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 				c.iNull = append(c.iNull, e)
 			}
 		}
-		m.lvl++
+		m.kl++
+		m.vl++
 	}
 	if rows != n {
-		return errParquetIndirect // not the record reader's rows
+		return errParquetIndirect // not the batch's rows
 	}
-	c.mOff = append(c.mOff, int32(len(c.mKeys)))
+	c.mOff = append(c.mOff, int32(len(c.mIDs)))
 	it.s64, it.sf64 = it.i64, it.f64
 	if len(c.iNull) > 0 {
 		v := c.iValid[:0]
-		for int64(len(v)) < bitutil.BytesForBits(int64(len(c.mKeys))) {
+		for int64(len(v)) < bitutil.BytesForBits(int64(len(c.mIDs))) {
 			v = append(v, 0xff)
 		}
 		for _, e := range c.iNull {
@@ -393,4 +433,264 @@ func (f *pqFlatReader) close() {
 		f.r.Close()
 	}
 	f.r = nil
+}
+
+// pqLeaf is a top-level column without repetition (at most one definition
+// level) read by its column chunk reader, row group after row group.
+type pqLeaf struct {
+	pf     *file.Reader
+	col    int
+	maxDef int16
+	rg     int
+	r      file.ColumnChunkReader
+	defs   []int16
+	valid  []byte
+}
+
+// pqLeafColumn returns the leaf of the top-level column name of pf, of
+// physical type pt, or false when the column is not such a leaf.
+func pqLeafColumn(pf *file.Reader, name string, pt parquet.Type) (pqLeaf, bool) {
+	sc := pf.MetaData().Schema
+	col := -1
+	for i := 0; i < sc.NumColumns(); i++ {
+		if p := sc.Column(i).ColumnPath(); len(p) > 0 && p[0] == name {
+			if col >= 0 || len(p) != 1 {
+				return pqLeaf{}, false
+			}
+			col = i
+		}
+	}
+	if col < 0 {
+		return pqLeaf{}, false
+	}
+	c := sc.Column(col)
+	if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 || c.PhysicalType() != pt {
+		return pqLeaf{}, false
+	}
+	return pqLeaf{pf: pf, col: col, maxDef: c.MaxDefinitionLevel()}, true
+}
+
+// reader returns the column chunk reader of the row group being read,
+// opening the next one when the last is done; nil after the last.
+func (l *pqLeaf) reader() (file.ColumnChunkReader, error) {
+	if l.r == nil {
+		if l.rg == l.pf.NumRowGroups() {
+			return nil, nil
+		}
+		cr, err := l.pf.RowGroup(l.rg).Column(l.col)
+		if err != nil {
+			return nil, errParquetIndirect
+		}
+		l.rg++
+		l.r = cr
+	}
+	return l.r, nil
+}
+
+// close closes the column chunk reader (its page reader) in use.
+func (l *pqLeaf) close() {
+	if l.r != nil {
+		l.r.Close()
+	}
+	l.r = nil
+}
+
+// levels makes room for n rows' definition levels.
+func (l *pqLeaf) levels(n int) {
+	if cap(l.defs) < n {
+		l.defs = make([]int16, n)
+	}
+	l.defs = l.defs[:n]
+}
+
+// nulls returns the validity bitmap of the n rows whose definition levels
+// are in l.defs, or nil when none is null.
+func (l *pqLeaf) nulls(n int) []byte {
+	if l.maxDef == 0 {
+		return nil
+	}
+	null := false
+	for _, d := range l.defs[:n] {
+		if d != l.maxDef {
+			null = true
+			break
+		}
+	}
+	if !null {
+		return nil
+	}
+	nb := int(bitutil.BytesForBits(int64(n)))
+	if cap(l.valid) < nb {
+		l.valid = make([]byte, nb)
+	}
+	valid := l.valid[:nb]
+	for i, d := range l.defs[:n] {
+		bitutil.SetBitTo(valid, i, d == l.maxDef)
+	}
+	return valid
+}
+
+// pqStrReader reads a top-level string column (of row fields, extras or
+// JSON text) with the column chunk reader, a page at a time
+// (ReadBatchInPage: the values alias the page, dictionary-decoded or
+// not), into a batch's own dictionary: a row's value is stored only when
+// it differs from the row before's, and each row holds the index of its
+// value (pqColumn's dict, off32 and data), so that rows of one run compare
+// by index, and nothing of the batch points into the Parquet pages. A null
+// row has the index of an empty value (entry 0).
+type pqStrReader struct {
+	pqLeaf
+	vals []parquet.ByteArray
+	idx  []int32
+	off  []int32
+	data []byte
+}
+
+// newPQStrReader returns the reader of the top-level string column name
+// of pf, or nil when it does not read that column.
+func newPQStrReader(pf *file.Reader, name string, t arrow.DataType) *pqStrReader {
+	if t.ID() != arrow.STRING && t.ID() != arrow.LARGE_STRING {
+		if d, ok := t.(*arrow.DictionaryType); !ok || d.ValueType.ID() != arrow.STRING && d.ValueType.ID() != arrow.LARGE_STRING {
+			return nil
+		}
+	}
+	l, ok := pqLeafColumn(pf, name, parquet.Types.ByteArray)
+	if !ok {
+		return nil
+	}
+	return &pqStrReader{pqLeaf: l}
+}
+
+// next reads the next n rows of the column into c (c.dict, c.off32,
+// c.data, c.text, c.valid).
+func (s *pqStrReader) next(c *pqColumn, n int) error {
+	s.levels(n)
+	if cap(s.vals) < n {
+		s.vals = make([]parquet.ByteArray, n)
+	}
+	s.idx, s.off, s.data = s.idx[:0], append(s.off[:0], 0, 0), s.data[:0]
+	var text int64
+	total := 0
+	for total < n {
+		cr, err := s.reader()
+		if err != nil {
+			return err
+		}
+		if cr == nil {
+			break
+		}
+		r, ok := cr.(*file.ByteArrayColumnChunkReader)
+		if !ok {
+			return errParquetIndirect
+		}
+		lv, nv, err := r.ReadBatchInPage(int64(n-total), s.vals[:n-total], s.defs[total:n], nil)
+		if err != nil {
+			return errParquetIndirect
+		}
+		if lv == 0 && nv == 0 {
+			s.close() // the row group's chunk is read
+			continue
+		}
+		if s.maxDef == 0 {
+			lv = int64(nv) // no levels
+		}
+		j := 0
+		for i := total; i < total+int(lv); i++ {
+			if s.maxDef > 0 && s.defs[i] != s.maxDef {
+				s.idx = append(s.idx, 0)
+				continue
+			}
+			v := s.vals[j]
+			j++
+			text += int64(len(v))
+			last := len(s.off) - 2
+			if string(v) != string(s.data[s.off[last]:s.off[last+1]]) {
+				s.data = append(s.data, v...)
+				s.off = append(s.off, int32(len(s.data)))
+				last++
+			}
+			s.idx = append(s.idx, int32(last))
+		}
+		if j != nv {
+			return errParquetIndirect
+		}
+		total += int(lv)
+	}
+	if total != n || len(s.data) > math.MaxInt32 {
+		return errParquetIndirect // not the batch's rows
+	}
+	c.valid, c.voff = s.nulls(n), 0
+	c.dict, c.off32, c.off64, c.data, c.textBytes = s.idx, s.off, nil, s.data, text
+	return nil
+}
+
+// pqBoolReader reads a top-level boolean column with the column chunk
+// reader into c.bs, spread to the rows by the definition levels.
+type pqBoolReader struct {
+	pqLeaf
+	vals []bool
+}
+
+// newPQBoolReader returns the reader of the top-level boolean column name
+// of pf, or nil when it does not read that column.
+func newPQBoolReader(pf *file.Reader, name string) *pqBoolReader {
+	l, ok := pqLeafColumn(pf, name, parquet.Types.Boolean)
+	if !ok {
+		return nil
+	}
+	return &pqBoolReader{pqLeaf: l}
+}
+
+// next reads the next n rows of the column into c (c.bs, c.valid).
+func (b *pqBoolReader) next(c *pqColumn, n int) error {
+	b.levels(n)
+	if cap(b.vals) < n {
+		b.vals = make([]bool, n)
+	}
+	b.vals = b.vals[:n]
+	total, nv := 0, 0
+	for total < n {
+		cr, err := b.reader()
+		if err != nil {
+			return err
+		}
+		if cr == nil {
+			break
+		}
+		r, ok := cr.(*file.BooleanColumnChunkReader)
+		if !ok {
+			return errParquetIndirect
+		}
+		lv, v, err := r.ReadBatch(int64(n-total), b.vals[nv:n], b.defs[total:n], nil)
+		if err != nil {
+			return errParquetIndirect
+		}
+		if lv == 0 && v == 0 {
+			b.close() // the row group's chunk is read
+			continue
+		}
+		if b.maxDef == 0 {
+			lv = int64(v) // no levels
+		}
+		total += int(lv)
+		nv += v
+	}
+	if total != n {
+		return errParquetIndirect // not the batch's rows
+	}
+	c.valid, c.voff = b.nulls(n), 0
+	if nv < n {
+		// Spread the values to their rows, from the end.
+		j := nv - 1
+		for i := n - 1; i >= 0; i-- {
+			if b.defs[i] == b.maxDef {
+				b.vals[i] = b.vals[j]
+				j--
+			} else {
+				b.vals[i] = false
+			}
+		}
+	}
+	c.bs = b.vals
+	return nil
 }
