@@ -654,13 +654,13 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		for _, c := range d.cols {
 			switch {
 			case c.mr != nil:
-				c.mr.close()
+				c.mr.release()
 			case c.nr != nil:
-				c.nr.close()
+				c.nr.release()
 			case c.sr != nil:
-				c.sr.close()
+				c.sr.release()
 			case c.br != nil:
-				c.br.close()
+				c.br.release()
 			}
 		}
 	}()

@@ -422,10 +422,12 @@ func FuzzParquetDirect(f *testing.F) {
 	})
 }
 
-// TestDictColumns: the string columns `crlbatch convert` writes with
-// dictionary pages only are read as dictionaries (and TestDecodeParquetDirect
-// reads such files the direct way); a file written without dictionaries
-// has none.
+// TestDictColumns: `crlbatch convert` writes dictionary pages for the
+// columns whose values repeat (identities, labels, constants, the
+// components map's keys) and plain pages for the others (rewards, hashes,
+// the map's values); the string columns with dictionary pages only are
+// those pqarrow reads as dictionaries; a file written without
+// dictionaries has none.
 func TestDictColumns(t *testing.T) {
 	data := convertJSONL(t, string(benchRows(2000)))
 	f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, 100, dictColumns)
@@ -439,13 +441,37 @@ func TestDictColumns(t *testing.T) {
 			dict[f.cols[i].name] = true
 		}
 	}
-	for _, name := range []string{"run_id", "regime_id", "obs_hash"} {
+	for _, name := range []string{"run_id", "regime_id", "algorithm_id"} {
 		if !dict[name] {
 			t.Errorf("%s is not read as a dictionary (%v)", name, dict)
 		}
 	}
-	if dict["reward"] || dict["components"] {
-		t.Errorf("a column that is not of strings is read as a dictionary: %v", dict)
+	if dict["reward"] || dict["components"] || dict["obs_hash"] {
+		t.Errorf("a column of values that rarely repeat is read as a dictionary: %v", dict)
+	}
+	// Each leaf's pages, as the footer lists them.
+	md := f.pf.MetaData()
+	want := map[string]bool{"run_id": true, "seed": true, "regime_id": true, "gamma": true, "components.key_value.key": true,
+		"reward": false, "obs_hash": false, "logp": false, "step": false, "components.key_value.value": false}
+	for i := 0; i < md.Schema.NumColumns(); i++ {
+		path := md.Schema.Column(i).ColumnPath().String()
+		w, ok := want[path]
+		if !ok {
+			continue
+		}
+		delete(want, path)
+		for g := 0; g < md.NumRowGroups(); g++ {
+			cc, err := md.RowGroup(g).ColumnChunk(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cc.HasDictionaryPage(); got != w {
+				t.Errorf("%s, row group %d: a dictionary page %t, want %t", path, g, got, w)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no leaf %v", want)
 	}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64}, {Name: "regime_id", Type: arrow.BinaryTypes.String}}, nil)
 	var buf bytes.Buffer

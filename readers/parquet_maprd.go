@@ -2,6 +2,7 @@ package readers
 
 import (
 	"math"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -64,27 +65,29 @@ func newPQMapReader(pf *file.Reader, name string, item arrow.DataType) *pqMapRea
 		k.PhysicalType() != parquet.Types.ByteArray || k.SchemaNode().RepetitionType() != parquet.Repetitions.Required {
 		return nil
 	}
-	m := &pqMapReader{pf: pf, kcol: leaves[0], vcol: leaves[1], dk: k.MaxDefinitionLevel(), dv: v.MaxDefinitionLevel(), vkind: v.PhysicalType()}
-	if m.dk != 1 && m.dk != 2 || m.dv != m.dk && m.dv != m.dk+1 {
+	dk, dv, vkind := k.MaxDefinitionLevel(), v.MaxDefinitionLevel(), v.PhysicalType()
+	if dk != 1 && dk != 2 || dv != dk && dv != dk+1 {
 		return nil
 	}
 	switch {
-	case m.vkind == parquet.Types.Double && item.ID() == arrow.FLOAT64,
-		m.vkind == parquet.Types.Int64 && item.ID() == arrow.INT64,
-		m.vkind == parquet.Types.Int32 && (item.ID() == arrow.INT32 || item.ID() == arrow.INT16 || item.ID() == arrow.INT8):
+	case vkind == parquet.Types.Double && item.ID() == arrow.FLOAT64,
+		vkind == parquet.Types.Int64 && item.ID() == arrow.INT64,
+		vkind == parquet.Types.Int32 && (item.ID() == arrow.INT32 || item.ID() == arrow.INT16 || item.ID() == arrow.INT8):
 	default:
 		return nil
 	}
-	m.kdef, m.krep = make([]int16, pqMapChunk), make([]int16, pqMapChunk)
-	m.vdef, m.vrep = make([]int16, pqMapChunk), make([]int16, pqMapChunk)
-	m.keys = make([]parquet.ByteArray, pqMapChunk)
+	m := pqGet[pqMapReader](&pqMapPool)
+	m.pf, m.kcol, m.vcol, m.dk, m.dv, m.vkind = pf, leaves[0], leaves[1], dk, dv, vkind
+	m.kdef, m.krep = pqGrow(m.kdef, pqMapChunk), pqGrow(m.krep, pqMapChunk)
+	m.vdef, m.vrep = pqGrow(m.vdef, pqMapChunk), pqGrow(m.vrep, pqMapChunk)
+	m.keys = pqGrow(m.keys, pqMapChunk)
 	switch m.vkind {
 	case parquet.Types.Double:
-		m.f64 = make([]float64, pqMapChunk)
+		m.f64 = pqGrow(m.f64, pqMapChunk)
 	case parquet.Types.Int64:
-		m.i64 = make([]int64, pqMapChunk)
+		m.i64 = pqGrow(m.i64, pqMapChunk)
 	default:
-		m.i32 = make([]int32, pqMapChunk)
+		m.i32 = pqGrow(m.i32, pqMapChunk)
 	}
 	return m
 }
@@ -315,22 +318,22 @@ func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatRead
 	default:
 		return nil
 	}
-	return &pqFlatReader{pf: pf, col: col, maxDef: c.MaxDefinitionLevel(), ptype: c.PhysicalType()}
+	f := pqGet[pqFlatReader](&pqFlatPool)
+	f.pf, f.col, f.maxDef, f.ptype = pf, col, c.MaxDefinitionLevel(), c.PhysicalType()
+	return f
 }
 
 // next reads the next n rows of the column into c (c.isInt, c.i64 or
 // c.f64, c.valid).
 func (f *pqFlatReader) next(c *pqColumn, n int) error {
-	if cap(f.defs) < n {
-		f.defs = make([]int16, n)
-		switch f.ptype {
-		case parquet.Types.Double:
-			f.f64 = make([]float64, n)
-		case parquet.Types.Int64:
-			f.i64 = make([]int64, n)
-		default:
-			f.i32, f.i64 = make([]int32, n), make([]int64, n)
-		}
+	f.defs = pqGrow(f.defs, n)
+	switch f.ptype {
+	case parquet.Types.Double:
+		f.f64 = pqGrow(f.f64, n)
+	case parquet.Types.Int64:
+		f.i64 = pqGrow(f.i64, n)
+	default:
+		f.i32, f.i64 = pqGrow(f.i32, n), pqGrow(f.i64, n)
 	}
 	total, nv := 0, 0
 	for total < n {
@@ -558,16 +561,16 @@ func newPQStrReader(pf *file.Reader, name string, t arrow.DataType) *pqStrReader
 	if !ok {
 		return nil
 	}
-	return &pqStrReader{pqLeaf: l}
+	s := pqGet[pqStrReader](&pqStrPool)
+	s.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: s.defs, valid: s.valid}
+	return s
 }
 
 // next reads the next n rows of the column into c (c.dict, c.off32,
 // c.data, c.text, c.valid).
 func (s *pqStrReader) next(c *pqColumn, n int) error {
 	s.levels(n)
-	if cap(s.vals) < n {
-		s.vals = make([]parquet.ByteArray, n)
-	}
+	s.vals = pqGrow(s.vals, n)
 	s.idx, s.off, s.data = s.idx[:0], append(s.off[:0], 0, 0), s.data[:0]
 	var text int64
 	total := 0
@@ -638,16 +641,15 @@ func newPQBoolReader(pf *file.Reader, name string) *pqBoolReader {
 	if !ok {
 		return nil
 	}
-	return &pqBoolReader{pqLeaf: l}
+	b := pqGet[pqBoolReader](&pqBoolPool)
+	b.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: b.defs, valid: b.valid}
+	return b
 }
 
 // next reads the next n rows of the column into c (c.bs, c.valid).
 func (b *pqBoolReader) next(c *pqColumn, n int) error {
 	b.levels(n)
-	if cap(b.vals) < n {
-		b.vals = make([]bool, n)
-	}
-	b.vals = b.vals[:n]
+	b.vals = pqGrow(b.vals, n)
 	total, nv := 0, 0
 	for total < n {
 		cr, err := b.reader()
@@ -693,4 +695,51 @@ func (b *pqBoolReader) next(c *pqColumn, n int) error {
 	}
 	c.bs = b.vals
 	return nil
+}
+
+// The column chunk readers are pooled with their buffers (levels, values,
+// a batch's strings), which every object would otherwise allocate anew:
+// release puts one back once its object is read (nothing of the object
+// keeps them: parts copy what they keep).
+var pqFlatPool, pqStrPool, pqBoolPool, pqMapPool sync.Pool
+
+func pqGet[T any](p *sync.Pool) *T {
+	if v, ok := p.Get().(*T); ok {
+		return v
+	}
+	return new(T)
+}
+
+// pqGrow returns s with length n, its backing array reused when it holds n.
+func pqGrow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func (f *pqFlatReader) release() {
+	f.close()
+	*f = pqFlatReader{defs: f.defs, f64: f.f64, i64: f.i64, i32: f.i32, valid: f.valid}
+	pqFlatPool.Put(f)
+}
+
+func (s *pqStrReader) release() {
+	s.close()
+	clear(s.vals) // no page stays reachable
+	*s = pqStrReader{pqLeaf: pqLeaf{defs: s.defs, valid: s.valid}, vals: s.vals, idx: s.idx, off: s.off, data: s.data}
+	pqStrPool.Put(s)
+}
+
+func (b *pqBoolReader) release() {
+	b.close()
+	*b = pqBoolReader{pqLeaf: pqLeaf{defs: b.defs, valid: b.valid}, vals: b.vals}
+	pqBoolPool.Put(b)
+}
+
+func (m *pqMapReader) release() {
+	m.close()
+	clear(m.keys) // no page stays reachable
+	*m = pqMapReader{kdef: m.kdef, krep: m.krep, vdef: m.vdef, vrep: m.vrep, keys: m.keys, f64: m.f64, i64: m.i64, i32: m.i32}
+	pqMapPool.Put(m)
 }
