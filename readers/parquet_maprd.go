@@ -3,6 +3,7 @@ package readers
 import (
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -598,6 +599,7 @@ func (s *pqStrReader) next(c *pqColumn, n int) error {
 			lv = int64(nv) // no levels
 		}
 		j := 0
+		var prev parquet.ByteArray // the last value read from this page, the batch's last entry
 		for i := total; i < total+int(lv); i++ {
 			if s.maxDef > 0 && s.defs[i] != s.maxDef {
 				s.idx = append(s.idx, 0)
@@ -607,10 +609,15 @@ func (s *pqStrReader) next(c *pqColumn, n int) error {
 			j++
 			text += int64(len(v))
 			last := len(s.off) - 2
-			if string(v) != string(s.data[s.off[last]:s.off[last+1]]) {
-				s.data = append(s.data, v...)
-				s.off = append(s.off, int32(len(s.data)))
-				last++
+			// A dictionary page's rows of one value alias one entry: equal
+			// without comparing their bytes.
+			if prev == nil || len(v) != len(prev) || unsafe.SliceData(v) != unsafe.SliceData(prev) {
+				if string(v) != string(s.data[s.off[last]:s.off[last+1]]) {
+					s.data = append(s.data, v...)
+					s.off = append(s.off, int32(len(s.data)))
+					last++
+				}
+				prev = v
 			}
 			s.idx = append(s.idx, int32(last))
 		}
