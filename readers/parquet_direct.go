@@ -19,9 +19,11 @@ import (
 )
 
 // The direct path for skyfall's Parquet objects: row groups are read column
-// by column, a batch of rows at a time (the components map and the number
-// columns by arrow-go's column chunk readers, parquet_maprd.go; the others
-// by pqarrow), straight into the run parts' builders, with the grouping core and the metadata candidates of
+// by column, a batch of rows at a time (the components map and every
+// top-level column of numbers, strings or booleans by arrow-go's column
+// chunk readers, parquet_maprd.go, with no pqarrow at all when that is
+// every column; other layouts by pqarrow), straight into the run parts'
+// builders, with the grouping core and the metadata candidates of
 // the JSON decoder, and no JSON text in between. It accepts only what it
 // can hold to exactly the outcome of the same rows as JSON Lines: columns
 // of numbers, strings and booleans, skyfall's components as a map or a
