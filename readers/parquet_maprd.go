@@ -279,48 +279,34 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 // and definition levels into reused slices, spread to the rows with a
 // validity bitmap when some are null, not as Arrow arrays.
 type pqFlatReader struct {
-	pf     *file.Reader
-	col    int
-	maxDef int16
-	ptype  parquet.Type
-	rg     int
-	r      file.ColumnChunkReader
-	defs   []int16
-	f64    []float64
-	i64    []int64
-	i32    []int32
-	valid  []byte
+	pqLeaf
+	ptype parquet.Type
+	f64   []float64
+	i64   []int64
+	i32   []int32
 }
 
 // newPQFlatReader returns the reader of the top-level column of numbers
 // name, of Arrow type t, or nil when it does not read that column.
 func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatReader {
-	sc := pf.MetaData().Schema
-	col := -1
-	for i := 0; i < sc.NumColumns(); i++ {
-		if p := sc.Column(i).ColumnPath(); len(p) > 0 && p[0] == name {
-			if col >= 0 || len(p) != 1 {
-				return nil
-			}
-			col = i
-		}
-	}
-	if col < 0 {
-		return nil
-	}
-	c := sc.Column(col)
-	if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
-		return nil
-	}
-	switch {
-	case c.PhysicalType() == parquet.Types.Double && t.ID() == arrow.FLOAT64,
-		c.PhysicalType() == parquet.Types.Int64 && t.ID() == arrow.INT64,
-		c.PhysicalType() == parquet.Types.Int32 && (t.ID() == arrow.INT32 || t.ID() == arrow.INT16 || t.ID() == arrow.INT8):
+	var pt parquet.Type
+	switch t.ID() {
+	case arrow.FLOAT64:
+		pt = parquet.Types.Double
+	case arrow.INT64:
+		pt = parquet.Types.Int64
+	case arrow.INT32, arrow.INT16, arrow.INT8:
+		pt = parquet.Types.Int32
 	default:
 		return nil
 	}
+	l, ok := pqLeafColumn(pf, name, pt)
+	if !ok {
+		return nil
+	}
 	f := pqGet[pqFlatReader](&pqFlatPool)
-	f.pf, f.col, f.maxDef, f.ptype = pf, col, c.MaxDefinitionLevel(), c.PhysicalType()
+	f.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: f.defs, valid: f.valid}
+	f.ptype = pt
 	return f
 }
 
@@ -336,80 +322,30 @@ func (f *pqFlatReader) next(c *pqColumn, n int) error {
 	default:
 		f.i32, f.i64 = pqGrow(f.i32, n), pqGrow(f.i64, n)
 	}
-	total, nv := 0, 0
-	for total < n {
-		if f.r == nil {
-			if f.rg == f.pf.NumRowGroups() {
-				break
-			}
-			cr, err := f.pf.RowGroup(f.rg).Column(f.col)
-			if err != nil {
-				return errParquetIndirect
-			}
-			f.rg++
-			f.r = cr
-		}
-		var lv int64
-		var v int
-		var err error
-		switch r := f.r.(type) {
+	nv, err := f.readRows(n, func(cr file.ColumnChunkReader, total, nv int) (int64, int, error) {
+		switch r := cr.(type) {
 		case *file.Float64ColumnChunkReader:
-			lv, v, err = r.ReadBatch(int64(n-total), f.f64[nv:n], f.defs[total:n], nil)
+			return r.ReadBatch(int64(n-total), f.f64[nv:n], f.defs[total:n], nil)
 		case *file.Int64ColumnChunkReader:
-			lv, v, err = r.ReadBatch(int64(n-total), f.i64[nv:n], f.defs[total:n], nil)
+			return r.ReadBatch(int64(n-total), f.i64[nv:n], f.defs[total:n], nil)
 		case *file.Int32ColumnChunkReader:
-			lv, v, err = r.ReadBatch(int64(n-total), f.i32[nv:n], f.defs[total:n], nil)
-		default:
-			return errParquetIndirect
+			return r.ReadBatch(int64(n-total), f.i32[nv:n], f.defs[total:n], nil)
 		}
-		if err != nil {
-			return errParquetIndirect
-		}
-		if lv == 0 {
-			f.close() // the row group's chunk is read
-			continue
-		}
-		if f.maxDef == 0 {
-			lv = int64(v) // no levels
-		}
-		total += int(lv)
-		nv += v
-	}
-	if total != n {
-		return errParquetIndirect // not the record reader's rows
+		return 0, 0, errParquetIndirect
+	})
+	if err != nil {
+		return err
 	}
 	if f.ptype == parquet.Types.Int32 {
 		for i, x := range f.i32[:nv] {
 			f.i64[i] = int64(x)
 		}
 	}
-	c.valid, c.voff = nil, 0
-	if nv < n {
-		// Spread the values to their rows, from the end.
-		if int64(len(f.valid)) < bitutil.BytesForBits(int64(n)) {
-			f.valid = make([]byte, bitutil.BytesForBits(int64(n)))
-		}
-		valid := f.valid[:bitutil.BytesForBits(int64(n))]
-		j := nv - 1
-		for i := n - 1; i >= 0; i-- {
-			if f.defs[i] == f.maxDef {
-				if f.ptype == parquet.Types.Double {
-					f.f64[i] = f.f64[j]
-				} else {
-					f.i64[i] = f.i64[j]
-				}
-				j--
-				bitutil.SetBit(valid, i)
-			} else {
-				if f.ptype == parquet.Types.Double {
-					f.f64[i] = 0
-				} else {
-					f.i64[i] = 0
-				}
-				bitutil.ClearBit(valid, i)
-			}
-		}
-		c.valid = valid
+	c.valid, c.voff = f.nulls(n), 0
+	if f.ptype == parquet.Types.Double {
+		spread(f.f64, f.defs, f.maxDef, n, nv)
+	} else {
+		spread(f.i64, f.defs, f.maxDef, n, nv)
 	}
 	c.isInt = f.ptype != parquet.Types.Double
 	if c.isInt {
@@ -429,14 +365,6 @@ func (m *pqMapReader) close() {
 		m.vr.Close()
 	}
 	m.kr, m.vr = nil, nil
-}
-
-// close closes the column chunk reader (its page reader) in use.
-func (f *pqFlatReader) close() {
-	if f.r != nil {
-		f.r.Close()
-	}
-	f.r = nil
 }
 
 // pqLeaf is a top-level column without repetition (at most one definition
@@ -489,6 +417,71 @@ func (l *pqLeaf) reader() (file.ColumnChunkReader, error) {
 		l.r = cr
 	}
 	return l.r, nil
+}
+
+// read reads the next levels and values of the column with rd, a call of
+// the typed column chunk reader's ReadBatch or ReadBatchInPage, opening the
+// next row group's when the last is read: the rows (levels) and values
+// read, 0 at the end of the column.
+func (l *pqLeaf) read(rd func(file.ColumnChunkReader) (int64, int, error)) (int, int, error) {
+	for {
+		cr, err := l.reader()
+		if err != nil || cr == nil {
+			return 0, 0, err
+		}
+		lv, nv, err := rd(cr)
+		if err != nil {
+			return 0, 0, errParquetIndirect
+		}
+		if lv == 0 && nv == 0 {
+			l.close() // the row group's chunk is read
+			continue
+		}
+		if l.maxDef == 0 {
+			lv = int64(nv) // no levels
+		}
+		return int(lv), nv, nil
+	}
+}
+
+// readRows reads the next n rows with rd (called with the rows and values
+// read so far): the number of values (the rows' non-null cells).
+func (l *pqLeaf) readRows(n int, rd func(cr file.ColumnChunkReader, total, nv int) (int64, int, error)) (int, error) {
+	total, nv := 0, 0
+	for total < n {
+		lv, v, err := l.read(func(cr file.ColumnChunkReader) (int64, int, error) { return rd(cr, total, nv) })
+		if err != nil {
+			return 0, err
+		}
+		if lv == 0 {
+			break
+		}
+		total += lv
+		nv += v
+	}
+	if total != n {
+		return 0, errParquetIndirect // not the batch's rows
+	}
+	return nv, nil
+}
+
+// spread moves the nv values at the start of vals to their rows among n,
+// those whose definition level is maxDef, from the end; the other rows get
+// the zero value.
+func spread[T any](vals []T, defs []int16, maxDef int16, n, nv int) {
+	if nv == n {
+		return
+	}
+	var zero T
+	j := nv - 1
+	for i := n - 1; i >= 0; i-- {
+		if defs[i] == maxDef {
+			vals[i] = vals[j]
+			j--
+		} else {
+			vals[i] = zero
+		}
+	}
 }
 
 // close closes the column chunk reader (its page reader) in use.
@@ -576,31 +569,21 @@ func (s *pqStrReader) next(c *pqColumn, n int) error {
 	var text int64
 	total := 0
 	for total < n {
-		cr, err := s.reader()
+		lv, nv, err := s.read(func(cr file.ColumnChunkReader) (int64, int, error) {
+			if r, ok := cr.(*file.ByteArrayColumnChunkReader); ok {
+				return r.ReadBatchInPage(int64(n-total), s.vals[:n-total], s.defs[total:n], nil)
+			}
+			return 0, 0, errParquetIndirect
+		})
 		if err != nil {
 			return err
 		}
-		if cr == nil {
+		if lv == 0 {
 			break
-		}
-		r, ok := cr.(*file.ByteArrayColumnChunkReader)
-		if !ok {
-			return errParquetIndirect
-		}
-		lv, nv, err := r.ReadBatchInPage(int64(n-total), s.vals[:n-total], s.defs[total:n], nil)
-		if err != nil {
-			return errParquetIndirect
-		}
-		if lv == 0 && nv == 0 {
-			s.close() // the row group's chunk is read
-			continue
-		}
-		if s.maxDef == 0 {
-			lv = int64(nv) // no levels
 		}
 		j := 0
 		var prev parquet.ByteArray // the last value read from this page, the batch's last entry
-		for i := total; i < total+int(lv); i++ {
+		for i := total; i < total+lv; i++ {
 			if s.maxDef > 0 && s.defs[i] != s.maxDef {
 				s.idx = append(s.idx, 0)
 				continue
@@ -624,7 +607,7 @@ func (s *pqStrReader) next(c *pqColumn, n int) error {
 		if j != nv {
 			return errParquetIndirect
 		}
-		total += int(lv)
+		total += lv
 	}
 	if total != n || len(s.data) > math.MaxInt32 {
 		return errParquetIndirect // not the batch's rows
@@ -657,49 +640,17 @@ func newPQBoolReader(pf *file.Reader, name string) *pqBoolReader {
 func (b *pqBoolReader) next(c *pqColumn, n int) error {
 	b.levels(n)
 	b.vals = pqGrow(b.vals, n)
-	total, nv := 0, 0
-	for total < n {
-		cr, err := b.reader()
-		if err != nil {
-			return err
+	nv, err := b.readRows(n, func(cr file.ColumnChunkReader, total, nv int) (int64, int, error) {
+		if r, ok := cr.(*file.BooleanColumnChunkReader); ok {
+			return r.ReadBatch(int64(n-total), b.vals[nv:n], b.defs[total:n], nil)
 		}
-		if cr == nil {
-			break
-		}
-		r, ok := cr.(*file.BooleanColumnChunkReader)
-		if !ok {
-			return errParquetIndirect
-		}
-		lv, v, err := r.ReadBatch(int64(n-total), b.vals[nv:n], b.defs[total:n], nil)
-		if err != nil {
-			return errParquetIndirect
-		}
-		if lv == 0 && v == 0 {
-			b.close() // the row group's chunk is read
-			continue
-		}
-		if b.maxDef == 0 {
-			lv = int64(v) // no levels
-		}
-		total += int(lv)
-		nv += v
-	}
-	if total != n {
-		return errParquetIndirect // not the batch's rows
+		return 0, 0, errParquetIndirect
+	})
+	if err != nil {
+		return err
 	}
 	c.valid, c.voff = b.nulls(n), 0
-	if nv < n {
-		// Spread the values to their rows, from the end.
-		j := nv - 1
-		for i := n - 1; i >= 0; i-- {
-			if b.defs[i] == b.maxDef {
-				b.vals[i] = b.vals[j]
-				j--
-			} else {
-				b.vals[i] = false
-			}
-		}
-	}
+	spread(b.vals, b.defs, b.maxDef, n, nv)
 	c.bs = b.vals
 	return nil
 }
@@ -727,7 +678,7 @@ func pqGrow[T any](s []T, n int) []T {
 
 func (f *pqFlatReader) release() {
 	f.close()
-	*f = pqFlatReader{defs: f.defs, f64: f.f64, i64: f.i64, i32: f.i32, valid: f.valid}
+	*f = pqFlatReader{pqLeaf: pqLeaf{defs: f.defs, valid: f.valid}, f64: f.f64, i64: f.i64, i32: f.i32}
 	pqFlatPool.Put(f)
 }
 
