@@ -58,11 +58,12 @@ if [[ -n ${BENCH_BASE:-} ]]; then
 fi
 
 SYNTH=(--family ppo --family sac --family ewc --family der --seeds 5 --extras --target-bytes "$BENCH_BYTES")
-# The sweep is regenerated when the generator's output changes: the stamp
-# holds the hash of a tiny sweep from it (not the binary's, which changes
-# with every build).
-rm -rf "$BENCH_DIR/tiny" && "$BIN" synth --out "$BENCH_DIR/tiny" "${SYNTH[@]:0:10}" --extras --target-bytes 200000 --seed 0 >/dev/null
-stamp="$BENCH_BYTES $(cd "$BENCH_DIR/tiny" && find . -type f | sort | xargs sha256sum | sha256sum | cut -c1-16)"
+# The sweep is regenerated when the generator's or convert's output
+# changes: the stamp holds the hash of a tiny sweep from it and of its
+# Parquet form (not the binary's, which changes with every build).
+rm -rf "$BENCH_DIR/tiny" "$BENCH_DIR/tiny-pq" && "$BIN" synth --out "$BENCH_DIR/tiny" "${SYNTH[@]:0:10}" --extras --target-bytes 200000 --seed 0 >/dev/null
+"$BIN" convert --out "$BENCH_DIR/tiny-pq" "$BENCH_DIR/tiny" >/dev/null
+stamp="$BENCH_BYTES $(cd "$BENCH_DIR" && find tiny tiny-pq -type f | sort | xargs sha256sum | sha256sum | cut -c1-16)"
 if [[ ! -f $BENCH_DIR/sweep.stamp || $(cat "$BENCH_DIR/sweep.stamp") != "$stamp" ]]; then
 	rm -rf "$BENCH_DIR"/{jsonl,alt,work,parquet,sweep.stamp}
 	"$BIN" synth --out "$BENCH_DIR/jsonl" "${SYNTH[@]}" --seed 0 >/dev/null

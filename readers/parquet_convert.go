@@ -18,6 +18,11 @@ import (
 // objects ConvertToParquet writes.
 const ConvertRowGroupRows = 64 << 10
 
+// convertPageBytes is the size of a data page of the Parquet objects
+// ConvertToParquet writes, before compression: a reader holds the current
+// page of every column it reads at once.
+const convertPageBytes = 64 << 10
+
 // ConvertToParquet writes the rows of the JSON Lines object r (plain, gzip
 // or zstd; url names it in errors) to w as one Parquet file (zstd) that
 // ParquetLines reads back into the same rows: one column per top-level
@@ -34,7 +39,13 @@ const ConvertRowGroupRows = 64 << 10
 // *DataError naming its line. maxLine and maxObject are the limits of
 // Options (0: the default).
 func ConvertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64) error {
-	c := &converter{index: map[string]int{}}
+	return convertToParquet(url, r, w, maxLine, maxObject, nil)
+}
+
+// convertToParquet is ConvertToParquet with the writer properties extra
+// after its own (the tests' page and row group sizes, encodings).
+func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64, extra []parquet.WriterProperty) error {
+	c := &converter{index: map[string]int{}, extra: extra}
 	opts := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject, Check: c.row}
 	if _, err := DecodeRecords(url, "", r, opts); err != nil {
 		return err
@@ -61,9 +72,45 @@ type convColumn struct {
 	ints, floats                        bool // integer literals within int64; other numbers
 	notExact                            bool // an integer literal a float64 column cannot hold
 	objNotNumbers                       bool // an object with a member that is not a number
+
+	// The distinct values (raw JSON text) of the cells, and of the keys of
+	// the objects, up to convDictMax each; many when there are more.
+	vals, keys         map[string]struct{}
+	cells, entries     int
+	manyVals, manyKeys bool
+}
+
+// convDictMax is the most distinct values a column (or the components
+// map's keys) may hold to be dictionary-encoded.
+const convDictMax = 4096
+
+// distinct counts v among the distinct values of set (cells so far n).
+func distinct(set *map[string]struct{}, many *bool, v []byte) {
+	if *many {
+		return
+	}
+	if *set == nil {
+		*set = map[string]struct{}{}
+	}
+	if _, ok := (*set)[string(v)]; ok {
+		return
+	}
+	if len(*set) == convDictMax {
+		*many, *set = true, nil
+		return
+	}
+	(*set)[string(v)] = struct{}{}
+}
+
+// dictionary says whether a column of n cells with these distinct values
+// is dictionary-encoded: at most convDictMax of them, and at most one in
+// 8 cells (a dictionary of values that rarely repeat only costs reading).
+func dictionary(set map[string]struct{}, many bool, n int) bool {
+	return !many && n > 0 && len(set)*8 <= n
 }
 
 type converter struct {
+	extra []parquet.WriterProperty
 	cols  []*convColumn
 	index map[string]int
 	rows  [][]convCell
@@ -82,6 +129,10 @@ func (c *converter) row(r *Record) error {
 		col := c.cols[i]
 		raw := r.raw(f)
 		cell := convCell{col: i, kind: f.kind, raw: append([]byte(nil), raw...)}
+		if f.kind != kindObject {
+			col.cells++
+			distinct(&col.vals, &col.manyVals, raw)
+		}
 		switch f.kind {
 		case kindNull:
 			col.null = true
@@ -123,6 +174,8 @@ func (c *converter) row(r *Record) error {
 					}
 				}
 				cell.sub = append(cell.sub, convMember{name: sub.keys.names[m.key], v: v})
+				col.entries++
+				distinct(&col.keys, &col.manyKeys, []byte(sub.keys.names[m.key]))
 			}
 		default:
 			col.other = true
@@ -194,15 +247,34 @@ func (c *converter) write(w io.Writer) error {
 		}
 		fields[i] = arrow.Field{Name: col.name, Type: t, Nullable: true}
 	}
+	// Dictionary pages for the columns (and the components map's keys)
+	// whose values repeat (identities, labels, constants), plain pages for
+	// the others (rewards, hashes): the dictionary of values that rarely
+	// repeat only costs the reader its lookups.
+	dict := []parquet.WriterProperty{parquet.WithDictionaryDefault(false)}
+	for i, col := range c.cols {
+		switch kinds[i] {
+		case convMap:
+			if dictionary(col.keys, col.manyKeys, col.entries) {
+				dict = append(dict, parquet.WithDictionaryPath(parquet.ColumnPath{col.name, "key_value", "key"}, true))
+			}
+		case convBool:
+		default:
+			if dictionary(col.vals, col.manyVals, col.cells) {
+				dict = append(dict, parquet.WithDictionaryPath(parquet.ColumnPath{col.name}, true))
+			}
+		}
+	}
 	names, _ := json.Marshal(jsonCols)
 	md := arrow.NewMetadata([]string{ParquetJSONColumns}, []string{string(names)})
 	schema := arrow.NewSchema(fields, &md)
 	mem := memory.NewGoAllocator()
-	props := parquet.NewWriterProperties(
+	props := parquet.NewWriterProperties(append([]parquet.WriterProperty{
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithMaxRowGroupLength(ConvertRowGroupRows),
-	)
+		parquet.WithDataPageSize(convertPageBytes),
+	}, append(dict, c.extra...)...)...)
 	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
 	if err != nil {
 		return fmt.Errorf("readers: convert: %w", err)

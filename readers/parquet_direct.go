@@ -19,9 +19,11 @@ import (
 )
 
 // The direct path for skyfall's Parquet objects: row groups are read column
-// by column, a batch of rows at a time (the components map and the number
-// columns by arrow-go's column chunk readers, parquet_maprd.go; the others
-// by pqarrow), straight into the run parts' builders, with the grouping core and the metadata candidates of
+// by column, a batch of rows at a time (the components map and every
+// top-level column of numbers, strings or booleans by arrow-go's column
+// chunk readers, parquet_maprd.go, with no pqarrow at all when that is
+// every column; other layouts by pqarrow), straight into the run parts'
+// builders, with the grouping core and the metadata candidates of
 // the JSON decoder, and no JSON text in between. It accepts only what it
 // can hold to exactly the outcome of the same rows as JSON Lines: columns
 // of numbers, strings and booleans, skyfall's components as a map or a
@@ -78,6 +80,10 @@ func DecodeParquet(url, key string, r parquet.ReaderAtSeeker, fields []ParquetFi
 // direct way; for tests and benchmarks.
 var parquetDirectHook func(url string, direct bool)
 
+// parquetArrowHook, when set, is called with the URL of an object whose
+// direct read uses pqarrow for some columns; for tests.
+var parquetArrowHook func(url string)
+
 // pqKind is how the direct path reads a column.
 type pqKind byte
 
@@ -101,34 +107,45 @@ type pqColumn struct {
 	comps  []int // pqCompsStruct: the component of each member, or -1
 
 	// The current batch.
-	valid  []byte // validity bitmap, nil when no cell is null
-	voff   int
-	isInt  bool
-	i64    []int64
-	f64    []float64
-	off32  []int32
-	off64  []int64
-	data   []byte
-	dict   []int32 // a dictionary column: each row's index into off32/off64 and data
-	bools  *array.Boolean
-	m      *array.Map
-	st     *array.Struct
-	keys   pqColumnStrings
-	items  pqNums
-	fields []pqNums      // pqCompsStruct
-	mr     *pqMapReader  // pqCompsMap read by the column chunk readers
-	nr     *pqFlatReader // pqNumber read by the column chunk reader
+	valid     []byte // validity bitmap, nil when no cell is null
+	voff      int
+	isInt     bool
+	i64       []int64
+	f64       []float64
+	off32     []int32
+	off64     []int64
+	data      []byte
+	dict      []int32 // a dictionary column: each row's index into off32/off64 and data
+	textBytes int64   // pqString, pqJSON: the bytes of the batch's non-null cells
+	bs        []bool  // pqBool: each row's value (false for a null cell)
+	m         *array.Map
+	st        *array.Struct
+	keys      pqColumnStrings
+	items     pqNums
+	fields    []pqNums      // pqCompsStruct
+	mr        *pqMapReader  // pqCompsMap read by the column chunk readers
+	nr        *pqFlatReader // pqNumber read by the column chunk reader
+	sr        *pqStrReader  // pqString, pqJSON read by the column chunk reader
+	br        *pqBoolReader // pqBool read by the column chunk reader
 
-	// pqCompsMap: row i's entries are mKeys[mOff[i]:mOff[i+1]], their
-	// values items at the same positions.
+	// pqCompsMap: row i's entries are mIDs[mOff[i]:mOff[i+1]] (keys by
+	// their number in kNames), their values items at the same positions.
 	mOff      []int32
-	mKeys     []parquet.ByteArray
+	mIDs      []int32
 	mKeyBytes int
-	mValid    []byte    // scratch for the validity of the maps
-	iValid    []byte    // scratch for the validity of the values
-	iNull     []int     // scratch: the entries with a null value
-	s64       []int64   // scratch
-	sf64      []float64 // scratch
+	// The distinct keys of the components map, each interned once an
+	// object with the component it sets (kComp, -1 for none); kPred, by
+	// position in a row's map, the key there last time.
+	kNames  []string
+	kIndex  map[string]int32
+	kComp   []int
+	kPred   []int32
+	compIdx map[string]int
+	mValid  []byte    // scratch for the validity of the maps
+	iValid  []byte    // scratch for the validity of the values
+	iNull   []int     // scratch: the entries with a null value
+	s64     []int64   // scratch
+	sf64    []float64 // scratch
 
 	// pqJSON: the kind of each row's cell in the batch (kindNull for a
 	// null cell), and the last cell validated, parsed or decoded.
@@ -183,6 +200,43 @@ func (c *pqColumn) str(i int) []byte {
 		return c.data[c.off32[i]:c.off32[i+1]]
 	}
 	return c.data[c.off64[i]:c.off64[i+1]]
+}
+
+// keyID returns the number of key, at position pos of its row's
+// components map, interned; false for a key that is not valid UTF-8.
+// Rows nearly always list their components in one order: the key at this
+// position last time is tried first, a string compare, not a lookup.
+func (c *pqColumn) keyID(pos int, key []byte) (int32, bool) {
+	if pos < len(c.kPred) {
+		if id := c.kPred[pos]; id >= 0 && c.kNames[id] == string(key) {
+			return id, true
+		}
+	}
+	id, ok := c.kIndex[string(key)]
+	if !ok {
+		if !utf8.Valid(key) {
+			return 0, false
+		}
+		name := string(key)
+		id = int32(len(c.kNames))
+		if c.kIndex == nil {
+			c.kIndex = map[string]int32{}
+		}
+		c.kIndex[name] = id
+		c.kNames = append(c.kNames, name)
+		comp, ok := c.compIdx[name]
+		if !ok {
+			comp = -1
+		}
+		c.kComp = append(c.kComp, comp)
+	}
+	if pos < 64 {
+		for len(c.kPred) <= pos {
+			c.kPred = append(c.kPred, -1)
+		}
+		c.kPred[pos] = id
+	}
+	return id, true
 }
 
 // text returns row i's string: a string cell, or the decoded text of a
@@ -307,12 +361,24 @@ func (c *pqColumn) bind(a arrow.Array) bool {
 			return false
 		}
 		c.off32, c.off64, c.data = s.off32, s.off64, s.data
+		c.textBytes = int64(len(c.data))
+		if c.dict != nil {
+			c.textBytes = 0
+			for i := range c.dict {
+				if c.ok(i) {
+					c.textBytes += int64(len(c.str(i)))
+				}
+			}
+		}
 	case pqBool:
 		b, ok := a.(*array.Boolean)
 		if !ok {
 			return false
 		}
-		c.bools = b
+		c.bs = c.bs[:0]
+		for i := 0; i < b.Len(); i++ {
+			c.bs = append(c.bs, b.Value(i))
+		}
 	case pqCompsMap:
 		m, ok := a.(*array.Map)
 		if !ok {
@@ -325,12 +391,6 @@ func (c *pqColumn) bind(a arrow.Array) bool {
 		if m.Keys().NullN() > 0 {
 			return false
 		}
-		c.mKeys, c.mKeyBytes = c.mKeys[:0], 0
-		for k := 0; k < m.Keys().Len(); k++ {
-			key := c.keys.at(k)
-			c.mKeys = append(c.mKeys, key)
-			c.mKeyBytes += len(key)
-		}
 		c.mOff = c.mOff[:0]
 		for i := 0; i < m.Len(); i++ {
 			lo, _ := m.ValueOffsets(i)
@@ -339,6 +399,19 @@ func (c *pqColumn) bind(a arrow.Array) bool {
 		if m.Len() > 0 {
 			_, hi := m.ValueOffsets(m.Len() - 1)
 			c.mOff = append(c.mOff, int32(hi))
+		}
+		// mIDs[k] is the key of entry k of the keys array (mOff's offsets).
+		c.mIDs, c.mKeyBytes = append(c.mIDs[:0], make([]int32, m.Keys().Len())...), 0
+		for i := 0; i+1 < len(c.mOff); i++ {
+			for k := c.mOff[i]; k < c.mOff[i+1]; k++ {
+				key := c.keys.at(int(k))
+				id, ok := c.keyID(int(k-c.mOff[i]), key)
+				if !ok {
+					return false
+				}
+				c.mIDs[k] = id
+				c.mKeyBytes += len(key)
+			}
 		}
 	case pqCompsStruct:
 		st, ok := a.(*array.Struct)
@@ -460,7 +533,6 @@ type pqDirect struct {
 	label    string
 	row      skyfall.Row
 	compSeen []bool
-	compPred []compPred // by position in the components map: the last name there
 	tmp      []byte
 	line     int64 // the JSON text's bound so far, for MaxObjectBytes
 	static   int64 // a row's JSON text's bound, strings and maps aside
@@ -499,7 +571,7 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		if !ok {
 			sf = -1
 		}
-		c := &pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1}
+		c := &pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1, compIdx: d.compIdx}
 		if c.kind = pqDirectKind(f.schema.Field(i).Type, sf, pc.json); c.kind == 0 {
 			return nil, errParquetIndirect
 		}
@@ -551,49 +623,77 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		}
 	}
 	for _, c := range d.cols {
-		if c.kind == pqNumber {
-			if c.nr = newPQFlatReader(f.pf, c.name, f.schema.Field(c.idx).Type); c.nr != nil {
+		t := f.schema.Field(c.idx).Type
+		switch c.kind {
+		case pqNumber:
+			if c.nr = newPQFlatReader(f.pf, c.name, t); c.nr != nil {
 				chunked[c.nr.col] = true
+			}
+		case pqString, pqJSON:
+			if c.sr = newPQStrReader(f.pf, c.name, t); c.sr != nil {
+				chunked[c.sr.col] = true
+			}
+		case pqBool:
+			if c.br = newPQBoolReader(f.pf, c.name); c.br != nil {
+				chunked[c.br.col] = true
 			}
 		}
 	}
-	if len(chunked) > 0 {
-		for l := 0; l < f.pf.MetaData().Schema.NumColumns(); l++ {
-			if !chunked[l] {
-				leaves = append(leaves, l)
-			}
+	b := 0
+	for l := 0; l < f.pf.MetaData().Schema.NumColumns(); l++ {
+		if !chunked[l] {
+			leaves = append(leaves, l)
 		}
-		b := 0
-		for _, c := range d.cols {
-			c.bidx = -1
-			if c.mr == nil && c.nr == nil {
-				c.bidx = b
-				b++
-			}
+	}
+	for _, c := range d.cols {
+		c.bidx = -1
+		if c.mr == nil && c.nr == nil && c.sr == nil && c.br == nil {
+			c.bidx = b
+			b++
 		}
 	}
 	defer func() {
 		for _, c := range d.cols {
-			if c.mr != nil {
-				c.mr.close()
-			}
-			if c.nr != nil {
-				c.nr.close()
+			switch {
+			case c.mr != nil:
+				c.mr.release()
+			case c.nr != nil:
+				c.nr.release()
+			case c.sr != nil:
+				c.sr.release()
+			case c.br != nil:
+				c.br.release()
 			}
 		}
 	}()
+	row := 0
+	if len(leaves) == 0 {
+		// Every column is read by its column chunk readers: no pqarrow.
+		for total := int(f.pf.NumRows()); row < total; {
+			n := min(parquetDirectBatchRows, total-row)
+			if err := d.batch(nil, n, row); err != nil {
+				return nil, err
+			}
+			row += n
+		}
+		d.obj.Lines, d.obj.Rows = row, row
+		return d.obj, nil
+	}
+	if parquetArrowHook != nil {
+		parquetArrowHook(f.url)
+	}
 	rr, err := f.fr.GetRecordReader(context.Background(), leaves, nil)
 	if err != nil {
 		return nil, errParquetIndirect
 	}
 	defer rr.Release()
-	row := 0
 	for rr.Next() {
 		batch := rr.RecordBatch()
-		if err := d.batch(batch, row); err != nil {
+		n := int(batch.NumRows())
+		if err := d.batch(batch, n, row); err != nil {
 			return nil, err
 		}
-		row += int(batch.NumRows())
+		row += n
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return nil, errParquetIndirect // the general way names the row
@@ -609,34 +709,41 @@ func (d *pqDirect) newPart(h partHeader) *part {
 	return p
 }
 
-// batch reads the rows of one record batch, the first of them row base+1
-// of the file.
-func (d *pqDirect) batch(b arrow.RecordBatch, base int) error {
-	n := int(b.NumRows())
+// batch reads the next n rows, the first of them row base+1 of the file:
+// the columns read by pqarrow from the record batch b, the others by their
+// column chunk readers.
+func (d *pqDirect) batch(b arrow.RecordBatch, n, base int) error {
 	if n == 0 {
 		return nil
 	}
 	bound := d.static * int64(n)
 	for _, c := range d.cols {
-		if c.mr != nil {
-			if err := c.mr.next(c, n); err != nil {
-				return err
-			}
-		} else if c.nr != nil {
-			if err := c.nr.next(c, n); err != nil {
-				return err
-			}
-		} else if !c.bind(b.Column(c.bidx)) {
-			return errParquetIndirect
+		var err error
+		switch {
+		case c.mr != nil:
+			err = c.mr.next(c, n)
+		case c.nr != nil:
+			err = c.nr.next(c, n)
+		case c.sr != nil:
+			err = c.sr.next(c, n)
+		case c.br != nil:
+			err = c.br.next(c, n)
+		case !c.bind(b.Column(c.bidx)):
+			err = errParquetIndirect
+		}
+		if err != nil {
+			return err
 		}
 		if err := d.check(c, n); err != nil {
 			return err
 		}
 		switch c.kind {
 		case pqString:
-			bound += 6 * int64(len(c.data))
+			bound += 6 * c.textBytes
+		case pqJSON:
+			bound += c.textBytes
 		case pqCompsMap:
-			bound += 6*int64(c.mKeyBytes) + 32*int64(len(c.mKeys))
+			bound += 6*int64(c.mKeyBytes) + 32*int64(c.mOff[len(c.mOff)-1]-c.mOff[0])
 		}
 	}
 	// No row's JSON text is longer than bound, nor all of them together.
@@ -713,11 +820,7 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 			c.kinds = append(c.kinds, k)
 		}
 	case pqCompsMap:
-		for _, key := range c.mKeys {
-			if !isASCII(key) && !utf8.Valid(key) {
-				return errParquetIndirect
-			}
-		}
+		// Keys are checked to be valid UTF-8 as they are interned (keyID).
 		it := &c.items
 		if it.valid != nil {
 			// A null value inside a present map is a bad row; inside a
@@ -904,7 +1007,7 @@ func (c *pqColumn) sameAs(i, j int) bool {
 	case pqString:
 		return bytes.Equal(c.str(i), c.str(j))
 	case pqBool:
-		return c.bools.Value(i) == c.bools.Value(j)
+		return c.bs[i] == c.bs[j]
 	case pqJSON:
 		if c.kinds[i] != c.kinds[j] {
 			return false
@@ -934,7 +1037,7 @@ func (c *pqColumn) raw(dst []byte, i int) ([]byte, byte) {
 	case pqString:
 		return appendJSONString(dst, unsafeString(c.str(i))), kindString
 	case pqBool:
-		return strconv.AppendBool(dst, c.bools.Value(i)), kindBool
+		return strconv.AppendBool(dst, c.bs[i]), kindBool
 	case pqJSON:
 		return append(dst, c.str(i)...), c.kinds[i]
 	}
@@ -987,7 +1090,7 @@ func (d *pqDirect) rows(s, e, base int) error {
 			case pqString:
 				pc.s = bytes.Clone(c.str(s))
 			case pqBool:
-				pc.b = c.bools.Value(s)
+				pc.b = c.bs[s]
 			}
 			pp.cands = append(pp.cands, pc)
 		}
@@ -1027,7 +1130,7 @@ func (pc *pqCand) equal(i int) bool {
 	case pqString:
 		return bytes.Equal(c.str(i), pc.s)
 	case pqBool:
-		return c.bools.Value(i) == pc.b
+		return c.bs[i] == pc.b
 	case pqJSON:
 		return pc.cand.kind == c.kinds[i] && (bytes.Equal(c.str(i), pc.cand.raw) ||
 			string(appendCanonical(nil, c.str(i), c.kinds[i])) == pc.cand.canon)
@@ -1077,7 +1180,7 @@ func (d *pqDirect) add(p *part, i int) error {
 	}
 	if c := d.byF[fInvalidAction]; c != nil && !c.null(i) {
 		r.Invalid = 0
-		if c.kind == pqJSON && c.str(i)[0] == 't' || c.kind == pqBool && c.bools.Value(i) {
+		if c.kind == pqJSON && c.str(i)[0] == 't' || c.kind == pqBool && c.bs[i] {
 			r.Invalid = 1
 		}
 	}
@@ -1112,26 +1215,8 @@ func (d *pqDirect) components(c *pqColumn, i int) error {
 	lo, hi := c.mOff[i], c.mOff[i+1]
 	clear(d.compSeen)
 	for k := int(lo); k < int(hi); k++ {
-		name := c.mKeys[k]
-		// Rows nearly always list their components in one order: the
-		// name at this position last time, else the lookup.
-		var idx int
-		var ok bool
-		if j := k - int(lo); j < len(d.compPred) && d.compPred[j].name == string(name) {
-			idx, ok = d.compPred[j].idx, d.compPred[j].idx >= 0
-		} else {
-			idx, ok = d.compIdx[unsafeString(name)]
-			if !ok {
-				idx = -1
-			}
-			if j < 64 {
-				for len(d.compPred) <= j {
-					d.compPred = append(d.compPred, compPred{idx: -1})
-				}
-				d.compPred[j] = compPred{name: string(name), idx: idx}
-			}
-		}
-		if ok {
+		id := c.mIDs[k]
+		if idx := c.kComp[id]; idx >= 0 {
 			if d.compSeen[idx] {
 				return errParquetIndirect // a repeated key
 			}
@@ -1141,7 +1226,7 @@ func (d *pqDirect) components(c *pqColumn, i int) error {
 		}
 		// A component not asked for: still no repeated key.
 		for k2 := int(lo); k2 < k; k2++ {
-			if bytes.Equal(c.mKeys[k2], name) {
+			if c.mIDs[k2] == id {
 				return errParquetIndirect
 			}
 		}
@@ -1196,9 +1281,4 @@ func dictColumns(pf *file.Reader) []int {
 		}
 	}
 	return out
-}
-
-type compPred struct {
-	name string
-	idx  int // its component, or -1
 }

@@ -22,8 +22,12 @@ import (
 // (absent: it did not try, the columns failing their checks).
 var directSeen sync.Map
 
+// arrowSeen records the URLs whose direct read used pqarrow.
+var arrowSeen sync.Map
+
 func init() {
 	parquetDirectHook = func(url string, direct bool) { directSeen.Store(url, direct) }
+	parquetArrowHook = func(url string) { arrowSeen.Store(url, true) }
 }
 
 func tookDirect(t *testing.T, url string) bool {
@@ -107,9 +111,25 @@ func TestDecodeParquetDirect(t *testing.T) {
 	cases := map[string]string{
 		"bench": string(benchRows(3000)),
 	}
+	cases["interleaved"] = interleavedRows(ConvertRowGroupRows + parquetDirectBatchRows + 1234) // two row groups, several batches
+	cases["anonymous"] = `{"reward":1,"regime_id":"a","k":1}` + "\n" + `{"reward":2,"regime_id":"b","k":1,"run_id":null}` + "\n"
+	cases["identity types"] = `{"run_id":1,"reward":1,"regime_id":"a"}` + "\n" + `{"run_id":1.0,"reward":1,"regime_id":"a"}` + "\n" + `{"run_id":2,"reward":1,"regime_id":"a"}` + "\n"
+	cases["empty"] = ""
+	for name, jsonl := range cases {
+		t.Run(name, func(t *testing.T) {
+			if !sameDecoded(t, "mem://b/"+name+".parquet", convertJSONL(t, jsonl), opts) {
+				t.Errorf("read the general way")
+			}
+		})
+	}
+}
+
+// interleavedRows returns n rows of runs interleaved, then in long
+// stretches (one new), steps absent on some rows, regime origins, a
+// metadata field that changes late, per-step extras.
+func interleavedRows(n int) string {
 	var b strings.Builder
 	rng := rand.New(rand.NewPCG(3, 4))
-	const n = ConvertRowGroupRows + parquetDirectBatchRows + 1234 // two row groups, several batches
 	for i := range n {
 		run := rng.IntN(3)
 		if i > n/2 {
@@ -125,16 +145,67 @@ func TestDecodeParquetDirect(t *testing.T) {
 		fmt.Fprintf(&b, `,"components":{"progress":%d,"success":%g,"other":1},"gamma":0.9,"lr":%g,"phase":%q,"ok":%t,"x":%g}`+"\n",
 			rng.IntN(3), rng.Float64(), 0.001*float64(1+i/40000), "p"+strconv.Itoa(run), i < 40000, rng.Float64())
 	}
-	cases["interleaved"] = b.String()
-	cases["anonymous"] = `{"reward":1,"regime_id":"a","k":1}` + "\n" + `{"reward":2,"regime_id":"b","k":1,"run_id":null}` + "\n"
-	cases["identity types"] = `{"run_id":1,"reward":1,"regime_id":"a"}` + "\n" + `{"run_id":1.0,"reward":1,"regime_id":"a"}` + "\n" + `{"run_id":2,"reward":1,"regime_id":"a"}` + "\n"
-	cases["empty"] = ""
-	for name, jsonl := range cases {
-		t.Run(name, func(t *testing.T) {
-			if !sameDecoded(t, "mem://b/"+name+".parquet", convertJSONL(t, jsonl), opts) {
-				t.Errorf("read the general way")
+	return b.String()
+}
+
+// writerVariants are writer properties, beside `crlbatch convert`'s own,
+// of the files the direct path is held to the general way on: pages of a
+// few rows (a string read from a page must not be kept once the next page
+// replaces it), row groups of a few rows (batches spanning row groups), no
+// dictionaries (plain pages), dictionaries that overflow within a column
+// chunk (dictionary-encoded pages, then plain ones), version 2 pages.
+var writerVariants = []struct {
+	name  string
+	props []parquet.WriterProperty
+}{
+	{"convert", nil},
+	{"small pages", []parquet.WriterProperty{parquet.WithDataPageSize(64), parquet.WithBatchSize(3)}},
+	{"small row groups", []parquet.WriterProperty{parquet.WithMaxRowGroupLength(7), parquet.WithDataPageSize(64), parquet.WithBatchSize(5)}},
+	{"plain", []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}},
+	{"dictionary overflow", []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(40), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}},
+	{"v2 pages", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}},
+}
+
+func convertWith(t testing.TB, jsonl string, props []parquet.WriterProperty) []byte {
+	t.Helper()
+	var pq bytes.Buffer
+	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(jsonl), &pq, 0, 0, props); err != nil {
+		t.Fatal(err)
+	}
+	return pq.Bytes()
+}
+
+// TestDecodeParquetDirectPages: files of many pages and row groups, with
+// plain, dictionary and mixed string pages and nulls in every column but
+// the required ones, are read the direct way (every column by its column
+// chunk readers) into exactly what the general way gives.
+func TestDecodeParquetDirectPages(t *testing.T) {
+	opts := Options{Components: []string{"success", "progress", "absent"}}
+	cases := map[string]string{
+		"bench":       string(benchRows(1500)),
+		"interleaved": interleavedRows(3000),
+	}
+	for _, v := range writerVariants {
+		for name, jsonl := range cases {
+			data := convertWith(t, jsonl, v.props)
+			if v.name == "small row groups" {
+				pf, err := file.NewParquetReader(bytes.NewReader(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pf.NumRowGroups() < 100 {
+					t.Errorf("%s: %d row groups", v.name, pf.NumRowGroups())
+				}
+				pf.Close()
 			}
-		})
+			url := "mem://b/pages-" + v.name + "-" + name + ".parquet"
+			if !sameDecoded(t, url, data, opts) {
+				t.Errorf("%s, %s: read the general way", v.name, name)
+			}
+			if _, ok := arrowSeen.Load(url); ok {
+				t.Errorf("%s, %s: some columns read through pqarrow", v.name, name)
+			}
+		}
 	}
 }
 
@@ -341,8 +412,9 @@ func FuzzParquetDirect(f *testing.F) {
 			}
 			b.WriteString("}\n")
 		}
+		// The writer's settings vary with the seed (writerVariants).
 		var pq bytes.Buffer
-		if err := ConvertToParquet("mem://b/x.jsonl", strings.NewReader(b.String()), &pq, 0, 0); err != nil {
+		if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(b.String()), &pq, 0, 0, writerVariants[seed%uint64(len(writerVariants))].props); err != nil {
 			t.Skip(err) // not valid JSON rows: nothing to convert
 		}
 		opts := Options{Components: []string{"progress"}, IdentityFields: []string{"run_id", "seed"}}
@@ -350,10 +422,12 @@ func FuzzParquetDirect(f *testing.F) {
 	})
 }
 
-// TestDictColumns: the string columns `crlbatch convert` writes with
-// dictionary pages only are read as dictionaries (and TestDecodeParquetDirect
-// reads such files the direct way); a file written without dictionaries
-// has none.
+// TestDictColumns: `crlbatch convert` writes dictionary pages for the
+// columns whose values repeat (identities, labels, constants, the
+// components map's keys) and plain pages for the others (rewards, hashes,
+// the map's values); the string columns with dictionary pages only are
+// those pqarrow reads as dictionaries; a file written without
+// dictionaries has none.
 func TestDictColumns(t *testing.T) {
 	data := convertJSONL(t, string(benchRows(2000)))
 	f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, 100, dictColumns)
@@ -367,13 +441,37 @@ func TestDictColumns(t *testing.T) {
 			dict[f.cols[i].name] = true
 		}
 	}
-	for _, name := range []string{"run_id", "regime_id", "obs_hash"} {
+	for _, name := range []string{"run_id", "regime_id", "algorithm_id"} {
 		if !dict[name] {
 			t.Errorf("%s is not read as a dictionary (%v)", name, dict)
 		}
 	}
-	if dict["reward"] || dict["components"] {
-		t.Errorf("a column that is not of strings is read as a dictionary: %v", dict)
+	if dict["reward"] || dict["components"] || dict["obs_hash"] {
+		t.Errorf("a column of values that rarely repeat is read as a dictionary: %v", dict)
+	}
+	// Each leaf's pages, as the footer lists them.
+	md := f.pf.MetaData()
+	want := map[string]bool{"run_id": true, "seed": true, "regime_id": true, "gamma": true, "components.key_value.key": true,
+		"reward": false, "obs_hash": false, "logp": false, "step": false, "components.key_value.value": false}
+	for i := 0; i < md.Schema.NumColumns(); i++ {
+		path := md.Schema.Column(i).ColumnPath().String()
+		w, ok := want[path]
+		if !ok {
+			continue
+		}
+		delete(want, path)
+		for g := 0; g < md.NumRowGroups(); g++ {
+			cc, err := md.RowGroup(g).ColumnChunk(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cc.HasDictionaryPage(); got != w {
+				t.Errorf("%s, row group %d: a dictionary page %t, want %t", path, g, got, w)
+			}
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no leaf %v", want)
 	}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64}, {Name: "regime_id", Type: arrow.BinaryTypes.String}}, nil)
 	var buf bytes.Buffer

@@ -1,6 +1,10 @@
 package readers
 
 import (
+	"math"
+	"sync"
+	"unsafe"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -11,11 +15,14 @@ import (
 // column chunk readers (its key and value leaves, levels and values
 // straight into reused slices), not as Arrow arrays: the rows' entries are
 // split by the repetition levels, null maps and null values told by the
-// definition levels. It is used only for the layout it knows exactly (a
-// top-level map of a required string key and a float64, int64 or signed
-// int32 value, the map itself optional or required); any other layout is
-// read through pqarrow, and anything unexpected while reading sends the
-// object the general way.
+// definition levels, and each key is interned as it is read (pqColumn's
+// keyID: a number, not a copy of the string). The key leaf is read a page
+// at a time (ReadBatchInPage: the keys alias the page, no copy each), the
+// value leaf by its own batches; the two must hold the same levels. It is
+// used only for the layout it knows exactly (a top-level map of a required
+// string key and a float64, int64 or signed int32 value, the map itself
+// optional or required); any other layout is read through pqarrow, and
+// anything unexpected while reading sends the object the general way.
 type pqMapReader struct {
 	pf         *file.Reader
 	kcol, vcol int   // leaf columns
@@ -27,13 +34,14 @@ type pqMapReader struct {
 	vr         file.ColumnChunkReader
 	done       bool
 
-	// Buffered levels and values, and the cursors into them.
+	// Buffered levels and values of each leaf, and the cursors into them.
 	kdef, krep, vdef, vrep []int16
-	keys                   []parquet.ByteArray
+	keys                   []parquet.ByteArray // alias the key leaf's current page
 	f64                    []float64
 	i64                    []int64
 	i32                    []int32
-	lvl, nl, ki, vi        int
+	kl, kn, ki             int // key levels: next, buffered; next key
+	vl, vn, vi             int // value levels: next, buffered; next value
 }
 
 // pqMapChunk is the number of levels read at a time.
@@ -58,60 +66,77 @@ func newPQMapReader(pf *file.Reader, name string, item arrow.DataType) *pqMapRea
 		k.PhysicalType() != parquet.Types.ByteArray || k.SchemaNode().RepetitionType() != parquet.Repetitions.Required {
 		return nil
 	}
-	m := &pqMapReader{pf: pf, kcol: leaves[0], vcol: leaves[1], dk: k.MaxDefinitionLevel(), dv: v.MaxDefinitionLevel(), vkind: v.PhysicalType()}
-	if m.dk != 1 && m.dk != 2 || m.dv != m.dk && m.dv != m.dk+1 {
+	dk, dv, vkind := k.MaxDefinitionLevel(), v.MaxDefinitionLevel(), v.PhysicalType()
+	if dk != 1 && dk != 2 || dv != dk && dv != dk+1 {
 		return nil
 	}
 	switch {
-	case m.vkind == parquet.Types.Double && item.ID() == arrow.FLOAT64,
-		m.vkind == parquet.Types.Int64 && item.ID() == arrow.INT64,
-		m.vkind == parquet.Types.Int32 && (item.ID() == arrow.INT32 || item.ID() == arrow.INT16 || item.ID() == arrow.INT8):
+	case vkind == parquet.Types.Double && item.ID() == arrow.FLOAT64,
+		vkind == parquet.Types.Int64 && item.ID() == arrow.INT64,
+		vkind == parquet.Types.Int32 && (item.ID() == arrow.INT32 || item.ID() == arrow.INT16 || item.ID() == arrow.INT8):
 	default:
 		return nil
 	}
-	m.kdef, m.krep = make([]int16, pqMapChunk), make([]int16, pqMapChunk)
-	m.vdef, m.vrep = make([]int16, pqMapChunk), make([]int16, pqMapChunk)
-	m.keys = make([]parquet.ByteArray, pqMapChunk)
+	m := pqGet[pqMapReader](&pqMapPool)
+	m.pf, m.kcol, m.vcol, m.dk, m.dv, m.vkind = pf, leaves[0], leaves[1], dk, dv, vkind
+	m.kdef, m.krep = pqGrow(m.kdef, pqMapChunk), pqGrow(m.krep, pqMapChunk)
+	m.vdef, m.vrep = pqGrow(m.vdef, pqMapChunk), pqGrow(m.vrep, pqMapChunk)
+	m.keys = pqGrow(m.keys, pqMapChunk)
 	switch m.vkind {
 	case parquet.Types.Double:
-		m.f64 = make([]float64, pqMapChunk)
+		m.f64 = pqGrow(m.f64, pqMapChunk)
 	case parquet.Types.Int64:
-		m.i64 = make([]int64, pqMapChunk)
+		m.i64 = pqGrow(m.i64, pqMapChunk)
 	default:
-		m.i32 = make([]int32, pqMapChunk)
+		m.i32 = pqGrow(m.i32, pqMapChunk)
 	}
 	return m
 }
 
-// fill reads the next levels; false at the end of the column.
+// readValues reads the value leaf's next levels in the current row group
+// (none at its end).
+func (m *pqMapReader) readValues() error {
+	var nv int64
+	var err error
+	switch r := m.vr.(type) {
+	case *file.Float64ColumnChunkReader:
+		nv, _, err = r.ReadBatch(pqMapChunk, m.f64, m.vdef, m.vrep)
+	case *file.Int64ColumnChunkReader:
+		nv, _, err = r.ReadBatch(pqMapChunk, m.i64, m.vdef, m.vrep)
+	case *file.Int32ColumnChunkReader:
+		nv, _, err = r.ReadBatch(pqMapChunk, m.i32, m.vdef, m.vrep)
+	default:
+		return errParquetIndirect
+	}
+	if err != nil {
+		return errParquetIndirect
+	}
+	m.vl, m.vn, m.vi = 0, int(nv), 0
+	return nil
+}
+
+// fill buffers the next key levels (and value levels when those are used
+// up); false at the end of the column.
 func (m *pqMapReader) fill() (bool, error) {
 	for !m.done {
 		if m.kr != nil {
-			nk, _, err := m.kr.ReadBatch(pqMapChunk, m.keys, m.kdef, m.krep)
+			nk, _, err := m.kr.ReadBatchInPage(pqMapChunk, m.keys, m.kdef, m.krep)
 			if err != nil {
 				return false, errParquetIndirect
 			}
-			var nv int64
-			switch r := m.vr.(type) {
-			case *file.Float64ColumnChunkReader:
-				nv, _, err = r.ReadBatch(pqMapChunk, m.f64, m.vdef, m.vrep)
-			case *file.Int64ColumnChunkReader:
-				nv, _, err = r.ReadBatch(pqMapChunk, m.i64, m.vdef, m.vrep)
-			case *file.Int32ColumnChunkReader:
-				nv, _, err = r.ReadBatch(pqMapChunk, m.i32, m.vdef, m.vrep)
+			if nk > 0 {
+				m.kl, m.kn, m.ki = 0, int(nk), 0
+				return true, nil
 			}
-			if err != nil || nk != nv {
+			// The key leaf's chunk is read: so must the value leaf's be.
+			if m.vl < m.vn {
 				return false, errParquetIndirect
 			}
-			if nk > 0 {
-				for i := 0; i < int(nk); i++ {
-					// The two leaves share their entries.
-					if m.krep[i] != m.vrep[i] || (m.kdef[i] >= m.dk) != (m.vdef[i] >= m.dk) {
-						return false, errParquetIndirect
-					}
-				}
-				m.lvl, m.nl, m.ki, m.vi = 0, int(nk), 0, 0
-				return true, nil
+			if err := m.readValues(); err != nil {
+				return false, err
+			}
+			if m.vn > 0 {
+				return false, errParquetIndirect
 			}
 		}
 		m.close() // the row group's chunks are read
@@ -134,15 +159,16 @@ func (m *pqMapReader) fill() (bool, error) {
 			return false, errParquetIndirect
 		}
 		m.kr, m.vr = kr, vc
+		m.vl, m.vn = 0, 0
 	}
 	return false, nil
 }
 
 // next reads the next n rows' maps into c: c.mOff (the rows' entries),
-// c.mKeys, c.items and c.valid (the null maps).
+// c.mIDs, c.items and c.valid (the null maps).
 func (m *pqMapReader) next(c *pqColumn, n int) error {
 	c.mOff = append(c.mOff[:0], 0)
-	c.mKeys = c.mKeys[:0]
+	c.mIDs = c.mIDs[:0]
 	c.mKeyBytes = 0
 	c.iNull = c.iNull[:0]
 	it := &c.items
@@ -150,9 +176,9 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 	it.i64, it.f64 = it.s64[:0], it.sf64[:0]
 	it.valid, it.voff = nil, 0
 	c.valid, c.voff = nil, 0
-	rows := 0
+	rows, lo := 0, 0
 	for {
-		if m.lvl == m.nl {
+		if m.kl == m.kn {
 			ok, err := m.fill()
 			if err != nil {
 				return err
@@ -161,7 +187,19 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 				break
 			}
 		}
-		def, rep := m.kdef[m.lvl], m.krep[m.lvl]
+		if m.vl == m.vn {
+			if err := m.readValues(); err != nil {
+				return err
+			}
+			if m.vn == 0 {
+				return errParquetIndirect // fewer value levels than key levels
+			}
+		}
+		def, rep := m.kdef[m.kl], m.krep[m.kl]
+		// The two leaves share their entries.
+		if rep != m.vrep[m.vl] || (def >= m.dk) != (m.vdef[m.vl] >= m.dk) {
+			return errParquetIndirect
+		}
 		if rep != 0 && rows == 0 {
 			return errParquetIndirect
 		}
@@ -170,8 +208,9 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 				break
 			}
 			if rows > 0 {
-				c.mOff = append(c.mOff, int32(len(c.mKeys)))
+				c.mOff = append(c.mOff, int32(len(c.mIDs)))
 			}
+			lo = len(c.mIDs)
 			rows++
 			if def < m.dk-1 { // a null map
 				if c.valid == nil {
@@ -187,10 +226,14 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 		if def >= m.dk {
 			key := m.keys[m.ki]
 			m.ki++
-			c.mKeys = append(c.mKeys, key)
+			id, ok := c.keyID(len(c.mIDs)-lo, key)
+			if !ok {
+				return errParquetIndirect // not valid UTF-8
+			}
+			c.mIDs = append(c.mIDs, id)
 			c.mKeyBytes += len(key)
-			e := len(c.mKeys) - 1
-			if m.vdef[m.lvl] == m.dv {
+			e := len(c.mIDs) - 1
+			if m.vdef[m.vl] == m.dv {
 				switch m.vkind {
 				case parquet.Types.Double:
 					it.f64 = append(it.f64, m.f64[m.vi])
@@ -210,16 +253,17 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 				c.iNull = append(c.iNull, e)
 			}
 		}
-		m.lvl++
+		m.kl++
+		m.vl++
 	}
 	if rows != n {
-		return errParquetIndirect // not the record reader's rows
+		return errParquetIndirect // not the batch's rows
 	}
-	c.mOff = append(c.mOff, int32(len(c.mKeys)))
+	c.mOff = append(c.mOff, int32(len(c.mIDs)))
 	it.s64, it.sf64 = it.i64, it.f64
 	if len(c.iNull) > 0 {
 		v := c.iValid[:0]
-		for int64(len(v)) < bitutil.BytesForBits(int64(len(c.mKeys))) {
+		for int64(len(v)) < bitutil.BytesForBits(int64(len(c.mIDs))) {
 			v = append(v, 0xff)
 		}
 		for _, e := range c.iNull {
@@ -235,137 +279,73 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 // and definition levels into reused slices, spread to the rows with a
 // validity bitmap when some are null, not as Arrow arrays.
 type pqFlatReader struct {
-	pf     *file.Reader
-	col    int
-	maxDef int16
-	ptype  parquet.Type
-	rg     int
-	r      file.ColumnChunkReader
-	defs   []int16
-	f64    []float64
-	i64    []int64
-	i32    []int32
-	valid  []byte
+	pqLeaf
+	ptype parquet.Type
+	f64   []float64
+	i64   []int64
+	i32   []int32
 }
 
 // newPQFlatReader returns the reader of the top-level column of numbers
 // name, of Arrow type t, or nil when it does not read that column.
 func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatReader {
-	sc := pf.MetaData().Schema
-	col := -1
-	for i := 0; i < sc.NumColumns(); i++ {
-		if p := sc.Column(i).ColumnPath(); len(p) > 0 && p[0] == name {
-			if col >= 0 || len(p) != 1 {
-				return nil
-			}
-			col = i
-		}
-	}
-	if col < 0 {
-		return nil
-	}
-	c := sc.Column(col)
-	if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
-		return nil
-	}
-	switch {
-	case c.PhysicalType() == parquet.Types.Double && t.ID() == arrow.FLOAT64,
-		c.PhysicalType() == parquet.Types.Int64 && t.ID() == arrow.INT64,
-		c.PhysicalType() == parquet.Types.Int32 && (t.ID() == arrow.INT32 || t.ID() == arrow.INT16 || t.ID() == arrow.INT8):
+	var pt parquet.Type
+	switch t.ID() {
+	case arrow.FLOAT64:
+		pt = parquet.Types.Double
+	case arrow.INT64:
+		pt = parquet.Types.Int64
+	case arrow.INT32, arrow.INT16, arrow.INT8:
+		pt = parquet.Types.Int32
 	default:
 		return nil
 	}
-	return &pqFlatReader{pf: pf, col: col, maxDef: c.MaxDefinitionLevel(), ptype: c.PhysicalType()}
+	l, ok := pqLeafColumn(pf, name, pt)
+	if !ok {
+		return nil
+	}
+	f := pqGet[pqFlatReader](&pqFlatPool)
+	f.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: f.defs, valid: f.valid}
+	f.ptype = pt
+	return f
 }
 
 // next reads the next n rows of the column into c (c.isInt, c.i64 or
 // c.f64, c.valid).
 func (f *pqFlatReader) next(c *pqColumn, n int) error {
-	if cap(f.defs) < n {
-		f.defs = make([]int16, n)
-		switch f.ptype {
-		case parquet.Types.Double:
-			f.f64 = make([]float64, n)
-		case parquet.Types.Int64:
-			f.i64 = make([]int64, n)
-		default:
-			f.i32, f.i64 = make([]int32, n), make([]int64, n)
-		}
+	f.defs = pqGrow(f.defs, n)
+	switch f.ptype {
+	case parquet.Types.Double:
+		f.f64 = pqGrow(f.f64, n)
+	case parquet.Types.Int64:
+		f.i64 = pqGrow(f.i64, n)
+	default:
+		f.i32, f.i64 = pqGrow(f.i32, n), pqGrow(f.i64, n)
 	}
-	total, nv := 0, 0
-	for total < n {
-		if f.r == nil {
-			if f.rg == f.pf.NumRowGroups() {
-				break
-			}
-			cr, err := f.pf.RowGroup(f.rg).Column(f.col)
-			if err != nil {
-				return errParquetIndirect
-			}
-			f.rg++
-			f.r = cr
-		}
-		var lv int64
-		var v int
-		var err error
-		switch r := f.r.(type) {
+	nv, err := f.readRows(n, func(cr file.ColumnChunkReader, total, nv int) (int64, int, error) {
+		switch r := cr.(type) {
 		case *file.Float64ColumnChunkReader:
-			lv, v, err = r.ReadBatch(int64(n-total), f.f64[nv:n], f.defs[total:n], nil)
+			return r.ReadBatch(int64(n-total), f.f64[nv:n], f.defs[total:n], nil)
 		case *file.Int64ColumnChunkReader:
-			lv, v, err = r.ReadBatch(int64(n-total), f.i64[nv:n], f.defs[total:n], nil)
+			return r.ReadBatch(int64(n-total), f.i64[nv:n], f.defs[total:n], nil)
 		case *file.Int32ColumnChunkReader:
-			lv, v, err = r.ReadBatch(int64(n-total), f.i32[nv:n], f.defs[total:n], nil)
-		default:
-			return errParquetIndirect
+			return r.ReadBatch(int64(n-total), f.i32[nv:n], f.defs[total:n], nil)
 		}
-		if err != nil {
-			return errParquetIndirect
-		}
-		if lv == 0 {
-			f.close() // the row group's chunk is read
-			continue
-		}
-		if f.maxDef == 0 {
-			lv = int64(v) // no levels
-		}
-		total += int(lv)
-		nv += v
-	}
-	if total != n {
-		return errParquetIndirect // not the record reader's rows
+		return 0, 0, errParquetIndirect
+	})
+	if err != nil {
+		return err
 	}
 	if f.ptype == parquet.Types.Int32 {
 		for i, x := range f.i32[:nv] {
 			f.i64[i] = int64(x)
 		}
 	}
-	c.valid, c.voff = nil, 0
-	if nv < n {
-		// Spread the values to their rows, from the end.
-		if int64(len(f.valid)) < bitutil.BytesForBits(int64(n)) {
-			f.valid = make([]byte, bitutil.BytesForBits(int64(n)))
-		}
-		valid := f.valid[:bitutil.BytesForBits(int64(n))]
-		j := nv - 1
-		for i := n - 1; i >= 0; i-- {
-			if f.defs[i] == f.maxDef {
-				if f.ptype == parquet.Types.Double {
-					f.f64[i] = f.f64[j]
-				} else {
-					f.i64[i] = f.i64[j]
-				}
-				j--
-				bitutil.SetBit(valid, i)
-			} else {
-				if f.ptype == parquet.Types.Double {
-					f.f64[i] = 0
-				} else {
-					f.i64[i] = 0
-				}
-				bitutil.ClearBit(valid, i)
-			}
-		}
-		c.valid = valid
+	c.valid, c.voff = f.nulls(n), 0
+	if f.ptype == parquet.Types.Double {
+		spread(f.f64, f.defs, f.maxDef, n, nv)
+	} else {
+		spread(f.i64, f.defs, f.maxDef, n, nv)
 	}
 	c.isInt = f.ptype != parquet.Types.Double
 	if c.isInt {
@@ -387,10 +367,337 @@ func (m *pqMapReader) close() {
 	m.kr, m.vr = nil, nil
 }
 
-// close closes the column chunk reader (its page reader) in use.
-func (f *pqFlatReader) close() {
-	if f.r != nil {
-		f.r.Close()
+// pqLeaf is a top-level column without repetition (at most one definition
+// level) read by its column chunk reader, row group after row group.
+type pqLeaf struct {
+	pf     *file.Reader
+	col    int
+	maxDef int16
+	rg     int
+	r      file.ColumnChunkReader
+	defs   []int16
+	valid  []byte
+}
+
+// pqLeafColumn returns the leaf of the top-level column name of pf, of
+// physical type pt, or false when the column is not such a leaf.
+func pqLeafColumn(pf *file.Reader, name string, pt parquet.Type) (pqLeaf, bool) {
+	sc := pf.MetaData().Schema
+	col := -1
+	for i := 0; i < sc.NumColumns(); i++ {
+		if p := sc.Column(i).ColumnPath(); len(p) > 0 && p[0] == name {
+			if col >= 0 || len(p) != 1 {
+				return pqLeaf{}, false
+			}
+			col = i
+		}
 	}
-	f.r = nil
+	if col < 0 {
+		return pqLeaf{}, false
+	}
+	c := sc.Column(col)
+	if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 || c.PhysicalType() != pt {
+		return pqLeaf{}, false
+	}
+	return pqLeaf{pf: pf, col: col, maxDef: c.MaxDefinitionLevel()}, true
+}
+
+// reader returns the column chunk reader of the row group being read,
+// opening the next one when the last is done; nil after the last.
+func (l *pqLeaf) reader() (file.ColumnChunkReader, error) {
+	if l.r == nil {
+		if l.rg == l.pf.NumRowGroups() {
+			return nil, nil
+		}
+		cr, err := l.pf.RowGroup(l.rg).Column(l.col)
+		if err != nil {
+			return nil, errParquetIndirect
+		}
+		l.rg++
+		l.r = cr
+	}
+	return l.r, nil
+}
+
+// read reads the next levels and values of the column with rd, a call of
+// the typed column chunk reader's ReadBatch or ReadBatchInPage, opening the
+// next row group's when the last is read: the rows (levels) and values
+// read, 0 at the end of the column.
+func (l *pqLeaf) read(rd func(file.ColumnChunkReader) (int64, int, error)) (int, int, error) {
+	for {
+		cr, err := l.reader()
+		if err != nil || cr == nil {
+			return 0, 0, err
+		}
+		lv, nv, err := rd(cr)
+		if err != nil {
+			return 0, 0, errParquetIndirect
+		}
+		if lv == 0 && nv == 0 {
+			l.close() // the row group's chunk is read
+			continue
+		}
+		if l.maxDef == 0 {
+			lv = int64(nv) // no levels
+		}
+		return int(lv), nv, nil
+	}
+}
+
+// readRows reads the next n rows with rd (called with the rows and values
+// read so far): the number of values (the rows' non-null cells).
+func (l *pqLeaf) readRows(n int, rd func(cr file.ColumnChunkReader, total, nv int) (int64, int, error)) (int, error) {
+	total, nv := 0, 0
+	for total < n {
+		lv, v, err := l.read(func(cr file.ColumnChunkReader) (int64, int, error) { return rd(cr, total, nv) })
+		if err != nil {
+			return 0, err
+		}
+		if lv == 0 {
+			break
+		}
+		total += lv
+		nv += v
+	}
+	if total != n {
+		return 0, errParquetIndirect // not the batch's rows
+	}
+	return nv, nil
+}
+
+// spread moves the nv values at the start of vals to their rows among n,
+// those whose definition level is maxDef, from the end; the other rows get
+// the zero value.
+func spread[T any](vals []T, defs []int16, maxDef int16, n, nv int) {
+	if nv == n {
+		return
+	}
+	var zero T
+	j := nv - 1
+	for i := n - 1; i >= 0; i-- {
+		if defs[i] == maxDef {
+			vals[i] = vals[j]
+			j--
+		} else {
+			vals[i] = zero
+		}
+	}
+}
+
+// close closes the column chunk reader (its page reader) in use.
+func (l *pqLeaf) close() {
+	if l.r != nil {
+		l.r.Close()
+	}
+	l.r = nil
+}
+
+// levels makes room for n rows' definition levels.
+func (l *pqLeaf) levels(n int) {
+	if cap(l.defs) < n {
+		l.defs = make([]int16, n)
+	}
+	l.defs = l.defs[:n]
+}
+
+// nulls returns the validity bitmap of the n rows whose definition levels
+// are in l.defs, or nil when none is null.
+func (l *pqLeaf) nulls(n int) []byte {
+	if l.maxDef == 0 {
+		return nil
+	}
+	null := false
+	for _, d := range l.defs[:n] {
+		if d != l.maxDef {
+			null = true
+			break
+		}
+	}
+	if !null {
+		return nil
+	}
+	nb := int(bitutil.BytesForBits(int64(n)))
+	if cap(l.valid) < nb {
+		l.valid = make([]byte, nb)
+	}
+	valid := l.valid[:nb]
+	for i, d := range l.defs[:n] {
+		bitutil.SetBitTo(valid, i, d == l.maxDef)
+	}
+	return valid
+}
+
+// pqStrReader reads a top-level string column (of row fields, extras or
+// JSON text) with the column chunk reader, a page at a time
+// (ReadBatchInPage: the values alias the page, dictionary-decoded or
+// not), into a batch's own dictionary: a row's value is stored only when
+// it differs from the row before's, and each row holds the index of its
+// value (pqColumn's dict, off32 and data), so that rows of one run compare
+// by index, and nothing of the batch points into the Parquet pages. A null
+// row has the index of an empty value (entry 0).
+type pqStrReader struct {
+	pqLeaf
+	vals []parquet.ByteArray
+	idx  []int32
+	off  []int32
+	data []byte
+}
+
+// newPQStrReader returns the reader of the top-level string column name
+// of pf, or nil when it does not read that column.
+func newPQStrReader(pf *file.Reader, name string, t arrow.DataType) *pqStrReader {
+	if t.ID() != arrow.STRING && t.ID() != arrow.LARGE_STRING {
+		if d, ok := t.(*arrow.DictionaryType); !ok || d.ValueType.ID() != arrow.STRING && d.ValueType.ID() != arrow.LARGE_STRING {
+			return nil
+		}
+	}
+	l, ok := pqLeafColumn(pf, name, parquet.Types.ByteArray)
+	if !ok {
+		return nil
+	}
+	s := pqGet[pqStrReader](&pqStrPool)
+	s.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: s.defs, valid: s.valid}
+	return s
+}
+
+// next reads the next n rows of the column into c (c.dict, c.off32,
+// c.data, c.text, c.valid).
+func (s *pqStrReader) next(c *pqColumn, n int) error {
+	s.levels(n)
+	s.vals = pqGrow(s.vals, n)
+	s.idx, s.off, s.data = s.idx[:0], append(s.off[:0], 0, 0), s.data[:0]
+	var text int64
+	total := 0
+	for total < n {
+		lv, nv, err := s.read(func(cr file.ColumnChunkReader) (int64, int, error) {
+			if r, ok := cr.(*file.ByteArrayColumnChunkReader); ok {
+				return r.ReadBatchInPage(int64(n-total), s.vals[:n-total], s.defs[total:n], nil)
+			}
+			return 0, 0, errParquetIndirect
+		})
+		if err != nil {
+			return err
+		}
+		if lv == 0 {
+			break
+		}
+		j := 0
+		var prev parquet.ByteArray // the last value read from this page, the batch's last entry
+		for i := total; i < total+lv; i++ {
+			if s.maxDef > 0 && s.defs[i] != s.maxDef {
+				s.idx = append(s.idx, 0)
+				continue
+			}
+			v := s.vals[j]
+			j++
+			text += int64(len(v))
+			last := len(s.off) - 2
+			// A dictionary page's rows of one value alias one entry: equal
+			// without comparing their bytes.
+			if prev == nil || len(v) != len(prev) || unsafe.SliceData(v) != unsafe.SliceData(prev) {
+				if string(v) != string(s.data[s.off[last]:s.off[last+1]]) {
+					s.data = append(s.data, v...)
+					s.off = append(s.off, int32(len(s.data)))
+					last++
+				}
+				prev = v
+			}
+			s.idx = append(s.idx, int32(last))
+		}
+		if j != nv {
+			return errParquetIndirect
+		}
+		total += lv
+	}
+	if total != n || len(s.data) > math.MaxInt32 {
+		return errParquetIndirect // not the batch's rows
+	}
+	c.valid, c.voff = s.nulls(n), 0
+	c.dict, c.off32, c.off64, c.data, c.textBytes = s.idx, s.off, nil, s.data, text
+	return nil
+}
+
+// pqBoolReader reads a top-level boolean column with the column chunk
+// reader into c.bs, spread to the rows by the definition levels.
+type pqBoolReader struct {
+	pqLeaf
+	vals []bool
+}
+
+// newPQBoolReader returns the reader of the top-level boolean column name
+// of pf, or nil when it does not read that column.
+func newPQBoolReader(pf *file.Reader, name string) *pqBoolReader {
+	l, ok := pqLeafColumn(pf, name, parquet.Types.Boolean)
+	if !ok {
+		return nil
+	}
+	b := pqGet[pqBoolReader](&pqBoolPool)
+	b.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: b.defs, valid: b.valid}
+	return b
+}
+
+// next reads the next n rows of the column into c (c.bs, c.valid).
+func (b *pqBoolReader) next(c *pqColumn, n int) error {
+	b.levels(n)
+	b.vals = pqGrow(b.vals, n)
+	nv, err := b.readRows(n, func(cr file.ColumnChunkReader, total, nv int) (int64, int, error) {
+		if r, ok := cr.(*file.BooleanColumnChunkReader); ok {
+			return r.ReadBatch(int64(n-total), b.vals[nv:n], b.defs[total:n], nil)
+		}
+		return 0, 0, errParquetIndirect
+	})
+	if err != nil {
+		return err
+	}
+	c.valid, c.voff = b.nulls(n), 0
+	spread(b.vals, b.defs, b.maxDef, n, nv)
+	c.bs = b.vals
+	return nil
+}
+
+// The column chunk readers are pooled with their buffers (levels, values,
+// a batch's strings), which every object would otherwise allocate anew:
+// release puts one back once its object is read (nothing of the object
+// keeps them: parts copy what they keep).
+var pqFlatPool, pqStrPool, pqBoolPool, pqMapPool sync.Pool
+
+func pqGet[T any](p *sync.Pool) *T {
+	if v, ok := p.Get().(*T); ok {
+		return v
+	}
+	return new(T)
+}
+
+// pqGrow returns s with length n, its backing array reused when it holds n.
+func pqGrow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func (f *pqFlatReader) release() {
+	f.close()
+	*f = pqFlatReader{pqLeaf: pqLeaf{defs: f.defs, valid: f.valid}, f64: f.f64, i64: f.i64, i32: f.i32}
+	pqFlatPool.Put(f)
+}
+
+func (s *pqStrReader) release() {
+	s.close()
+	clear(s.vals) // no page stays reachable
+	*s = pqStrReader{pqLeaf: pqLeaf{defs: s.defs, valid: s.valid}, vals: s.vals, idx: s.idx, off: s.off, data: s.data}
+	pqStrPool.Put(s)
+}
+
+func (b *pqBoolReader) release() {
+	b.close()
+	*b = pqBoolReader{pqLeaf: pqLeaf{defs: b.defs, valid: b.valid}, vals: b.vals}
+	pqBoolPool.Put(b)
+}
+
+func (m *pqMapReader) release() {
+	m.close()
+	clear(m.keys) // no page stays reachable
+	*m = pqMapReader{kdef: m.kdef, krep: m.krep, vdef: m.vdef, vrep: m.vrep, keys: m.keys, f64: m.f64, i64: m.i64, i32: m.i32}
+	pqMapPool.Put(m)
 }

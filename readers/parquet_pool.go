@@ -1,0 +1,81 @@
+package readers
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+)
+
+// pqPages is the allocator of the Parquet reader's page buffers (each
+// column chunk reader's compressed page, decompressed data page and
+// dictionary page): a buffer released when its column chunk reader is
+// closed goes back to a pool by its power-of-two size, and the next column
+// chunk, of this object or the next, reuses it instead of allocating its
+// own. Without it every column chunk of every row group allocated its page
+// buffers anew (about 30 MB an object of the benchmark sweep), garbage
+// that drove the collector and the heap's peak. The pools are sync.Pools:
+// buffers left idle once the objects are read are collected. Nothing of a
+// page is kept past its column chunk reader's Close (the direct path copies
+// what it keeps; pqarrow's builders copy too).
+var pqPages memory.Allocator = pqPool{}
+
+// pqReaderProps are the reader properties of every Parquet file read: the
+// page buffers from pqPages, the column chunks read whole (one range read
+// each, parquet.ReaderProperties' default).
+var pqReaderProps = parquet.NewReaderProperties(pqPages)
+
+const (
+	pqPoolMin = 12 // 4 KiB: smaller buffers are allocated, not pooled
+	pqPoolMax = 26 // 64 MiB: larger ones too
+)
+
+var pqPoolClasses [pqPoolMax + 1]sync.Pool
+
+type pqPool struct{}
+
+func pqPoolClass(size int) int {
+	if size <= 1<<pqPoolMin {
+		return pqPoolMin
+	}
+	return bits.Len(uint(size - 1))
+}
+
+// Allocate returns size zeroed bytes, as memory.GoAllocator does.
+func (pqPool) Allocate(size int) []byte {
+	c := pqPoolClass(size)
+	if c > pqPoolMax {
+		return make([]byte, size)
+	}
+	if v, ok := pqPoolClasses[c].Get().(*[]byte); ok {
+		b := (*v)[:size]
+		clear(b)
+		return b
+	}
+	return make([]byte, size, 1<<c)
+}
+
+func (p pqPool) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		n := len(b)
+		b = b[:size]
+		if size > n {
+			clear(b[n:])
+		}
+		return b
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+func (pqPool) Free(b []byte) {
+	c := cap(b)
+	if c < 1<<pqPoolMin || c > 1<<pqPoolMax || c&(c-1) != 0 {
+		return // not one of the pool's
+	}
+	b = b[:c]
+	pqPoolClasses[bits.Len(uint(c-1))].Put(&b)
+}
