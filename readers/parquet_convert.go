@@ -105,8 +105,24 @@ func distinct(set *map[string]struct{}, many *bool, v []byte) {
 // dictionary says whether a column of n cells with these distinct values
 // is dictionary-encoded: at most convDictMax of them, and at most one in
 // 8 cells (a dictionary of values that rarely repeat only costs reading).
+//
+// Nor when its dictionary could reach arrow-go's dictionary page size limit:
+// the chunk would fall back to plain pages mid-way, and arrow-go writes the
+// counts of such a chunk's two page encodings in a Go map's order, so the
+// same object would not convert to the same bytes twice. A value stored
+// takes at most three bytes per byte of its raw JSON text (an invalid
+// UTF-8 byte stored as U+FFFD; numbers are 8 bytes, and 4096 of them stay
+// far below the limit), and every row group holds at most the object's
+// distinct values.
 func dictionary(set map[string]struct{}, many bool, n int) bool {
-	return !many && n > 0 && len(set)*8 <= n
+	if many || n == 0 || len(set)*8 > n {
+		return false
+	}
+	var size int64
+	for v := range set {
+		size += 3*int64(len(v)) + 4
+	}
+	return size < parquet.DefaultDictionaryPageSizeLimit
 }
 
 type converter struct {

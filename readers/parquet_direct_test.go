@@ -499,3 +499,41 @@ func TestDictColumns(t *testing.T) {
 		t.Errorf("plain pages: read the general way")
 	}
 }
+
+// TestConvertLongRepeatedValuesDeterministic: a column whose values repeat
+// (400 distinct, each on 8 rows) but are long (3 KB) would fill a
+// dictionary past arrow-go's page size limit and fall back to plain pages
+// mid-chunk, whose footer arrow-go writes in a Go map's order. convert
+// writes it without a dictionary, and the same object converts to the same
+// bytes every time.
+func TestConvertLongRepeatedValuesDeterministic(t *testing.T) {
+	var b strings.Builder
+	for i := range 3200 {
+		fmt.Fprintf(&b, `{"run_id":"r","step":%d,"regime_id":"calm","reward":%d,"note":"%04d%s"}`+"\n", i, i%5, i%400, strings.Repeat("x", 3000))
+	}
+	first := convertJSONL(t, b.String())
+	for range 5 {
+		if got := convertJSONL(t, b.String()); !bytes.Equal(got, first) {
+			t.Fatalf("the same object converted to different bytes (%d and %d)", len(first), len(got))
+		}
+	}
+	r, err := file.NewParquetReader(bytes.NewReader(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	md := r.MetaData()
+	for i := 0; i < md.Schema.NumColumns(); i++ {
+		path := md.Schema.Column(i).ColumnPath().String()
+		for g := 0; g < md.NumRowGroups(); g++ {
+			cc, err := md.RowGroup(g).ColumnChunk(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := path == "run_id" || path == "regime_id" || path == "reward"
+			if cc.HasDictionaryPage() != want {
+				t.Errorf("%s, row group %d: a dictionary page %t, want %t", path, g, cc.HasDictionaryPage(), want)
+			}
+		}
+	}
+}

@@ -130,12 +130,7 @@ func WriteParquetContext(ctx context.Context, w io.Writer, t *Table, kv Metadata
 	schema := arrow.NewSchema(t.arrowFields(), &md)
 
 	mem := memory.NewGoAllocator()
-	props := parquet.NewWriterProperties(
-		parquet.WithAllocator(mem),
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithCreatedBy(CreatedBy(version)),
-		parquet.WithMaxRowGroupLength(RowGroupRows),
-	)
+	props := t.writerProperties(mem, version)
 	// pqarrow closes a sink that is an io.Closer: hide Close from it.
 	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props,
 		pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
@@ -173,6 +168,19 @@ func WriteParquetContext(ctx context.Context, w io.Writer, t *Table, kv Metadata
 		return fmt.Errorf("writers: parquet: %w", err)
 	}
 	return nil
+}
+
+// writerProperties are the Parquet writer's settings for t: zstd, row
+// groups of RowGroupRows, created_by naming version, and no dictionary on
+// a column whose dictionary would fall back to plain pages (dictionary.go).
+func (t *Table) writerProperties(mem memory.Allocator, version string) *parquet.WriterProperties {
+	return parquet.NewWriterProperties(append([]parquet.WriterProperty{
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCreatedBy(CreatedBy(version)),
+		parquet.WithMaxRowGroupLength(RowGroupRows),
+		parquet.WithDictionaryPageSizeLimit(parquet.DefaultDictionaryPageSizeLimit),
+	}, t.noDictionary(parquet.DefaultDictionaryPageSizeLimit)...)...)
 }
 
 var (
