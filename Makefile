@@ -14,7 +14,7 @@ FUZZGO   ?= GOTOOLCHAIN=go1.27.3 $(GO)
 # its gRPC DirectPath modules (the xDS resolver, the RLS balancer and the
 # envoy protos, pulled in by gocloud.dev/blob/gcsblob; gcsblob speaks the
 # JSON API unless a gs:// URL asks for grpc=true): 147 fewer packages, a
-# binary 20 MB smaller, 8 MiB less resident at start-up (issue 16,
+# binary 20 MB smaller, 7-8 MiB less resident at start-up (issue 16,
 # docs/decisions.md "Start-up"). Not for gs:// URLs with grpc=true on a
 # Google Cloud VM, where the gRPC client asks for DirectPath's resolver:
 # `make build BUILDTAGS=` builds with it.
