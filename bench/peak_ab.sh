@@ -14,12 +14,14 @@
 # one-zstd, irregular-plain, irregular-zstd, irregular-one-plain,
 # irregular-one-zstd; `make bench-compare` generates them) or, with a
 # leading "scale:", bench/scale.sh's inputs under SCALE_DIR
-# (scale:labels-100000). The raw timings go to OUT (a TSV).
+# (scale:labels-100000). The input "startup" runs `crlbatch version` on
+# both builds (no DuckDB): what package initialisation alone keeps resident
+# (issue 16, docs/performance.md). The raw timings go to OUT (a TSV).
 #
 # Settings (environment): BASE, NEW (binaries; NEW defaults to
 # bin/crlbatch), DUCKDBQ (bin/duckdbq), BENCH_DIR
 # (/tmp/crlbatch-bench-1000000000), SCALE_DIR (/tmp/crlbatch-scale),
-# INPUTS (the eight 1 GB inputs), ROUNDS (3), CONCURRENCY (2), OUT
+# INPUTS (startup and the eight 1 GB inputs), ROUNDS (3), CONCURRENCY (2), OUT
 # (/tmp/crlbatch-peak-ab.tsv).
 #
 # Copy both binaries the same way (e.g. both with cp): a file just written
@@ -32,7 +34,7 @@ NEW=${NEW:-bin/crlbatch}
 DUCKDBQ=${DUCKDBQ:-bin/duckdbq}
 BENCH_DIR=${BENCH_DIR:-/tmp/crlbatch-bench-1000000000}
 SCALE_DIR=${SCALE_DIR:-/tmp/crlbatch-scale}
-INPUTS=${INPUTS:-plain zstd one-plain one-zstd irregular-plain irregular-zstd irregular-one-plain irregular-one-zstd}
+INPUTS=${INPUTS:-startup plain zstd one-plain one-zstd irregular-plain irregular-zstd irregular-one-plain irregular-one-zstd}
 ROUNDS=${ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-2}
 OUT=${OUT:-/tmp/crlbatch-peak-ab.tsv}
@@ -57,6 +59,17 @@ files_of() {
 : >"$OUT"
 for round in $(seq "$ROUNDS"); do
 	for in in $INPUTS; do
+		if [ "$in" = startup ]; then
+			for tool in base new; do
+				case $tool in
+				base) "$TIME" -f '%U %S %M' -o "$work/t" "$BASE" version >/dev/null ;;
+				new) "$TIME" -f '%U %S %M' -o "$work/t" "$NEW" version >/dev/null ;;
+				esac
+				awk -v r="$round" -v i="$in" -v t="$tool" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
+					'{ printf "%s\t%s\t%s\t%.2f\t%d\t%s\n", r, i, t, $1+$2, $3/1024, l }' "$work/t" >>"$OUT"
+			done
+			continue
+		fi
 		dir=$(dir_of "$in")
 		[ -d "$dir" ] || { echo "peak_ab: no $dir (make bench-compare, or bench/scale.sh, makes it)" >&2; exit 1; }
 		mapfile -t files < <(files_of "$in")
@@ -91,6 +104,13 @@ END {
 	n = split(inputs, ins, " ")
 	for (k = 1; k <= n; k++) {
 		i = ins[k]
+		if (rss[i, "duckdb"] == "") { # startup: no DuckDB
+			printf "| %s | %.2f | %.2f | – | %d (%d–%d) | %d (%d–%d) | – | – |\n", i,
+				median(cpu[i, "base"]), median(cpu[i, "new"]),
+				median(rss[i, "base"]), lo(rss[i, "base"]), hi(rss[i, "base"]),
+				median(rss[i, "new"]), lo(rss[i, "new"]), hi(rss[i, "new"])
+			continue
+		}
 		printf "| %s | %.2f | %.2f | %.2f | %d (%d–%d) | %d (%d–%d) | %d (%d–%d) | %.2f× |\n", i,
 			median(cpu[i, "base"]), median(cpu[i, "new"]), median(cpu[i, "duckdb"]),
 			median(rss[i, "base"]), lo(rss[i, "base"]), hi(rss[i, "base"]),

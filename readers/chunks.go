@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"sync"
 
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
@@ -38,9 +37,9 @@ type Chunks struct {
 
 	// Next's side.
 	lr     *lineReader
-	issued int       // chunks handed out
-	done   bool      // the stream is at its end, or broke
-	bufs   sync.Pool // *lineBuf: the buffers of decoded chunks, for Next
+	issued int                // chunks handed out
+	done   bool               // the stream is at its end, or broke
+	bufs   freeList[*lineBuf] // the buffers of decoded chunks, for Next
 
 	// Merge's side.
 	obj    *ObjectRuns
@@ -51,7 +50,7 @@ type Chunks struct {
 	// The builders of chunks' runs whose rows were copied into the run's
 	// own: DecodeChunk resets and fills them again, so that the rows of a
 	// large object are not left behind as garbage chunk by chunk.
-	builders sync.Pool
+	builders freeList[*skyfall.Builder]
 	err      error // the error that ended the object
 }
 
@@ -82,8 +81,13 @@ func SplitObject(url, key string, r io.Reader, opts Options) (*Chunks, error) {
 	return c, nil
 }
 
-// Close releases the decompressor.
-func (c *Chunks) Close() error { return c.rc.Close() }
+// Close releases the decompressor, and drops the buffers and builders kept
+// for chunks to come.
+func (c *Chunks) Close() error {
+	c.bufs.drop()
+	c.builders.drop()
+	return c.rc.Close()
+}
 
 // Chunk is a run of consecutive lines of one object.
 type Chunk struct {
@@ -108,7 +112,7 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 		return nil, io.EOF
 	}
 	ch := &Chunk{c: c, seq: c.issued, first: c.lr.line + 1}
-	if b, ok := c.bufs.Get().(*lineBuf); ok {
+	if b, ok := c.bufs.get(); ok {
 		ch.data, ch.ends = b.data[:0], b.ends[:0]
 	} else {
 		ch.data = make([]byte, 0, size+size/8)
@@ -193,7 +197,7 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	cr.obj = od.obj
 	// Nothing decoded points into the lines (labels, metadata and
 	// messages are copies): the buffer serves a later chunk.
-	c.bufs.Put(&lineBuf{ch.data, ch.ends})
+	c.bufs.put(&lineBuf{ch.data, ch.ends})
 	ch.data, ch.ends, ch.long = nil, nil, nil
 	return cr
 }
@@ -290,7 +294,7 @@ func (c *Chunks) merge(cr *ChunkRuns) error {
 		t := p.b.TraceFrom(c.pool, nil)
 		appendPart(gp.b, t, p.origins, c.opts.Components)
 		c.pool.Put(t)
-		c.builders.Put(p.b)
+		c.builders.put(p.b)
 		gp.mergeOrigins(p.origins)
 		gp.mergeCands(p.cands)
 	}

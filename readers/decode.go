@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
@@ -226,8 +225,8 @@ type objectDecoder struct {
 	idHit    uint64
 	idAbsent uint64
 	tmp      []byte
-	chunk    bool       // decoding one chunk of the object (chunks.go)
-	builders *sync.Pool // of *skyfall.Builder, for new runs (chunks.go); nil: new ones
+	chunk    bool                        // decoding one chunk of the object (chunks.go)
+	builders *freeList[*skyfall.Builder] // for new runs (chunks.go); nil: new ones
 }
 
 // sameAsLast reports whether every identity field of the current row is
@@ -360,7 +359,7 @@ func tooManyLabels(url string, line int, runKey string, max int) error {
 func (od *objectDecoder) newPart(h partHeader) *part {
 	var b *skyfall.Builder
 	if od.builders != nil {
-		b, _ = od.builders.Get().(*skyfall.Builder)
+		b, _ = od.builders.get()
 	}
 	if b != nil {
 		b.Reset(h.runKey)

@@ -97,7 +97,8 @@
 // least the window: the decoder holds a buffer of the window's size while
 // it reads the object; a frame asking for more is refused, naming its
 // window; the decoders, and their buffers, are reused from object to object
-// through a sync.Pool), anything else is plain JSON Lines. A truncated or corrupt stream, and
+// until ReleaseDecoders lets go of the idle ones), anything else is plain
+// JSON Lines. A truncated or corrupt stream, and
 // trailing bytes after a gzip member, are DataErrors at the line being read.
 // Options.MaxObjectBytes (--max-object-bytes, default 64 GiB) caps the
 // decompressed bytes of one object, so a decompression bomb fails clearly.

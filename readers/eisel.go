@@ -2,7 +2,6 @@ package readers
 
 import (
 	"math"
-	"math/big"
 	"math/bits"
 )
 
@@ -18,30 +17,7 @@ const (
 	pow10Max = 347
 )
 
-// pow10Tab holds the 128-bit mantissas of 10^e, rounded down: for each e,
-// floor(10^e·2^k) for the k that puts it in [2^127, 2^128).
-var pow10Tab = func() [pow10Max - pow10Min + 1][2]uint64 {
-	var tab [pow10Max - pow10Min + 1][2]uint64
-	one, ten := big.NewInt(1), big.NewInt(10)
-	mask := new(big.Int).SetUint64(math.MaxUint64)
-	for e := pow10Min; e <= pow10Max; e++ {
-		var m *big.Int
-		if e >= 0 {
-			m = new(big.Int).Exp(ten, big.NewInt(int64(e)), nil)
-			if n := m.BitLen(); n <= 128 {
-				m.Lsh(m, uint(128-n))
-			} else {
-				m.Rsh(m, uint(n-128))
-			}
-		} else {
-			d := new(big.Int).Exp(ten, big.NewInt(int64(-e)), nil)
-			m = new(big.Int).Lsh(one, uint(127+d.BitLen()))
-			m.Quo(m, d)
-		}
-		tab[e-pow10Min] = [2]uint64{new(big.Int).Rsh(m, 64).Uint64(), new(big.Int).And(m, mask).Uint64()}
-	}
-	return tab
-}()
+// pow10Tab, the 128-bit mantissas of 10^e, is in eisel_table.go.
 
 // eiselLemire64 returns man·10^exp10 correctly rounded, or ok=false when
 // it cannot decide or the result is not a normal float64.

@@ -241,16 +241,20 @@ var readBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<1
 // holds a window-sized history ring (8 MiB at zstd's default levels on
 // large input), and a fresh one per object made a sweep of 20 zstd objects
 // allocate and drop 20 of them, garbage that drove the heap (and the peak
-// RSS) up by about as much again as the live rows (issue 16). A sync.Pool,
-// so that the decoders left idle when the objects are read (while the runs
-// are scored) are collected like the rest, ring and all.
+// RSS) up by about as much again as the live rows (issue 16). The engine
+// calls ReleaseDecoders once a job's objects are read, so that the idle
+// decoders' windows are not held while the runs are scored.
 var zstdDecoders = &decoderPool{}
 
 // decoderPool hands out zstd decoders, each for one longest window. A
 // decoder is synchronous (concurrency 1: no goroutine of its own), so an
-// idle one is only memory, and the collector may drop it.
+// idle one is only memory. A list under a mutex, not a sync.Pool: the
+// decoders left idle must be let go of at a known point (release), and a
+// sync.Pool's values on other Ps are out of reach until two collections
+// have passed (1 GB zstd sweeps peaked 12-18 MiB higher with them).
 type decoderPool struct {
-	pool sync.Pool // *pooledDecoder
+	mu   sync.Mutex
+	idle []*pooledDecoder // at most as many as were ever in use at once
 	// made counts the decoders created, for tests.
 	made atomic.Int64
 }
@@ -263,15 +267,22 @@ type pooledDecoder struct {
 // get returns a decoder reading r with windows up to maxWindow: an idle
 // one reset onto r, else a new one.
 func (p *decoderPool) get(r io.Reader, maxWindow int64) (*zstd.Decoder, error) {
-	if pd, ok := p.pool.Get().(*pooledDecoder); ok {
-		if pd.maxWindow == maxWindow {
-			if err := pd.d.Reset(r); err != nil {
-				pd.d.Close()
-				return nil, err
-			}
-			return pd.d, nil
+	p.mu.Lock()
+	var pd *pooledDecoder
+	for k := len(p.idle) - 1; k >= 0; k-- {
+		if p.idle[k].maxWindow == maxWindow {
+			pd = p.idle[k]
+			p.idle = append(p.idle[:k], p.idle[k+1:]...)
+			break
 		}
-		pd.d.Close() // for another limit (--max-object-bytes): not kept
+	}
+	p.mu.Unlock()
+	if pd != nil {
+		if err := pd.d.Reset(r); err != nil {
+			pd.d.Close()
+			return nil, err
+		}
+		return pd.d, nil
 	}
 	p.made.Add(1)
 	return zstd.NewReader(r,
@@ -287,8 +298,29 @@ func (p *decoderPool) put(d *zstd.Decoder, maxWindow int64) {
 		d.Close()
 		return
 	}
-	p.pool.Put(&pooledDecoder{d, maxWindow})
+	p.mu.Lock()
+	p.idle = append(p.idle, &pooledDecoder{d, maxWindow})
+	p.mu.Unlock()
 }
+
+// release closes the idle decoders and forgets them, and returns how many
+// there were.
+func (p *decoderPool) release() int {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, pd := range idle {
+		pd.d.Close()
+	}
+	return len(idle)
+}
+
+// ReleaseDecoders lets go of the zstd decoders that objects read so far
+// left idle (their windows become garbage), and returns how many there
+// were. The engine calls it when a job's objects are read; objects opened
+// later get new decoders.
+func ReleaseDecoders() int { return zstdDecoders.release() }
 
 // limitReader fails with a DataError once more than max bytes were read.
 type limitReader struct {
