@@ -116,19 +116,10 @@ func WriteParquetContext(ctx context.Context, w io.Writer, t *Table, kv Metadata
 	if err := t.checkComplete(); err != nil {
 		return err
 	}
-	version, err := kv.check()
+	schema, version, err := t.schema(kv)
 	if err != nil {
 		return err
 	}
-	keys, vals := make([]string, len(kv)), make([]string, len(kv))
-	for i, p := range kv {
-		keys[i], vals[i] = p.Key, p.Value
-	}
-	// pqarrow copies the Arrow schema's metadata, in order, into the Parquet
-	// footer's key_value_metadata. No ARROW:schema blob is stored.
-	md := arrow.NewMetadata(keys, vals)
-	schema := arrow.NewSchema(t.arrowFields(), &md)
-
 	mem := memory.NewGoAllocator()
 	props := t.writerProperties(mem, version)
 	// pqarrow closes a sink that is an io.Closer: hide Close from it.
@@ -168,6 +159,22 @@ func WriteParquetContext(ctx context.Context, w io.Writer, t *Table, kv Metadata
 		return fmt.Errorf("writers: parquet: %w", err)
 	}
 	return nil
+}
+
+// schema is t's Arrow schema carrying kv, which it checks, and the crlbatch
+// version kv names. pqarrow copies the schema's metadata, in order, into
+// the Parquet footer's key_value_metadata; no ARROW:schema blob is stored.
+func (t *Table) schema(kv Metadata) (*arrow.Schema, string, error) {
+	version, err := kv.check()
+	if err != nil {
+		return nil, "", err
+	}
+	keys, vals := make([]string, len(kv)), make([]string, len(kv))
+	for i, p := range kv {
+		keys[i], vals[i] = p.Key, p.Value
+	}
+	md := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(t.arrowFields(), &md), version, nil
 }
 
 // writerProperties are the Parquet writer's settings for t: zstd, row

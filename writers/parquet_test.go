@@ -664,16 +664,10 @@ func TestWriteParquetColumnAtATimeSameBytes(t *testing.T) {
 	got := writeBytes(t, tb, md)
 
 	// The reference: a record per row group, pqarrow's Write.
-	version, err := md.check()
+	schema, version, err := tb.schema(md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, vals := make([]string, len(md)), make([]string, len(md))
-	for i, p := range md {
-		keys[i], vals[i] = p.Key, p.Value
-	}
-	amd := arrow.NewMetadata(keys, vals)
-	schema := arrow.NewSchema(tb.arrowFields(), &amd)
 	mem := memory.NewGoAllocator()
 	props := tb.writerProperties(mem, version)
 	var want bytes.Buffer
@@ -793,16 +787,10 @@ func TestParquetDeterministicPastDictionaryLimit(t *testing.T) {
 	}
 
 	// arrow-go's defaults on the same table: the chunks fall back.
-	version, err := md.check()
+	schema, version, err := tb.schema(md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keysMD, valsMD := make([]string, len(md)), make([]string, len(md))
-	for i, p := range md {
-		keysMD[i], valsMD[i] = p.Key, p.Value
-	}
-	amd := arrow.NewMetadata(keysMD, valsMD)
-	schema := arrow.NewSchema(tb.arrowFields(), &amd)
 	mem := memory.NewGoAllocator()
 	props := parquet.NewWriterProperties(parquet.WithAllocator(mem), parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCreatedBy(CreatedBy(version)), parquet.WithMaxRowGroupLength(RowGroupRows))
