@@ -58,7 +58,7 @@ func (f *Figure) RenderContext(ctx context.Context) (svg, png []byte, err error)
 	if !on {
 		return f.render(ctx)
 	}
-	key, err := f.drawingKey()
+	key, err := f.Key()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,7 +104,7 @@ func (f *Figure) DrawingKey() ([sha256.Size]byte, error) { return f.drawingKey()
 // drawingKey hashes the figure's size and every command it draws.
 func (f *Figure) drawingKey() ([sha256.Size]byte, error) {
 	if len(f.Panels) == 0 {
-		return [sha256.Size]byte{}, fmt.Errorf("figure %s: no panel", f.Name)
+		return [sha256.Size]byte{}, errNoPanel(f)
 	}
 	w, h := f.size()
 	rec := &recorder.Canvas{}
