@@ -102,7 +102,8 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	// No zstd checksum in a payload: the entry's SHA-256 covers it.
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<36))
 	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec}, nil
 }
@@ -245,7 +246,22 @@ func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
 	buf = append(buf, z...)
 	sum := sha256.Sum256(buf)
 	buf = append(buf, sum[:]...)
-	if err := c.b.WriteAll(ctx, c.name(key), buf, &blob.WriterOptions{ContentType: "application/octet-stream"}); err != nil {
+	// Not bucket.WriteAll: it hashes the entry with MD5 twice (its
+	// ContentMD5, then the writer's check of it), what the entry's own
+	// SHA-256 already guards, read back by Get. A failed write is
+	// cancelled before Close, so that nothing is published.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := c.b.NewWriter(wctx, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"})
+	if err != nil {
+		return storage.RedactErr(err)
+	}
+	if _, err := w.Write(buf); err != nil {
+		cancel()
+		_ = w.Close()
+		return storage.RedactErr(err)
+	}
+	if err := w.Close(); err != nil {
 		return storage.RedactErr(err)
 	}
 	return nil
