@@ -236,14 +236,17 @@ func (c *Cache) open(key string, data []byte) (Entry, error) {
 // published whole (a rename on a local disk, a single upload on a blob
 // store), so that a reader never sees part of one.
 func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
-	z := c.enc.EncodeAll(e.Payload, nil)
-	buf := make([]byte, 0, len(magic)+headerLen+len(z)+sha256.Size)
+	// The payload compressed straight after the header, into a buffer
+	// with room for the most it can take (no copy of it, no growing).
+	buf := make([]byte, 0, len(magic)+headerLen+c.enc.MaxEncodedSize(len(e.Payload))+sha256.Size)
 	buf = append(buf, magic...)
 	buf = binary.LittleEndian.AppendUint32(buf, FormatVersion)
 	buf = append(buf, key...)
 	buf = binary.LittleEndian.AppendUint64(buf, e.Hash)
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(z)))
-	buf = append(buf, z...)
+	buf = binary.LittleEndian.AppendUint64(buf, 0) // the payload's length, below
+	start := len(buf)
+	buf = c.enc.EncodeAll(e.Payload, buf)
+	binary.LittleEndian.PutUint64(buf[start-8:start], uint64(len(buf)-start))
 	sum := sha256.Sum256(buf)
 	buf = append(buf, sum[:]...)
 	// Not bucket.WriteAll: it hashes the entry with MD5 twice (its
