@@ -84,6 +84,13 @@ func randArgs(r *rand.Rand) []figureArgs {
 		}
 		return protocol.Finite(num())
 	}
+	// Fewer values, where a figure has many of them.
+	small := func() protocol.Value {
+		if r.IntN(3) == 0 {
+			return protocol.Value{Reason: "undefined"}
+		}
+		return protocol.Finite(float64(r.IntN(2)))
+	}
 	// Mostly one item, sometimes more: lists repeat often enough.
 	items := func(most int) int {
 		if r.IntN(4) > 0 {
@@ -108,7 +115,7 @@ func randArgs(r *rand.Rand) []figureArgs {
 	}
 	grid := Grid{Rows: []string{"a", pick("b", "c")}, Cols: []string{pick("x", "y")}}
 	for range grid.Rows {
-		grid.Cells = append(grid.Cells, []protocol.Value{val()})
+		grid.Cells = append(grid.Cells, []protocol.Value{small()})
 	}
 	var pts []RunPoint
 	for i := range items(3) {
@@ -122,8 +129,8 @@ func randArgs(r *rand.Rand) []figureArgs {
 	var ests []Estimate
 	var imps []Improvement
 	for i, f := range []string{"ppo", "ewc"}[:items(2)] {
-		ests = append(ests, Estimate{Family: f, Index: i, IQM: val(), Low: val(), High: val()})
-		imps = append(imps, Improvement{Family: f, Index: i, P: val(), Low: val(), High: val(), Flipped: r.IntN(2) == 0})
+		ests = append(ests, Estimate{Family: f, Index: i, IQM: small(), Low: small(), High: small()})
+		imps = append(imps, Improvement{Family: f, Index: i, P: small(), Low: small(), High: small(), Flipped: r.IntN(2) == 0})
 	}
 	return []figureArgs{
 		rewardArgs{Fam: pick("ppo", "ewc"), Runs: 2, Ln: ln},
