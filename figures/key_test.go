@@ -268,7 +268,7 @@ func TestInputKeyDrawsEqualBytes(t *testing.T) {
 	byKey := map[[32]byte]*seen{}
 	same := map[string]int{} // by kind
 	rounds := 150
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		rounds = 60
 	}
 	for i := range rounds {
