@@ -116,14 +116,7 @@ func intervals(name string, families int, hs []Headline, ests [][]Estimate) *Fig
 	}
 	k := newKeyer(kindIntervals)
 	k.int(int64(families))
-	k.int(int64(len(hs)))
-	for i, h := range hs {
-		k.headline(h)
-		k.int(int64(len(ests[i])))
-		for _, e := range ests[i] {
-			k.estimate(e)
-		}
-	}
+	keyHeadlines(k, hs, ests, k.estimate)
 	fig.keyed(k)
 	return fig
 }
@@ -268,14 +261,7 @@ func probImprovement(name, baseline string, hs []Headline, imps [][]Improvement)
 	}
 	k := newKeyer(kindImprovement)
 	k.str(baseline)
-	k.int(int64(len(hs)))
-	for i, h := range hs {
-		k.headline(h)
-		k.int(int64(len(imps[i])))
-		for _, e := range imps[i] {
-			k.improvement(e)
-		}
-	}
+	keyHeadlines(k, hs, imps, k.improvement)
 	fig.keyed(k)
 	return fig
 }

@@ -92,9 +92,18 @@ func (k *keyer) line(ln Line) {
 	}
 }
 
-func (k *keyer) headline(h Headline) {
-	k.str(h.Metric)
-	k.str(h.Label)
+// keyHeadlines writes each headline and what a figure draws of it
+// (per[i], of hs[i]), each item by each.
+func keyHeadlines[T any](k *keyer, hs []Headline, per [][]T, each func(T)) {
+	k.int(int64(len(hs)))
+	for i, h := range hs {
+		k.str(h.Metric)
+		k.str(h.Label)
+		k.int(int64(len(per[i])))
+		for _, e := range per[i] {
+			each(e)
+		}
+	}
 }
 
 func (k *keyer) estimate(e Estimate) {

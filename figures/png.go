@@ -60,18 +60,7 @@ func encodePNG(w io.Writer, img image.Image) error {
 	zw, bw := pw.zw, pw.bw
 	zw.Reset(&idat)
 	bw.Reset(zw)
-	row := make([]byte, 1+3*width)
-	row[0] = 2 // Up
-	// Each filtered row straight from the pixels of its row and the one
-	// above (the first row less a row of zeros: its own colours).
-	var above []byte
-	for y := range height {
-		o := m.PixOffset(b.Min.X, b.Min.Y+y)
-		pix := m.Pix[o : o+4*width : o+4*width]
-		upFilter(row[1:], pix, above)
-		above = pix
-		bw.Write(row)
-	}
+	filteredRows(m, func(row []byte) { bw.Write(row) })
 	if e := bw.Flush(); e != nil {
 		return e
 	}
@@ -81,6 +70,25 @@ func encodePNG(w io.Writer, img image.Image) error {
 	chunk("IDAT", idat)
 	chunk("IEND", nil)
 	return err
+}
+
+// filteredRows hands each row of m, as the image data holds it (the
+// filter type, Up, then the row's colours less those of the row above), to
+// emit, one buffer reused: each straight from the pixels of its row and
+// the one above (the first row less a row of zeros: its own colours).
+func filteredRows(m *image.RGBA, emit func(row []byte)) {
+	b := m.Bounds()
+	width := b.Dx()
+	row := make([]byte, 1+3*width)
+	row[0] = 2 // Up
+	var above []byte
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		o := m.PixOffset(b.Min.X, y)
+		pix := m.Pix[o : o+4*width : o+4*width]
+		upFilter(row[1:], pix, above)
+		above = pix
+		emit(row)
+	}
 }
 
 // upFilter writes into out (3 bytes a pixel) the colours of the RGBA
