@@ -35,12 +35,12 @@ func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []b
 		svg, png, err = f.RenderContext(ctx)
 		return svg, png, false, err
 	}
-	dk, err := f.Key()
+	fk, err := f.Key()
 	if err != nil {
 		return nil, nil, false, err
 	}
 	fc := j.cache.c.Kind(figuresKind)
-	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(dk[:]))
+	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(fk[:]))
 	e, found, err := fc.Get(ctx, key)
 	if err == nil && found {
 		if svg, png, err = splitFigure(e.Payload); err == nil {
