@@ -36,6 +36,16 @@
 # 3. Prints the median of each, and the ratios: cold/warm, JSONL/Parquet
 #    and DuckDB/Parquet, in wall and CPU time. The machine's load (uptime) is printed before and
 #    after: on a shared machine wall times move, CPU times less so.
+# 4. With BENCH_WARM_ROUNDS=N (and BENCH_BASE), then N more rounds of the
+#    warm job alone, this build's and the base's alternating, each from a
+#    copy of a cache its build filled cold once (so every warm job finds
+#    the same entries): the warm job is a tenth of the cold one, and on a
+#    shared machine the main rounds' few warm samples move more than the
+#    builds differ. Prints each build's median and least warm CPU and the
+#    median of the paired differences (base - this build). With
+#    BENCH_PROFILE=1 each of those warm jobs also writes a CPU profile,
+#    BENCH_DIR/profiles/{warm,base-warm}-R.pprof (`go tool pprof -top
+#    BENCH_DIR/crlbatch BENCH_DIR/profiles/warm-*.pprof` sums them).
 set -euo pipefail
 
 BENCH_BYTES=${BENCH_BYTES:-1000000000}
@@ -146,3 +156,31 @@ for j in "${JOBS[@]}"; do
 	echo "  $j: $(grep -m1 '^scored' "$T/$j.log" || echo '(no summary line)')"
 done
 echo "  warm-cache's runs: $( (grep -m1 -o 'runs from the cache.*' "$T/warm-cache.err" || echo '(no run-level entries)') | tr -d '"')"
+
+if [[ ${BENCH_WARM_ROUNDS:-0} -gt 0 && -n $BASE_BIN ]]; then
+	echo
+	echo "warm job alone, $BENCH_WARM_ROUNDS alternating rounds; load before: $(uptime)"
+	rm -rf "$BENCH_DIR/profiles" && mkdir -p "$BENCH_DIR/profiles"
+	rm -rf "$BENCH_DIR/snap" "$BENCH_DIR/snap-base"
+	run snap-cold "$BENCH_DIR/work" --cache "$BENCH_DIR/snap"
+	run base-snap-cold "$BENCH_DIR/work" --cache "$BENCH_DIR/snap-base"
+	for r in $(seq "$BENCH_WARM_ROUNDS"); do
+		for name in warm-alone base-warm-alone; do
+			snap=$BENCH_DIR/snap
+			[[ $name == base-* ]] && snap=$BENCH_DIR/snap-base
+			rm -rf "$BENCH_DIR/wc" && cp -a "$snap" "$BENCH_DIR/wc"
+			change
+			prof=()
+			[[ -n ${BENCH_PROFILE:-} ]] && prof=(--cpuprofile "$BENCH_DIR/profiles/${name%-alone}-$r.pprof")
+			run "$name" "$BENCH_DIR/work" --cache "$BENCH_DIR/wc" "${prof[@]}"
+			restore
+		done
+	done
+	echo "load after:  $(uptime)"
+	printf '%-28s %9s %9s %9s\n' job wall_s cpu_s least_cpu
+	for j in warm-alone base-warm-alone; do
+		printf '%-28s %9s %9s %9s\n' "$j" "$(col $j 1)" "$(col $j 2)" "$(awk '{print $2}' "$T/$j" | sort -n | head -n 1)"
+	done
+	echo "paired CPU difference (base - this build), median: $(paste -d ' ' <(awk '{print $2}' "$T/base-warm-alone") <(awk '{print $2}' "$T/warm-alone") | awk '{print $1 - $2}' | med) s"
+	echo "cold (no cache) / warm alone, CPU: this build $(ratio "$(col cold-nocache 2)" "$(col warm-alone 2)")x, base $(ratio "$(col cold-nocache 2)" "$(col base-warm-alone 2)")x"
+fi

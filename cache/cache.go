@@ -102,7 +102,8 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	// No zstd checksum in a payload: the entry's SHA-256 covers it.
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<36))
 	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec}, nil
 }
@@ -235,17 +236,35 @@ func (c *Cache) open(key string, data []byte) (Entry, error) {
 // published whole (a rename on a local disk, a single upload on a blob
 // store), so that a reader never sees part of one.
 func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
-	z := c.enc.EncodeAll(e.Payload, nil)
-	buf := make([]byte, 0, len(magic)+headerLen+len(z)+sha256.Size)
+	// The payload compressed straight after the header, into a buffer
+	// with room for the most it can take (no copy of it, no growing).
+	buf := make([]byte, 0, len(magic)+headerLen+c.enc.MaxEncodedSize(len(e.Payload))+sha256.Size)
 	buf = append(buf, magic...)
 	buf = binary.LittleEndian.AppendUint32(buf, FormatVersion)
 	buf = append(buf, key...)
 	buf = binary.LittleEndian.AppendUint64(buf, e.Hash)
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(z)))
-	buf = append(buf, z...)
+	buf = binary.LittleEndian.AppendUint64(buf, 0) // the payload's length, below
+	start := len(buf)
+	buf = c.enc.EncodeAll(e.Payload, buf)
+	binary.LittleEndian.PutUint64(buf[start-8:start], uint64(len(buf)-start))
 	sum := sha256.Sum256(buf)
 	buf = append(buf, sum[:]...)
-	if err := c.b.WriteAll(ctx, c.name(key), buf, &blob.WriterOptions{ContentType: "application/octet-stream"}); err != nil {
+	// Not bucket.WriteAll: it hashes the entry with MD5 twice (its
+	// ContentMD5, then the writer's check of it), what the entry's own
+	// SHA-256 already guards, read back by Get. A failed write is
+	// cancelled before Close, so that nothing is published.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := c.b.NewWriter(wctx, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"})
+	if err != nil {
+		return storage.RedactErr(err)
+	}
+	if _, err := w.Write(buf); err != nil {
+		cancel()
+		_ = w.Close()
+		return storage.RedactErr(err)
+	}
+	if err := w.Close(); err != nil {
 		return storage.RedactErr(err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	_ "gocloud.dev/blob/fileblob"
 )
 
@@ -146,5 +147,52 @@ func TestResolveAuto(t *testing.T) {
 	}
 	if got, _ := Resolve("s3://b/p"); got != "s3://b/p" {
 		t.Errorf("a URL: %q", got)
+	}
+}
+
+// TestPutCancelledLeavesNothing: a Put whose context is cancelled
+// publishes no entry and leaves no temporary file behind.
+func TestPutCancelledLeavesNothing(t *testing.T) {
+	c, dir := openTemp(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	k := Key("cancelled")
+	if err := c.Put(ctx, k, Entry{Payload: []byte("p")}); err == nil {
+		t.Fatal("a cancelled Put succeeded")
+	}
+	if _, found, err := c.Get(context.Background(), k); found || err != nil {
+		t.Fatalf("after a cancelled Put: found %v, %v", found, err)
+	}
+	var files []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) > 0 {
+		t.Errorf("a cancelled Put left %v", files)
+	}
+}
+
+// TestGetReadsChecksummedPayloads: an entry whose zstd frame carries its
+// own checksum (as Put wrote them before it left the checksum to the
+// entry's SHA-256) is read back as it was written.
+func TestGetReadsChecksummedPayloads(t *testing.T) {
+	c, _ := openTemp(t)
+	ctx := context.Background()
+	old, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.enc = old
+	payload := bytes.Repeat([]byte("an older entry "), 500)
+	k := Key("crc")
+	if err := c.Put(ctx, k, Entry{Payload: payload, Hash: 7}); err != nil {
+		t.Fatal(err)
+	}
+	e, found, err := c.Get(ctx, k)
+	if err != nil || !found || !bytes.Equal(e.Payload, payload) || e.Hash != 7 {
+		t.Fatalf("an entry with a checksummed payload: found %v, %v, %d bytes", found, err, len(e.Payload))
 	}
 }

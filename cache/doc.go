@@ -23,7 +23,10 @@
 // gocloud.dev's fileblob writes a temporary file beside it and renames it;
 // a blob store's upload is atomic), so two jobs writing one entry at once
 // leave one of two whole entries, either right, and a reader never sees
-// half of one. Stats and Prune list the entries of every
+// half of one; a write that fails is cancelled before it is closed, so
+// that nothing is published. Put asks the store for no MD5 of its own
+// (bucket.WriteAll's two passes) and zstd for no frame checksum: the
+// entry's SHA-256 guards both. Stats and Prune list the entries of every
 // version; Prune removes the oldest first (by when each was written: a hit
 // does not refresh an entry).
 package cache

@@ -68,3 +68,34 @@ func BenchmarkRewardSmall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFigureKey is what finding a reward figure in the cache costs:
+// its input key (Key, computed when the figure is made) against the
+// drawing key it replaced (the figure drawn to a recorder and every
+// command hashed), each with the figure's construction, and the
+// construction alone.
+func BenchmarkFigureKey(b *testing.B) {
+	ln := benchLine()
+	b.Run("construction", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Reward("r", "f", 5, ln)
+		}
+	})
+	b.Run("input", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Reward("r", "f", 5, ln).Key(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("drawing", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Reward("r", "f", 5, ln).DrawingKey(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

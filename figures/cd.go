@@ -99,5 +99,17 @@ func CriticalDifference(name, title string, fams []Ranked, cd protocol.Value, be
 	if len(absent) > 0 {
 		caption += " Not ranked: " + strings.Join(absent, "; ") + "."
 	}
-	return &Figure{Name: name, Title: title, Caption: caption, Panels: []*plot.Plot{p}, PanelHeight: vg.Length(n+4) * 0.7 * vg.Centimeter}
+	fig := &Figure{Name: name, Title: title, Caption: caption, Panels: []*plot.Plot{p}, PanelHeight: vg.Length(n+4) * 0.7 * vg.Centimeter}
+	ky := newKeyer(kindCD)
+	ky.str(title)
+	ky.int(int64(len(fams)))
+	for _, f := range fams {
+		ky.str(f.Family)
+		ky.value(f.Rank)
+	}
+	ky.value(cd)
+	ky.int(int64(benchmarks))
+	ky.float(alpha)
+	fig.keyed(ky)
+	return fig
 }

@@ -12,7 +12,10 @@
 // random identifier, fonts embedded by gonum/plot). What a figure draws
 // grows with what it can show, not with the data: the reward figure shades
 // adjacent regimes narrower than a pixel column as one stretch and labels a
-// stretch only where its label fits, and the caption counts both.
+// stretch only where its label fits, and the caption counts both. Each
+// figure made by a constructor has a key computed without drawing it
+// (Figure.Key: its kind, KeyVersion and every input it is drawn from),
+// under which the engine's --cache and the test memo keep its bytes.
 //
 // Like protocol/, the package is pure: no I/O beyond the writers it is
 // handed, no goroutine; the engine (pipeline) renders figures concurrently.

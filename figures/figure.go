@@ -29,7 +29,14 @@ type Figure struct {
 	Panels  []*plot.Plot
 	// Width and PanelHeight size the figure (0: 16 cm and 8 cm).
 	Width, PanelHeight vg.Length
+
+	// inputKey is the hash of the kind and inputs a constructor drew the
+	// figure from, keyedPanels the panels it drew them into (Key).
+	inputKey    [32]byte
+	keyedPanels []*plot.Plot
 }
+
+func errNoPanel(f *Figure) error { return fmt.Errorf("figure %s: no panel", f.Name) }
 
 // PNGDPI is the resolution of the PNG figures.
 const PNGDPI = 96
@@ -90,7 +97,7 @@ func (f *Figure) SVG() ([]byte, error) { return f.svg(context.Background()) }
 // svg is SVG, stopped (with ctx's error) when ctx is done.
 func (f *Figure) svg(ctx context.Context) ([]byte, error) {
 	if len(f.Panels) == 0 {
-		return nil, fmt.Errorf("figure %s: no panel", f.Name)
+		return nil, errNoPanel(f)
 	}
 	w, h := f.size()
 	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))
@@ -112,7 +119,7 @@ func (f *Figure) PNG() ([]byte, error) { return f.png(context.Background()) }
 // png is PNG, stopped (with ctx's error) when ctx is done.
 func (f *Figure) png(ctx context.Context) ([]byte, error) {
 	if len(f.Panels) == 0 {
-		return nil, fmt.Errorf("figure %s: no panel", f.Name)
+		return nil, errNoPanel(f)
 	}
 	w, h := f.size()
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))

@@ -25,6 +25,7 @@ type Grid struct {
 // An absent cell is drawn hatched grey with a dash, never coloured as a
 // number; the caption lists the absent cells by reason.
 func Heatmap(name, title string, g Grid, xlabel, ylabel string, lo, hi float64, format, caption string) *Figure {
+	caption0 := caption
 	p := newPlot(title, xlabel, ylabel)
 	rows, cols := len(g.Rows), len(g.Cols)
 	text := rows <= 12 && cols <= 12
@@ -104,7 +105,26 @@ func Heatmap(name, title string, g Grid, xlabel, ylabel string, lo, hi float64, 
 		caption += " Grey cells with a dash have no value: " + strings.Join(parts, "; ") + "."
 	}
 	h := vg.Length(max(rows, 2))*0.9*vg.Centimeter + 3*vg.Centimeter
-	return &Figure{Name: name, Title: title, Caption: caption, Panels: []*plot.Plot{p}, PanelHeight: h}
+	fig := &Figure{Name: name, Title: title, Caption: caption, Panels: []*plot.Plot{p}, PanelHeight: h}
+	k := newKeyer(kindHeatmap)
+	k.str(title)
+	k.strs(g.Rows)
+	k.strs(g.Cols)
+	k.int(int64(len(g.Cells)))
+	for _, row := range g.Cells {
+		k.int(int64(len(row)))
+		for _, v := range row {
+			k.value(v)
+		}
+	}
+	k.str(xlabel)
+	k.str(ylabel)
+	k.float(lo)
+	k.float(hi)
+	k.str(format)
+	k.str(caption0)
+	fig.keyed(k)
+	return fig
 }
 
 // shade is a sequential blue from light (0) to dark (1).

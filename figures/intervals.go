@@ -55,10 +55,21 @@ func familyName(f string) string {
 // rliable-style: the interquartile mean across seeds and its 95 %
 // bootstrap interval.
 func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
-	fig := &Figure{Name: name, Title: "Interval estimates", PanelHeight: panelHeight(len(fres.Families))}
+	ests := make([][]Estimate, len(hs))
+	for i, h := range hs {
+		ests[i] = IntervalEstimates(fres, h.Metric)
+	}
+	return intervals(name, len(fres.Families), hs, ests)
+}
+
+// intervals draws Intervals from what it takes of the reduction: its
+// number of families and each headline's estimates (ests[i] those of
+// hs[i]); its input key is made of them.
+func intervals(name string, families int, hs []Headline, ests [][]Estimate) *Figure {
+	fig := &Figure{Name: name, Title: "Interval estimates", PanelHeight: panelHeight(families)}
 	var absent, labels []string
-	for _, h := range hs {
-		est := IntervalEstimates(fres, h.Metric)
+	for hi, h := range hs {
+		est := ests[hi]
 		if len(est) == 0 {
 			continue
 		}
@@ -103,6 +114,10 @@ func Intervals(name string, fres *family.Result, hs []Headline) *Figure {
 	if len(absent) > 0 {
 		fig.Caption += " Not drawn: " + strings.Join(absent, "; ") + "."
 	}
+	k := newKeyer(kindIntervals)
+	k.int(int64(families))
+	keyHeadlines(k, hs, ests, k.estimate)
+	fig.keyed(k)
 	return fig
 }
 
@@ -170,12 +185,23 @@ func complement(v protocol.Value) protocol.Value {
 // half; P(X > Y) + ½P(X = Y) where higher is better, P(X < Y) + ½P(X = Y)
 // where lower is), and its 95 % stratified-bootstrap interval.
 func ProbImprovement(name string, fres *family.Result, hs []Headline) *Figure {
-	base := familyName(fres.Baseline)
+	imps := make([][]Improvement, len(hs))
+	for i, h := range hs {
+		imps[i] = Improvements(fres, h.Metric)
+	}
+	return probImprovement(name, fres.Baseline, hs, imps)
+}
+
+// probImprovement draws ProbImprovement from what it takes of the
+// reduction: the baseline's name and each headline's improvements (imps[i]
+// those of hs[i]); its input key is made of them.
+func probImprovement(name, baseline string, hs []Headline, imps [][]Improvement) *Figure {
+	base := familyName(baseline)
 	fig := &Figure{Name: name, Title: "Probability of improvement over " + base}
 	var absent, labels []string
 	rows := 0
-	for _, h := range hs {
-		imp := Improvements(fres, h.Metric)
+	for hi, h := range hs {
+		imp := imps[hi]
 		if len(imp) == 0 {
 			continue
 		}
@@ -233,6 +259,10 @@ func ProbImprovement(name string, fres *family.Result, hs []Headline) *Figure {
 	if len(absent) > 0 {
 		fig.Caption += " Not drawn: " + strings.Join(absent, "; ") + "."
 	}
+	k := newKeyer(kindImprovement)
+	k.str(baseline)
+	keyHeadlines(k, hs, imps, k.improvement)
+	fig.keyed(k)
 	return fig
 }
 

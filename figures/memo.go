@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/recorder"
 )
 
-// memo keeps rendered figures by their drawing, for a process that renders
+// memo keeps rendered figures by their Key, for a process that renders
 // the same figures over and over (the command's tests run the bundled
 // examples under dozens of flag sets); off unless Memoize turned it on.
 var memo struct {
@@ -26,13 +26,13 @@ var memo struct {
 type rendered struct{ svg, png []byte }
 
 // Memoize turns the memo of Render on or off (off: the default). With it
-// on, Render draws the figure on a recording canvas first and hashes every
-// drawing command at full precision (a stroke's or fill's path by the bits
-// of its floats, any other command as Go prints it, which reads back to the
-// same bits); a figure whose commands were rendered before gets the same
-// SVG and PNG bytes back without being rasterized again. The bytes are those a fresh render gives: SVG and PNG are
-// functions of the commands and the canvas size alone. It returns the
-// memo's hits and misses so far.
+// on, Render looks the figure up by its Key (for a figure made by a
+// constructor, a hash of every input it is drawn from, computed without
+// drawing; otherwise its DrawingKey); a figure whose key was rendered
+// before gets the same SVG and PNG bytes back without being drawn or
+// rasterized again. The bytes are those a fresh render gives
+// (TestInputKeyDrawsEqualBytes, TestMemoizedRenderIsAFreshRender). It
+// returns the memo's hits and misses so far.
 func Memoize(on bool) (hits, misses int) {
 	memo.Lock()
 	defer memo.Unlock()
@@ -58,7 +58,7 @@ func (f *Figure) RenderContext(ctx context.Context) (svg, png []byte, err error)
 	if !on {
 		return f.render(ctx)
 	}
-	key, err := f.drawingKey()
+	key, err := f.Key()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,17 +94,18 @@ func (f *Figure) render(ctx context.Context) (svg, png []byte, err error) {
 	return svg, png, nil
 }
 
-// DrawingKey is the key Memoize keeps a figure's SVG and PNG under: a
-// SHA-256 of its size, the PNG's resolution and every drawing command at
-// full precision. Two figures with one key render to the same bytes (with
-// one build of this package); the engine keeps rendered figures in --cache
-// under it.
+// DrawingKey is a SHA-256 of the figure's size, the PNG's resolution and
+// every drawing command at full precision, strokes' and fills' paths by
+// the bits of their floats (stroke and fill commands, drawn to a recorder).
+// Two figures with one drawing key render to the same bytes (with one
+// build of this package). It is the Key of a figure that no constructor
+// keyed, and what the tests compare input keys with.
 func (f *Figure) DrawingKey() ([sha256.Size]byte, error) { return f.drawingKey() }
 
 // drawingKey hashes the figure's size and every command it draws.
 func (f *Figure) drawingKey() ([sha256.Size]byte, error) {
 	if len(f.Panels) == 0 {
-		return [sha256.Size]byte{}, fmt.Errorf("figure %s: no panel", f.Name)
+		return [sha256.Size]byte{}, errNoPanel(f)
 	}
 	w, h := f.size()
 	rec := &recorder.Canvas{}

@@ -5,11 +5,13 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/crlbatch/crlbatch/internal/benchcpu"
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
 )
@@ -97,21 +99,96 @@ func TestEncodePNGIsLossless(t *testing.T) {
 func BenchmarkEncodePNG(b *testing.B) {
 	img := raster(Reward("r", "f", 5, smallLine()))
 	b.ReportAllocs()
+	before := benchcpu.Now()
 	for b.Loop() {
 		var buf bytes.Buffer
 		if err := encodePNG(&buf, img); err != nil {
 			b.Fatal(err)
 		}
 	}
+	benchcpu.Report(b, before)
 }
 
 func BenchmarkEncodePNGImagePNG(b *testing.B) {
 	img := raster(Reward("r", "f", 5, smallLine()))
 	b.ReportAllocs()
+	before := benchcpu.Now()
 	for b.Loop() {
 		var buf bytes.Buffer
 		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 			b.Fatal(err)
 		}
+	}
+	benchcpu.Report(b, before)
+}
+
+// filteredRowsBefore hands each filtered row of m (the filter byte, then
+// its colours less those of the row above) to emit, as encodePNG filtered
+// them before upFilter: the row's colours copied out, then less the
+// previous row's copy.
+func filteredRowsBefore(m *image.RGBA, emit func(row []byte)) {
+	b := m.Bounds()
+	width, height := b.Dx(), b.Dy()
+	n := 3 * width
+	cur, prev := make([]byte, n), make([]byte, n)
+	row := make([]byte, 1+n)
+	row[0] = 2
+	for y := range height {
+		pix := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+		for x := range width {
+			cur[3*x], cur[3*x+1], cur[3*x+2] = pix[4*x], pix[4*x+1], pix[4*x+2]
+		}
+		for i := range cur {
+			row[1+i] = cur[i] - prev[i]
+		}
+		emit(row)
+		cur, prev = prev, cur
+	}
+}
+
+// TestUpFilter: the rows encodePNG compresses are those it compressed
+// before upFilter, over random pixels, whole images and parts of them.
+func TestUpFilter(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, size := range []image.Rectangle{image.Rect(0, 0, 1, 1), image.Rect(0, 0, 7, 3), image.Rect(0, 0, 605, 40)} {
+		m := image.NewRGBA(size)
+		for i := range m.Pix {
+			m.Pix[i] = byte(r.Uint32())
+		}
+		for _, img := range []*image.RGBA{m, m.SubImage(image.Rect(1, 1, size.Dx(), size.Dy())).(*image.RGBA)} {
+			var got, want [][]byte
+			filteredRows(img, func(row []byte) { got = append(got, bytes.Clone(row)) })
+			filteredRowsBefore(img, func(row []byte) { want = append(want, bytes.Clone(row)) })
+			if len(got) != len(want) {
+				t.Fatalf("%v: %d rows, want %d", img.Bounds(), len(got), len(want))
+			}
+			for y := range got {
+				if !bytes.Equal(got[y], want[y]) {
+					t.Errorf("%v: row %d differs", img.Bounds(), y)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkUpFilter: every row of a reward figure filtered as encodePNG
+// filters it (upFilter) and as it did before.
+func BenchmarkUpFilter(b *testing.B) {
+	img := raster(Reward("r", "f", 5, benchLine())).(*image.RGBA)
+	for _, c := range []struct {
+		name string
+		f    func(*image.RGBA, func([]byte))
+	}{{"filteredRows", filteredRows}, {"before", filteredRowsBefore}} {
+		b.Run(c.name, func(b *testing.B) {
+			before := benchcpu.Now()
+			n := 0
+			for b.Loop() {
+				c.f(img, func(row []byte) { n += int(row[len(row)-1]) })
+			}
+			benchcpu.Report(b, before)
+			if n < 0 {
+				b.Log(n)
+			}
+		})
 	}
 }

@@ -234,6 +234,11 @@ func Reward(name, fam string, runs int, ln Line) *Figure {
 		caption += fmt.Sprintf(" The band is absent at %d bucket(s): %s.", missingBand, ReasonOneRun)
 	}
 	fig.Caption = strings.TrimSpace(caption)
+	k := newKeyer(kindReward)
+	k.str(fam)
+	k.int(int64(runs))
+	k.line(ln)
+	fig.keyed(k)
 	return fig
 }
 

@@ -79,5 +79,18 @@ func Tradeoff(name, title string, pts []RunPoint, xlabel, ylabel string) *Figure
 	if len(absent) > 0 {
 		caption += " Not drawn: " + strings.Join(absent, "; ") + "."
 	}
-	return &Figure{Name: name, Title: title, Caption: caption, Panels: []*plot.Plot{p}}
+	fig := &Figure{Name: name, Title: title, Caption: caption, Panels: []*plot.Plot{p}}
+	k := newKeyer(kindTradeoff)
+	k.str(title)
+	k.int(int64(len(pts)))
+	for _, r := range pts {
+		k.str(r.Family)
+		k.str(r.Run)
+		k.value(r.X)
+		k.value(r.Y)
+	}
+	k.str(xlabel)
+	k.str(ylabel)
+	fig.keyed(k)
+	return fig
 }

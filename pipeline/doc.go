@@ -51,8 +51,8 @@
 // keeps each family's rows, keyed by the exact bits of its runs and the
 // baseline's, every reduction option and the build, and each row alone,
 // keyed by what it depends on of one metric; figures.go each
-// figure's SVG and PNG, keyed by its drawing (figures.Figure.DrawingKey)
-// and the build. With --cache, the objects decoded in a pass (a warm
+// figure's SVG and PNG, keyed by its inputs (figures.Figure.Key, computed
+// without drawing) and the build. With --cache, the objects decoded in a pass (a warm
 // rerun's changed ones) share the cores among themselves: one large
 // enough is decoded in chunks.
 // Convert (convert.go) is `crlbatch convert`.

@@ -17,14 +17,15 @@ import (
 )
 
 // Figure entries (--cache, kind "figures"): a figure's SVG and PNG bytes
-// kept under its drawing (figures.Figure.DrawingKey: its size, the PNG's
-// resolution and every drawing command at full precision, as the test
-// memo figures.Memoize keys them) and the build (buildKey: the renderer
-// and its fonts are part of the executable). A figure drawn with the same
-// commands as one rendered before is not rasterized again.
+// kept under its key (figures.Figure.Key: for the figures the protocols
+// draw, a hash of the figure's kind, figures.KeyVersion and every input it
+// is drawn from, computed without drawing; as the test memo
+// figures.Memoize keys them) and the build (buildKey: the renderer and its
+// fonts are part of the executable). A figure drawn from the same inputs
+// as one rendered before is neither drawn nor rasterized again.
 const (
 	figuresKind    = "figures"
-	figureCacheTag = "crlbatch-figures-1" // raise with the entries' layout
+	figureCacheTag = "crlbatch-figures-2" // raise with the entries' layout or key; 2: input keys
 )
 
 // renderFigure renders f, through the job's figure entries when it has a
@@ -34,12 +35,12 @@ func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []b
 		svg, png, err = f.RenderContext(ctx)
 		return svg, png, false, err
 	}
-	dk, err := f.DrawingKey()
+	fk, err := f.Key()
 	if err != nil {
 		return nil, nil, false, err
 	}
 	fc := j.cache.c.Kind(figuresKind)
-	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(dk[:]))
+	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(fk[:]))
 	e, found, err := fc.Get(ctx, key)
 	if err == nil && found {
 		if svg, png, err = splitFigure(e.Payload); err == nil {
