@@ -537,10 +537,12 @@ func (l *pqLeaf) nulls(n int) []byte {
 // row has the index of an empty value (entry 0).
 type pqStrReader struct {
 	pqLeaf
-	vals []parquet.ByteArray
-	idx  []int32
-	off  []int32
-	data []byte
+	paged bool    // read a page at a time by parquet_pages.go
+	pg    pqPaged // its state
+	vals  []parquet.ByteArray
+	idx   []int32
+	off   []int32
+	data  []byte
 }
 
 // newPQStrReader returns the reader of the top-level string column name
@@ -557,12 +559,16 @@ func newPQStrReader(pf *file.Reader, name string, t arrow.DataType) *pqStrReader
 	}
 	s := pqGet[pqStrReader](&pqStrPool)
 	s.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: s.defs, valid: s.valid}
+	s.paged = pqPagedStrings && pqPagedEncodings(pf, l.col)
 	return s
 }
 
 // next reads the next n rows of the column into c (c.dict, c.off32,
 // c.data, c.text, c.valid).
 func (s *pqStrReader) next(c *pqColumn, n int) error {
+	if s.paged {
+		return s.nextPaged(c, n)
+	}
 	s.levels(n)
 	s.vals = pqGrow(s.vals, n)
 	s.idx, s.off, s.data = s.idx[:0], append(s.off[:0], 0, 0), s.data[:0]
@@ -684,8 +690,11 @@ func (f *pqFlatReader) release() {
 
 func (s *pqStrReader) release() {
 	s.close()
+	s.closePages()
 	clear(s.vals) // no page stays reachable
-	*s = pqStrReader{pqLeaf: pqLeaf{defs: s.defs, valid: s.valid}, vals: s.vals, idx: s.idx, off: s.off, data: s.data}
+	g := &s.pg
+	pg := pqPaged{dOff: g.dOff, dData: g.dData, slot: g.slot, used: g.used, nulls: g.nulls}
+	*s = pqStrReader{pqLeaf: pqLeaf{defs: s.defs, valid: s.valid}, pg: pg, vals: s.vals, idx: s.idx, off: s.off, data: s.data}
 	pqStrPool.Put(s)
 }
 
