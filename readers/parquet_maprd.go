@@ -179,6 +179,7 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 	rows, lo := 0, 0
 	for {
 		if m.kl == m.kn {
+			c.keysMoved() // the next keys may be of another page
 			ok, err := m.fill()
 			if err != nil {
 				return err
