@@ -281,6 +281,8 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 // validity bitmap when some are null, not as Arrow arrays.
 type pqFlatReader struct {
 	pqLeaf
+	paged bool    // read a page at a time by parquet_pages.go
+	pg    pqPaged // its state
 	ptype parquet.Type
 	f64   []float64
 	i64   []int64
@@ -308,12 +310,16 @@ func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatRead
 	f := pqGet[pqFlatReader](&pqFlatPool)
 	f.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: f.defs, valid: f.valid}
 	f.ptype = pt
+	f.paged = pqPagedNumbers && pqPagedEncodings(pf, l.col)
 	return f
 }
 
 // next reads the next n rows of the column into c (c.isInt, c.i64 or
 // c.f64, c.valid).
 func (f *pqFlatReader) next(c *pqColumn, n int) error {
+	if f.paged {
+		return f.nextPaged(c, n)
+	}
 	f.defs = pqGrow(f.defs, n)
 	switch f.ptype {
 	case parquet.Types.Double:
@@ -685,13 +691,15 @@ func pqGrow[T any](s []T, n int) []T {
 
 func (f *pqFlatReader) release() {
 	f.close()
-	*f = pqFlatReader{pqLeaf: pqLeaf{defs: f.defs, valid: f.valid}, f64: f.f64, i64: f.i64, i32: f.i32}
+	f.pg.close()
+	pg := pqPaged{dNum: f.pg.dNum, nulls: f.pg.nulls}
+	*f = pqFlatReader{pqLeaf: pqLeaf{defs: f.defs, valid: f.valid}, pg: pg, f64: f.f64, i64: f.i64, i32: f.i32}
 	pqFlatPool.Put(f)
 }
 
 func (s *pqStrReader) release() {
 	s.close()
-	s.closePages()
+	s.pg.close()
 	clear(s.vals) // no page stays reachable
 	g := &s.pg
 	pg := pqPaged{dOff: g.dOff, dData: g.dData, slot: g.slot, used: g.used, nulls: g.nulls}

@@ -10,23 +10,25 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
-// The page-level reading of a top-level string column (pqStrReader's paged
-// mode): arrow-go's page reader still reads, checks and decompresses each
-// page, but the levels, the dictionary indices and the plain values are
-// decoded here, run by run, instead of by the column chunk reader, which
-// expands every row's definition level into an int16 and every row of a
-// dictionary page into a []byte of its own. A run of definition levels
-// (an RLE run of a page without nulls: its every row) costs one step, and
-// a run of one dictionary index (an identity, a regime label held for many
-// rows) one step and one store a row; each dictionary entry a batch uses
-// is copied into the batch once. The levels and indices are the truth,
-// not the column chunk's statistics: a null is found in its level even
-// where statistics are absent or say otherwise. A column chunk whose
-// metadata lists an encoding other than PLAIN, PLAIN_DICTIONARY,
-// RLE_DICTIONARY and RLE (levels) is read by the column chunk reader as
-// before; anything unexpected in a page (a level above the maximum, an
-// index past the dictionary, a truncated value, a second dictionary) sends
-// the object the general way, which names the error.
+// The page-level reading of a top-level string or number column
+// (pqStrReader's and pqFlatReader's paged mode): arrow-go's page reader
+// still reads, checks and decompresses each page, but the levels, the
+// dictionary indices and the plain values are decoded here, run by run,
+// instead of by the column chunk reader, which expands every row's
+// definition level into an int16 and every row of a dictionary page into a
+// []byte of its own (a string) or a value (a number). A run of definition
+// levels (an RLE run of a page without nulls: its every row) costs one
+// step, and a run of one dictionary index (an identity, a regime label
+// held for many rows, a constant) one step and one store a row; each
+// string dictionary entry a batch uses is copied into the batch once,
+// plain numbers straight from the page to the batch's values. The levels
+// and indices are the truth, not the column chunk's statistics: a null is
+// found in its level even where statistics are absent or say otherwise. A
+// column chunk whose metadata lists an encoding other than PLAIN,
+// PLAIN_DICTIONARY, RLE_DICTIONARY and RLE (levels) is read by the column
+// chunk reader as before; anything unexpected in a page (a level above the
+// maximum, an index past the dictionary, a truncated value, a second
+// dictionary) sends the object the general way, which names the error.
 
 // pqRLE decodes the RLE / bit-packed hybrid encoding of Parquet's levels
 // and dictionary indices a run at a time.
@@ -140,13 +142,13 @@ type pqPaged struct {
 	slot   []int32         // by dictionary entry: its entry in the batch, or -1
 	used   []int32         // the dictionary entries with a slot
 	nulls  []int32         // the batch's null rows
+	dNum   []uint64        // a number column chunk's dictionary: the bits of each value
 }
 
 // nextPage moves to the next data page of the column, opening the next
 // row group's column chunk when one is read: false at the end of the
 // column.
-func (s *pqStrReader) nextPage() (bool, error) {
-	g := &s.pg
+func (s *pqLeaf) nextPage(g *pqPaged, readDict func(data []byte, n int) error) (bool, error) {
 	for {
 		if g.pr == nil {
 			if s.rg == s.pf.NumRowGroups() {
@@ -161,7 +163,7 @@ func (s *pqStrReader) nextPage() (bool, error) {
 		}
 		if !g.pr.Next() {
 			err := g.pr.Err()
-			s.closePages()
+			g.close()
 			if err != nil {
 				return false, errParquetIndirect
 			}
@@ -176,9 +178,10 @@ func (s *pqStrReader) nextPage() (bool, error) {
 			if e := parquet.Encoding(p.Encoding()); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
 				return false, errParquetIndirect
 			}
-			if err := s.readDict(p.Data(), int(p.NumValues())); err != nil {
+			if err := readDict(p.Data(), int(p.NumValues())); err != nil {
 				return false, err
 			}
+			g.hasDct = true
 			continue
 		case *file.DataPageV1:
 			data = p.Data()
@@ -251,7 +254,7 @@ func (s *pqStrReader) readDict(data []byte, n int) error {
 	for i := range g.slot {
 		g.slot[i] = -1
 	}
-	g.used, g.hasDct = g.used[:0], true
+	g.used = g.used[:0]
 	return nil
 }
 
@@ -275,11 +278,11 @@ func (s *pqStrReader) entry(k uint32) (int32, bool) {
 
 // defRun returns the number of the next rows, at most want, that share a
 // definition level, and whether they hold a value.
-func (s *pqStrReader) defRun(want int) (int, bool, error) {
+func (s *pqLeaf) defRun(g *pqPaged, want int) (int, bool, error) {
 	if s.maxDef == 0 {
 		return want, true, nil
 	}
-	d := &s.pg.defs
+	d := &g.defs
 	if d.rep == 0 && d.pk == 0 && !d.fill() {
 		return 0, false, errParquetIndirect
 	}
@@ -364,7 +367,7 @@ func (s *pqStrReader) nextPaged(c *pqColumn, n int) error {
 	var text int64
 	for len(s.idx) < n {
 		if g.left == 0 {
-			ok, err := s.nextPage()
+			ok, err := s.nextPage(g, s.readDict)
 			if err != nil {
 				return err
 			}
@@ -375,7 +378,7 @@ func (s *pqStrReader) nextPaged(c *pqColumn, n int) error {
 		want := min(n-len(s.idx), g.left)
 		g.left -= want
 		for want > 0 {
-			k, valued, err := s.defRun(want)
+			k, valued, err := s.defRun(g, want)
 			if err != nil {
 				return err
 			}
@@ -397,29 +400,174 @@ func (s *pqStrReader) nextPaged(c *pqColumn, n int) error {
 	if len(s.idx) != n || len(s.data) > math.MaxInt32 {
 		return errParquetIndirect // not the batch's rows
 	}
-	c.valid, c.voff = nil, 0
-	if len(g.nulls) > 0 {
-		nb := int(bitutil.BytesForBits(int64(n)))
-		s.valid = pqGrow(s.valid, nb)
-		for i := range s.valid {
-			s.valid[i] = 0xff
-		}
-		for _, i := range g.nulls {
-			bitutil.ClearBit(s.valid, int(i))
-		}
-		c.valid = s.valid
-	}
+	c.valid, c.voff = g.validity(&s.valid, n), 0
 	c.dict, c.off32, c.off64, c.data, c.textBytes = s.idx, s.off, nil, s.data, text
 	return nil
 }
 
-// closePages closes the page reader in use.
-func (s *pqStrReader) closePages() {
-	if s.pg.pr != nil {
-		s.pg.pr.Close()
+// validity returns the validity bitmap of the batch's n rows, in buf, or
+// nil when none is null.
+func (g *pqPaged) validity(buf *[]byte, n int) []byte {
+	if len(g.nulls) == 0 {
+		return nil
 	}
-	s.pg.pr, s.pg.left = nil, 0
+	v := pqGrow(*buf, int(bitutil.BytesForBits(int64(n))))
+	for i := range v {
+		v[i] = 0xff
+	}
+	for _, i := range g.nulls {
+		bitutil.ClearBit(v, int(i))
+	}
+	*buf = v
+	return v
 }
 
-// pqPagedStrings turns the paged mode on; tests turn it off to compare.
-var pqPagedStrings = true
+// close closes the page reader in use.
+func (g *pqPaged) close() {
+	if g.pr != nil {
+		g.pr.Close()
+	}
+	g.pr, g.left = nil, 0
+}
+
+// readNumDict reads the chunk's dictionary page of n plain numbers of the
+// reader's type, each kept as the bits of its value (a float64's, or an
+// int64's).
+func (f *pqFlatReader) readNumDict(data []byte, n int) error {
+	g := &f.pg
+	w := 8
+	if f.ptype == parquet.Types.Int32 {
+		w = 4
+	}
+	if n < 0 || len(data) < n*w {
+		return errParquetIndirect
+	}
+	g.dNum = g.dNum[:0]
+	for i := range n {
+		switch f.ptype {
+		case parquet.Types.Int32:
+			g.dNum = append(g.dNum, uint64(int64(int32(binary.LittleEndian.Uint32(data[4*i:])))))
+		default:
+			g.dNum = append(g.dNum, binary.LittleEndian.Uint64(data[8*i:]))
+		}
+	}
+	return nil
+}
+
+// nextPaged reads the next n rows of the column into c as next does, page
+// by page.
+func (f *pqFlatReader) nextPaged(c *pqColumn, n int) error {
+	g := &f.pg
+	g.nulls = g.nulls[:0]
+	dbl := f.ptype == parquet.Types.Double
+	if dbl {
+		f.f64 = pqGrow(f.f64, n)
+	} else {
+		f.i64 = pqGrow(f.i64, n)
+	}
+	set := func(row int, bits uint64) {
+		if dbl {
+			f.f64[row] = math.Float64frombits(bits)
+		} else {
+			f.i64[row] = int64(bits)
+		}
+	}
+	row := 0
+	for row < n {
+		if g.left == 0 {
+			ok, err := f.nextPage(g, f.readNumDict)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+		}
+		want := min(n-row, g.left)
+		g.left -= want
+		for want > 0 {
+			k, valued, err := f.defRun(g, want)
+			if err != nil {
+				return err
+			}
+			want -= k
+			if !valued {
+				for range k {
+					g.nulls = append(g.nulls, int32(row))
+					set(row, 0)
+					row++
+				}
+				continue
+			}
+			if g.dict {
+				for k > 0 {
+					x := &g.idx
+					if x.rep == 0 && x.pk == 0 && !x.fill() {
+						return errParquetIndirect
+					}
+					var v uint32
+					m := 1
+					if x.rep > 0 {
+						m = min(x.rep, k)
+						x.rep -= m
+						v = x.val
+					} else {
+						v = x.get()
+					}
+					if int(v) >= len(g.dNum) {
+						return errParquetIndirect
+					}
+					for range m {
+						set(row, g.dNum[v])
+						row++
+					}
+					k -= m
+				}
+				continue
+			}
+			p := g.plain
+			switch f.ptype {
+			case parquet.Types.Double:
+				if len(p) < 8*k {
+					return errParquetIndirect
+				}
+				for j := range k {
+					f.f64[row+j] = math.Float64frombits(binary.LittleEndian.Uint64(p[8*j:]))
+				}
+				g.plain = p[8*k:]
+			case parquet.Types.Int64:
+				if len(p) < 8*k {
+					return errParquetIndirect
+				}
+				for j := range k {
+					f.i64[row+j] = int64(binary.LittleEndian.Uint64(p[8*j:]))
+				}
+				g.plain = p[8*k:]
+			default:
+				if len(p) < 4*k {
+					return errParquetIndirect
+				}
+				for j := range k {
+					f.i64[row+j] = int64(int32(binary.LittleEndian.Uint32(p[4*j:])))
+				}
+				g.plain = p[4*k:]
+			}
+			row += k
+		}
+	}
+	if row != n {
+		return errParquetIndirect // not the batch's rows
+	}
+	c.valid, c.voff = g.validity(&f.valid, n), 0
+	c.isInt = !dbl
+	if dbl {
+		c.f64, c.i64 = f.f64[:n], nil
+	} else {
+		c.i64, c.f64 = f.i64[:n], nil
+	}
+	return nil
+}
+
+// pqPagedStrings and pqPagedNumbers turn the paged mode on; tests turn
+// them off to compare.
+var pqPagedStrings, pqPagedNumbers = true, true

@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -83,7 +84,11 @@ func pagesCases(t *testing.T) map[string][]byte {
 		default:
 			b.WriteString(`,"tag":"t"`)
 		}
-		fmt.Fprintf(&b, `,"hash":"%08x","empty":""}`+"\n", i*2654435761%4294967296)
+		fmt.Fprintf(&b, `,"hash":"%08x","empty":"","gamma":0.99,"seed":%d,"x":%g`, i*2654435761%4294967296, i/130, float64(i)/3)
+		if i%17 != 0 {
+			fmt.Fprintf(&b, `,"step":%d,"effective_rank":%g`, i, float64(i%9)/2)
+		}
+		b.WriteString("}\n")
 	}
 	rows := b.String()
 	out := map[string][]byte{}
@@ -94,29 +99,43 @@ func pagesCases(t *testing.T) map[string][]byte {
 	return out
 }
 
-// TestPQStrReaderPaged reads every string column of pagesCases' files a
-// batch at a time (batches of 1, 3, 50 and 4096 rows) in paged mode and
-// by the column chunk reader: the same strings, nulls and text bytes,
-// row by row; and the paged mode is the one taken for every column.
-func TestPQStrReaderPaged(t *testing.T) {
+// TestPQReadersPaged reads every string and number column of pagesCases'
+// files a batch at a time (batches of 1, 3, 50 and 4096 rows) in paged
+// mode and by the column chunk reader: the same strings, numbers, nulls
+// and text bytes, row by row; and the paged mode is the one taken for
+// every column.
+func TestPQReadersPaged(t *testing.T) {
+	defer func() { pqPagedStrings, pqPagedNumbers = true, true }()
+	type reader interface {
+		next(*pqColumn, int) error
+		release()
+	}
+	open := func(pf *file.Reader, name string, typ arrow.DataType, paged bool) (reader, bool) {
+		pqPagedStrings, pqPagedNumbers = paged, paged
+		if typ.ID() == arrow.STRING {
+			r := newPQStrReader(pf, name, typ)
+			return r, r != nil && r.paged == paged
+		}
+		r := newPQFlatReader(pf, name, typ)
+		return r, r != nil && r.paged == paged
+	}
 	for name, data := range pagesCases(t) {
 		f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, 64, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		total := int(f.pf.NumRows())
+		kinds := map[arrow.Type]int{}
 		for i, col := range f.cols {
 			typ := f.schema.Field(i).Type
-			if typ.ID() != arrow.STRING {
+			if typ.ID() != arrow.STRING && typ.ID() != arrow.FLOAT64 && typ.ID() != arrow.INT64 {
 				continue
 			}
+			kinds[typ.ID()]++
 			for _, batch := range []int{1, 3, 50, 4096} {
-				pqPagedStrings = true
-				paged := newPQStrReader(f.pf, col.name, typ)
-				pqPagedStrings = false
-				chunked := newPQStrReader(f.pf, col.name, typ)
-				pqPagedStrings = true
-				if paged == nil || chunked == nil || !paged.paged || chunked.paged {
+				paged, ok1 := open(f.pf, col.name, typ, true)
+				chunked, ok2 := open(f.pf, col.name, typ, false)
+				if !ok1 || !ok2 {
 					t.Fatalf("%s, %s: readers %v %v", name, col.name, paged, chunked)
 				}
 				var pc, cc pqColumn
@@ -128,12 +147,24 @@ func TestPQStrReaderPaged(t *testing.T) {
 					if err := chunked.next(&cc, n); err != nil {
 						t.Fatalf("%s, %s, row %d: %v", name, col.name, row, err)
 					}
-					if pc.textBytes != cc.textBytes {
+					if pc.textBytes != cc.textBytes || pc.isInt != cc.isInt {
 						t.Fatalf("%s, %s, rows %d+%d: %d text bytes, want %d", name, col.name, row, n, pc.textBytes, cc.textBytes)
 					}
 					for i := range n {
-						if pc.ok(i) != cc.ok(i) || cc.ok(i) && string(pc.str(i)) != string(cc.str(i)) {
-							t.Fatalf("%s, %s, row %d: %v %q, want %v %q", name, col.name, row+i, pc.ok(i), pc.str(i), cc.ok(i), cc.str(i))
+						if pc.ok(i) != cc.ok(i) {
+							t.Fatalf("%s, %s, row %d: valid %v, want %v", name, col.name, row+i, pc.ok(i), cc.ok(i))
+						}
+						var got, want string
+						switch typ.ID() {
+						case arrow.STRING:
+							got, want = string(pc.str(i)), string(cc.str(i))
+						case arrow.FLOAT64:
+							got, want = fmt.Sprint(math.Float64bits(pc.f64[i])), fmt.Sprint(math.Float64bits(cc.f64[i]))
+						default:
+							got, want = fmt.Sprint(pc.i64[i]), fmt.Sprint(cc.i64[i])
+						}
+						if got != want {
+							t.Fatalf("%s, %s, row %d: %q, want %q", name, col.name, row+i, got, want)
 						}
 					}
 				}
@@ -145,8 +176,12 @@ func TestPQStrReaderPaged(t *testing.T) {
 				chunked.release()
 			}
 		}
+		if kinds[arrow.STRING] < 6 || kinds[arrow.FLOAT64] < 3 || kinds[arrow.INT64] < 3 {
+			t.Errorf("%s: columns compared: %v", name, kinds)
+		}
 		f.pf.Close()
 	}
+	pqPagedStrings, pqPagedNumbers = true, true
 }
 
 // TestDecodeParquetPagedEdges: the same files decoded the direct way
