@@ -60,3 +60,42 @@ func BenchmarkParquetVersusJSONL(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkParquetPaged decodes benchRows' Parquet form the direct way with
+// the string and number columns read page by page (parquet_pages.go)
+// or by arrow-go's column chunk readers, each kind alone and all together,
+// so that each paged reader is measured against the one it replaces in the
+// same run. cpuMB/s is of the JSON Lines bytes:
+//
+//	go test ./readers -run XXX -bench ParquetPaged -count 6 -cpu 1
+func BenchmarkParquetPaged(b *testing.B) {
+	const rows = 20000
+	data := benchRows(rows)
+	var pq bytes.Buffer
+	if err := ConvertToParquet("bench", bytes.NewReader(data), &pq, 1<<20, 1<<30); err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Components: benchComps}
+	defer func() { pqPagedStrings, pqPagedNumbers = true, true }()
+	for _, v := range []struct {
+		name             string
+		strings, numbers bool
+	}{
+		{"chunk-readers", false, false},
+		{"paged-strings", true, false},
+		{"paged-numbers", false, true},
+		{"paged", true, true},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			pqPagedStrings, pqPagedNumbers = v.strings, v.numbers
+			done := cpuMeter(b, len(data))
+			defer done()
+			for b.Loop() {
+				o, err := DecodeParquet("bench", "bench", bytes.NewReader(pq.Bytes()), skyfallParquetFields, opts)
+				if err != nil || o.Rows != rows {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -34,16 +34,16 @@ import (
 // and dictionary indices a run at a time.
 type pqRLE struct {
 	data  []byte
-	width uint   // bits a value (0 to 32)
-	rep   int    // values left in the current repeated run
-	val   uint32 // the repeated run's value
-	pk    int    // values left in the current bit-packed run
-	pkBuf []byte // the bit-packed run's bytes
-	pkPos int    // the next value's position in it
+	width uint     // bits a value (0 to 32)
+	rep   int      // values left in the current repeated run
+	val   uint32   // the repeated run's value
+	pk    int      // values left in the current bit-packed run
+	unp   []uint32 // the bit-packed run's values, unpacked
+	pkPos int      // the next value's position in it
 }
 
 func (r *pqRLE) init(data []byte, width int) {
-	*r = pqRLE{data: data, width: uint(width)}
+	*r = pqRLE{data: data, width: uint(width), unp: r.unp}
 }
 
 // fill moves to the next run; false at the end of the data or on a run
@@ -88,24 +88,44 @@ func (r *pqRLE) fill() bool {
 		if vals == 0 {
 			continue
 		}
-		r.pkBuf, r.data = r.data[:nb], r.data[nb:]
+		if r.width == 0 { // zeros, as a repeated run (nothing to unpack)
+			r.rep, r.val = vals, 0
+			return true
+		}
+		r.unpack(r.data[:nb], vals)
+		r.data = r.data[nb:]
 		r.pk, r.pkPos = vals, 0
 		return true
 	}
 	return false
 }
 
+// unpack spreads the n values of width bits packed in b (least significant
+// bit first) into r.unp.
+func (r *pqRLE) unpack(b []byte, n int) {
+	r.unp = pqGrow(r.unp, n)
+	mask := uint64(1)<<r.width - 1
+	for j := range n {
+		bit := uint(j) * r.width
+		i, shift := int(bit>>3), bit&7
+		var w uint64
+		if i+8 <= len(b) {
+			w = binary.LittleEndian.Uint64(b[i:])
+		} else {
+			for k := 0; i+k < len(b); k++ {
+				w |= uint64(b[i+k]) << (8 * k)
+			}
+		}
+		r.unp[j] = uint32(w >> shift & mask)
+	}
+}
+
 // get returns the next value of the current bit-packed run (r.pk > 0).
 func (r *pqRLE) get() uint32 {
-	bit := uint(r.pkPos) * r.width
-	i, shift := int(bit>>3), bit&7
-	var w uint64
-	for k := 0; k < 5 && i+k < len(r.pkBuf); k++ {
-		w |= uint64(r.pkBuf[i+k]) << (8 * k)
-	}
+	v := r.unp[r.pkPos]
 	r.pkPos++
 	r.pk--
-	return uint32(w>>shift) & uint32(1<<r.width-1)
+	return v
 }
 
 // pqPagedEncodings reports whether every column chunk of leaf col of pf

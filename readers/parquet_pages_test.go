@@ -49,9 +49,10 @@ func TestPQRLE(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("decoded %v, want %v", got, want)
 	}
-	// Width 0: a bit-packed group takes no bytes and holds zeros.
+	// Width 0: a bit-packed group takes no bytes and holds zeros (read as
+	// a repeated run).
 	r.init([]byte{1<<1 | 1, 3 << 1}, 0)
-	if !r.fill() || r.pk != 8 || r.get() != 0 || !func() bool { r.pk = 0; return r.fill() }() || r.rep != 3 || r.val != 0 {
+	if !r.fill() || r.rep != 8 || r.val != 0 || !func() bool { r.rep = 0; return r.fill() }() || r.rep != 3 || r.val != 0 {
 		t.Fatalf("width 0: %+v", r)
 	}
 	r.init([]byte{2 << 1, 9}, 3) // 9 does not fit 3 bits
