@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
@@ -218,6 +219,57 @@ func TestPQPagedEncodings(t *testing.T) {
 		}
 	}
 	if !sameDecoded(t, "mem://b/delta.parquet", data, Options{}) {
+		t.Error("read the general way")
+	}
+}
+
+// TestDecodeParquetPagedRequired: required (non-nullable) string and
+// number columns, pages without definition levels, are read in paged mode
+// into what the general way gives.
+func TestDecodeParquetPagedRequired(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "run_id", Type: arrow.BinaryTypes.String},
+		{Name: "reward", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "regime_id", Type: arrow.BinaryTypes.String},
+		{Name: "step", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	const n = 300
+	data := writeTestParquet(t, schema, func(b *array.RecordBuilder) {
+		for i := range n {
+			b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("r%d", i/120))
+			b.Field(1).(*array.Float64Builder).Append(float64(i%13) / 4)
+			b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("l%d", i/40%3))
+			b.Field(3).(*array.Int64Builder).Append(int64(i))
+			b.Field(4).(*array.Int32Builder).Append(int32(i/100 - 1))
+		}
+	})
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		typ  arrow.DataType
+	}{{"run_id", arrow.BinaryTypes.String}, {"regime_id", arrow.BinaryTypes.String}, {"reward", arrow.PrimitiveTypes.Float64},
+		{"step", arrow.PrimitiveTypes.Int64}, {"k", arrow.PrimitiveTypes.Int32}} {
+		var paged bool
+		var maxDef int16
+		if c.typ.ID() == arrow.STRING {
+			r := newPQStrReader(pf, c.name, c.typ)
+			paged, maxDef = r.paged, r.maxDef
+			r.release()
+		} else {
+			r := newPQFlatReader(pf, c.name, c.typ)
+			paged, maxDef = r.paged, r.maxDef
+			r.release()
+		}
+		if !paged || maxDef != 0 {
+			t.Errorf("%s: paged %v, maximum definition level %d", c.name, paged, maxDef)
+		}
+	}
+	pf.Close()
+	if !sameDecoded(t, "mem://b/required.parquet", data, Options{IdentityFields: []string{"run_id", "k"}}) {
 		t.Error("read the general way")
 	}
 }
