@@ -15,11 +15,7 @@ import (
 //	go test ./readers -run XXX -bench ParquetVersusJSONL -count 6 -cpu 1
 func BenchmarkParquetVersusJSONL(b *testing.B) {
 	const rows = 20000
-	data := benchRows(rows)
-	var pq bytes.Buffer
-	if err := ConvertToParquet("bench", bytes.NewReader(data), &pq, 1<<20, 1<<30); err != nil {
-		b.Fatal(err)
-	}
+	data, pq := benchParquet(b, rows)
 	opts := Options{Components: benchComps}
 	check := func(b *testing.B, o *ObjectRuns, err error) {
 		if err != nil {
@@ -70,11 +66,7 @@ func BenchmarkParquetVersusJSONL(b *testing.B) {
 //	go test ./readers -run XXX -bench ParquetPaged -count 6 -cpu 1
 func BenchmarkParquetPaged(b *testing.B) {
 	const rows = 20000
-	data := benchRows(rows)
-	var pq bytes.Buffer
-	if err := ConvertToParquet("bench", bytes.NewReader(data), &pq, 1<<20, 1<<30); err != nil {
-		b.Fatal(err)
-	}
+	data, pq := benchParquet(b, rows)
 	opts := Options{Components: benchComps}
 	defer func() { pqPagedStrings, pqPagedNumbers = true, true }()
 	for _, v := range []struct {
@@ -98,4 +90,15 @@ func BenchmarkParquetPaged(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchParquet returns rows of benchRows as JSON Lines and as the Parquet
+// file ConvertToParquet makes of them.
+func benchParquet(b *testing.B, rows int) ([]byte, *bytes.Buffer) {
+	data := benchRows(rows)
+	var pq bytes.Buffer
+	if err := ConvertToParquet("bench", bytes.NewReader(data), &pq, 1<<20, 1<<30); err != nil {
+		b.Fatal(err)
+	}
+	return data, &pq
 }

@@ -120,6 +120,21 @@ func (r *pqRLE) unpack(b []byte, n int) {
 	}
 }
 
+// run returns the next values, at most max (above 0), that share one: all
+// of a repeated run's up to max, or one of a bit-packed run's; false past
+// the end or on a bad run.
+func (r *pqRLE) run(max int) (int, uint32, bool) {
+	if r.rep == 0 && r.pk == 0 && !r.fill() {
+		return 0, 0, false
+	}
+	if r.rep > 0 {
+		k := min(r.rep, max)
+		r.rep -= k
+		return k, r.val, true
+	}
+	return 1, r.get(), true
+}
+
 // get returns the next value of the current bit-packed run (r.pk > 0).
 func (r *pqRLE) get() uint32 {
 	v := r.unp[r.pkPos]
@@ -302,20 +317,8 @@ func (s *pqLeaf) defRun(g *pqPaged, want int) (int, bool, error) {
 	if s.maxDef == 0 {
 		return want, true, nil
 	}
-	d := &g.defs
-	if d.rep == 0 && d.pk == 0 && !d.fill() {
-		return 0, false, errParquetIndirect
-	}
-	var v uint32
-	k := 1
-	if d.rep > 0 {
-		k = min(d.rep, want)
-		d.rep -= k
-		v = d.val
-	} else {
-		v = d.get()
-	}
-	if v > uint32(s.maxDef) {
+	k, v, ok := g.defs.run(want)
+	if !ok || v > uint32(s.maxDef) {
 		return 0, false, errParquetIndirect
 	}
 	return k, v == uint32(s.maxDef), nil
@@ -328,18 +331,9 @@ func (s *pqStrReader) values(k int) (int64, error) {
 	var text int64
 	if g.dict {
 		for k > 0 {
-			x := &g.idx
-			if x.rep == 0 && x.pk == 0 && !x.fill() {
+			m, v, ok := g.idx.run(k)
+			if !ok {
 				return 0, errParquetIndirect
-			}
-			var v uint32
-			m := 1
-			if x.rep > 0 {
-				m = min(x.rep, k)
-				x.rep -= m
-				v = x.val
-			} else {
-				v = x.get()
 			}
 			e, ok := s.entry(v)
 			if !ok {
@@ -521,20 +515,8 @@ func (f *pqFlatReader) nextPaged(c *pqColumn, n int) error {
 			}
 			if g.dict {
 				for k > 0 {
-					x := &g.idx
-					if x.rep == 0 && x.pk == 0 && !x.fill() {
-						return errParquetIndirect
-					}
-					var v uint32
-					m := 1
-					if x.rep > 0 {
-						m = min(x.rep, k)
-						x.rep -= m
-						v = x.val
-					} else {
-						v = x.get()
-					}
-					if int(v) >= len(g.dNum) {
+					m, v, ok := g.idx.run(k)
+					if !ok || int(v) >= len(g.dNum) {
 						return errParquetIndirect
 					}
 					for range m {
