@@ -15,11 +15,7 @@ import (
 //	go test ./readers -run XXX -bench ParquetVersusJSONL -count 6 -cpu 1
 func BenchmarkParquetVersusJSONL(b *testing.B) {
 	const rows = 20000
-	data := benchRows(rows)
-	var pq bytes.Buffer
-	if err := ConvertToParquet("bench", bytes.NewReader(data), &pq, 1<<20, 1<<30); err != nil {
-		b.Fatal(err)
-	}
+	data, pq := benchParquet(b, rows)
 	opts := Options{Components: benchComps}
 	check := func(b *testing.B, o *ObjectRuns, err error) {
 		if err != nil {
@@ -59,4 +55,50 @@ func BenchmarkParquetVersusJSONL(b *testing.B) {
 			check(b, o, err)
 		}
 	})
+}
+
+// BenchmarkParquetPaged decodes benchRows' Parquet form the direct way with
+// the string and number columns read page by page (parquet_pages.go)
+// or by arrow-go's column chunk readers, each kind alone and all together,
+// so that each paged reader is measured against the one it replaces in the
+// same run. cpuMB/s is of the JSON Lines bytes:
+//
+//	go test ./readers -run XXX -bench ParquetPaged -count 6 -cpu 1
+func BenchmarkParquetPaged(b *testing.B) {
+	const rows = 20000
+	data, pq := benchParquet(b, rows)
+	opts := Options{Components: benchComps}
+	defer func() { pqPagedStrings, pqPagedNumbers = true, true }()
+	for _, v := range []struct {
+		name             string
+		strings, numbers bool
+	}{
+		{"chunk-readers", false, false},
+		{"paged-strings", true, false},
+		{"paged-numbers", false, true},
+		{"paged", true, true},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			pqPagedStrings, pqPagedNumbers = v.strings, v.numbers
+			done := cpuMeter(b, len(data))
+			defer done()
+			for b.Loop() {
+				o, err := DecodeParquet("bench", "bench", bytes.NewReader(pq.Bytes()), skyfallParquetFields, opts)
+				if err != nil || o.Rows != rows {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchParquet returns rows of benchRows as JSON Lines and as the Parquet
+// file ConvertToParquet makes of them.
+func benchParquet(b *testing.B, rows int) ([]byte, *bytes.Buffer) {
+	data := benchRows(rows)
+	var pq bytes.Buffer
+	if err := ConvertToParquet("bench", bytes.NewReader(data), &pq, 1<<20, 1<<30); err != nil {
+		b.Fatal(err)
+	}
+	return data, &pq
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -136,10 +137,16 @@ type pqColumn struct {
 	// The distinct keys of the components map, each interned once an
 	// object with the component it sets (kComp, -1 for none); kPred, by
 	// position in a row's map, the key there last time.
+	// kPtr, by position, where that key's bytes were: a key read from the
+	// same bytes again (a dictionary page's rows of one entry alias it) is
+	// that key without comparing them. Valid only while the bytes keys
+	// alias stay put: keysMoved forgets them whenever they may change (a
+	// page or a batch read).
 	kNames  []string
 	kIndex  map[string]int32
 	kComp   []int
 	kPred   []int32
+	kPtr    []*byte // by position, where kPred's key was read (keysMoved clears)
 	compIdx map[string]int
 	mValid  []byte    // scratch for the validity of the maps
 	iValid  []byte    // scratch for the validity of the values
@@ -208,7 +215,13 @@ func (c *pqColumn) str(i int) []byte {
 // position last time is tried first, a string compare, not a lookup.
 func (c *pqColumn) keyID(pos int, key []byte) (int32, bool) {
 	if pos < len(c.kPred) {
+		if id := c.kPred[pos]; id >= 0 && len(key) > 0 && c.kPtr[pos] == unsafe.SliceData(key) && len(c.kNames[id]) == len(key) {
+			return id, true
+		}
 		if id := c.kPred[pos]; id >= 0 && c.kNames[id] == string(key) {
+			if len(key) > 0 {
+				c.kPtr[pos] = unsafe.SliceData(key)
+			}
 			return id, true
 		}
 	}
@@ -232,12 +245,20 @@ func (c *pqColumn) keyID(pos int, key []byte) (int32, bool) {
 	}
 	if pos < 64 {
 		for len(c.kPred) <= pos {
-			c.kPred = append(c.kPred, -1)
+			c.kPred, c.kPtr = append(c.kPred, -1), append(c.kPtr, nil)
 		}
 		c.kPred[pos] = id
+		c.kPtr[pos] = nil
+		if len(key) > 0 {
+			c.kPtr[pos] = unsafe.SliceData(key)
+		}
 	}
 	return id, true
 }
+
+// keysMoved forgets where keys were read (kPtr): the bytes they alias
+// may now hold others.
+func (c *pqColumn) keysMoved() { clear(c.kPtr) }
 
 // text returns row i's string: a string cell, or the decoded text of a
 // JSON string.
@@ -385,6 +406,7 @@ func (c *pqColumn) bind(a arrow.Array) bool {
 			return false
 		}
 		c.m = m
+		c.keysMoved() // a new batch's arrays
 		if !bindStrings(&c.keys, m.Keys()) || !bindNums(&c.items, m.Items(), c.items.s64, c.items.sf64) {
 			return false
 		}

@@ -179,6 +179,7 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 	rows, lo := 0, 0
 	for {
 		if m.kl == m.kn {
+			c.keysMoved() // the next keys may be of another page
 			ok, err := m.fill()
 			if err != nil {
 				return err
@@ -280,6 +281,8 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 // validity bitmap when some are null, not as Arrow arrays.
 type pqFlatReader struct {
 	pqLeaf
+	paged bool    // read a page at a time by parquet_pages.go
+	pg    pqPaged // its state
 	ptype parquet.Type
 	f64   []float64
 	i64   []int64
@@ -307,12 +310,16 @@ func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatRead
 	f := pqGet[pqFlatReader](&pqFlatPool)
 	f.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: f.defs, valid: f.valid}
 	f.ptype = pt
+	f.paged = pqPagedNumbers && pqPagedEncodings(pf, l.col)
 	return f
 }
 
 // next reads the next n rows of the column into c (c.isInt, c.i64 or
 // c.f64, c.valid).
 func (f *pqFlatReader) next(c *pqColumn, n int) error {
+	if f.paged {
+		return f.nextPaged(c, n)
+	}
 	f.defs = pqGrow(f.defs, n)
 	switch f.ptype {
 	case parquet.Types.Double:
@@ -537,10 +544,12 @@ func (l *pqLeaf) nulls(n int) []byte {
 // row has the index of an empty value (entry 0).
 type pqStrReader struct {
 	pqLeaf
-	vals []parquet.ByteArray
-	idx  []int32
-	off  []int32
-	data []byte
+	paged bool    // read a page at a time by parquet_pages.go
+	pg    pqPaged // its state
+	vals  []parquet.ByteArray
+	idx   []int32
+	off   []int32
+	data  []byte
 }
 
 // newPQStrReader returns the reader of the top-level string column name
@@ -557,12 +566,16 @@ func newPQStrReader(pf *file.Reader, name string, t arrow.DataType) *pqStrReader
 	}
 	s := pqGet[pqStrReader](&pqStrPool)
 	s.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: s.defs, valid: s.valid}
+	s.paged = pqPagedStrings && pqPagedEncodings(pf, l.col)
 	return s
 }
 
 // next reads the next n rows of the column into c (c.dict, c.off32,
 // c.data, c.text, c.valid).
 func (s *pqStrReader) next(c *pqColumn, n int) error {
+	if s.paged {
+		return s.nextPaged(c, n)
+	}
 	s.levels(n)
 	s.vals = pqGrow(s.vals, n)
 	s.idx, s.off, s.data = s.idx[:0], append(s.off[:0], 0, 0), s.data[:0]
@@ -678,14 +691,19 @@ func pqGrow[T any](s []T, n int) []T {
 
 func (f *pqFlatReader) release() {
 	f.close()
-	*f = pqFlatReader{pqLeaf: pqLeaf{defs: f.defs, valid: f.valid}, f64: f.f64, i64: f.i64, i32: f.i32}
+	f.pg.close()
+	pg := pqPaged{dNum: f.pg.dNum, nulls: f.pg.nulls}
+	*f = pqFlatReader{pqLeaf: pqLeaf{defs: f.defs, valid: f.valid}, pg: pg, f64: f.f64, i64: f.i64, i32: f.i32}
 	pqFlatPool.Put(f)
 }
 
 func (s *pqStrReader) release() {
 	s.close()
+	s.pg.close()
 	clear(s.vals) // no page stays reachable
-	*s = pqStrReader{pqLeaf: pqLeaf{defs: s.defs, valid: s.valid}, vals: s.vals, idx: s.idx, off: s.off, data: s.data}
+	g := &s.pg
+	pg := pqPaged{dOff: g.dOff, dData: g.dData, slot: g.slot, used: g.used, nulls: g.nulls}
+	*s = pqStrReader{pqLeaf: pqLeaf{defs: s.defs, valid: s.valid}, pg: pg, vals: s.vals, idx: s.idx, off: s.off, data: s.data}
 	pqStrPool.Put(s)
 }
 
