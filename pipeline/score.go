@@ -71,7 +71,15 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	total := 0
 	fold := j.newFolder() // nil unless the job folds figures (pipeline/figures.go)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cfg.Concurrency)
+	// free holds a token for each run that may be scored at once. The
+	// next run is assembled only once a token is taken, after its
+	// predecessor was handed over: no run waits assembled (a dense trace,
+	// megabytes on a large run) while --concurrency others are scored.
+	free := make(chan struct{}, cfg.Concurrency)
+	for range cfg.Concurrency {
+		free <- struct{}{}
+	}
+	<-free // the first run's
 	err := j.each(rd, &total, func(r *scoring.Run) error {
 		if err := gctx.Err(); err != nil {
 			dec.Done(r)
@@ -81,6 +89,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 		s, i := &scoreSlot{}, len(slots)
 		slots = append(slots, s)
 		g.Go(func() error {
+			defer func() { free <- struct{}{} }()
 			// A run once started is scored to its end, so that the first
 			// failing run in canonical order is the one reported.
 			s.res, s.err = sj.Score(r)
@@ -88,6 +97,9 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 			fold.done(i, s.res)
 			return s.err
 		})
+		// The next run's token. Every run started ends and gives its token
+		// back, so this wait ends too.
+		<-free
 		return nil
 	})
 	err = j.endScoring(ctx, rd, g, err, slots)
