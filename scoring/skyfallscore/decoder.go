@@ -17,7 +17,7 @@ import (
 // dense columns to the next ones through a skyfall.TracePool.
 type decoder struct {
 	opts readers.Options
-	max  int // traces the pool keeps: the runs being scored, and one being assembled
+	max  int // traces the pool keeps: one per run the engine scores at once, and a spare
 	pool *skyfall.TracePool
 }
 
