@@ -82,7 +82,8 @@
 #                       processes to use under 10 % of the cores, at most this
 #                       many seconds in all (0)
 #   CRLBATCH            the binary (bin/crlbatch; `make bench-compare` builds it)
-#   DUCKDBQ             DuckDB's query (bin/duckdbq; `make bench-duckdbq` builds it)
+#   DUCKDBQ             DuckDB's query (bin/duckdbq; `make bench-duckdbq` builds it);
+#                       both binaries are copied to DIR/bin and run from there
 #   BENCH_CRLBATCH_REV  what to call its version in the tables (default: the
 #                       repo's commit, marked when Go files are uncommitted)
 #   BENCH_PYTHON        Python with pandas (/usr/bin/python3, Debian's)
@@ -169,6 +170,15 @@ done
 case "$BYTES$SLICE_BYTES$ROUNDS" in *[!0-9]*) die "BENCH_BYTES, BENCH_SLICE_BYTES and BENCH_ROUNDS must be whole numbers" ;; esac
 
 mkdir -p "$DIR"
+# Both tools run from copies (cp) of their binaries: a binary the linker has
+# just written peaks 10-17 MiB higher in RSS than a copy of itself (its
+# file-backed pages; docs/performance.md, "Peak RSS"), which would load
+# whichever tool was built last. The copies are refreshed on every run.
+mkdir -p "$DIR/bin"
+cp "$CRLBATCH" "$DIR/bin/crlbatch.tmp" && mv "$DIR/bin/crlbatch.tmp" "$DIR/bin/crlbatch"
+cp "$DUCKDBQ" "$DIR/bin/duckdbq.tmp" && mv "$DIR/bin/duckdbq.tmp" "$DIR/bin/duckdbq"
+CRLBATCH="$DIR/bin/crlbatch"
+DUCKDBQ="$DIR/bin/duckdbq"
 DIR="$(cd "$DIR" && pwd)"
 
 # has_shape SHAPE: SHAPE is measured.
