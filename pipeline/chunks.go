@@ -56,10 +56,7 @@ func (j *job) chunkBytes() int {
 
 // decodeChunked decodes one object as Decode does, its chunks on
 // workers goroutines. The calling goroutine merges; one more reads (and
-// decompresses) ahead, one chunk beyond those being decoded, so that a
-// worker that finishes finds the next chunk read rather than waiting while
-// it is (issue 16: on the 1 GB sweep as one object the workers waited for
-// the reader). At most about 2×workers+1 chunks are held at once.
+// decompresses) ahead. At most about 2×workers chunks are held at once.
 func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	defer c.Close()
 	var err error
@@ -68,8 +65,8 @@ func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) 
 		res chan any
 	}
 	stop := make(chan struct{})
-	todo := make(chan pending, 1)          // the chunk read ahead
-	order := make(chan pending, workers+1) // the chunks in order, for the merge
+	todo := make(chan pending)
+	order := make(chan pending, workers) // the chunks in order, for the merge
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(order)
@@ -80,10 +77,9 @@ func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) 
 				return
 			}
 			p := pending{ch, make(chan any, 1)}
-			// A chunk is in order before it is handed to a worker (or
-			// queued for the next free one), and handed or queued before
-			// the next is read: the chunk the merge waits for is always
-			// decoding or about to be.
+			// A chunk is in order before it is handed to a worker, and
+			// handed to one before the next is read: the chunk the merge
+			// waits for is always decoding or about to be.
 			select {
 			case order <- p:
 			case <-stop:

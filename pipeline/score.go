@@ -56,7 +56,10 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	cfg, sj, dec := j.cfg, j.proto.job, j.proto.dec
 	if p, ok := sj.(scoring.Preparer); ok {
 		err := p.Prepare(func(fn func(*scoring.Run) error) error {
-			return j.prepareEach(ctx, rd, fn)
+			return j.each(rd, nil, func(r *scoring.Run) error {
+				defer dec.Done(r)
+				return fn(r)
+			})
 		})
 		if err != nil {
 			dec.Close()
@@ -109,66 +112,6 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	}
 	return j.reduceScored(ctx, rd.notes, scored, total, prev)
 }
-
-// prepareEach is the each of a Preparer's pass: fn sees the runs kept, one
-// at a time in canonical order. With more than one core fn runs on a
-// goroutine of its own while the next run is assembled on this one, so that
-// the pass, which used one core (issue 16: 60 ms of a 1.3 s job on the 1 GB
-// sweep with --ceiling by_configuration), overlaps the two; at most one
-// run waits assembled beside the one fn holds, as many as the scoring pass
-// holds at --concurrency 2. fn's first error, in canonical order, ends the
-// pass and is returned as it is, before any error of assembling a later
-// run; a done ctx ends it too.
-func (j *job) prepareEach(ctx context.Context, rd *read, fn func(*scoring.Run) error) error {
-	dec := j.proto.dec
-	if j.cfg.Concurrency < 2 {
-		return j.each(rd, nil, func(r *scoring.Run) error {
-			defer dec.Done(r)
-			return fn(r)
-		})
-	}
-	runs := make(chan *scoring.Run)
-	failed := make(chan struct{}) // closed once fn has failed
-	done := make(chan struct{})
-	var fnErr error // fn's error: written by the goroutine, read after done
-	go func() {
-		defer close(done)
-		for r := range runs {
-			if fnErr == nil {
-				if fnErr = fn(r); fnErr != nil {
-					close(failed)
-				}
-			}
-			dec.Done(r)
-		}
-	}()
-	err := j.each(rd, nil, func(r *scoring.Run) error {
-		if err := ctx.Err(); err != nil { // before the select, which picks at random
-			dec.Done(r)
-			return err
-		}
-		select {
-		case runs <- r:
-			return nil
-		case <-failed:
-			dec.Done(r)
-			return errPrepareFailed
-		case <-ctx.Done():
-			dec.Done(r)
-			return ctx.Err()
-		}
-	})
-	close(runs)
-	<-done
-	if fnErr != nil {
-		return fnErr
-	}
-	return err
-}
-
-// errPrepareFailed stops the assembly of a Preparer's pass once its fn
-// has failed; prepareEach returns fn's error instead.
-var errPrepareFailed = errors.New("the preparation failed")
 
 // scoreSlot is where one run's scoring puts its result.
 type scoreSlot struct {
