@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 
@@ -93,6 +94,7 @@ func scoreFlags() []cli.Flag {
 		&cli.Uint64Flag{Name: "bootstrap-seed", Category: catFamily,
 			Usage: "the `SEED` of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
 		&cli.StringFlag{Name: "cpuprofile", Hidden: true, TakesFile: true, Usage: "write a Go CPU profile of the job to this file"},
+		&cli.StringFlag{Name: "trace", Hidden: true, TakesFile: true, Usage: "write a Go execution trace of the job to this file (go tool trace)"},
 	)
 	return append(flags, protocolFlags()...)
 }
@@ -114,6 +116,13 @@ func scoreCommand() *cli.Command {
 			}
 			if f := cmd.String("cpuprofile"); f != "" {
 				stop, err := startCPUProfile(f)
+				if err != nil {
+					return err
+				}
+				defer stop()
+			}
+			if f := cmd.String("trace"); f != "" {
+				stop, err := startTrace(f)
 				if err != nil {
 					return err
 				}
@@ -309,6 +318,20 @@ func startCPUProfile(file string) (func(), error) {
 		return nil, pipeline.Usagef("--cpuprofile: %v", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// startTrace writes a runtime execution trace of the job into file (a
+// hidden flag for development: where the cores sit idle, go tool trace).
+func startTrace(file string) (func(), error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, pipeline.Usagef("--trace: %v", err)
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, pipeline.Usagef("--trace: %v", err)
+	}
+	return func() { trace.Stop(); f.Close() }, nil
 }
 
 // softHeadroom is what a job holds besides the decoded rows that
