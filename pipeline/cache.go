@@ -217,10 +217,9 @@ func (j *job) encodeForCache(i int, o scoring.Object, skipped int) {
 		return
 	}
 	if sc, ok := jc.codec.(streamCodec); ok {
-		n, write, done, err := sc.Encoding(o)
+		n, write, err := sc.Encoding(o)
 		if err == nil {
 			jc.sealed[i], err = jc.c.Seal(jc.keys[i], n, write)
-			done()
 		}
 		if err != nil {
 			j.log.Warn("cannot encode a decoded object for the cache", "error", err)
@@ -241,8 +240,8 @@ func (j *job) encodeForCache(i int, o scoring.Object, skipped int) {
 // is held.
 type streamCodec interface {
 	// Encoding returns the length of o's encoding (AppendEncoding's
-	// bytes), a function that writes it, and one to call once done.
-	Encoding(o scoring.Object) (n int64, write func(io.Writer) error, done func(), err error)
+	// bytes) and a function that writes it.
+	Encoding(o scoring.Object) (n int64, write func(io.Writer) error, err error)
 }
 
 // storeCache writes object i's entry, if it has one pending, once the

@@ -254,49 +254,51 @@ func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
 // Encoding is a decoded object's encoding ready to be written: the same
 // bytes AppendEncoding appends, of a length known before they are written
 // (Len), written by WriteTo a part at a time, each part's trace by
-// skyfall's Trace.WriteTo (through its buffer of about 64 KiB). No copy of the whole encoding, nor of
-// a part's trace encoding, is ever held: a cache entry is compressed from
-// it as it is written (a whole encoding was built, grown, copied, then
-// compressed, all in memory freshly taken from the system, the most of
-// a warm rerun's write).
+// skyfall's Trace.WriteTo (through its buffer of about 64 KiB). No copy of
+// the whole encoding, nor of a part's trace encoding, is ever held, and
+// one part's trace at a time: a cache entry is compressed from it as it is
+// written (a whole encoding was built, grown, copied, then compressed, all
+// in memory freshly taken from the system, the most of a warm rerun's
+// write).
 type Encoding struct {
-	o      *ObjectRuns
-	pool   *skyfall.TracePool
-	traces []*skyfall.Trace // per part built from its builder (nil: read back, its enc)
-	sizes  []int64          // per part: its trace's encoded length
-	n      int64
+	o *ObjectRuns
+	// scratch lends one trace's columns from one part to the next, and
+	// from the pass that measures a part to the one that writes it.
+	scratch *skyfall.TracePool
+	labels  [][]string // per part built from its builder: its trace's labels
+	rows    []int      // and rows
+	sizes   []int64    // per part: its trace's encoded length
+	n       int64
 }
 
-// Encoding returns the object's encoding, its parts' traces built (columns
-// from pool, which may be nil) and measured (encoded once into a counter).
-// Release gives the columns back. The object must hold its rows (neither
-// spilled nor released).
-func (o *ObjectRuns) Encoding(pool *skyfall.TracePool) (*Encoding, error) {
+// Encoding returns the object's encoding, measured: each part's trace
+// built from its builder and encoded into a counter. The object must hold
+// its rows (neither spilled nor released) until the encoding is written.
+func (o *ObjectRuns) Encoding() (*Encoding, error) {
 	if o.spilled || o.released {
 		return nil, fmt.Errorf("readers: encoding %s: its rows were spilled or released", o.URL)
 	}
-	en := &Encoding{o: o, pool: pool, traces: make([]*skyfall.Trace, len(o.parts)), sizes: make([]int64, len(o.parts))}
+	n := len(o.parts)
+	en := &Encoding{o: o, scratch: &skyfall.TracePool{Max: 1}, labels: make([][]string, n), rows: make([]int, n), sizes: make([]int64, n)}
 	var cw countWriter
 	for i, p := range o.parts {
 		if p.b == nil {
-			en.sizes[i] = int64(len(p.enc))
+			en.labels[i], en.rows[i], en.sizes[i] = p.labels, p.rows, int64(len(p.enc))
 			continue
 		}
-		t := p.b.TraceFrom(pool, nil)
-		en.traces[i] = t
-		n, err := t.WriteTo(&cw)
+		t := p.b.TraceFrom(en.scratch, nil)
+		k, err := t.WriteTo(&cw)
+		en.labels[i], en.rows[i], en.sizes[i] = t.LabelNames, t.Len(), k
+		en.scratch.Put(t)
 		if err != nil {
-			en.Release()
 			return nil, err
 		}
-		en.sizes[i] = n
 	}
-	n, err := en.write(&cw)
+	total, err := en.write(&cw)
 	if err != nil {
-		en.Release()
 		return nil, err
 	}
-	en.n = n
+	en.n = total
 	return en, nil
 }
 
@@ -305,16 +307,6 @@ func (en *Encoding) Len() int64 { return en.n }
 
 // WriteTo writes the encoding to w.
 func (en *Encoding) WriteTo(w io.Writer) (int64, error) { return en.write(w) }
-
-// Release gives the traces' columns back to the pool.
-func (en *Encoding) Release() {
-	for i, t := range en.traces {
-		if t != nil {
-			en.pool.Put(t)
-			en.traces[i] = nil
-		}
-	}
-}
 
 // countWriter counts what is written to it.
 type countWriter struct{ n int64 }
@@ -360,19 +352,7 @@ func (en *Encoding) write(w io.Writer) (int64, error) {
 	e.uint(uint64(len(o.parts)))
 	for i, p := range o.parts {
 		e.header(&p.partCore)
-		var (
-			labels []string
-			rows   int
-		)
-		t := en.traces[i]
-		if p.b != nil {
-			if t == nil {
-				return f.n, fmt.Errorf("readers: encoding %s: its traces were released", o.URL)
-			}
-			labels, rows = t.LabelNames, t.Len()
-		} else {
-			labels, rows = p.labels, p.rows
-		}
+		labels, rows := en.labels[i], en.rows[i]
 		if err := e.labels(o, p, labels); err != nil {
 			return f.n, err
 		}
@@ -391,7 +371,9 @@ func (en *Encoding) write(w io.Writer) (int64, error) {
 				return f.n, err
 			}
 		default:
+			t := p.b.TraceFrom(en.scratch, nil)
 			n, err := t.WriteTo(w)
+			en.scratch.Put(t)
 			f.n += n
 			if err != nil {
 				return f.n, err

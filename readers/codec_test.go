@@ -8,21 +8,17 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
-// checkStreamed checks that o's Encoding (its traces' columns from a pool)
-// says the length of enc, AppendEncoding's bytes, and writes those bytes,
+// checkStreamed checks that o's Encoding says the length of enc, AppendEncoding's bytes, and writes those bytes,
 // twice over, to a writer that takes them a few at a time; and that a
 // writer's error ends WriteTo with that error.
 func checkStreamed(t *testing.T, o *ObjectRuns, enc []byte) {
 	t.Helper()
-	en, err := o.Encoding(&skyfall.TracePool{})
+	en, err := o.Encoding()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer en.Release()
 	if en.Len() != int64(len(enc)) {
 		t.Fatalf("%s: Encoding says %d bytes, AppendEncoding wrote %d", o.URL, en.Len(), len(enc))
 	}

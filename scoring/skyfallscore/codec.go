@@ -26,18 +26,17 @@ func (d *decoder) AppendEncoding(buf []byte, o scoring.Object) ([]byte, error) {
 }
 
 // Encoding is AppendEncoding's bytes as a stream of a length known first
-// (readers.Encoding): the length, a function writing them, and one giving
-// the traces' columns back to the decoder's pool once done.
-func (d *decoder) Encoding(o scoring.Object) (int64, func(io.Writer) error, func(), error) {
+// (readers.Encoding): the length and a function writing them.
+func (d *decoder) Encoding(o scoring.Object) (int64, func(io.Writer) error, error) {
 	obj, ok := o.(object)
 	if !ok {
-		return 0, nil, nil, fmt.Errorf("skyfall: cannot encode a %T", o)
+		return 0, nil, fmt.Errorf("skyfall: cannot encode a %T", o)
 	}
-	en, err := obj.ObjectRuns.Encoding(d.opts.Traces)
+	en, err := obj.ObjectRuns.Encoding()
 	if err != nil {
-		return 0, nil, nil, err
+		return 0, nil, err
 	}
-	return en.Len(), func(w io.Writer) error { _, err := en.WriteTo(w); return err }, en.Release, nil
+	return en.Len(), func(w io.Writer) error { _, err := en.WriteTo(w); return err }, nil
 }
 
 func (d *decoder) DecodeEncoding(url, key string, data []byte) (scoring.Object, error) {
