@@ -52,6 +52,7 @@ type Cache struct {
 
 	enc *zstd.Encoder
 	dec *zstd.Decoder
+	str *streams // Seal's encoders, shared with the Kinds
 
 	kind string // "" or a Kind's folder, with its slash
 	sub  bool   // a Kind of another Cache, which owns the bucket
@@ -105,7 +106,7 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 	// No zstd checksum in a payload: the entry's SHA-256 covers it.
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<36))
-	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec}, nil
+	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec, str: &streams{}}, nil
 }
 
 // Close closes the cache's bucket.
@@ -140,7 +141,7 @@ func Key(parts ...string) string {
 // <prefix>v<FormatVersion>/<kind>/ (the engine's run-level entries and
 // object indexes); its Close does nothing.
 func (c *Cache) Kind(kind string) *Cache {
-	return &Cache{loc: c.loc, b: c.b, close: func() error { return nil }, enc: c.enc, dec: c.dec, kind: kind + "/", sub: true}
+	return &Cache{loc: c.loc, b: c.b, close: func() error { return nil }, enc: c.enc, dec: c.dec, str: c.str, kind: kind + "/", sub: true}
 }
 
 // name is the blob key of the entry of key.
@@ -249,25 +250,164 @@ func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
 	binary.LittleEndian.PutUint64(buf[start-8:start], uint64(len(buf)-start))
 	sum := sha256.Sum256(buf)
 	buf = append(buf, sum[:]...)
-	// Not bucket.WriteAll: it hashes the entry with MD5 twice (its
-	// ContentMD5, then the writer's check of it), what the entry's own
-	// SHA-256 already guards, read back by Get. A failed write is
-	// cancelled before Close, so that nothing is published.
+	return c.publish(ctx, key, buf)
+}
+
+// publish writes the entry of key, its bytes in parts, under its name.
+// Not bucket.WriteAll: it hashes the entry with MD5 twice (its
+// ContentMD5, then the writer's check of it), what the entry's own
+// SHA-256 already guards, read back by Get. A failed write is cancelled
+// before Close, so that nothing is published.
+func (c *Cache) publish(ctx context.Context, key string, parts ...[]byte) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w, err := c.b.NewWriter(wctx, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"})
 	if err != nil {
 		return storage.RedactErr(err)
 	}
-	if _, err := w.Write(buf); err != nil {
-		cancel()
-		_ = w.Close()
-		return storage.RedactErr(err)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			cancel()
+			_ = w.Close()
+			return storage.RedactErr(err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		return storage.RedactErr(err)
 	}
 	return nil
+}
+
+// Sealed is an entry's compressed payload made in memory by Seal, for
+// PutSealed to finish and write: the entry's bytes in chunks, so that
+// none is ever grown or copied.
+type Sealed struct {
+	key    string
+	chunks [][]byte
+}
+
+// Len is the length of the sealed entry, its checksum aside.
+func (s *Sealed) Len() int {
+	n := 0
+	for _, c := range s.chunks {
+		n += len(c)
+	}
+	return n
+}
+
+// sealChunk is the size of a Sealed's chunks.
+const sealChunk = 256 << 10
+
+// chunkWriter collects what is written into chunks of sealChunk bytes.
+type chunkWriter struct{ chunks [][]byte }
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		last := len(w.chunks) - 1
+		if last < 0 || len(w.chunks[last]) == cap(w.chunks[last]) {
+			w.chunks = append(w.chunks, make([]byte, 0, sealChunk))
+			last++
+		}
+		c := w.chunks[last]
+		k := copy(c[len(c):cap(c)], p)
+		w.chunks[last] = c[:len(c)+k]
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// streams are Seal's zstd encoders not in use, kept for the next Seal (an
+// encoder's history is allocated once, not per entry).
+type streams struct {
+	mu   sync.Mutex
+	free []*zstd.Encoder
+}
+
+// streamWindow is the window of Seal's encoders: a payload of compact
+// columns finds its matches near, and a smaller window is less history to
+// allocate.
+const streamWindow = 1 << 20
+
+func (s *streams) get() *zstd.Encoder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.free); n > 0 {
+		e := s.free[n-1]
+		s.free = s.free[:n-1]
+		return e
+	}
+	e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), zstd.WithWindowSize(streamWindow))
+	return e
+}
+
+func (s *streams) put(e *zstd.Encoder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free = append(s.free, e)
+}
+
+// Seal compresses the payload of an entry of key in memory, for PutSealed
+// to finish and write in the format Put writes: the payload of n bytes
+// that write writes is compressed as it is written (a zstd stream that
+// says its length, so that Get decodes it into one buffer of that size),
+// so that no copy of it is ever held. Two Seals of one key and payload
+// give the same bytes. It fails when write does, or writes other than n
+// bytes.
+func (c *Cache) Seal(key string, n int64, write func(io.Writer) error) (*Sealed, error) {
+	cw := &chunkWriter{}
+	hdr := make([]byte, 0, len(magic)+headerLen)
+	hdr = append(hdr, magic...)
+	hdr = binary.LittleEndian.AppendUint32(hdr, FormatVersion)
+	hdr = append(hdr, key...)
+	hdr = binary.LittleEndian.AppendUint64(hdr, 0) // the object's hash, by PutSealed
+	hdr = binary.LittleEndian.AppendUint64(hdr, 0) // the payload's length, below
+	cw.Write(hdr)
+	enc := c.str.get()
+	defer c.str.put(enc)
+	defer enc.Reset(nil) // no hold on cw's chunks
+	enc.ResetContentSize(cw, n)
+	counted := &countingWriter{w: enc}
+	if err := write(counted); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	if counted.n != n {
+		return nil, fmt.Errorf("cache: entry %s: a payload of %d bytes, said %d", key, counted.n, n)
+	}
+	total := 0
+	for _, ch := range cw.chunks {
+		total += len(ch)
+	}
+	binary.LittleEndian.PutUint64(cw.chunks[0][len(hdr)-8:len(hdr)], uint64(total-len(hdr)))
+	return &Sealed{key: key, chunks: cw.chunks}, nil
+}
+
+// countingWriter counts what it passes on to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// PutSealed writes an entry Seal made, with hash as the object's hash, as
+// Put writes one. A Sealed is written once.
+func (c *Cache) PutSealed(ctx context.Context, s *Sealed, hash uint64) error {
+	at := len(magic) + 4 + 64
+	binary.LittleEndian.PutUint64(s.chunks[0][at:at+8], hash)
+	h := sha256.New()
+	for _, ch := range s.chunks {
+		h.Write(ch)
+	}
+	return c.publish(ctx, s.key, append(s.chunks, h.Sum(nil))...)
 }
 
 // Stats describe a cache.

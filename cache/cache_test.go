@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -194,5 +195,120 @@ func TestGetReadsChecksummedPayloads(t *testing.T) {
 	e, found, err := c.Get(ctx, k)
 	if err != nil || !found || !bytes.Equal(e.Payload, payload) || e.Hash != 7 {
 		t.Fatalf("an entry with a checksummed payload: found %v, %v, %d bytes", found, err, len(e.Payload))
+	}
+}
+
+// TestSealed: an entry Seal compressed as its payload was written, then
+// PutSealed published, is read back by Get as Put's are (payloads within
+// one chunk, across chunks and beyond the stream's window); the same
+// payload sealed twice gives the same bytes; it is refused when damaged,
+// as Put's; a write that fails, or that writes other than the length it
+// said, seals nothing and publishes nothing.
+func TestSealed(t *testing.T) {
+	c, dir := openTemp(t)
+	ctx := context.Background()
+	pieces := func(p []byte) func(w io.Writer) error {
+		return func(w io.Writer) error {
+			for i := 0; i < len(p); i += 1000 {
+				if _, err := w.Write(p[i:min(i+1000, len(p))]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	for _, n := range []int{0, 1, 5000, sealChunk + 17, 3*streamWindow + 5} {
+		payload := make([]byte, n)
+		for i := range payload {
+			payload[i] = byte(i*i>>7) ^ byte(i/4096)
+		}
+		k := Key("sealed", fmt.Sprint(n))
+		s, err := c.Seal(k, int64(n), pieces(payload))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		again, err := c.Seal(k, int64(n), pieces(payload))
+		if err != nil || !bytes.Equal(bytes.Join(again.chunks, nil), bytes.Join(s.chunks, nil)) {
+			t.Fatalf("%d bytes sealed twice: other bytes (%v)", n, err)
+		}
+		if err := c.PutSealed(ctx, s, uint64(n)+9); err != nil {
+			t.Fatal(err)
+		}
+		e, found, err := c.Get(ctx, k)
+		if !found || err != nil || !bytes.Equal(e.Payload, payload) || e.Hash != uint64(n)+9 {
+			t.Fatalf("%d bytes: found %v, %v, hash %d, %d bytes", n, found, err, e.Hash, len(e.Payload))
+		}
+		path := filepath.Join(dir, fmt.Sprintf("v%d", FormatVersion), k[:2], k+EntrySuffix)
+		good, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []int{len(magic) + 2, len(magic) + headerLen + 1, len(good) / 2, len(good) - 1} {
+			b := bytes.Clone(good)
+			b[at] ^= 0x10
+			os.WriteFile(path, b, 0o644)
+			if _, found, err := c.Get(ctx, k); !found || !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%d bytes, byte %d flipped: found %v, %v", n, at, found, err)
+			}
+		}
+		os.WriteFile(path, good[:len(good)-40], 0o644)
+		if _, found, err := c.Get(ctx, k); !found || !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%d bytes, truncated: found %v, %v", n, found, err)
+		}
+	}
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name  string
+		n     int64
+		write func(w io.Writer) error
+		want  error
+	}{
+		{"write fails", 10, func(w io.Writer) error { w.Write([]byte("abc")); return boom }, boom},
+		{"fewer bytes than said", 10, pieces([]byte("abc")), nil},
+		{"more bytes than said", 2, pieces([]byte("abc")), nil},
+	} {
+		k := Key("unsealed", tc.name)
+		s, err := c.Seal(k, tc.n, tc.write)
+		if err == nil || s != nil || tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("%s: sealed %v, %v", tc.name, s != nil, err)
+		}
+		if _, found, err := c.Get(ctx, k); found || err != nil {
+			t.Errorf("%s: found %v, %v", tc.name, found, err)
+		}
+	}
+	// The encoders are reused after a failed Seal.
+	s, err := c.Seal(Key("after"), 3, pieces([]byte("xyz")))
+	if err != nil || c.PutSealed(ctx, s, 1) != nil {
+		t.Fatalf("after failed Seals: %v", err)
+	}
+	if e, _, err := c.Get(ctx, Key("after")); err != nil || string(e.Payload) != "xyz" {
+		t.Fatalf("after failed Seals: %q, %v", e.Payload, err)
+	}
+}
+
+// TestPutSealedCancelledLeavesNothing: a PutSealed whose context is
+// cancelled publishes no entry and leaves no file behind.
+func TestPutSealedCancelledLeavesNothing(t *testing.T) {
+	c, dir := openTemp(t)
+	k := Key("cancelled sealed")
+	payload := bytes.Repeat([]byte("p"), 3*sealChunk)
+	s, err := c.Seal(k, int64(len(payload)), func(w io.Writer) error { _, err := w.Write(payload); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.PutSealed(ctx, s, 0); err == nil {
+		t.Fatal("a cancelled PutSealed succeeded")
+	}
+	var files []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) > 0 {
+		t.Errorf("a cancelled PutSealed left %v", files)
 	}
 }

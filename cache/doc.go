@@ -17,6 +17,11 @@
 // version, key, length or compression is not right, so that a flipped
 // byte, a truncated file or an entry of another version is never trusted.
 //
+// Seal compresses an object's entry as the engine's codec writes it (a
+// zstd stream saying its length, into chunks: no copy of the whole
+// encoding, nothing grown), PutSealed adds the object's hash and the
+// checksum and publishes it as Put does; the entry is the same format.
+//
 // Writes: an object's entry depends on its key alone (a run's entry may
 // differ by the preparation it was scored under, which it records and the
 // engine compares), and Put publishes it whole (on a local disk

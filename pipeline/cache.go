@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"strconv"
 	"sync"
 	"time"
@@ -25,7 +26,8 @@ import (
 // what its decoding depends on (the decoder's scoring.Codec.CodecKey: the
 // protocol, the codec version, every decoding option). A hit is the
 // decoder's encoding read back (DecodeEncoding) instead of the object; a
-// miss is decoded as usual, then encoded and stored, unless rows were
+// miss is decoded as usual, then encoded (compressed as it is encoded,
+// cache.Seal, when the codec streams: streamCodec) and stored, unless rows were
 // skipped as bad (those are reported on every run) or the object changed
 // while it was read. The cache only ever costs speed: a damaged entry is
 // rebuilt, and a cache that cannot be read or written is reported in a
@@ -40,6 +42,7 @@ type jobCache struct {
 	attrs   []*blob.Attributes
 	hits    []scoring.Object // per object: the object read back from its entry
 	pending [][]byte         // per object missed: its encoding, until stored
+	sealed  []*cache.Sealed  // per object missed: its entry compressed (streamCodec), until stored
 	skip    []bool           // per object: not to look up or read now (runcache.go)
 	looked  []bool           // per object: its entry looked up
 	stored  []bool           // per object: its entry written by this job
@@ -109,7 +112,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 		return nil
 	}
 	n := len(objs)
-	jc.keys, jc.attrs, jc.hits, jc.pending = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n)
+	jc.keys, jc.attrs, jc.hits, jc.pending, jc.sealed = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n), make([]*cache.Sealed, n)
 	jc.looked, jc.stored = make([]bool, n), make([]bool, n)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
@@ -213,6 +216,16 @@ func (j *job) encodeForCache(i int, o scoring.Object, skipped int) {
 	if jc == nil || jc.keys == nil || jc.keys[i] == "" || skipped > 0 {
 		return
 	}
+	if sc, ok := jc.codec.(streamCodec); ok {
+		n, write, err := sc.Encoding(o)
+		if err == nil {
+			jc.sealed[i], err = jc.c.Seal(jc.keys[i], n, write)
+		}
+		if err != nil {
+			j.log.Warn("cannot encode a decoded object for the cache", "error", err)
+		}
+		return
+	}
 	enc, err := jc.codec.AppendEncoding(nil, o)
 	if err != nil {
 		j.log.Warn("cannot encode a decoded object for the cache", "error", err)
@@ -221,15 +234,25 @@ func (j *job) encodeForCache(i int, o scoring.Object, skipped int) {
 	jc.pending[i] = enc
 }
 
+// streamCodec is a scoring.Codec that also writes an object's encoding as
+// a stream of a length known first (skyfall's), which the cache
+// compresses as it is written (cache.Seal): no copy of the whole encoding
+// is held.
+type streamCodec interface {
+	// Encoding returns the length of o's encoding (AppendEncoding's
+	// bytes) and a function that writes it.
+	Encoding(o scoring.Object) (n int64, write func(io.Writer) error, err error)
+}
+
 // storeCache writes object i's entry, if it has one pending, once the
 // object has been read whole: unless it changed since it was looked up.
 func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) {
 	jc := j.cache
-	if jc == nil || jc.pending == nil || jc.pending[i] == nil {
+	if jc == nil || jc.pending == nil || jc.pending[i] == nil && jc.sealed[i] == nil {
 		return
 	}
-	enc := jc.pending[i]
-	jc.pending[i] = nil
+	enc, sealed := jc.pending[i], jc.sealed[i]
+	jc.pending[i], jc.sealed[i] = nil, nil
 	before := jc.attrs[i]
 	after, err := b.Attributes(ctx, o.Key)
 	// Looked up, read, looked up again: the same version throughout, or
@@ -239,7 +262,12 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h
 	if err != nil || after.ETag != before.ETag || after.Size != before.Size || !after.ModTime.Equal(before.ModTime) {
 		return // changed under the job (or gone): not stored
 	}
-	if err := jc.c.Put(ctx, jc.keys[i], cache.Entry{Payload: enc, Hash: h}); err != nil {
+	if sealed != nil {
+		err = jc.c.PutSealed(ctx, sealed, h)
+	} else {
+		err = jc.c.Put(ctx, jc.keys[i], cache.Entry{Payload: enc, Hash: h})
+	}
+	if err != nil {
 		j.cacheWriteFailed(ctx, err)
 		return
 	}

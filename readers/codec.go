@@ -5,8 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
 // The codec of decoded objects: what DecodeObject and DecodeRecords give,
@@ -239,28 +242,173 @@ func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
 		} else { // read back from an encoding: its trace as it was
 			labels, rows, tb = p.labels, p.rows, p.enc
 		}
-		e.uint(uint64(len(labels)))
-		for _, name := range labels { // the labels in order of first row
-			lo := p.origins[name]
-			e.str(name)
-			e.bool(lo.hasOrigin)
-			e.str(lo.origin)
-			e.bool(lo.hasAlias)
-			e.str(lo.alias)
-		}
-		known := 0
-		for _, name := range labels {
-			if _, ok := p.origins[name]; ok {
-				known++
-			}
-		}
-		if known != len(p.origins) {
-			return buf, fmt.Errorf("readers: encoding %s: label origins of labels the part does not hold", o.URL)
+		if err := e.labels(o, p, labels); err != nil {
+			return buf, err
 		}
 		e.uint(uint64(rows))
 		e.bytes(tb)
 	}
 	return e.buf, nil
+}
+
+// Encoding is a decoded object's encoding ready to be written: the same
+// bytes AppendEncoding appends, of a length known before they are written
+// (Len), written by WriteTo a part at a time, each part's trace by
+// skyfall's Trace.WriteTo (through its buffer of about 64 KiB). No copy of
+// the whole encoding, nor of a part's trace encoding, is ever held, and
+// one part's trace at a time: a cache entry is compressed from it as it is
+// written (a whole encoding was built, grown, copied, then compressed, all
+// in memory freshly taken from the system, the most of a warm rerun's
+// write).
+type Encoding struct {
+	o *ObjectRuns
+	// scratch lends one trace's columns from one part to the next, and
+	// from the pass that measures a part to the one that writes it.
+	scratch *skyfall.TracePool
+	labels  [][]string // per part built from its builder: its trace's labels
+	rows    []int      // and rows
+	sizes   []int64    // per part: its trace's encoded length
+	n       int64
+}
+
+// Encoding returns the object's encoding, measured: each part's trace
+// built from its builder and encoded into a counter. The object must hold
+// its rows (neither spilled nor released) until the encoding is written.
+func (o *ObjectRuns) Encoding() (*Encoding, error) {
+	if o.spilled || o.released {
+		return nil, fmt.Errorf("readers: encoding %s: its rows were spilled or released", o.URL)
+	}
+	n := len(o.parts)
+	en := &Encoding{o: o, scratch: &skyfall.TracePool{Max: 1}, labels: make([][]string, n), rows: make([]int, n), sizes: make([]int64, n)}
+	var cw countWriter
+	for i, p := range o.parts {
+		if p.b == nil {
+			en.labels[i], en.rows[i], en.sizes[i] = p.labels, p.rows, int64(len(p.enc))
+			continue
+		}
+		t := p.b.TraceFrom(en.scratch, nil)
+		k, err := t.WriteTo(&cw)
+		en.labels[i], en.rows[i], en.sizes[i] = t.LabelNames, t.Len(), k
+		en.scratch.Put(t)
+		if err != nil {
+			return nil, err
+		}
+	}
+	total, err := en.write(&cw)
+	if err != nil {
+		return nil, err
+	}
+	en.n = total
+	return en, nil
+}
+
+// Len is the length of the encoding.
+func (en *Encoding) Len() int64 { return en.n }
+
+// WriteTo writes the encoding to w.
+func (en *Encoding) WriteTo(w io.Writer) (int64, error) { return en.write(w) }
+
+// countWriter counts what is written to it.
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
+
+// flushingWriter hands an encoder's buffer to w (before each part's
+// trace, and at the end), counting what it wrote.
+type flushingWriter struct {
+	e   *encoder
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (f *flushingWriter) flush() {
+	if f.err != nil || len(f.e.buf) == 0 {
+		return
+	}
+	n, err := f.w.Write(f.e.buf)
+	f.n += int64(n)
+	f.err = err
+	f.e.buf = f.e.buf[:0]
+}
+
+// write writes the encoding (AppendEncoding's bytes) to w, with the parts'
+// traces as measured, or counts it when w is a countWriter.
+func (en *Encoding) write(w io.Writer) (int64, error) {
+	o := en.o
+	if o.spilled || o.released {
+		return 0, fmt.Errorf("readers: encoding %s: its rows were spilled or released", o.URL)
+	}
+	_, counting := w.(*countWriter)
+	e := &encoder{buf: make([]byte, 0, 4<<10)}
+	f := &flushingWriter{e: e, w: w}
+	e.buf = append(e.buf, codecMagicRuns...)
+	e.uint(CodecVersion)
+	e.info(&o.ObjectInfo)
+	e.uint(uint64(len(o.comps)))
+	for _, c := range o.comps {
+		e.str(c)
+	}
+	e.uint(uint64(len(o.parts)))
+	for i, p := range o.parts {
+		e.header(&p.partCore)
+		labels, rows := en.labels[i], en.rows[i]
+		if err := e.labels(o, p, labels); err != nil {
+			return f.n, err
+		}
+		e.uint(uint64(rows))
+		e.uint(uint64(en.sizes[i]))
+		if f.flush(); f.err != nil {
+			return f.n, f.err
+		}
+		switch {
+		case counting:
+			f.n += en.sizes[i]
+		case p.b == nil:
+			n, err := w.Write(p.enc)
+			f.n += int64(n)
+			if err != nil {
+				return f.n, err
+			}
+		default:
+			t := p.b.TraceFrom(en.scratch, nil)
+			n, err := t.WriteTo(w)
+			en.scratch.Put(t)
+			f.n += n
+			if err != nil {
+				return f.n, err
+			}
+			if n != en.sizes[i] {
+				return f.n, fmt.Errorf("readers: encoding %s: a trace of %d bytes, measured %d", o.URL, n, en.sizes[i])
+			}
+		}
+	}
+	f.flush()
+	return f.n, f.err
+}
+
+// labels writes a part's labels (names, first origin and alias, in order
+// of first row), which must be those of its origins.
+func (e *encoder) labels(o *ObjectRuns, p *part, labels []string) error {
+	e.uint(uint64(len(labels)))
+	for _, name := range labels {
+		lo := p.origins[name]
+		e.str(name)
+		e.bool(lo.hasOrigin)
+		e.str(lo.origin)
+		e.bool(lo.hasAlias)
+		e.str(lo.alias)
+	}
+	known := 0
+	for _, name := range labels {
+		if _, ok := p.origins[name]; ok {
+			known++
+		}
+	}
+	if known != len(p.origins) {
+		return fmt.Errorf("readers: encoding %s: label origins of labels the part does not hold", o.URL)
+	}
+	return nil
 }
 
 // DecodeEncodedObject reads back an object AppendEncoding wrote, as the

@@ -10,6 +10,45 @@ import (
 	"testing"
 )
 
+// checkStreamed checks that o's Encoding says the length of enc, AppendEncoding's bytes, and writes those bytes,
+// twice over, to a writer that takes them a few at a time; and that a
+// writer's error ends WriteTo with that error.
+func checkStreamed(t *testing.T, o *ObjectRuns, enc []byte) {
+	t.Helper()
+	en, err := o.Encoding()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if en.Len() != int64(len(enc)) {
+		t.Fatalf("%s: Encoding says %d bytes, AppendEncoding wrote %d", o.URL, en.Len(), len(enc))
+	}
+	for range 2 {
+		var got bytes.Buffer
+		n, err := en.WriteTo(smallWriter{&got})
+		if err != nil || n != int64(len(enc)) || !bytes.Equal(got.Bytes(), enc) {
+			t.Fatalf("%s: Encoding wrote %d bytes (%v), not AppendEncoding's %d", o.URL, n, err, len(enc))
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := en.WriteTo(failingWriter{boom}); !errors.Is(err, boom) {
+		t.Fatalf("%s: a failing writer gave %v", o.URL, err)
+	}
+}
+
+// smallWriter hands its buffer what is written 7 bytes at a time.
+type smallWriter struct{ b *bytes.Buffer }
+
+func (w smallWriter) Write(p []byte) (int, error) {
+	for i := 0; i < len(p); i += 7 {
+		w.b.Write(p[i:min(i+7, len(p))])
+	}
+	return len(p), nil
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
 // exampleObjects reads the trace objects under dir (a bundled example) in
 // key order.
 func exampleObjects(t *testing.T, dir string) []object {
@@ -53,10 +92,12 @@ func roundTripRuns(t *testing.T, objs []object, opts Options) int {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkStreamed(t, d, enc)
 		r, err := DecodeEncodedObject(url, o.key, enc, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", o.key, err)
 		}
+		checkStreamed(t, r, enc)
 		if r.ObjectInfo != d.ObjectInfo || r.NumRuns() != d.NumRuns() || !reflect.DeepEqual(r.RunKeys(), d.RunKeys()) {
 			t.Fatalf("%s: read back %+v %v, decoded %+v %v", o.key, r.ObjectInfo, r.RunKeys(), d.ObjectInfo, d.RunKeys())
 		}

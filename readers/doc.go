@@ -278,7 +278,10 @@
 // decoded objects gives, bit for bit (codec.go, CodecVersion). A skyfall
 // object read back keeps each part's rows as their encoded skyfall trace,
 // as a spilled object keeps them in its file, and decodes the trace when
-// the part's run is built.
+// the part's run is built. ObjectRuns.Encoding gives the same bytes as a
+// stream of a length known first (each part's trace built and measured,
+// then built again into the same columns and written by Trace.WriteTo), which the cache compresses as it is written, so that
+// no copy of a whole encoding is held.
 //
 // # The decoder and its benchmark
 //
