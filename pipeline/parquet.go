@@ -33,11 +33,14 @@ const (
 // anything else goes to decode. It says which of ReadDecoded and
 // ReadParquet it did.
 //
-// A Parquet object keeps its footer at its end: it is read by ranges from
-// b (parquetRanges, a ReaderAt over NewRangeReader: the footer, then each
-// column chunk of a row group as it is needed), not held whole, when its
-// listed size is known; r, the object's bytes in order, is left to the
-// caller, which reads it on for the size check and the object's hash.
+// A Parquet object keeps its footer at its end. One of listed size at
+// most parquetWholeBytes is read whole from r, in order (one stream: the
+// caller's size check and hash see the same bytes as they pass, and its
+// read on finds the end), and decoded from memory. A larger one is read by
+// ranges from b (parquetRanges, a ReaderAt over NewRangeReader: the
+// footer, then each column chunk of a row group as it is needed), not held
+// whole; r is then left to the caller, which reads it on for the size
+// check and the object's hash.
 func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, string, error) {
 	head := make([]byte, len(readers.ParquetMagic))
 	n, err := io.ReadFull(r, head)
@@ -59,8 +62,24 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 		if o.Size > limit {
 			return nil, "", &readers.DataError{URL: url, Msg: fmt.Sprintf("object larger than --max-object-bytes (%d bytes)", limit), Err: readers.ErrLimit}
 		}
-		ranges = &parquetRanges{ctx: ctx, b: b, key: o.Key, size: o.Size}
-		src = ranges
+		if o.Size <= parquetWholeBytes {
+			// Small enough to hold: read whole from r, in order, so that
+			// the same bytes serve the decode, the size check and the hash
+			// (the caller's read on finds the end).
+			data, err := readParquetWhole(head, r, o.Size)
+			if data != nil {
+				// Nothing decoded points into data (the readers copy
+				// what they keep): the next object reuses it.
+				defer readers.ReleaseParquetObjectBuffer(data)
+			}
+			if err != nil {
+				return nil, "", err
+			}
+			src = bytes.NewReader(data)
+		} else {
+			ranges = &parquetRanges{ctx: ctx, b: b, key: o.Key, size: o.Size}
+			src = ranges
+		}
 	} else {
 		// No size to read ranges by: the object is read whole.
 		data, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head), r), limit+1))
@@ -107,6 +126,26 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 		de.Row = true
 	}
 	return obj, ReadParquet, err
+}
+
+// parquetWholeBytes is the largest Parquet object decodeAny reads whole
+// (one read of the object's bytes in order, which the size check and the
+// hash reuse) rather than by ranges.
+const parquetWholeBytes = 16 << 20
+
+// readParquetWhole reads a Parquet object of size bytes, head its first
+// bytes already read and r the rest, into a buffer of
+// readers.ParquetObjectBuffer (returned even with an error, for the
+// caller to give back). An object shorter than size changed under the job:
+// a storage error, as a range read's.
+func readParquetWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
+	data := readers.ParquetObjectBuffer(int(size))
+	n := copy(data, head)
+	m, err := io.ReadFull(r, data[n:])
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return data, storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes read, listed with %d", n+m, size))
+	}
+	return data, err
 }
 
 // parquetRanges reads a Parquet object by ranges (io.ReaderAt, io.Seeker

@@ -66,3 +66,40 @@ func TestParquetRanges(t *testing.T) {
 		t.Errorf("a changed object is a DataError: %v", changed.err)
 	}
 }
+
+// TestParquetReadWhole: a small Parquet object is read whole from the
+// stream the caller sizes and hashes (its first bytes already read, the
+// stream left at its end); a stream shorter than the listed size (the
+// object changed under the job) is a storage error, not a DataError.
+func TestParquetReadWhole(t *testing.T) {
+	obj := []byte("PAR1" + strings.Repeat("x", 5000) + "PAR1")
+	for _, tc := range []struct {
+		name   string
+		stream []byte // what the store gives after the first 4 bytes
+		size   int64
+		err    string
+	}{
+		{"whole", obj[4:], int64(len(obj)), ""},
+		{"shorter than listed", obj[4:3000], int64(len(obj)), "the object changed while the job read it: 3000 bytes read, listed with 5008"},
+		{"only the magic", nil, int64(len(obj)), "the object changed while the job read it: 4 bytes read, listed with 5008"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := bytes.NewReader(tc.stream)
+			data, err := readParquetWhole(obj[:4], r, tc.size)
+			if data == nil {
+				t.Fatal("no buffer to give back")
+			}
+			defer readers.ReleaseParquetObjectBuffer(data)
+			if tc.err == "" {
+				if err != nil || !bytes.Equal(data, obj) || r.Len() != 0 {
+					t.Errorf("err %v, equal %v, %d bytes left", err, bytes.Equal(data, obj), r.Len())
+				}
+				return
+			}
+			var de *readers.DataError
+			if err == nil || err.Error() != tc.err || errors.As(err, &de) {
+				t.Errorf("err %v, want the storage error %q", err, tc.err)
+			}
+		})
+	}
+}
