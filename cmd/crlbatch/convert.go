@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"runtime"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"gocloud.dev/blob/s3blob"
@@ -29,6 +30,7 @@ func convertCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder or blob prefix to write the Parquet objects to"},
 			&cli.StringSliceFlag{Name: "pattern", Usage: "convert only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
+			&cli.StringFlag{Name: "compression", Value: readers.ConvertCompression, Usage: "the Parquet pages' codec: `CODEC` one of " + strings.Join(readers.ConvertCompressions, ", ")},
 			&cli.IntFlag{Name: "concurrency", Value: runtime.NumCPU(), Usage: "at most `N` objects converted at once"},
 			&cli.StringFlag{Name: "max-line-bytes", Value: sizeText(readers.DefaultMaxLineBytes), Usage: "the longest line read (`SIZE`)"},
 			&cli.StringFlag{Name: "max-object-bytes", Value: sizeText(readers.DefaultMaxObjectBytes), Usage: "the most decompressed bytes read of one object (`SIZE`)"},
@@ -39,7 +41,7 @@ func convertCommand() *cli.Command {
 				return err
 			}
 			cfg := pipeline.ConvertConfig{Input: in, Output: cmd.String("out"), Patterns: cmd.StringSlice("pattern"),
-				Concurrency: cmd.Int("concurrency"), Retry: pipeline.DefaultRetry()}
+				Concurrency: cmd.Int("concurrency"), Compression: cmd.String("compression"), Retry: pipeline.DefaultRetry()}
 			if cfg.Output == "" {
 				return storage.Usagef("convert: --out OUTPUT is required")
 			}
