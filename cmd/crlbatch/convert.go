@@ -23,10 +23,10 @@ func convertCommand() *cli.Command {
 		Usage:     "turn JSON Lines traces into Parquet traces, one Parquet object per object",
 		ArgsUsage: "INPUT",
 		Description: "Reads every JSON Lines object under INPUT (plain, gzip or zstd) and writes the same rows as one\n" +
-			"Parquet object (zstd) under --out: a.jsonl.gz becomes a.parquet. One column per field; a field\n" +
-			"whose values are of several types, nested or null is kept as each row's JSON text (see\n" +
-			"docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads them with the same\n" +
-			"runs, errors and results. Blank lines are dropped: row numbers count rows.",
+			"Parquet object (zstd pages, or --compression) under --out: a.jsonl.gz becomes a.parquet. One\n" +
+			"column per field; a field whose values are of several types, nested or null is kept as each\n" +
+			"row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
+			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder or blob prefix to write the Parquet objects to"},
 			&cli.StringSliceFlag{Name: "pattern", Usage: "convert only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
