@@ -78,6 +78,7 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 			src = bytes.NewReader(data)
 		} else {
 			ranges = &parquetRanges{ctx: ctx, b: b, key: o.Key, size: o.Size}
+			defer ranges.release()
 			src = ranges
 		}
 	} else {
@@ -153,15 +154,28 @@ func readParquetWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
 // come from the object as listed (its size, and its modification time
 // against the first range's); the first failure is kept in err, which
 // decodeAny returns instead of what the Parquet reader made of it.
+//
+// A read shorter than ahead (parquetRangeAhead when 0) reads ahead: the
+// range from its offset to ahead bytes further (or the end) is read once
+// and later reads within it are served from it, so that the column chunks
+// of a row group, which lie one after the other, cost one range read, not
+// one each (one open of the object, one request to a cloud store).
 type parquetRanges struct {
-	ctx  context.Context
-	b    *blob.Bucket
-	key  string
-	size int64
-	pos  int64
-	mod  time.Time
-	err  error
+	ctx   context.Context
+	b     *blob.Bucket
+	key   string
+	size  int64
+	pos   int64
+	mod   time.Time
+	err   error
+	ahead int64
+	win   []byte // the bytes at winAt, read ahead
+	winAt int64
+	reads int // range reads made (for tests)
 }
+
+// parquetRangeAhead is how far parquetRanges reads ahead.
+const parquetRangeAhead = 4 << 20
 
 func (p *parquetRanges) ReadAt(buf []byte, off int64) (int, error) {
 	if p.err != nil {
@@ -174,10 +188,35 @@ func (p *parquetRanges) ReadAt(buf []byte, off int64) (int, error) {
 	if off+want > p.size {
 		want = p.size - off
 	}
-	n, err := p.read(buf[:want], off)
-	if err != nil {
-		p.err = err
-		return n, err
+	ahead := p.ahead
+	if ahead <= 0 {
+		ahead = parquetRangeAhead
+	}
+	var n int
+	switch {
+	case off >= p.winAt && off+want <= p.winAt+int64(len(p.win)):
+		n = copy(buf[:want], p.win[off-p.winAt:])
+	case want < ahead:
+		end := min(p.size, off+ahead)
+		if p.win == nil {
+			p.win = readers.ParquetObjectBuffer(int(ahead))
+		}
+		p.win = p.win[:end-off]
+		m, err := p.read(p.win, off)
+		if err != nil {
+			p.win = p.win[:0]
+			p.err = err
+			return 0, err
+		}
+		p.win, p.winAt = p.win[:m], off
+		n = copy(buf[:want], p.win)
+	default:
+		var err error
+		n, err = p.read(buf[:want], off)
+		if err != nil {
+			p.err = err
+			return n, err
+		}
 	}
 	if n < len(buf) {
 		return n, io.EOF
@@ -185,7 +224,17 @@ func (p *parquetRanges) ReadAt(buf []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// release gives back the read-ahead buffer; p reads no more.
+func (p *parquetRanges) release() {
+	if p.win != nil {
+		readers.ReleaseParquetObjectBuffer(p.win)
+		p.win = nil
+	}
+	p.winAt = 0
+}
+
 func (p *parquetRanges) read(buf []byte, off int64) (int, error) {
+	p.reads++
 	r, err := p.b.NewRangeReader(p.ctx, p.key, off, int64(len(buf)), nil)
 	if err != nil {
 		return 0, err

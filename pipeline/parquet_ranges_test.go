@@ -39,16 +39,30 @@ func TestParquetRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ranges := &parquetRanges{ctx: ctx, b: b, key: "x.parquet", size: size}
-	got, err := readers.DecodeParquet("mem://b/x.parquet", "x.parquet", ranges, fields, readers.Options{})
-	if err != nil || ranges.err != nil {
-		t.Fatal(err, ranges.err)
-	}
 	we, _ := want.AppendEncoding(nil)
-	ge, _ := got.AppendEncoding(nil)
-	if !bytes.Equal(we, ge) || got.Rows != 3000 {
-		t.Errorf("read by ranges: %d rows, encoding equal %v", got.Rows, bytes.Equal(we, ge))
+	// Read ahead by default (the column chunks from one range), by 1 KiB
+	// (several), and not at all (one range per read).
+	reads := map[int64]int{}
+	for _, ahead := range []int64{0, 1 << 10, 1} {
+		rr := &parquetRanges{ctx: ctx, b: b, key: "x.parquet", size: size, ahead: ahead}
+		got, err := readers.DecodeParquet("mem://b/x.parquet", "x.parquet", rr, fields, readers.Options{})
+		if err != nil || rr.err != nil {
+			t.Fatal(ahead, err, rr.err)
+		}
+		ge, _ := got.AppendEncoding(nil)
+		if !bytes.Equal(we, ge) || got.Rows != 3000 {
+			t.Errorf("read by ranges, ahead %d: %d rows, encoding equal %v", ahead, got.Rows, bytes.Equal(we, ge))
+		}
+		reads[ahead] = rr.reads
+		rr.release()
 	}
+	// By default: the footer's length, the footer, then every column chunk
+	// in one range.
+	if reads[0] > 3 || reads[0] >= reads[1] || reads[1<<10] > reads[1] {
+		t.Errorf("range reads: %d reading ahead by default, %d by 1 KiB, %d not at all", reads[0], reads[1<<10], reads[1])
+	}
+	ranges := &parquetRanges{ctx: ctx, b: b, key: "x.parquet", size: size}
+	defer ranges.release()
 	buf := make([]byte, 10)
 	if n, err := ranges.ReadAt(buf, size-4); n != 4 || err != io.EOF || string(buf[:4]) != "PAR1" {
 		t.Errorf("ReadAt at the end: %d, %v, %q", n, err, buf[:n])
