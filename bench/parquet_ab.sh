@@ -19,6 +19,8 @@
 # and after. Before timing, it checks that this build's Parquet outputs and
 # report are byte-identical to its JSONL ones (the JSONL under the Parquet
 # objects' names, at one path; the manifests differ in how objects were read).
+# BENCH_COMPRESSION=CODEC makes this build's convert write that codec
+# (`crlbatch convert --compression`; default: convert's default).
 set -euo pipefail
 
 BENCH_ROUNDS=${BENCH_ROUNDS:-5}
@@ -30,26 +32,34 @@ THREADS=$(nproc)
 [[ -d $BENCH_JSONL ]] || { echo "no JSONL sweep at $BENCH_JSONL: run bench/cache.sh first" >&2; exit 2; }
 
 mkdir -p "$BENCH_DIR"
-(cd "$ROOT" && go build -o "$BENCH_DIR/crlbatch-head" ./cmd/crlbatch)
+# Each build is linked to a .link file and run from a cp copy: a freshly
+# linked binary peaks 10-17 MiB higher in RSS than a copy of it.
+(cd "$ROOT" && go build -o "$BENCH_DIR/crlbatch-head.link" ./cmd/crlbatch)
+cp "$BENCH_DIR/crlbatch-head.link" "$BENCH_DIR/crlbatch-head"
 BUILDS=(head)
 if [[ -n ${BENCH_BASE:-} ]]; then
 	rm -rf "$BENCH_DIR/base-src" && mkdir -p "$BENCH_DIR/base-src"
 	git -C "$ROOT" archive "$BENCH_BASE" | tar -x -C "$BENCH_DIR/base-src"
-	(cd "$BENCH_DIR/base-src" && go build -o "$BENCH_DIR/crlbatch-base" ./cmd/crlbatch)
+	(cd "$BENCH_DIR/base-src" && go build -o "$BENCH_DIR/crlbatch-base.link" ./cmd/crlbatch)
+	cp "$BENCH_DIR/crlbatch-base.link" "$BENCH_DIR/crlbatch-base"
 	echo "base: $BENCH_BASE = $(git -C "$ROOT" rev-parse --short "$BENCH_BASE")"
 	BUILDS=(base head)
 fi
 echo "head: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo ' (with uncommitted changes)')"
+CONVERT_HEAD=()
+[[ -n ${BENCH_COMPRESSION:-} ]] && CONVERT_HEAD=(--compression "$BENCH_COMPRESSION")
 for b in "${BUILDS[@]}"; do
+	cargs=()
+	[[ $b == head ]] && cargs=("${CONVERT_HEAD[@]}")
 	# Converted again when the build's convert writes something else (the
 	# stamp: the hash of a tiny object's Parquet form).
 	rm -rf "$BENCH_DIR/tiny-$b" && mkdir -p "$BENCH_DIR/tiny-$b/in"
 	head -n 2000 "$(find "$BENCH_JSONL" -name '*.jsonl' | sort | head -n 1)" >"$BENCH_DIR/tiny-$b/in/t.jsonl"
-	"$BENCH_DIR/crlbatch-$b" convert --out "$BENCH_DIR/tiny-$b/out" "$BENCH_DIR/tiny-$b/in" >/dev/null
+	"$BENCH_DIR/crlbatch-$b" convert "${cargs[@]}" --out "$BENCH_DIR/tiny-$b/out" "$BENCH_DIR/tiny-$b/in" >/dev/null
 	stamp="$(du -sb "$BENCH_JSONL" | cut -f1) $(sha256sum <"$BENCH_DIR/tiny-$b/out/t.parquet" | cut -c1-16)"
 	if [[ ! -f $BENCH_DIR/pq-$b.stamp || $(cat "$BENCH_DIR/pq-$b.stamp") != "$stamp" ]]; then
 		rm -rf "$BENCH_DIR/pq-$b"
-		"$BENCH_DIR/crlbatch-$b" convert --out "$BENCH_DIR/pq-$b" "$BENCH_JSONL" >/dev/null
+		"$BENCH_DIR/crlbatch-$b" convert "${cargs[@]}" --out "$BENCH_DIR/pq-$b" "$BENCH_JSONL" >/dev/null
 		echo "$stamp" >"$BENCH_DIR/pq-$b.stamp"
 	fi
 done

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -22,6 +23,9 @@ type ConvertConfig struct {
 	Input, Output string
 	Patterns      []string
 	Concurrency   int
+	// Compression names the Parquet pages' codec (one of
+	// readers.ConvertCompressions; "" for readers.ConvertCompression).
+	Compression string
 	// Reader holds the line and object limits (--max-line-bytes,
 	// --max-object-bytes).
 	Reader readers.Options
@@ -56,6 +60,9 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	}
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
+	}
+	if cfg.Compression != "" && !slices.Contains(readers.ConvertCompressions, cfg.Compression) {
+		return 0, Usagef("--compression %s: want one of %s", cfg.Compression, strings.Join(readers.ConvertCompressions, ", "))
 	}
 	in, err := ParseLocation(cfg.Input, false)
 	if err != nil {
@@ -118,7 +125,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 					return err
 				}
 				defer r.Close()
-				return readers.ConvertToParquet(url, r, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes)
+				return readers.ConvertToParquetCompressed(url, r, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
 			})
 			if err != nil {
 				var de *readers.DataError

@@ -30,9 +30,11 @@
 // with exactly the result of decoding it on one.
 //
 // Input forms: an object whose first bytes are PAR1 is a Parquet trace
-// object (parquet.go), read by ranges from the bucket (its footer, then
-// each column chunk as needed; the object's bytes in order are still read
-// once for the size check and hash), through the protocol's decoder's
+// object (parquet.go), read whole from the stream that is checked for
+// size and hashed when it has at most 16 MiB, else by ranges from the
+// bucket (its footer, then each column chunk as needed; the object's bytes
+// in order are still read once for the size check and hash), through the
+// protocol's decoder's
 // DecodeParquet when it has one (scoring.ParquetDecoder: skyfall's reads
 // the columns straight into its runs), else through readers.ParquetLines
 // as the JSON Lines rows it holds; anything else goes to the protocol's

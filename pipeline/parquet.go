@@ -33,11 +33,14 @@ const (
 // anything else goes to decode. It says which of ReadDecoded and
 // ReadParquet it did.
 //
-// A Parquet object keeps its footer at its end: it is read by ranges from
-// b (parquetRanges, a ReaderAt over NewRangeReader: the footer, then each
-// column chunk of a row group as it is needed), not held whole, when its
-// listed size is known; r, the object's bytes in order, is left to the
-// caller, which reads it on for the size check and the object's hash.
+// A Parquet object keeps its footer at its end. One of listed size at
+// most parquetWholeBytes is read whole from r, in order (one stream: the
+// caller's size check and hash see the same bytes as they pass, and its
+// read on finds the end), and decoded from memory. A larger one is read by
+// ranges from b (parquetRanges, a ReaderAt over NewRangeReader: the
+// footer, then each column chunk of a row group as it is needed), not held
+// whole; r is then left to the caller, which reads it on for the size
+// check and the object's hash.
 func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, string, error) {
 	head := make([]byte, len(readers.ParquetMagic))
 	n, err := io.ReadFull(r, head)
@@ -59,8 +62,25 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 		if o.Size > limit {
 			return nil, "", &readers.DataError{URL: url, Msg: fmt.Sprintf("object larger than --max-object-bytes (%d bytes)", limit), Err: readers.ErrLimit}
 		}
-		ranges = &parquetRanges{ctx: ctx, b: b, key: o.Key, size: o.Size}
-		src = ranges
+		if o.Size <= parquetWholeBytes {
+			// Small enough to hold: read whole from r, in order, so that
+			// the same bytes serve the decode, the size check and the hash
+			// (the caller's read on finds the end).
+			data, err := readParquetWhole(head, r, o.Size)
+			if data != nil {
+				// Nothing decoded points into data (the readers copy
+				// what they keep): the next object reuses it.
+				defer readers.ReleaseParquetObjectBuffer(data)
+			}
+			if err != nil {
+				return nil, "", err
+			}
+			src = bytes.NewReader(data)
+		} else {
+			ranges = &parquetRanges{ctx: ctx, b: b, key: o.Key, size: o.Size}
+			defer ranges.release()
+			src = ranges
+		}
 	} else {
 		// No size to read ranges by: the object is read whole.
 		data, err := io.ReadAll(io.LimitReader(io.MultiReader(bytes.NewReader(head), r), limit+1))
@@ -109,20 +129,53 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 	return obj, ReadParquet, err
 }
 
+// parquetWholeBytes is the largest Parquet object decodeAny reads whole
+// (one read of the object's bytes in order, which the size check and the
+// hash reuse) rather than by ranges.
+const parquetWholeBytes = 16 << 20
+
+// readParquetWhole reads a Parquet object of size bytes, head its first
+// bytes already read and r the rest, into a buffer of
+// readers.ParquetObjectBuffer (returned even with an error, for the
+// caller to give back). An object shorter than size changed under the job:
+// a storage error, as a range read's.
+func readParquetWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
+	data := readers.ParquetObjectBuffer(int(size))
+	n := copy(data, head)
+	m, err := io.ReadFull(r, data[n:])
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return data, storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes read, listed with %d", n+m, size))
+	}
+	return data, err
+}
+
 // parquetRanges reads a Parquet object by ranges (io.ReaderAt, io.Seeker
 // for its size, as parquet.ReaderAtSeeker asks). Each range is checked to
 // come from the object as listed (its size, and its modification time
 // against the first range's); the first failure is kept in err, which
 // decodeAny returns instead of what the Parquet reader made of it.
+//
+// A read shorter than ahead (parquetRangeAhead when 0) reads ahead: the
+// range from its offset to ahead bytes further (or the end) is read once
+// and later reads within it are served from it, so that the column chunks
+// of a row group, which lie one after the other, cost one range read, not
+// one each (one open of the object, one request to a cloud store).
 type parquetRanges struct {
-	ctx  context.Context
-	b    *blob.Bucket
-	key  string
-	size int64
-	pos  int64
-	mod  time.Time
-	err  error
+	ctx   context.Context
+	b     *blob.Bucket
+	key   string
+	size  int64
+	pos   int64
+	mod   time.Time
+	err   error
+	ahead int64
+	win   []byte // the bytes at winAt, read ahead
+	winAt int64
+	reads int // range reads made (for tests)
 }
+
+// parquetRangeAhead is how far parquetRanges reads ahead.
+const parquetRangeAhead = 4 << 20
 
 func (p *parquetRanges) ReadAt(buf []byte, off int64) (int, error) {
 	if p.err != nil {
@@ -135,10 +188,35 @@ func (p *parquetRanges) ReadAt(buf []byte, off int64) (int, error) {
 	if off+want > p.size {
 		want = p.size - off
 	}
-	n, err := p.read(buf[:want], off)
-	if err != nil {
-		p.err = err
-		return n, err
+	ahead := p.ahead
+	if ahead <= 0 {
+		ahead = parquetRangeAhead
+	}
+	var n int
+	switch {
+	case off >= p.winAt && off+want <= p.winAt+int64(len(p.win)):
+		n = copy(buf[:want], p.win[off-p.winAt:])
+	case want < ahead:
+		end := min(p.size, off+ahead)
+		if p.win == nil {
+			p.win = readers.ParquetObjectBuffer(int(ahead))
+		}
+		p.win = p.win[:end-off]
+		m, err := p.read(p.win, off)
+		if err != nil {
+			p.win = p.win[:0]
+			p.err = err
+			return 0, err
+		}
+		p.win, p.winAt = p.win[:m], off
+		n = copy(buf[:want], p.win)
+	default:
+		var err error
+		n, err = p.read(buf[:want], off)
+		if err != nil {
+			p.err = err
+			return n, err
+		}
 	}
 	if n < len(buf) {
 		return n, io.EOF
@@ -146,7 +224,17 @@ func (p *parquetRanges) ReadAt(buf []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// release gives back the read-ahead buffer; p reads no more.
+func (p *parquetRanges) release() {
+	if p.win != nil {
+		readers.ReleaseParquetObjectBuffer(p.win)
+		p.win = nil
+	}
+	p.winAt = 0
+}
+
 func (p *parquetRanges) read(buf []byte, off int64) (int, error) {
+	p.reads++
 	r, err := p.b.NewRangeReader(p.ctx, p.key, off, int64(len(buf)), nil)
 	if err != nil {
 		return 0, err

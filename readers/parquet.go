@@ -95,7 +95,11 @@ type parquetFile struct {
 // not nil, lists the leaf columns to read as Arrow dictionaries. On
 // success the caller closes f.pf.
 func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, batchRows int64, dict func(*file.Reader) []int) (*parquetFile, error) {
-	pf, err := file.NewParquetReader(r, file.WithReadProps(pqReaderProps))
+	props := pqReaderProps
+	if _, ok := r.(*bytes.Reader); ok {
+		props = pqMemReaderProps
+	}
+	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 	}

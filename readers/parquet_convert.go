@@ -42,6 +42,37 @@ func ConvertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 	return convertToParquet(url, r, w, maxLine, maxObject, nil)
 }
 
+// ConvertCompressions are the names of the page compressions
+// ConvertToParquetCompressed writes (`crlbatch convert --compression`),
+// Parquet's own codec names in lower case; ConvertCompression is the
+// default. Reading accepts every codec arrow-go reads, whatever wrote it.
+var ConvertCompressions = []string{"zstd", "snappy", "lz4_raw", "uncompressed"}
+
+// ConvertCompression is the page compression ConvertToParquet writes.
+const ConvertCompression = "zstd"
+
+var convertCodecs = map[string]compress.Compression{
+	"zstd":         compress.Codecs.Zstd,
+	"snappy":       compress.Codecs.Snappy,
+	"lz4_raw":      compress.Codecs.Lz4Raw,
+	"uncompressed": compress.Codecs.Uncompressed,
+}
+
+// ConvertToParquetCompressed is ConvertToParquet with the data and
+// dictionary pages compressed by the codec named (one of
+// ConvertCompressions; "" for ConvertCompression). Another name is an
+// error, before anything is read.
+func ConvertToParquetCompressed(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64, compression string) error {
+	if compression == "" {
+		compression = ConvertCompression
+	}
+	codec, ok := convertCodecs[compression]
+	if !ok {
+		return fmt.Errorf("readers: convert: compression %q: want one of %v", compression, ConvertCompressions)
+	}
+	return convertToParquet(url, r, w, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)})
+}
+
 // convertToParquet is ConvertToParquet with the writer properties extra
 // after its own (the tests' page and row group sizes, encodings).
 func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64, extra []parquet.WriterProperty) error {
@@ -287,7 +318,7 @@ func (c *converter) write(w io.Writer) error {
 	mem := memory.NewGoAllocator()
 	props := parquet.NewWriterProperties(append([]parquet.WriterProperty{
 		parquet.WithAllocator(mem),
-		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompression(convertCodecs[ConvertCompression]),
 		parquet.WithMaxRowGroupLength(ConvertRowGroupRows),
 		parquet.WithDataPageSize(convertPageBytes),
 	}, append(dict, c.extra...)...)...)

@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
@@ -533,6 +535,56 @@ func TestConvertLongRepeatedValuesDeterministic(t *testing.T) {
 			want := path == "run_id" || path == "regime_id" || path == "reward"
 			if cc.HasDictionaryPage() != want {
 				t.Errorf("%s, row group %d: a dictionary page %t, want %t", path, g, cc.HasDictionaryPage(), want)
+			}
+		}
+	}
+}
+
+// TestDecodeParquetEveryCodec: the same rows written with every page codec
+// arrow-go writes (convert's own and the others a team's writer may use)
+// decode, from memory (the engine's small objects, read through a small
+// buffer) and through a plain io.ReaderAt (column chunks read whole), to
+// the encoding of convert's default form.
+func TestDecodeParquetEveryCodec(t *testing.T) {
+	opts := Options{Components: []string{"success", "progress", "absent"}}
+	jsonl := interleavedRows(3000)
+	wantObj, err := DecodeParquet("mem://b/x.parquet", "x.parquet", bytes.NewReader(convertJSONL(t, jsonl)), skyfallParquetFields, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := wantObj.AppendEncoding(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, codec := range []compress.Compression{compress.Codecs.Zstd, compress.Codecs.Snappy, compress.Codecs.Lz4Raw,
+		compress.Codecs.Uncompressed, compress.Codecs.Gzip, compress.Codecs.Brotli} {
+		data := convertWith(t, jsonl, []parquet.WriterProperty{parquet.WithCompression(codec)})
+		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := pf.MetaData().RowGroup(0).ColumnChunk(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cc.Compression(); got != codec {
+			t.Errorf("%s: written as %s", codec, got)
+		}
+		pf.Close()
+		for _, src := range []struct {
+			name string
+			r    parquet.ReaderAtSeeker
+		}{{"memory", bytes.NewReader(data)}, {"ReaderAt", io.NewSectionReader(bytes.NewReader(data), 0, int64(len(data)))}} {
+			obj, err := DecodeParquet("mem://b/x.parquet", "x.parquet", src.r, skyfallParquetFields, opts)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", codec, src.name, err)
+			}
+			got, err := obj.AppendEncoding(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, %s: encoding differs from zstd's (%d bytes, want %d)", codec, src.name, len(got), len(want))
 			}
 		}
 	}

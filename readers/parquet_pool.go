@@ -26,6 +26,20 @@ var pqPages memory.Allocator = pqPool{}
 // each, parquet.ReaderProperties' default).
 var pqReaderProps = parquet.NewReaderProperties(pqPages)
 
+// pqMemReaderProps are those of a file held in memory (a *bytes.Reader:
+// the engine reads small objects whole): each column chunk is read through
+// a buffer of a page header's size (arrow-go's first Peek of a header
+// asks 16 KiB) instead of copied whole into a fresh buffer first. The
+// pages are copied once, from the object's bytes into the pooled page
+// buffers; a column chunk no longer costs an allocation of its size
+// (about the object's bytes in all, fresh memory the copy faulted in).
+var pqMemReaderProps = func() *parquet.ReaderProperties {
+	p := parquet.NewReaderProperties(pqPages)
+	p.BufferedStreamEnabled = true
+	p.BufferSize = 16 << 10
+	return p
+}()
+
 const (
 	pqPoolMin = 12 // 4 KiB: smaller buffers are allocated, not pooled
 	pqPoolMax = 26 // 64 MiB: larger ones too
@@ -79,3 +93,22 @@ func (pqPool) Free(b []byte) {
 	b = b[:c]
 	pqPoolClasses[bits.Len(uint(c-1))].Put(&b)
 }
+
+// ParquetObjectBuffer returns a buffer of size bytes, not cleared, for a
+// Parquet object read whole (the engine's small objects), from the pool of
+// the page buffers: the next object's bytes reuse it instead of faulting
+// in fresh memory. The caller gives it back with ReleaseParquetObjectBuffer
+// once the object is decoded (nothing decoded points into it).
+func ParquetObjectBuffer(size int) []byte {
+	c := pqPoolClass(size)
+	if c <= pqPoolMax {
+		if v, ok := pqPoolClasses[c].Get().(*[]byte); ok {
+			return (*v)[:size]
+		}
+		return make([]byte, size, 1<<c)
+	}
+	return make([]byte, size)
+}
+
+// ReleaseParquetObjectBuffer gives back a buffer of ParquetObjectBuffer.
+func ReleaseParquetObjectBuffer(b []byte) { pqPages.Free(b) }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"runtime"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"gocloud.dev/blob/s3blob"
@@ -22,13 +23,14 @@ func convertCommand() *cli.Command {
 		Usage:     "turn JSON Lines traces into Parquet traces, one Parquet object per object",
 		ArgsUsage: "INPUT",
 		Description: "Reads every JSON Lines object under INPUT (plain, gzip or zstd) and writes the same rows as one\n" +
-			"Parquet object (zstd) under --out: a.jsonl.gz becomes a.parquet. One column per field; a field\n" +
-			"whose values are of several types, nested or null is kept as each row's JSON text (see\n" +
-			"docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads them with the same\n" +
-			"runs, errors and results. Blank lines are dropped: row numbers count rows.",
+			"Parquet object (zstd pages, or --compression) under --out: a.jsonl.gz becomes a.parquet. One\n" +
+			"column per field; a field whose values are of several types, nested or null is kept as each\n" +
+			"row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
+			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder or blob prefix to write the Parquet objects to"},
 			&cli.StringSliceFlag{Name: "pattern", Usage: "convert only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
+			&cli.StringFlag{Name: "compression", Value: readers.ConvertCompression, Usage: "the Parquet pages' codec: `CODEC` one of " + strings.Join(readers.ConvertCompressions, ", ")},
 			&cli.IntFlag{Name: "concurrency", Value: runtime.NumCPU(), Usage: "at most `N` objects converted at once"},
 			&cli.StringFlag{Name: "max-line-bytes", Value: sizeText(readers.DefaultMaxLineBytes), Usage: "the longest line read (`SIZE`)"},
 			&cli.StringFlag{Name: "max-object-bytes", Value: sizeText(readers.DefaultMaxObjectBytes), Usage: "the most decompressed bytes read of one object (`SIZE`)"},
@@ -39,7 +41,7 @@ func convertCommand() *cli.Command {
 				return err
 			}
 			cfg := pipeline.ConvertConfig{Input: in, Output: cmd.String("out"), Patterns: cmd.StringSlice("pattern"),
-				Concurrency: cmd.Int("concurrency"), Retry: pipeline.DefaultRetry()}
+				Concurrency: cmd.Int("concurrency"), Compression: cmd.String("compression"), Retry: pipeline.DefaultRetry()}
 			if cfg.Output == "" {
 				return storage.Usagef("convert: --out OUTPUT is required")
 			}
