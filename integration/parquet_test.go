@@ -10,10 +10,13 @@ import (
 )
 
 // TestCloudParquetInput: the sweep's Parquet form (`crlbatch convert`) in
-// each server, scored with --pattern '*.parquet', is read by ranges (the
-// footer, then column chunks: several GETs of each object, beside the one
-// that streams it for the size check) and gives the outputs of the same
-// Parquet objects scored from the local disk, the input's name aside.
+// each server, scored with --pattern '*.parquet', gives the outputs of the
+// same Parquet objects scored from the local disk, the input's name aside,
+// read both ways the engine reads one: whole, in the one GET that also
+// checks its size and hashes it (an object of at most 16 MiB, as every
+// object here), and by ranges (the footer, then column chunks: several
+// GETs of each object, beside the one that streams it for the size check;
+// the hidden --parquet-whole-bytes 1 sends every object that way).
 func TestCloudParquetInput(t *testing.T) {
 	f := getFixture(t)
 	ctx := context.Background()
@@ -34,26 +37,39 @@ func TestCloudParquetInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := c.url(inBucket, prefix)
-			c.proxy.Reset()
-			r := f.score(ctx, nil, in, c.url(outBucket, "pq"), "--pattern", "*.parquet")
-			if r.code != 0 || !strings.Contains(r.stdout, "0 decoded, 0 from the cache, ") || !strings.Contains(r.stdout, " Parquet\n") {
-				t.Fatalf("%s\nserver log:\n%s", r, c.srv.LogTail(20))
-			}
-			rc := countRequests(c.proxy.Log())
-			objects := 0
-			for k, n := range rc.gets {
-				if strings.HasPrefix(k, prefix+"/") && strings.HasSuffix(k, ".parquet") {
-					objects++
-					if n < 3 {
-						t.Errorf("%s: %d GETs, want the stream, the footer and column chunks", k, n)
+			for _, way := range []struct {
+				name   string
+				flags  []string
+				ranges bool
+			}{
+				{"whole", nil, false},
+				{"ranges", []string{"--parquet-whole-bytes", "1"}, true},
+			} {
+				c.proxy.Reset()
+				out := "pq-" + way.name
+				r := f.score(ctx, nil, in, c.url(outBucket, out), append([]string{"--pattern", "*.parquet"}, way.flags...)...)
+				if r.code != 0 || !strings.Contains(r.stdout, "0 decoded, 0 from the cache, ") || !strings.Contains(r.stdout, " Parquet\n") {
+					t.Fatalf("%s: %s\nserver log:\n%s", way.name, r, c.srv.LogTail(20))
+				}
+				rc := countRequests(c.proxy.Log())
+				objects := 0
+				for k, n := range rc.gets {
+					if strings.HasPrefix(k, prefix+"/") && strings.HasSuffix(k, ".parquet") {
+						objects++
+						if way.ranges && n < 3 {
+							t.Errorf("%s: %s: %d GETs, want the stream, the footer and column chunks", way.name, k, n)
+						}
+						if !way.ranges && n != 1 {
+							t.Errorf("%s: %s: %d GETs, want the one stream", way.name, k, n)
+						}
 					}
 				}
+				if objects == 0 {
+					t.Fatalf("%s: no Parquet object read: %v", way.name, rc)
+				}
+				dir, names := download(t, c, out)
+				compareWithLocal(t, dir, names, ref, pipeline.Redact(in))
 			}
-			if objects == 0 {
-				t.Fatalf("no Parquet object read: %v", rc)
-			}
-			dir, names := download(t, c, "pq")
-			compareWithLocal(t, dir, names, ref, pipeline.Redact(in))
 		})
 	}
 }

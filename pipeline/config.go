@@ -52,6 +52,12 @@ type Config struct {
 	BootstrapSeed uint64
 
 	Reader readers.Options
+	// ParquetWholeBytes is the largest Parquet object of known size read
+	// whole, in the one stream that also checks its size and hashes it;
+	// larger ones are read by ranges (the footer, then column chunks).
+	// 0 means 16 MiB; a hidden flag, --parquet-whole-bytes, sets it (the
+	// integration tests read every object by ranges with 1).
+	ParquetWholeBytes int64
 
 	// MaxBadRows is how many bad rows (--max-bad-rows) the job may skip in
 	// all objects together: each is listed in manifest.json (skipped) and

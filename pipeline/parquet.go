@@ -34,7 +34,7 @@ const (
 // ReadParquet it did.
 //
 // A Parquet object keeps its footer at its end. One of listed size at
-// most parquetWholeBytes is read whole from r, in order (one stream: the
+// most parquetWholeBytes (Config.ParquetWholeBytes) is read whole from r, in order (one stream: the
 // caller's size check and hash see the same bytes as they pass, and its
 // read on finds the end), and decoded from memory. A larger one is read by
 // ranges from b (parquetRanges, a ReaderAt over NewRangeReader: the
@@ -62,7 +62,11 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 		if o.Size > limit {
 			return nil, "", &readers.DataError{URL: url, Msg: fmt.Sprintf("object larger than --max-object-bytes (%d bytes)", limit), Err: readers.ErrLimit}
 		}
-		if o.Size <= parquetWholeBytes {
+		whole := j.cfg.ParquetWholeBytes
+		if whole <= 0 {
+			whole = parquetWholeBytes
+		}
+		if o.Size <= whole {
 			// Small enough to hold: read whole from r, in order, so that
 			// the same bytes serve the decode, the size check and the hash
 			// (the caller's read on finds the end).
@@ -131,7 +135,8 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 
 // parquetWholeBytes is the largest Parquet object decodeAny reads whole
 // (one read of the object's bytes in order, which the size check and the
-// hash reuse) rather than by ranges.
+// hash reuse) rather than by ranges, unless Config.ParquetWholeBytes says
+// otherwise.
 const parquetWholeBytes = 16 << 20
 
 // readParquetWhole reads a Parquet object of size bytes, head its first

@@ -94,6 +94,8 @@ func scoreFlags() []cli.Flag {
 		&cli.Uint64Flag{Name: "bootstrap-seed", Category: catFamily,
 			Usage: "the `SEED` of the bootstrap draws (combined with family and metric names, so reruns are identical)"},
 		&cli.StringFlag{Name: "cpuprofile", Hidden: true, TakesFile: true, Usage: "write a Go CPU profile of the job to this file"},
+		&cli.StringFlag{Name: "parquet-whole-bytes", Hidden: true,
+			Usage: "read a Parquet object of at most `SIZE` whole, in one stream, and a larger one by ranges (default 16MiB; 1 reads every object by ranges)"},
 		&cli.StringFlag{Name: "trace", Hidden: true, TakesFile: true, Usage: "write a Go execution trace of the job to this file (go tool trace)"},
 	)
 	return append(flags, protocolFlags()...)
@@ -224,6 +226,11 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 	cfg.Reader.MaxLineBytes = int(min(lineBytes, math.MaxInt))
 	if cfg.Reader.MaxObjectBytes, err = sizeFlag(cmd, "max-object-bytes"); err != nil {
 		return err
+	}
+	if cmd.IsSet("parquet-whole-bytes") {
+		if cfg.ParquetWholeBytes, err = sizeFlag(cmd, "parquet-whole-bytes"); err != nil {
+			return err
+		}
 	}
 	cfg.Reader.MaxLabels = cmd.Int("max-labels")
 	cfg.Reader.MaxRuns = cmd.Int("max-runs")
