@@ -217,14 +217,8 @@ func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
 	if o.spilled || o.released {
 		return buf, fmt.Errorf("readers: encoding %s: its rows were spilled or released", o.URL)
 	}
-	e := &encoder{buf: append(buf, codecMagicRuns...)}
-	e.uint(CodecVersion)
-	e.info(&o.ObjectInfo)
-	e.uint(uint64(len(o.comps)))
-	for _, c := range o.comps {
-		e.str(c)
-	}
-	e.uint(uint64(len(o.parts)))
+	e := &encoder{buf: buf}
+	e.objectHead(o)
 	for _, p := range o.parts {
 		e.header(&p.partCore)
 		var (
@@ -342,14 +336,7 @@ func (en *Encoding) write(w io.Writer) (int64, error) {
 	_, counting := w.(*countWriter)
 	e := &encoder{buf: make([]byte, 0, 4<<10)}
 	f := &flushingWriter{e: e, w: w}
-	e.buf = append(e.buf, codecMagicRuns...)
-	e.uint(CodecVersion)
-	e.info(&o.ObjectInfo)
-	e.uint(uint64(len(o.comps)))
-	for _, c := range o.comps {
-		e.str(c)
-	}
-	e.uint(uint64(len(o.parts)))
+	e.objectHead(o)
 	for i, p := range o.parts {
 		e.header(&p.partCore)
 		labels, rows := en.labels[i], en.rows[i]
@@ -385,6 +372,20 @@ func (en *Encoding) write(w io.Writer) (int64, error) {
 	}
 	f.flush()
 	return f.n, f.err
+}
+
+// objectHead writes what an object's encoding starts with: the magic, the
+// codec version, the object's info, its components and how many parts
+// follow.
+func (e *encoder) objectHead(o *ObjectRuns) {
+	e.buf = append(e.buf, codecMagicRuns...)
+	e.uint(CodecVersion)
+	e.info(&o.ObjectInfo)
+	e.uint(uint64(len(o.comps)))
+	for _, c := range o.comps {
+		e.str(c)
+	}
+	e.uint(uint64(len(o.parts)))
 }
 
 // labels writes a part's labels (names, first origin and alias, in order
