@@ -104,6 +104,9 @@ func TestBrowserCheckSeesRequests(t *testing.T) {
 // openInBrowser opens page, checks it and returns its problems.
 func openInBrowser(t *testing.T, exe, page string, figs int, shotPrefix string) []string {
 	t.Helper()
+	// Chromium makes its singleton socket's folder under TMPDIR and leaves
+	// it behind when chromedp ends it: the test's own folder holds it.
+	tmp := t.TempDir()
 	actx, cancel := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe),
 		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
@@ -112,6 +115,7 @@ func openInBrowser(t *testing.T, exe, page string, figs int, shotPrefix string) 
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Env("TMPDIR="+tmp),
 	)
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
