@@ -259,23 +259,15 @@ func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
 // SHA-256 already guards, read back by Get. A failed write is cancelled
 // before Close, so that nothing is published.
 func (c *Cache) publish(ctx context.Context, key string, parts ...[]byte) error {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := c.b.NewWriter(wctx, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"})
-	if err != nil {
-		return storage.RedactErr(err)
-	}
-	for _, p := range parts {
-		if _, err := w.Write(p); err != nil {
-			cancel()
-			_ = w.Close()
-			return storage.RedactErr(err)
+	err := storage.WriteObject(ctx, c.b, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"}, func(w *blob.Writer) error {
+		for _, p := range parts {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
 		}
-	}
-	if err := w.Close(); err != nil {
-		return storage.RedactErr(err)
-	}
-	return nil
+		return nil
+	})
+	return storage.RedactErr(err)
 }
 
 // Sealed is an entry's compressed payload made in memory by Seal, for

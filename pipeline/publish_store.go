@@ -13,6 +13,8 @@ import (
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+
+	"github.com/crlbatch/crlbatch/storage"
 )
 
 // checkWritten makes sure every file of the result is still there, with
@@ -64,36 +66,27 @@ func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) 
 // must write the same bytes each time).
 func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write func(io.Writer) error) error {
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
-		wctx, cancel := context.WithCancel(ctx)
-		defer cancel()
 		var file *os.File
-		w, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType(key),
+		opts := &blob.WriterOptions{ContentType: contentType(key),
 			BeforeWrite: func(as func(any) bool) error {
 				var f *os.File
 				if as(&f) {
 					file = f
 				}
 				return nil
-			}})
-		if err != nil {
-			return err
-		}
-		abort := func(err error) error {
-			cancel()
-			w.Close()
-			return err
-		}
-		if err := write(&progressWriter{ctx: ctx, w: w, touch: touch}); err != nil {
-			return abort(err)
-		}
-		if file != nil {
-			// Write flushes nothing fileblob buffers: the bytes are in
-			// the file, and go to disk now, before the rename.
-			if err := syncFile(file); err != nil {
-				return abort(err)
+			}}
+		err := storage.WriteObject(ctx, b, key, opts, func(w *blob.Writer) error {
+			if err := write(&progressWriter{ctx: ctx, w: w, touch: touch}); err != nil {
+				return err
 			}
-		}
-		if err := w.Close(); err != nil {
+			if file != nil {
+				// Write flushes nothing fileblob buffers: the bytes are
+				// in the file, and go to disk now, before the rename.
+				return syncFile(file)
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 		if dir, ok := j.localPath(key); ok {

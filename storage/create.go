@@ -34,24 +34,21 @@ func CreateExclusive(ctx context.Context, b *blob.Bucket, key, file string, data
 	if file != "" {
 		return createLocal(file, data)
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w, err := b.NewWriter(wctx, key, &blob.WriterOptions{IfNotExist: true, ContentType: "application/json"})
-	if err != nil {
+	err := WriteObject(ctx, b, key, &blob.WriterOptions{IfNotExist: true, ContentType: "application/json"}, func(w *blob.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	switch c := gcerrors.Code(err); {
+	case err == nil:
+		return true, nil
+	case c == gcerrors.FailedPrecondition || c == gcerrors.AlreadyExists:
+		// The store refused the condition: the object exists. (Usually
+		// at Close; a driver that sends the body as it is written can
+		// report it from Write.)
+		return false, nil
+	default:
 		return false, err
 	}
-	if _, err := w.Write(data); err != nil {
-		cancel()
-		w.Close()
-		return false, err
-	}
-	if err := w.Close(); err != nil {
-		if gcerrors.Code(err) == gcerrors.FailedPrecondition || gcerrors.Code(err) == gcerrors.AlreadyExists {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
 }
 
 // createLocal writes data to a temporary file beside file, named after

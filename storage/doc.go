@@ -23,6 +23,10 @@
 //   - CreateExclusive creates an object only if none of its name exists
 //     (blob IfNotExist on buckets; a local file written whole and linked,
 //     which fails like O_EXCL): the claims of publishing.
+//   - WriteObject writes one object through a blob writer whose context
+//     is cancelled before Close when the write fails, so that nothing
+//     partial is committed: publishing, the cache's entries, synth and
+//     CreateExclusive all write that way.
 //   - Within tells whether an OUTPUT lies inside an INPUT, comparing
 //     canonical locations (links resolved, hosts by address, prefixes
 //     cleaned).

@@ -844,14 +844,11 @@ func (c *counter) Write(b []byte) (int, error) {
 }
 
 // writeObject commits one object whose JSONL body fill writes, compressed as
-// comp. The blob writer's context is cancelled before Close on any error, so
-// a partial object is never committed.
+// comp. On any error the object is not committed (storage.WriteObject).
 func (p *plan) writeObject(ctx context.Context, b *blob.Bucket, key, comp string, fill func(io.Writer) (int64, error)) (Object, error) {
 	if err := ctx.Err(); err != nil {
 		return Object{}, err
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	ctype := contentType
 	switch comp {
 	case "gzip":
@@ -859,43 +856,35 @@ func (p *plan) writeObject(ctx context.Context, b *blob.Bucket, key, comp string
 	case "zstd":
 		ctype = "application/zstd"
 	}
-	bw, err := b.NewWriter(wctx, key, &blob.WriterOptions{ContentType: ctype})
-	if err != nil {
-		return Object{}, err
-	}
-	abort := func(err error) (Object, error) {
-		cancel()
-		_ = bw.Close() // aborted: the object is not committed
-		return Object{}, err
-	}
-	cw := &counter{w: bw}
-	var body io.WriteCloser
-	switch comp {
-	case "gzip":
-		if body, err = gzip.NewWriterLevel(cw, gzip.DefaultCompression); err != nil {
-			return abort(err)
-		}
-	case "zstd":
-		if body, err = zstd.NewWriter(cw, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault)); err != nil {
-			return abort(err)
-		}
-	}
+	var cw *counter
 	var raw int64
-	if body == nil {
-		raw, err = fill(cw)
-	} else {
-		raw, err = fill(body)
-		if err == nil {
-			err = body.Close() // flushes the compressor, never closes bw
+	err := storage.WriteObject(ctx, b, key, &blob.WriterOptions{ContentType: ctype}, func(bw *blob.Writer) error {
+		cw = &counter{w: bw}
+		var body io.WriteCloser
+		var err error
+		switch comp {
+		case "gzip":
+			body, err = gzip.NewWriterLevel(cw, gzip.DefaultCompression)
+		case "zstd":
+			body, err = zstd.NewWriter(cw, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
 		}
-	}
-	if err == nil {
-		err = ctx.Err()
-	}
+		if err != nil {
+			return err
+		}
+		if body == nil {
+			raw, err = fill(cw)
+		} else {
+			raw, err = fill(body)
+			if err == nil {
+				err = body.Close() // flushes the compressor, never closes bw
+			}
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		return err
+	})
 	if err != nil {
-		return abort(err)
-	}
-	if err := bw.Close(); err != nil {
 		return Object{}, err
 	}
 	return Object{Bytes: cw.n, RawBytes: raw}, nil
