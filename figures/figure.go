@@ -131,11 +131,11 @@ func (f *Figure) pngOn(ctx context.Context, c *pngCanvas) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := encodePNG(&buf, c.img); err != nil {
+	b, err := encodePNG(c.img)
+	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // Slug turns a family or metric name into a file-name part: lower-case

@@ -21,7 +21,7 @@ import (
 func vgimgPNG(t testing.TB, f *Figure) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := encodePNG(&buf, raster(f)); err != nil {
+	if err := encodePNGBefore(&buf, raster(f)); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
