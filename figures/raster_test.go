@@ -27,10 +27,10 @@ func vgimgPNG(t testing.TB, f *Figure) []byte {
 	return buf.Bytes()
 }
 
-// canvasOn is f's PNG canvas on the memory p (newPNGCanvasOn).
-func canvasOn(f *Figure, p *[]byte) *pngCanvas {
+// canvasOn is f's PNG canvas on the memory m (newPNGCanvasOn).
+func canvasOn(f *Figure, m *pngMemory) *pngCanvas {
 	w, h := f.size()
-	return newPNGCanvasOn(w, h, p)
+	return newPNGCanvasOn(w, h, m)
 }
 
 // pixels is f's size in pixels at PNGDPI.
@@ -144,9 +144,11 @@ func TestPNGCanvasMatchesVgimg(t *testing.T) {
 }
 
 // TestPNGCanvasReusedMemory: a canvas on memory that held another figure
-// (larger, smaller or the same size, other content), or any bytes at all,
-// draws exactly the PNG of a fresh canvas: the background fill overwrites
-// every pixel before anything reads one.
+// (larger, smaller or the same size, other content; at the same size with
+// the gg context that drew it), or any bytes at all, draws exactly the
+// PNG of a fresh canvas: the background fill overwrites every pixel
+// before anything reads one, and resetContext leaves nothing of the
+// figure before in the context.
 func TestPNGCanvasReusedMemory(t *testing.T) {
 	figs := namedFigures()
 	big := func() *Figure {
@@ -159,17 +161,35 @@ func TestPNGCanvasReusedMemory(t *testing.T) {
 		f.Width, f.PanelHeight = 7.3*vg.Centimeter, 3.21*vg.Centimeter
 		return f
 	}
-	cases := []struct {
+	type pair struct {
 		name string
 		a, b func() *Figure
-	}{
+	}
+	cases := []pair{
 		{"large intervals, then a smaller reward", big, smallOdd},
 		{"reward, then improvement of the same width", figs["reward"], figs["improvement"]},
-		{"reward, then another reward of the same size", figs["merged regimes"], figs["small reward"]},
+		{"merged regimes, then a reward of the same size", figs["merged regimes"], figs["small reward"]},
 		{"small reward, then a larger figure (fresh memory)", smallOdd, big},
 	}
+	// Every kind after every kind, at one size (one panel of the default
+	// size): the context of each drawn on by each.
+	r := rand.New(rand.NewPCG(15, 16))
+	rounds := 2
 	if raceEnabled {
-		cases = cases[:1]
+		cases, rounds = cases[:1], 1
+	}
+	for round := range rounds {
+		seed1, seed2 := r.Uint64(), r.Uint64()
+		kinds := func() []figureArgs { return randArgs(rand.New(rand.NewPCG(seed1, seed2))) }
+		for i := range kinds() {
+			for j := range kinds() {
+				cases = append(cases, pair{
+					fmt.Sprintf("round %d: %T, then %T", round, kinds()[i], kinds()[j]),
+					func() *Figure { return kinds()[i].figure("a") },
+					func() *Figure { return kinds()[j].figure("b") },
+				})
+			}
+		}
 	}
 	for _, c := range cases {
 		// A, drawn on fresh memory and kept dirty.
@@ -178,14 +198,18 @@ func TestPNGCanvasReusedMemory(t *testing.T) {
 		if _, err := a.pngOn(context.Background(), ca); err != nil {
 			t.Fatal(err)
 		}
-		mem := ca.pix
+		mem, gc := ca.mem, ca.gc
+		aw, ah := pixels(a)
 		b := c.b()
 		want := vgimgPNG(t, c.b())
 		cb := canvasOn(b, mem)
 		bw, bh := pixels(b)
-		reused := cap(*mem) >= 4*bw*bh
-		if reused != (&cb.img.Pix[:1][0] == &(*mem)[:1][0]) {
+		reused := 4*aw*ah >= 4*bw*bh
+		if reused != (&cb.img.Pix[:1][0] == &mem.pix[:1][0]) {
 			t.Fatalf("%s: B on A's memory: %v, want %v", c.name, !reused, reused)
+		}
+		if sameSize := aw == bw && ah == bh; sameSize != (cb.gc == gc) {
+			t.Fatalf("%s: B with A's context: %v, want %v", c.name, !sameSize, sameSize)
 		}
 		got, err := b.pngOn(context.Background(), cb)
 		if err != nil {
@@ -200,7 +224,6 @@ func TestPNGCanvasReusedMemory(t *testing.T) {
 	f := figs["small reward"]
 	want := vgimgPNG(t, f())
 	w, h := pixels(f())
-	r := rand.New(rand.NewPCG(9, 10))
 	for fill := range 3 {
 		mem := make([]byte, 4*w*h+100)
 		for i := range mem {
@@ -211,7 +234,7 @@ func TestPNGCanvasReusedMemory(t *testing.T) {
 				mem[i] = byte(r.Uint32())
 			}
 		}
-		got, err := f().pngOn(context.Background(), canvasOn(f(), &mem))
+		got, err := f().pngOn(context.Background(), canvasOn(f(), &pngMemory{pix: mem}))
 		if err != nil {
 			t.Fatal(err)
 		}
