@@ -15,7 +15,8 @@ import (
 // without a copy. vgimg.NewWith(UseWH, UseDPI, UseBackgroundColor(white))
 // allocated a zeroed image, had gg copy it into a second fresh one and
 // filled that with the background: two images' worth of fresh pages per
-// figure, and a copy (most of a warm job's memmove; issue 15).
+// figure, and a copy (the copy alone 7 % of the warm nightly job's
+// sampled CPU; docs/performance.md, issue 15).
 //
 // It draws what that canvas drew, to the bit (TestPNGCanvasMatchesVgimg):
 // the image has the size NewWith gives it, the context the line cap and
