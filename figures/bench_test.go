@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/crlbatch/crlbatch/internal/benchcpu"
 )
 
 // benchLine is a family of five runs of 40,000 steps (bench-sweep's shape).
@@ -24,21 +26,25 @@ func benchLine() Line {
 func BenchmarkRewardSVG(b *testing.B) {
 	ln := benchLine()
 	b.ReportAllocs()
+	before := benchcpu.Now()
 	for b.Loop() {
 		if _, err := Reward("r", "f", 5, ln).SVG(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	benchcpu.Report(b, before)
 }
 
 func BenchmarkRewardPNG(b *testing.B) {
 	ln := benchLine()
 	b.ReportAllocs()
+	before := benchcpu.Now()
 	for b.Loop() {
 		if _, err := Reward("r", "f", 5, ln).PNG(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	benchcpu.Report(b, before)
 }
 
 // smallLine is a family of the bench-scale families step: five runs of
@@ -62,11 +68,13 @@ func smallLine() Line {
 func BenchmarkRewardSmall(b *testing.B) {
 	ln := smallLine()
 	b.ReportAllocs()
+	before := benchcpu.Now()
 	for b.Loop() {
 		if _, _, err := Reward("r", "f", 5, ln).render(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
+	benchcpu.Report(b, before)
 }
 
 // BenchmarkFigureKey is what finding a reward figure in the cache costs:

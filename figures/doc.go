@@ -9,7 +9,10 @@
 // (docs/decisions.md, "Figures and the HTML report"). And the drawing: a
 // Figure is one or more gonum/plot panels stacked in a column, rendered to
 // SVG and PNG bytes that depend on nothing but the figure (no clock, no
-// random identifier, fonts embedded by gonum/plot). What a figure draws
+// random identifier, fonts embedded by gonum/plot); a PNG is drawn on one
+// image whose pixel memory, and the gg context drawing on it, are pooled
+// for the next figure (pngCanvas), with the bytes of a fresh vgimg canvas.
+// What a figure draws
 // grows with what it can show, not with the data: the reward figure shades
 // adjacent regimes narrower than a pixel column as one stretch and labels a
 // stretch only where its label fits, and the caption counts both. Each

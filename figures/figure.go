@@ -13,7 +13,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -121,17 +120,22 @@ func (f *Figure) png(ctx context.Context) ([]byte, error) {
 	if len(f.Panels) == 0 {
 		return nil, errNoPanel(f)
 	}
-	w, h := f.size()
-	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
+	c := newPNGCanvas(f.size())
+	defer c.release()
+	return f.pngOn(ctx, c)
+}
+
+// pngOn is png drawn on c.
+func (f *Figure) pngOn(ctx context.Context, c *pngCanvas) ([]byte, error) {
 	f.draw(draw.New(stoppable(ctx, c)))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := encodePNG(&buf, c.Image()); err != nil {
+	b, err := encodePNG(c.img)
+	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", f.Name, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // Slug turns a family or metric name into a file-name part: lower-case

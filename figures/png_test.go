@@ -1,10 +1,15 @@
 package figures
 
 import (
+	"bufio"
 	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -67,10 +72,12 @@ func TestEncodePNGIsLossless(t *testing.T) {
 	}
 	images["transparent"] = see
 	for name, img := range images {
-		var ours, std bytes.Buffer
-		if err := encodePNG(&ours, img); err != nil {
+		var std bytes.Buffer
+		b, err := encodePNG(img)
+		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		ours := bytes.NewBuffer(b)
 		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&std, img); err != nil {
 			t.Fatal(err)
 		}
@@ -101,8 +108,7 @@ func BenchmarkEncodePNG(b *testing.B) {
 	b.ReportAllocs()
 	before := benchcpu.Now()
 	for b.Loop() {
-		var buf bytes.Buffer
-		if err := encodePNG(&buf, img); err != nil {
+		if _, err := encodePNG(img); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -190,5 +196,113 @@ func BenchmarkUpFilter(b *testing.B) {
 				b.Log(n)
 			}
 		})
+	}
+}
+
+// encodePNGBefore is encodePNG as it was before it kept its compressed
+// data for the next PNG and put the PNG together in one slice: each chunk
+// written to w in turn (with the compressor pngWriters makes, fresh).
+func encodePNGBefore(w io.Writer, img image.Image) error {
+	m, ok := img.(*image.RGBA)
+	if !ok || !m.Opaque() {
+		return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(w, img)
+	}
+	b := m.Bounds()
+	width, height := b.Dx(), b.Dy()
+	var err error
+	chunk := func(typ string, data []byte) {
+		if err != nil {
+			return
+		}
+		var head [8]byte
+		binary.BigEndian.PutUint32(head[:4], uint32(len(data)))
+		copy(head[4:], typ)
+		crc := crc32.NewIEEE()
+		crc.Write(head[4:])
+		crc.Write(data)
+		var tail [4]byte
+		binary.BigEndian.PutUint32(tail[:], crc.Sum32())
+		for _, p := range [][]byte{head[:], data, tail[:]} {
+			if _, err = w.Write(p); err != nil {
+				return
+			}
+		}
+	}
+	if _, err = io.WriteString(w, "\x89PNG\r\n\x1a\n"); err != nil {
+		return err
+	}
+	var ihdr [13]byte
+	binary.BigEndian.PutUint32(ihdr[0:4], uint32(width))
+	binary.BigEndian.PutUint32(ihdr[4:8], uint32(height))
+	ihdr[8], ihdr[9] = 8, 2 // 8 bits per sample, truecolour; deflate, filters of method 0, no interlace
+	chunk("IHDR", ihdr[:])
+	var idat chunkWriter
+	zw, err := zlib.NewWriterLevel(&idat, zlib.BestSpeed)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(zw, 64<<10)
+	filteredRows(m, func(row []byte) { bw.Write(row) })
+	if e := bw.Flush(); e != nil {
+		return e
+	}
+	if e := zw.Close(); e != nil {
+		return e
+	}
+	chunk("IDAT", idat)
+	chunk("IEND", nil)
+	return err
+}
+
+// TestEncodePNGBytes: encodePNG's bytes are encodePNGBefore's, over drawn
+// figures of each kind and random images of many sizes (1×1 up, whole and
+// parts, opaque and not), one after another so that each reuses the
+// compressed-data buffer of the one before, larger or smaller.
+func TestEncodePNGBytes(t *testing.T) {
+	var imgs []image.Image
+	for _, mk := range namedFigures() {
+		imgs = append(imgs, raster(mk()))
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, size := range []image.Rectangle{image.Rect(0, 0, 1, 1), image.Rect(0, 0, 3, 700), image.Rect(0, 0, 605, 302), image.Rect(0, 0, 40, 30)} {
+		for _, kind := range []string{"noise", "flat", "stripes", "transparent"} {
+			m := image.NewRGBA(size)
+			for i := range m.Pix {
+				switch kind {
+				case "noise":
+					m.Pix[i] = byte(r.Uint32())
+				case "flat":
+					m.Pix[i] = 0x80
+				case "stripes":
+					m.Pix[i] = byte(i / (4 * size.Dx()) % 7 * 30)
+				}
+				if i%4 == 3 && kind != "transparent" {
+					m.Pix[i] = 0xff
+				}
+			}
+			imgs = append(imgs, m)
+			if size.Dx() > 2 && size.Dy() > 2 {
+				imgs = append(imgs, m.SubImage(image.Rect(1, 1, size.Dx()-1, size.Dy()-1)))
+			}
+		}
+	}
+	for round := range 2 {
+		for i, img := range imgs {
+			got, err := encodePNG(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := encodePNGBefore(&want, img); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("round %d, image %d (%v): %d B, before %d B", round, i, img.Bounds(), len(got), want.Len())
+			}
+		}
+		// The second round in the other order: each image after another.
+		for a, b := 0, len(imgs)-1; a < b; a, b = a+1, b-1 {
+			imgs[a], imgs[b] = imgs[b], imgs[a]
+		}
 	}
 }

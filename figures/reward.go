@@ -346,8 +346,8 @@ func (r *ribbon) Plot(c draw.Canvas, plt *plot.Plot) {
 }
 
 // rasterDPI is the resolution of the image under c (plot.Plot wraps its
-// canvas in draw.Canvas, RenderContext in stopCanvas), false when c draws
-// no image.
+// canvas in draw.Canvas, RenderContext in stopCanvas; PNG draws on a
+// pngCanvas), false when c draws no image.
 func rasterDPI(c vg.Canvas) (float64, bool) {
 	for {
 		switch v := c.(type) {
@@ -358,6 +358,8 @@ func rasterDPI(c vg.Canvas) (float64, bool) {
 		case stopCanvas:
 			c = v.CanvasSizer
 		case *vgimg.Canvas:
+			return v.DPI(), true
+		case *pngCanvas:
 			return v.DPI(), true
 		default:
 			return 0, false
