@@ -248,3 +248,38 @@ func BenchmarkQuantilePairSelectTies(b *testing.B) {
 	}
 	benchcpu.Report(b, before)
 }
+
+// BenchmarkPCGRefill is the draw stream's generator alone, drawBlock
+// outputs per operation, by each refill this machine runs (ns/output is
+// per output of rand.PCG): against BenchmarkPCGScalar, the serial step.
+func BenchmarkPCGRefill(b *testing.B) {
+	for _, p := range refills() {
+		b.Run(p.name, func(b *testing.B) {
+			withDrawPath(p, func() {
+				var d drawStream
+				d.reset(1)
+				before := benchcpu.Now()
+				for b.Loop() {
+					d.refill()
+				}
+				benchcpu.Report(b, before)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drawBlock), "ns/output")
+			})
+		})
+	}
+}
+
+// BenchmarkPCGScalar is pcgNext, one output after another, drawBlock
+// outputs per operation.
+func BenchmarkPCGScalar(b *testing.B) {
+	var buf [drawBlock]uint64
+	hi, lo := uint64(1), uint64(0)
+	before := benchcpu.Now()
+	for b.Loop() {
+		for i := range buf {
+			hi, lo, buf[i] = pcgNext(hi, lo)
+		}
+	}
+	benchcpu.Report(b, before)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drawBlock), "ns/output")
+}

@@ -256,6 +256,11 @@ func BootstrapCIsUntil(xs []float64, stats []Statistic, resamples int, seed uint
 		walk = grow(&bufs.walk, n+4)
 	}
 	src := newIndexSource(seed)
+	var stream *drawStream // the same draws, where its refill is vectorised
+	if useDrawStream {
+		stream = &bufs.stream
+		stream.reset(seed)
+	}
 	pow2 := n&(n-1) == 0
 	materialized := false
 	for b := 0; b < resamples; b++ {
@@ -267,10 +272,16 @@ func BootstrapCIsUntil(xs []float64, stats []Statistic, resamples int, seed uint
 		}
 		var sum float64 // the draw-order sum of StatMean
 		switch {
+		case inOrder && stream != nil:
+			sum = stream.resample(xs, pow2, draw, pos, counts)
 		case inOrder:
 			sum = src.resample(xs, pow2, draw, pos, counts)
+		case sorted && stream != nil:
+			sum = stream.resampleCounts(xs, pow2, pos, counts)
 		case sorted:
 			sum = src.resampleCounts(xs, pow2, pos, counts)
+		case stream != nil:
+			sum = stream.resampleSum(xs, pow2)
 		default:
 			sum = src.resampleSum(xs, pow2)
 		}
@@ -326,6 +337,9 @@ func BootstrapCIsUntil(xs []float64, stats []Statistic, resamples int, seed uint
 // sorted position was drawn (counts[pos[j]]++); resampleCounts does the
 // latter only, resampleSum neither. They are intN inlined by hand, with the
 // generator's state in locals: the three loops are the bootstrap's cost.
+// Where AVX-512 is available, drawStream's loops of the same names draw
+// the same indices from a buffer that a vectorised generator fills
+// (draws.go).
 func (s *indexSource) resample(xs []float64, pow2 bool, draw []float64, pos, counts []int32) float64 {
 	un := uint64(len(xs))
 	hi, lo := s.hi, s.lo
@@ -442,6 +456,7 @@ func constantCIs(xs []float64, stats []Statistic) (iv []Interval, ok bool) {
 // every element is written before it is read, so reuse changes no result.
 type bootstrapBuffers struct {
 	draw, sortedRes, scratch, values, walk []float64
+	stream                                 drawStream // reset before use
 }
 
 var bootstrapBufs = sync.Pool{New: func() any { return new(bootstrapBuffers) }}

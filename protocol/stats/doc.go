@@ -75,7 +75,12 @@
 //     recompute; the index is hi. The package implements the generator and
 //     this draw itself, so that 32-bit builds draw the same indices and the
 //     resampling loop keeps the generator's state in registers; tests check
-//     both against math/rand/v2.
+//     both against math/rand/v2. Where the CPU has AVX-512 (amd64), the
+//     generator runs ahead instead: 32 lanes, lane k at step t+k, each
+//     moved on by the LCG's 32-step map (M³², C₃₂), eight to a vector
+//     register, fill a buffer of 512 outputs that the draws then read in
+//     order; the outputs, and so the indices, are the same (tests compare
+//     both generators and every bootstrap result by either path).
 //  4. Resamples. For b = 1 … B, draw n indices i₁ … iₙ in order and form the
 //     resample (x[i₁], …, x[iₙ]); apply the statistic to it. StatMean sums
 //     the resample in draw order and divides by n; StatIQM sorts it

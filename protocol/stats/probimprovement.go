@@ -99,17 +99,27 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 	values := grow(&bufs.values, resamples)
 	pairs := float64(n) * float64(m)
 	src := newIndexSource(seed)
+	var stream *drawStream // the same draws, where its refill is vectorised
+	if useDrawStream {
+		stream = &bufs.stream
+		stream.reset(seed)
+	}
+	xPos := belowX
+	if ties {
+		xPos = posX
+	}
 	for b := range values {
 		if stop != nil && b%stopEvery == 0 && stop() {
 			return 0, 0, false
 		}
-		if ties {
-			src.drawPositions(posX, drawX)
-		} else {
-			src.drawPositions(belowX, drawX)
-		}
 		clear(countY)
-		src.countDraws(posY, countY[1:])
+		if stream != nil {
+			stream.drawPositions(xPos, drawX)
+			stream.countDraws(posY, countY[1:])
+		} else {
+			src.drawPositions(xPos, drawX)
+			src.countDraws(posY, countY[1:])
+		}
 		var c int64
 		for p := 1; p <= m; p++ {
 			c += int64(countY[p])
@@ -200,6 +210,7 @@ type probImprovementBuffers struct {
 	drawX, countY []int32
 	cum           []int64
 	values        []float64
+	stream        drawStream // reset before use
 }
 
 var probImprovementBufs = sync.Pool{New: func() any { return new(probImprovementBuffers) }}

@@ -1,0 +1,322 @@
+package stats
+
+import "math/bits"
+
+// drawStream is indexSource's generator run ahead: the same outputs, in the
+// same order, computed a block at a time by pcgLanesN interleaved lanes and
+// read from a buffer. rand.PCG's step is an affine map of the 128-bit state
+// (s ← s·M + C mod 2¹²⁸), so pcgLanesN steps are one too (s ← s·M³² + C₃₂,
+// the pcgJump32 constants): lane k holds the state q+k+1 steps from the
+// seed, its output is the (q+k+1)-th, and stepping every lane by M³², C₃₂
+// moves all of them on by pcgLanesN. Where AVX-512 is available
+// (haveAVX512) a refill computes the lanes eight to a vector register
+// (pcg_amd64.s), about six times faster than the scalar step, whose
+// multiplications all queue for one port; pcgRefillGo is the same
+// computation in Go.
+//
+// The stream holds raw outputs (what (*rand.PCG).Uint64 returns); the index
+// draw (intN: the low bits for a power of two, Lemire's product and its
+// rare rejection otherwise) is done by the consumer from those outputs, as
+// indexSource.intN does from its own, so a rejection simply reads more
+// outputs: the indices are indexSource's, draw for draw.
+//
+// The bootstrap uses the stream where the refill is vectorised
+// (useDrawStream). Elsewhere indexSource's loops stay faster: in Go the
+// lanes do no better than the serial step (the multiplications, not their
+// chain, are the limit), and reading the outputs back from a buffer no
+// longer overlaps the consumer's work with the generator's.
+type drawStream struct {
+	lanes pcgLanes
+	pos   int // the next output to read from buf; drawBlock when empty
+	buf   [drawBlock]uint64
+}
+
+// pcgLanes are the states of the stream's lanes, high and low words apart
+// (pcg_amd64.s reads them at these offsets).
+type pcgLanes struct {
+	hi, lo [pcgLanesN]uint64
+}
+
+const (
+	// pcgLanesN is the number of lanes: four AVX-512 registers of eight.
+	pcgLanesN = 32
+	// drawBlock is how many outputs a refill computes (a multiple of
+	// pcgLanesN).
+	drawBlock = 512
+)
+
+// M³² and C₃₂: 32 steps of rand.PCG's LCG as one (TestPCGJump32 checks them
+// against pcgNext).
+const (
+	pcgJump32MulHi = 0x2c82901ad1cb0cd1
+	pcgJump32MulLo = 0x82b631ba6b261781
+	pcgJump32IncHi = 0x2284570c5db033e2
+	pcgJump32IncLo = 0x7f2b057be5ef9e20
+)
+
+// useDrawStream says whether the bootstrap draws from a drawStream rather
+// than by indexSource's loops: where the stream's refill is vectorised.
+// Both give the same indices; tests set it to run either.
+var useDrawStream = haveAVX512
+
+// reset makes d the stream of newIndexSource(seed), rand.PCG after
+// Seed(seed, 0), with nothing buffered.
+func (d *drawStream) reset(seed uint64) {
+	hi, lo := seed, uint64(0)
+	for k := range pcgLanesN {
+		hi, lo, _ = pcgNext(hi, lo)
+		d.lanes.hi[k], d.lanes.lo[k] = hi, lo
+	}
+	d.pos = drawBlock
+}
+
+// dxsm is rand.PCG's output function of the state (hi, lo).
+func dxsm(hi, lo uint64) uint64 {
+	hi ^= hi >> 32
+	hi *= pcgCheapMul
+	hi ^= hi >> 48
+	hi *= lo | 1
+	return hi
+}
+
+// pcgJump32 is 32 steps of the LCG from (hi, lo).
+func pcgJump32(hi, lo uint64) (nhi, nlo uint64) {
+	nhi, nlo = bits.Mul64(lo, pcgJump32MulLo)
+	nhi += hi*pcgJump32MulLo + lo*pcgJump32MulHi
+	nlo, c := bits.Add64(nlo, pcgJump32IncLo, 0)
+	nhi, _ = bits.Add64(nhi, pcgJump32IncHi, c)
+	return nhi, nlo
+}
+
+// pcgRefillGo writes the lanes' next drawBlock outputs to buf, lane by lane
+// within each round (output k of a round is lane k's), and moves the lanes
+// on by drawBlock steps.
+func pcgRefillGo(st *pcgLanes, buf *[drawBlock]uint64) {
+	for i := 0; i < drawBlock; i += pcgLanesN {
+		out := buf[i : i+pcgLanesN]
+		for k := range out {
+			hi, lo := st.hi[k], st.lo[k]
+			out[k] = dxsm(hi, lo)
+			st.hi[k], st.lo[k] = pcgJump32(hi, lo)
+		}
+	}
+}
+
+// uint64 is the next output: (*rand.PCG).Uint64.
+func (d *drawStream) uint64() uint64 {
+	if d.pos == drawBlock {
+		d.refill()
+	}
+	r := d.buf[d.pos]
+	d.pos++
+	return r
+}
+
+// intN is indexSource.intN from the stream's outputs: a uniform integer in
+// [0, n), n ≥ 1.
+func (d *drawStream) intN(n uint64) uint64 {
+	if n&(n-1) == 0 {
+		return d.uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(d.uint64(), n)
+	if lo < n {
+		hi = d.reject(n, hi, lo)
+	}
+	return hi
+}
+
+// reject is indexSource.reject from the stream's outputs: it finishes a
+// draw whose first product's low word lo fell below n.
+func (d *drawStream) reject(n, hi, lo uint64) uint64 {
+	thresh := -n % n
+	for lo < thresh {
+		hi, lo = bits.Mul64(d.uint64(), n)
+	}
+	return hi
+}
+
+// next returns the outputs that the draws of the next left indices (left ≥
+// 1) start with: the rest of the buffer, refilled first when empty, or its
+// first left outputs. The loops below draw from outs[k] for k < len(outs)
+// until a draw's product falls below n; finish completes that draw, which
+// may read further, and they ask next again.
+func (d *drawStream) next(left int) []uint64 {
+	if d.pos == drawBlock {
+		d.refill()
+	}
+	return d.buf[d.pos:min(drawBlock, d.pos+left)]
+}
+
+// finish completes the draw that starts with r, the output at pos, whose
+// product with n has its low word below n: pos moves past r and reject
+// reads on.
+func (d *drawStream) finish(n, r uint64) uint64 {
+	hi, lo := bits.Mul64(r, n)
+	d.pos++
+	return d.reject(n, hi, lo)
+}
+
+// The draws of one resample from the stream, as indexSource's loops of the
+// same names draw them: len(xs) indices j by intN(len(xs)) (pow2 says
+// whether len(xs) is a power of two), returning the sum of the xs[j] in
+// draw order. resample also writes the values in draw order to draw and,
+// when counts is not nil, counts how often each sorted position was drawn
+// (counts[pos[j]]++); resampleCounts does the latter only, resampleSum
+// neither.
+func (d *drawStream) resample(xs []float64, pow2 bool, draw []float64, pos, counts []int32) float64 {
+	un := uint64(len(xs))
+	sum := 0.0
+	draw = draw[:len(xs)]
+	for i := 0; i < len(draw); {
+		outs := d.next(len(draw) - i)
+		k := 0
+		for ; k < len(outs); k++ {
+			var j uint64
+			if pow2 {
+				j = outs[k] & (un - 1)
+			} else {
+				var lo uint64
+				if j, lo = bits.Mul64(outs[k], un); lo < un {
+					break
+				}
+			}
+			x := xs[j]
+			sum += x
+			draw[i+k] = x
+			if counts != nil {
+				counts[pos[j]]++
+			}
+		}
+		d.pos += k
+		i += k
+		if k < len(outs) {
+			j := d.finish(un, outs[k])
+			x := xs[j]
+			sum += x
+			draw[i] = x
+			if counts != nil {
+				counts[pos[j]]++
+			}
+			i++
+		}
+	}
+	return sum
+}
+
+func (d *drawStream) resampleCounts(xs []float64, pow2 bool, pos, counts []int32) float64 {
+	un := uint64(len(xs))
+	pos = pos[:len(xs)]
+	sum := 0.0
+	for left := len(xs); left > 0; {
+		outs := d.next(left)
+		k := 0
+		for ; k < len(outs); k++ {
+			var j uint64
+			if pow2 {
+				j = outs[k] & (un - 1)
+			} else {
+				var lo uint64
+				if j, lo = bits.Mul64(outs[k], un); lo < un {
+					break
+				}
+			}
+			sum += xs[j]
+			counts[pos[j]]++
+		}
+		d.pos += k
+		left -= k
+		if k < len(outs) {
+			j := d.finish(un, outs[k])
+			sum += xs[j]
+			counts[pos[j]]++
+			left--
+		}
+	}
+	return sum
+}
+
+func (d *drawStream) resampleSum(xs []float64, pow2 bool) float64 {
+	un := uint64(len(xs))
+	sum := 0.0
+	for left := len(xs); left > 0; {
+		outs := d.next(left)
+		k := 0
+		for ; k < len(outs); k++ {
+			var j uint64
+			if pow2 {
+				j = outs[k] & (un - 1)
+			} else {
+				var lo uint64
+				if j, lo = bits.Mul64(outs[k], un); lo < un {
+					break
+				}
+			}
+			sum += xs[j]
+		}
+		d.pos += k
+		left -= k
+		if k < len(outs) {
+			sum += xs[d.finish(un, outs[k])]
+			left--
+		}
+	}
+	return sum
+}
+
+// countDraws draws len(pos) indices j in [0, len(pos)), as intN does, and
+// counts each at counts[pos[j]].
+func (d *drawStream) countDraws(pos, counts []int32) {
+	un := uint64(len(pos))
+	pow2 := un&(un-1) == 0
+	for left := len(pos); left > 0; {
+		outs := d.next(left)
+		k := 0
+		for ; k < len(outs); k++ {
+			var j uint64
+			if pow2 {
+				j = outs[k] & (un - 1)
+			} else {
+				var lo uint64
+				if j, lo = bits.Mul64(outs[k], un); lo < un {
+					break
+				}
+			}
+			counts[pos[j]]++
+		}
+		d.pos += k
+		left -= k
+		if k < len(outs) {
+			counts[pos[d.finish(un, outs[k])]]++
+			left--
+		}
+	}
+}
+
+// drawPositions draws len(out) indices j in [0, len(pos)), as intN does,
+// and writes pos[j] of each to out, in draw order.
+func (d *drawStream) drawPositions(pos, out []int32) {
+	un := uint64(len(pos))
+	pow2 := un&(un-1) == 0
+	for i := 0; i < len(out); {
+		outs := d.next(len(out) - i)
+		k := 0
+		for ; k < len(outs); k++ {
+			var j uint64
+			if pow2 {
+				j = outs[k] & (un - 1)
+			} else {
+				var lo uint64
+				if j, lo = bits.Mul64(outs[k], un); lo < un {
+					break
+				}
+			}
+			out[i+k] = pos[j]
+		}
+		d.pos += k
+		i += k
+		if k < len(outs) {
+			out[i] = pos[d.finish(un, outs[k])]
+			i++
+		}
+	}
+}

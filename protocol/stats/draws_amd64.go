@@ -1,0 +1,55 @@
+package stats
+
+// haveAVX512 says whether the CPU and the OS support the AVX-512
+// instructions pcgRefillAVX512 uses (AVX512F and AVX512DQ, and the OS
+// saving the opmask and ZMM registers). A variable so that tests can run
+// the other refill too.
+var haveAVX512 = cpuHasAVX512()
+
+func cpuHasAVX512() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	if _, _, ecx, _ := cpuid(1, 0); ecx&(1<<27) == 0 { // OSXSAVE: XGETBV works
+		return false
+	}
+	// XCR0: the OS saves the SSE, AVX, opmask, ZMM_Hi256 and Hi16_ZMM state.
+	const state = 1<<1 | 1<<2 | 1<<5 | 1<<6 | 1<<7
+	if eax, _ := xgetbv(); eax&state != state {
+		return false
+	}
+	_, ebx, _, _ := cpuid(7, 0)
+	return ebx&(1<<16) != 0 && ebx&(1<<17) != 0 // AVX512F, AVX512DQ
+}
+
+// cpuid is the CPUID instruction for leaf and subleaf.
+func cpuid(leaf, subleaf uint32) (eax, ebx, ecx, edx uint32)
+
+// xgetbv is XGETBV of XCR0.
+func xgetbv() (eax, edx uint32)
+
+// pcgRefillAVX512 is pcgRefillGo in AVX-512 (pcg_amd64.s): the 32 lanes in
+// four registers of eight, consts the broadcast operands (pcgAVX512Consts).
+//
+//go:noescape
+func pcgRefillAVX512(st *pcgLanes, consts *[8]uint64, buf *[drawBlock]uint64)
+
+// pcgAVX512Consts are pcgRefillAVX512's operands, in the order it loads
+// them: M³²'s low word and that word's high half (VPMULUDQ multiplies low
+// halves), M³²'s high word, C₃₂'s low and high words, the DXSM multiplier,
+// 1, and the mask of a low half.
+var pcgAVX512Consts = [8]uint64{
+	pcgJump32MulLo, pcgJump32MulLo >> 32, pcgJump32MulHi,
+	pcgJump32IncLo, pcgJump32IncHi, pcgCheapMul, 1, 0xffffffff,
+}
+
+// refill computes the next drawBlock outputs into buf and rewinds pos.
+func (d *drawStream) refill() {
+	if haveAVX512 {
+		pcgRefillAVX512(&d.lanes, &pcgAVX512Consts, &d.buf)
+	} else {
+		pcgRefillGo(&d.lanes, &d.buf)
+	}
+	d.pos = 0
+}
