@@ -63,7 +63,7 @@ func sameBulk(t *testing.T, url string, data []byte, opts Options) bool {
 // explicit nulls (JSON-text columns of steps, invalid actions, effective
 // ranks and gamma),
 // and the limits on labels. And the direct way adds by columns where it
-// can.
+// can. Under -race or -short, fewer files.
 func TestDecodeParquetBulk(t *testing.T) {
 	parquetBulkHook = func(url string, bulk bool) { bulkSeen.Store(url, bulk) }
 	defer func() { parquetBulkHook = nil }()
@@ -118,9 +118,13 @@ func TestDecodeParquetBulk(t *testing.T) {
 		"interleaved": interleavedRows(ConvertRowGroupRows + parquetDirectBatchRows + 1234),
 		"floats":      floats.String(),
 	}
+	small := raceEnabled || testing.Short()
 	bulk := 0
 	for _, v := range writerVariants {
 		for name, jsonl := range cases {
+			if small && v.name != "convert" && v.name != "small pages" {
+				continue // -race, -short: two writer variants
+			}
 			url := "mem://b/bulk-" + v.name + "-" + name + ".parquet"
 			data := convertWith(t, jsonl, v.props)
 			if !sameBulk(t, url, data, opts) {
@@ -133,6 +137,9 @@ func TestDecodeParquetBulk(t *testing.T) {
 		}
 	}
 	for name, data := range pagesCases(t) {
+		if small && !strings.HasPrefix(name, "convert") {
+			continue
+		}
 		if sameBulk(t, "mem://b/bulk-pages-"+name+".parquet", data, opts) {
 			bulk++
 		}
@@ -145,7 +152,11 @@ func TestDecodeParquetBulk(t *testing.T) {
 		sameBulk(t, fmt.Sprintf("mem://b/bulk-labels-%d.parquet", lim), data, Options{MaxLabels: lim, Components: []string{"progress"}})
 	}
 	fuzz := 0
-	for seed := range uint64(150) {
+	seeds := uint64(150)
+	if small {
+		seeds = 10
+	}
+	for seed := range seeds {
 		for _, rows := range []uint8{3, 40, 150} {
 			var pq bytes.Buffer
 			if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(fuzzParquetJSONL(seed, rows)), &pq, 0, 0, writerVariants[seed%uint64(len(writerVariants))].props); err != nil {
@@ -157,7 +168,7 @@ func TestDecodeParquetBulk(t *testing.T) {
 			}
 		}
 	}
-	if fuzz < 150 {
+	if fuzz < int(seeds) {
 		t.Errorf("only %d fuzz files added by columns", fuzz)
 	}
 	t.Logf("%d files of convert's added by columns, %d of the fuzz's", bulk, fuzz)

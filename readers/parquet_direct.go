@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -580,7 +581,10 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 			parquetDirectHook(f.url, err == nil)
 		}
 	}()
-	d := &pqDirect{url: f.url, opts: opts, parts: map[*part]*pqPart{}, intern: map[string]string{}, compIdx: map[string]int{}}
+	d := pqGet[pqDirect](&pqDirectPool)
+	*d = pqDirect{url: f.url, opts: opts, parts: map[*part]*pqPart{}, intern: map[string]string{}, compIdx: map[string]int{},
+		rew: d.rew, stp: d.stp, rank: d.rank, inv: d.inv, vStep: d.vStep, vInv: d.vInv, vRank: d.vRank, comp: d.comp[:0]}
+	defer d.release()
 	d.obj = &ObjectRuns{ObjectInfo: ObjectInfo{URL: f.url, Key: key, Format: Plain}, comps: opts.Components}
 	for i, c := range opts.Components {
 		if _, ok := d.compIdx[c]; !ok {
@@ -607,7 +611,10 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		if !ok {
 			sf = -1
 		}
-		c := &pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1, compIdx: d.compIdx}
+		c := pqGet[pqColumn](&pqColumnPool)
+		*c = pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1, compIdx: d.compIdx,
+			bs: c.bs, mOff: c.mOff, mIDs: c.mIDs, mValid: c.mValid, iValid: c.iValid, iNull: c.iNull,
+			s64: c.s64, sf64: c.sf64, items: pqNums{s64: c.items.s64, sf64: c.items.sf64}, kinds: c.kinds}
 		if c.kind = pqDirectKind(f.schema.Field(i).Type, sf, pc.json); c.kind == 0 {
 			return nil, errParquetIndirect
 		}
@@ -1247,6 +1254,29 @@ func (d *pqDirect) add(p *part, i int) error {
 	return nil
 }
 
+// pqColumnPool and pqDirectPool keep the batch scratch of the columns and
+// of the decoder of one object for the next (an object's columns are
+// about 20 slices grown to a batch's rows); nothing of them stays
+// reachable from a decoded object.
+var pqColumnPool, pqDirectPool sync.Pool
+
+// release puts the decoder's columns and scratch back in their pools.
+func (d *pqDirect) release() {
+	for _, c := range d.cols {
+		*c = pqColumn{bs: c.bs[:0], mOff: c.mOff[:0], mIDs: c.mIDs[:0], mValid: c.mValid[:0], iValid: c.iValid[:0],
+			iNull: c.iNull[:0], s64: c.s64[:0], sf64: c.sf64[:0], items: pqNums{s64: c.items.s64[:0], sf64: c.items.sf64[:0]},
+			kinds: c.kinds[:0]}
+		pqColumnPool.Put(c)
+	}
+	comp := d.comp[:cap(d.comp)]
+	for k := range comp {
+		comp[k] = comp[k][:0]
+	}
+	*d = pqDirect{rew: d.rew[:0], stp: d.stp[:0], rank: d.rank[:0], inv: d.inv[:0], vStep: d.vStep[:0], vInv: d.vInv[:0],
+		vRank: d.vRank[:0], comp: comp[:0]}
+	pqDirectPool.Put(d)
+}
+
 // pqNoBulk turns addColumns off (every row through add); for tests that
 // hold the two ways to the same decoded object.
 var pqNoBulk bool
@@ -1429,7 +1459,7 @@ func (d *pqDirect) columns(a, b int) error {
 func (d *pqDirect) compColumns(c *pqColumn, a, b int) error {
 	n := b - a
 	if len(d.comp) != len(d.opts.Components) {
-		d.comp = make([][]float64, len(d.opts.Components))
+		d.comp = pqGrow(d.comp, len(d.opts.Components))
 		d.seenAt = make([]int, len(d.opts.Components))
 	}
 	for k := range d.comp {
