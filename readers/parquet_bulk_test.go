@@ -173,3 +173,46 @@ func TestDecodeParquetBulk(t *testing.T) {
 	}
 	t.Logf("%d files of convert's added by columns, %d of the fuzz's", bulk, fuzz)
 }
+
+// TestDecodeParquetPoolsConcurrent: objects decoded at once on several
+// goroutines, their columns' and decoders' scratch shared through the
+// pools, give each what decoding it alone gives (run it under -race).
+func TestDecodeParquetPoolsConcurrent(t *testing.T) {
+	opts := Options{Components: []string{"success", "progress", "absent"}}
+	files := [][]byte{convertJSONL(t, string(benchRows(1500))), typesParquet(t), convertJSONL(t, interleavedRows(2000))}
+	want := make([][]byte, len(files))
+	for i, data := range files {
+		o, err := DecodeParquet("mem://b/p.parquet", "p.parquet", bytes.NewReader(data), skyfallParquetFields, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want[i], err = o.AppendEncoding(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*len(files))
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 3 * len(files) {
+				i := (g + k) % len(files)
+				o, err := DecodeParquet("mem://b/p.parquet", "p.parquet", bytes.NewReader(files[i]), skyfallParquetFields, opts)
+				if err == nil {
+					var enc []byte
+					if enc, err = o.AppendEncoding(nil); err == nil && !bytes.Equal(enc, want[i]) {
+						err = fmt.Errorf("file %d: another encoding on goroutine %d", i, g)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
