@@ -63,7 +63,7 @@ func sameBulk(t *testing.T, url string, data []byte, opts Options) bool {
 // explicit nulls (JSON-text columns of steps, invalid actions, effective
 // ranks and gamma),
 // and the limits on labels. And the direct way adds by columns where it
-// can. Under -race or -short, fewer files.
+// can. Under -short fewer files, under -race fewer still.
 func TestDecodeParquetBulk(t *testing.T) {
 	parquetBulkHook = func(url string, bulk bool) { bulkSeen.Store(url, bulk) }
 	defer func() { parquetBulkHook = nil }()
@@ -125,6 +125,9 @@ func TestDecodeParquetBulk(t *testing.T) {
 			if small && v.name != "convert" && v.name != "small pages" {
 				continue // -race, -short: two writer variants
 			}
+			if raceEnabled && (v.name != "convert" || name == "interleaved") {
+				continue // -race: one, small files (TestDecodeParquetPoolsConcurrent is this file's concurrent test)
+			}
 			url := "mem://b/bulk-" + v.name + "-" + name + ".parquet"
 			data := convertWith(t, jsonl, v.props)
 			if !sameBulk(t, url, data, opts) {
@@ -137,7 +140,7 @@ func TestDecodeParquetBulk(t *testing.T) {
 		}
 	}
 	for name, data := range pagesCases(t) {
-		if small && !strings.HasPrefix(name, "convert") {
+		if small && !strings.HasPrefix(name, "convert") || raceEnabled {
 			continue
 		}
 		if sameBulk(t, "mem://b/bulk-pages-"+name+".parquet", data, opts) {
@@ -155,6 +158,9 @@ func TestDecodeParquetBulk(t *testing.T) {
 	seeds := uint64(150)
 	if small {
 		seeds = 10
+	}
+	if raceEnabled {
+		seeds = 3
 	}
 	for seed := range seeds {
 		for _, rows := range []uint8{3, 40, 150} {
