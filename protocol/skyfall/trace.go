@@ -231,8 +231,6 @@ func (b *Builder) Add(r *Row) {
 	}
 }
 
-// Reset empties the builder for the rows of another run, key, with the
-// same components. The memory of its columns is kept for those rows, so a
 // Valid says which rows of a column of Columns carry a value: those whose
 // bit is set in Bits (least significant bit first, the bit of row i at
 // position Off+i, as Arrow's validity bitmaps); every row when Bits is nil.
@@ -366,6 +364,8 @@ func (b *Builder) AddColumns(c *Columns) {
 	}
 }
 
+// Reset empties the builder for the rows of another run, key, with the
+// same components. The memory of its columns is kept for those rows, so a
 // caller that builds many short-lived runs allocates it once.
 func (b *Builder) Reset(key string) {
 	b.key, b.n = key, 0
