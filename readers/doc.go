@@ -268,7 +268,11 @@
 // the pages arrow-go's page reader reads and decompresses), the
 // components map and other leaves by arrow-go's column chunk readers
 // (parquet_maprd.go); TestPQReadersPaged holds the two ways to the same
-// values row by row. ConvertToParquet
+// values row by row. A stretch of rows of one run and one regime_id, none
+// with a regime_origin or alias_of, goes to its builder a column at a time
+// (skyfall.Builder.AddColumns), the others a row at a time;
+// TestDecodeParquetBulk holds the two to the same decoded object and
+// MemBytes. ConvertToParquet
 // writes a JSON Lines object in that form (parquet.go,
 // parquet_convert.go).
 //

@@ -102,3 +102,32 @@ func benchParquet(b *testing.B, rows int) ([]byte, *bytes.Buffer) {
 	}
 	return data, &pq
 }
+
+// BenchmarkParquetBulk decodes benchRows' Parquet form the direct way with
+// the rows added to the run builders a column at a time (addColumns, the
+// default) and a row at a time (add), in the same run. cpuMB/s is of the
+// JSON Lines bytes:
+//
+//	go test ./readers -run XXX -bench ParquetBulk -count 10 -cpu 1
+func BenchmarkParquetBulk(b *testing.B) {
+	const rows = 20000
+	data, pq := benchParquet(b, rows)
+	opts := Options{Components: benchComps}
+	defer func() { pqNoBulk = false }()
+	for _, v := range []struct {
+		name   string
+		noBulk bool
+	}{{"rows", true}, {"columns", false}} {
+		b.Run(v.name, func(b *testing.B) {
+			pqNoBulk = v.noBulk
+			done := cpuMeter(b, len(data))
+			defer done()
+			for b.Loop() {
+				o, err := DecodeParquet("bench", "bench", bytes.NewReader(pq.Bytes()), skyfallParquetFields, opts)
+				if err != nil || o.Rows != rows {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -24,7 +25,8 @@ import (
 // top-level column of numbers, strings or booleans by arrow-go's column
 // chunk readers, parquet_maprd.go, with no pqarrow at all when that is
 // every column; other layouts by pqarrow), straight into the run parts'
-// builders, with the grouping core and the metadata candidates of
+// builders (a stretch of rows of one run and one label a column at a time,
+// addColumns), with the grouping core and the metadata candidates of
 // the JSON decoder, and no JSON text in between. It accepts only what it
 // can hold to exactly the outcome of the same rows as JSON Lines: columns
 // of numbers, strings and booleans, skyfall's components as a map or a
@@ -555,9 +557,22 @@ type pqDirect struct {
 	label    string
 	row      skyfall.Row
 	compSeen []bool
-	tmp      []byte
-	line     int64 // the JSON text's bound so far, for MaxObjectBytes
-	static   int64 // a row's JSON text's bound, strings and maps aside
+	// bulk: every column is of a kind addColumns reads (set once the
+	// columns are known).
+	bulk   bool
+	cols1  skyfall.Columns
+	rew    []float64 // scratch: rewards of an integer column
+	stp    []int64   // scratch: steps of a float or JSON-text column
+	rank   []float64 // scratch: effective ranks of an integer or JSON-text column
+	inv    []bool    // scratch: invalid_action of a JSON-text column
+	vStep  []byte    // scratch: which rows of a JSON-text column carry a value
+	vInv   []byte
+	vRank  []byte
+	comp   [][]float64 // scratch: by component, its values (0 for none)
+	seenAt []int       // by component: 1 + the row of the batch that last set it
+	tmp    []byte
+	line   int64 // the JSON text's bound so far, for MaxObjectBytes
+	static int64 // a row's JSON text's bound, strings and maps aside
 }
 
 func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectRuns, err error) {
@@ -566,7 +581,10 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 			parquetDirectHook(f.url, err == nil)
 		}
 	}()
-	d := &pqDirect{url: f.url, opts: opts, parts: map[*part]*pqPart{}, intern: map[string]string{}, compIdx: map[string]int{}}
+	d := pqGet[pqDirect](&pqDirectPool)
+	*d = pqDirect{url: f.url, opts: opts, parts: map[*part]*pqPart{}, intern: map[string]string{}, compIdx: map[string]int{},
+		rew: d.rew, stp: d.stp, rank: d.rank, inv: d.inv, vStep: d.vStep, vInv: d.vInv, vRank: d.vRank, comp: d.comp[:0]}
+	defer d.release()
 	d.obj = &ObjectRuns{ObjectInfo: ObjectInfo{URL: f.url, Key: key, Format: Plain}, comps: opts.Components}
 	for i, c := range opts.Components {
 		if _, ok := d.compIdx[c]; !ok {
@@ -593,7 +611,10 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		if !ok {
 			sf = -1
 		}
-		c := &pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1, compIdx: d.compIdx}
+		c := pqGet[pqColumn](&pqColumnPool)
+		*c = pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1, compIdx: d.compIdx,
+			bs: c.bs, mOff: c.mOff, mIDs: c.mIDs, mValid: c.mValid, iValid: c.iValid, iNull: c.iNull,
+			s64: c.s64, sf64: c.sf64, items: pqNums{s64: c.items.s64, sf64: c.items.sf64}, kinds: c.kinds}
 		if c.kind = pqDirectKind(f.schema.Field(i).Type, sf, pc.json); c.kind == 0 {
 			return nil, errParquetIndirect
 		}
@@ -635,6 +656,10 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		return nil, errParquetIndirect // a row without reward or regime_id is bad
 	}
 	d.g = newGrouper(d.obj.URL, d.obj.Key, opts.IdentityFields, opts.MaxRuns, d.newPart)
+	d.bulk = pqBulkKinds(d.byF[fStep], d.byF[fComponents], d.byF[fInvalidAction], d.byF[fEffectiveRank], d.gamma) && !pqNoBulk
+	if parquetBulkHook != nil {
+		parquetBulkHook(f.url, d.bulk)
+	}
 	// The components map, in the layout the column chunk readers know, is
 	// read by them, not in the record batches.
 	var leaves []int
@@ -1089,9 +1114,15 @@ func (d *pqDirect) rows(s, e, base int) error {
 	}
 	pp := d.parts[p]
 	first := p.b.Len() == 0
-	for i := s; i < e; i++ {
-		if err := d.add(p, i); err != nil {
+	if d.bulk {
+		if err := d.addColumns(p, s, e); err != nil {
 			return err
+		}
+	} else {
+		for i := s; i < e; i++ {
+			if err := d.add(p, i); err != nil {
+				return err
+			}
 		}
 	}
 	if first {
@@ -1219,6 +1250,259 @@ func (d *pqDirect) add(p *part, i int) error {
 	}
 	if r.HasOrigin || r.HasAliasOf {
 		p.addOrigin(r.Label, labelOrigin{r.Origin, r.AliasOf, r.HasOrigin, r.HasAliasOf})
+	}
+	return nil
+}
+
+// pqColumnPool and pqDirectPool keep the batch scratch of the columns and
+// of the decoder of one object for the next (an object's columns are
+// about 20 slices grown to a batch's rows); nothing of them stays
+// reachable from a decoded object.
+var pqColumnPool, pqDirectPool sync.Pool
+
+// release puts the decoder's columns and scratch back in their pools.
+func (d *pqDirect) release() {
+	for _, c := range d.cols {
+		*c = pqColumn{bs: c.bs[:0], mOff: c.mOff[:0], mIDs: c.mIDs[:0], mValid: c.mValid[:0], iValid: c.iValid[:0],
+			iNull: c.iNull[:0], s64: c.s64[:0], sf64: c.sf64[:0], items: pqNums{s64: c.items.s64[:0], sf64: c.items.sf64[:0]},
+			kinds: c.kinds[:0]}
+		pqColumnPool.Put(c)
+	}
+	comp := d.comp[:cap(d.comp)]
+	for k := range comp {
+		comp[k] = comp[k][:0]
+	}
+	*d = pqDirect{rew: d.rew[:0], stp: d.stp[:0], rank: d.rank[:0], inv: d.inv[:0], vStep: d.vStep[:0], vInv: d.vInv[:0],
+		vRank: d.vRank[:0], comp: comp[:0]}
+	pqDirectPool.Put(d)
+}
+
+// pqNoBulk turns addColumns off (every row through add); for tests that
+// hold the two ways to the same decoded object.
+var pqNoBulk bool
+
+// parquetBulkHook, when set, is called with the URL of every object the
+// direct path reads and whether it adds its rows by addColumns; for tests.
+var parquetBulkHook func(url string, bulk bool)
+
+// pqBulkKinds says whether addColumns reads the columns of step,
+// components, invalid_action, effective_rank and gamma (each nil when the
+// file has none): numbers or JSON text, a components map or struct (or a
+// JSON-text one, whose cells can only be null), booleans or JSON text,
+// numbers or JSON text, numbers or JSON text.
+func pqBulkKinds(step, comps, inv, rank, gamma *pqColumn) bool {
+	num := func(c *pqColumn) bool { return c == nil || c.kind == pqNumber || c.kind == pqJSON }
+	return num(step) && num(rank) && num(gamma) && (inv == nil || inv.kind == pqBool || inv.kind == pqJSON) &&
+		(comps == nil || comps.kind == pqCompsMap || comps.kind == pqCompsStruct || comps.kind == pqJSON)
+}
+
+// addColumns appends rows [s, e) of the batch to p, as add appends them
+// one at a time, but a column at a time (skyfall.Builder.AddColumns): each
+// stretch of rows with one regime_id at once, unless one of them carries a
+// regime_origin or alias_of (then its stretch goes row by row through add).
+// Only for d.bulk's kinds of columns.
+func (d *pqDirect) addColumns(p *part, s, e int) error {
+	lab := d.byF[fRegimeID]
+	origin, alias := d.byF[fRegimeOrigin], d.byF[fAliasOf]
+	for a := s; a < e; {
+		b := lab.runEnd(a, e)
+		plain := true
+		for _, c := range [2]*pqColumn{origin, alias} {
+			if c == nil {
+				continue
+			}
+			for i := a; i < b && plain; i++ {
+				plain = c.null(i)
+			}
+		}
+		if !plain {
+			for i := a; i < b; i++ {
+				if err := d.add(p, i); err != nil {
+					return err
+				}
+			}
+			a = b
+			continue
+		}
+		if l := lab.str(a); d.lastLab == nil || !bytes.Equal(l, d.lastLab) {
+			d.label = d.internBytes(l)
+			d.lastLab = append(d.lastLab[:0], l...)
+		}
+		if err := d.columns(a, b); err != nil {
+			return err
+		}
+		nl := p.b.NumLabels()
+		p.b.AddColumns(&d.cols1)
+		if p.b.NumLabels() > nl && p.b.NumLabels() > d.opts.MaxLabels {
+			return errParquetIndirect
+		}
+		a = b
+	}
+	return nil
+}
+
+// columns sets d.cols1 to rows [a, b) of the batch, all of label d.label.
+func (d *pqDirect) columns(a, b int) error {
+	cs := &d.cols1
+	comps := cs.Comps
+	*cs = skyfall.Columns{Label: d.label, Comps: comps[:0]}
+	n := b - a
+	// floats returns the numbers of rows [a, b) of c (any value where
+	// null).
+	floats := func(c *pqColumn, scratch *[]float64) []float64 {
+		if c.kind == pqNumber && !c.isInt {
+			return c.f64[a:b]
+		}
+		out := pqGrow(*scratch, n)
+		switch {
+		case c.kind == pqNumber:
+			for i, v := range c.i64[a:b] {
+				out[i] = float64(v)
+			}
+		default: // JSON text
+			for i := range out {
+				out[i] = 0
+				if !c.null(a + i) {
+					out[i] = c.value(a + i)
+				}
+			}
+		}
+		*scratch = out
+		return out
+	}
+	// valid returns which rows of [a, b) carry a value in c: its validity
+	// bitmap, or for JSON text a bitmap of its cells that are not null.
+	valid := func(c *pqColumn, scratch *[]byte) skyfall.Valid {
+		if c.kind != pqJSON {
+			if c.valid == nil {
+				return skyfall.Valid{}
+			}
+			return skyfall.Valid{Bits: c.valid, Off: c.voff + a}
+		}
+		bits := pqGrow(*scratch, (n+7)/8)
+		clear(bits)
+		for i := range n {
+			if !c.null(a + i) {
+				bits[i>>3] |= 1 << (i & 7)
+			}
+		}
+		*scratch = bits
+		return skyfall.Valid{Bits: bits}
+	}
+	cs.Rewards = floats(d.byF[fReward], &d.rew)
+	if c := d.byF[fStep]; c != nil {
+		switch {
+		case c.kind == pqNumber && c.isInt:
+			cs.Steps = c.i64[a:b]
+		case c.kind == pqNumber:
+			d.stp = pqGrow(d.stp, n)
+			for i, v := range c.f64[a:b] {
+				d.stp[i] = 0
+				if c.ok(a + i) {
+					d.stp[i] = int64(v)
+				}
+			}
+			cs.Steps = d.stp
+		default: // JSON text
+			d.stp = pqGrow(d.stp, n)
+			for i := range d.stp {
+				d.stp[i] = 0
+				if c.null(a + i) {
+					continue
+				}
+				v, isInt := c.number(a + i)
+				k, msg := integer(c.str(a+i), v, isInt)
+				if msg != "" {
+					return errParquetIndirect
+				}
+				d.stp[i] = k
+			}
+			cs.Steps = d.stp
+		}
+		cs.StepsValid = valid(c, &d.vStep)
+	}
+	if c := d.byF[fComponents]; c != nil && c.kind != pqJSON {
+		if err := d.compColumns(c, a, b); err != nil {
+			return err
+		}
+		cs.Comps = d.comp
+	}
+	if c := d.byF[fInvalidAction]; c != nil {
+		if c.kind == pqBool {
+			cs.Invalid = c.bs[a:b]
+		} else { // JSON text: true or false where not null
+			d.inv = pqGrow(d.inv, n)
+			for i := range d.inv {
+				d.inv[i] = !c.null(a+i) && c.str(a + i)[0] == 't'
+			}
+			cs.Invalid = d.inv
+		}
+		cs.InvalidValid = valid(c, &d.vInv)
+	}
+	if c := d.byF[fEffectiveRank]; c != nil {
+		cs.EffRank, cs.EffRankValid = floats(c, &d.rank), valid(c, &d.vRank)
+	}
+	if c := d.gamma; c != nil {
+		for i := a; i < b; i++ {
+			if !c.null(i) {
+				cs.Gamma, cs.HasGamma = c.value(i), true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// compColumns sets d.comp to the components of rows [a, b) of the batch,
+// by component (0 where a row has none), as components reads them row by
+// row: a repeated key sends the object the general way.
+func (d *pqDirect) compColumns(c *pqColumn, a, b int) error {
+	n := b - a
+	if len(d.comp) != len(d.opts.Components) {
+		d.comp = pqGrow(d.comp, len(d.opts.Components))
+		d.seenAt = make([]int, len(d.opts.Components))
+	}
+	for k := range d.comp {
+		d.comp[k] = pqGrow(d.comp[k], n)
+		clear(d.comp[k])
+	}
+	if c.kind == pqCompsStruct {
+		for k, idx := range c.comps {
+			if idx < 0 {
+				continue
+			}
+			f, col := &c.fields[k], d.comp[idx]
+			for i := a; i < b; i++ {
+				if c.ok(i) && f.ok(i) {
+					col[i-a] = f.float(i)
+				}
+			}
+		}
+		return nil
+	}
+	clear(d.seenAt)
+	for i := a; i < b; i++ {
+		if !c.ok(i) {
+			continue
+		}
+		lo, hi := int(c.mOff[i]), int(c.mOff[i+1])
+		for k := lo; k < hi; k++ {
+			id := c.mIDs[k]
+			if idx := c.kComp[id]; idx >= 0 {
+				if d.seenAt[idx] == i+1 {
+					return errParquetIndirect // a repeated key
+				}
+				d.seenAt[idx] = i + 1
+				d.comp[idx][i-a] = c.items.float(k)
+				continue
+			}
+			// A component not asked for: still no repeated key.
+			for k2 := lo; k2 < k; k2++ {
+				if c.mIDs[k2] == id {
+					return errParquetIndirect
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -211,11 +211,10 @@ func TestDecodeParquetDirectPages(t *testing.T) {
 	}
 }
 
-// TestDecodeParquetDirectTypes: a hand-made file of the other Arrow types
-// the direct path reads (int32 steps, float32 rewards, uint8 and int16
-// extras, large strings, components as a struct with a null member, a
-// null struct, booleans) gives what the general way gives.
-func TestDecodeParquetDirectTypes(t *testing.T) {
+// typesParquet is TestDecodeParquetDirectTypes' file (read with the
+// components goal and progress).
+func typesParquet(t *testing.T) []byte {
+	t.Helper()
 	comps := arrow.StructOf(arrow.Field{Name: "progress", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		arrow.Field{Name: "goal", Type: arrow.PrimitiveTypes.Int32, Nullable: true})
 	schema := arrow.NewSchema([]arrow.Field{
@@ -250,6 +249,15 @@ func TestDecodeParquetDirectTypes(t *testing.T) {
 		b.Field(7).(*array.Int16Builder).AppendValues([]int16{-5, -6, 0, -5}, []bool{true, true, true, false})
 		b.Field(8).(*array.Float64Builder).AppendValues([]float64{3, 0, 0, 2.5}, []bool{true, false, false, true})
 	})
+	return data
+}
+
+// TestDecodeParquetDirectTypes: a hand-made file of the other Arrow types
+// the direct path reads (int32 steps, float32 rewards, uint8 and int16
+// extras, large strings, components as a struct with a null member, a
+// null struct, booleans) gives what the general way gives.
+func TestDecodeParquetDirectTypes(t *testing.T) {
+	data := typesParquet(t)
 	opts := Options{Components: []string{"goal", "progress"}}
 	if !sameDecoded(t, "mem://b/types.parquet", data, opts) {
 		t.Errorf("read the general way")
@@ -350,6 +358,68 @@ func TestDecodeParquetDirectNaN(t *testing.T) {
 	}
 }
 
+// fuzzParquetJSONL returns FuzzParquetDirect's rows for seed: fields of
+// shapes mostly valid for them, absent now and then, one file in four
+// mixing shapes within a column.
+func fuzzParquetJSONL(seed uint64, rows uint8) string {
+	rng := rand.New(rand.NewPCG(seed, seed>>7))
+	fields := []string{"run_id", "seed", "reward", "regime_id", "regime_origin", "step", "components", "invalid_action", "effective_rank", "gamma", "meta", "x"}
+	shapes := make([]int, len(fields))
+	for i := range shapes {
+		shapes[i] = rng.IntN(8)
+	}
+	// Mostly a shape valid for the field, so that most files are read
+	// the direct way; one file in four mixes shapes within a column.
+	valid := [][]int{{0, 1, 3, 4, 5, 7}, {0, 1, 3, 4, 5, 7}, {1, 2, 7}, {3}, {0, 3, 5}, {0, 1, 5, 7}, {0, 5, 6}, {0, 4, 5},
+		{0, 1, 2, 5, 7}, {0, 1, 2, 5, 7}, {0, 1, 2, 3, 4, 5, 7}, {0, 1, 2, 3, 4, 5, 7}}
+	for i := range shapes {
+		if rng.IntN(8) > 0 {
+			shapes[i] = valid[i][rng.IntN(len(valid[i]))]
+		}
+	}
+	mixed := rng.IntN(4) == 0
+	var b strings.Builder
+	for range int(rows) {
+		b.WriteByte('{')
+		first := true
+		for i, name := range fields {
+			shape := shapes[i]
+			switch {
+			case mixed && rng.IntN(10) == 0:
+				shape = rng.IntN(8) // now and then another shape
+			case i > 3 && rng.IntN(6) == 0:
+				shape = 0 // absent now and then
+			}
+			var v string
+			switch shape {
+			case 0:
+				continue // absent
+			case 1:
+				v = strconv.Itoa(rng.IntN(3) - 1)
+			case 2:
+				v = strconv.FormatFloat(float64(rng.IntN(5))/4, 'g', -1, 64)
+			case 3:
+				v = strconv.Quote([]string{"a", "b", "é"}[rng.IntN(3)])
+			case 4:
+				v = strconv.FormatBool(rng.IntN(2) == 0)
+			case 5:
+				v = "null"
+			case 6:
+				v = fmt.Sprintf(`{"progress":%d,"success":%d}`, rng.IntN(2), rng.IntN(2))
+			case 7:
+				v = strconv.Itoa(rng.IntN(2))
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			fmt.Fprintf(&b, "%q:%s", name, v)
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
 // FuzzParquetDirect: rows drawn from a few shapes of values per field
 // (numbers, integers, strings, booleans, nulls, absent, objects of
 // numbers), converted to Parquet, decode the direct way (or fall back) into
@@ -359,64 +429,10 @@ func FuzzParquetDirect(f *testing.F) {
 		f.Add(seed, uint8(40))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, rows uint8) {
-		rng := rand.New(rand.NewPCG(seed, seed>>7))
-		fields := []string{"run_id", "seed", "reward", "regime_id", "regime_origin", "step", "components", "invalid_action", "effective_rank", "gamma", "meta", "x"}
-		shapes := make([]int, len(fields))
-		for i := range shapes {
-			shapes[i] = rng.IntN(8)
-		}
-		// Mostly a shape valid for the field, so that most files are read
-		// the direct way; one file in four mixes shapes within a column.
-		valid := [][]int{{0, 1, 3, 4, 5, 7}, {0, 1, 3, 4, 5, 7}, {1, 2, 7}, {3}, {0, 3, 5}, {0, 1, 5, 7}, {0, 5, 6}, {0, 4, 5},
-			{0, 1, 2, 5, 7}, {0, 1, 2, 5, 7}, {0, 1, 2, 3, 4, 5, 7}, {0, 1, 2, 3, 4, 5, 7}}
-		for i := range shapes {
-			if rng.IntN(8) > 0 {
-				shapes[i] = valid[i][rng.IntN(len(valid[i]))]
-			}
-		}
-		mixed := rng.IntN(4) == 0
-		var b strings.Builder
-		for range int(rows) {
-			b.WriteByte('{')
-			first := true
-			for i, name := range fields {
-				shape := shapes[i]
-				switch {
-				case mixed && rng.IntN(10) == 0:
-					shape = rng.IntN(8) // now and then another shape
-				case i > 3 && rng.IntN(6) == 0:
-					shape = 0 // absent now and then
-				}
-				var v string
-				switch shape {
-				case 0:
-					continue // absent
-				case 1:
-					v = strconv.Itoa(rng.IntN(3) - 1)
-				case 2:
-					v = strconv.FormatFloat(float64(rng.IntN(5))/4, 'g', -1, 64)
-				case 3:
-					v = strconv.Quote([]string{"a", "b", "é"}[rng.IntN(3)])
-				case 4:
-					v = strconv.FormatBool(rng.IntN(2) == 0)
-				case 5:
-					v = "null"
-				case 6:
-					v = fmt.Sprintf(`{"progress":%d,"success":%d}`, rng.IntN(2), rng.IntN(2))
-				case 7:
-					v = strconv.Itoa(rng.IntN(2))
-				}
-				if !first {
-					b.WriteByte(',')
-				}
-				first = false
-				fmt.Fprintf(&b, "%q:%s", name, v)
-			}
-			b.WriteString("}\n")
-		}
+		jsonl := fuzzParquetJSONL(seed, rows)
 		// The writer's settings vary with the seed (writerVariants).
 		var pq bytes.Buffer
-		if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(b.String()), &pq, 0, 0, writerVariants[seed%uint64(len(writerVariants))].props); err != nil {
+		if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(jsonl), &pq, 0, 0, writerVariants[seed%uint64(len(writerVariants))].props); err != nil {
 			t.Skip(err) // not valid JSON rows: nothing to convert
 		}
 		opts := Options{Components: []string{"progress"}, IdentityFields: []string{"run_id", "seed"}}

@@ -1,6 +1,7 @@
 package skyfall
 
 import (
+	"math"
 	"math/bits"
 	"unsafe"
 )
@@ -457,4 +458,51 @@ func (c *invalidCol) reset() {
 
 func (c *invalidCol) memBytes() int64 {
 	return c.one.words.memBytes() + c.zero.words.memBytes() + c.other.memBytes()
+}
+
+// pushSlice appends vs, as pushing them one by one would: the same chunks,
+// of the same capacities.
+func (c *chunked[T]) pushSlice(vs []T) {
+	for len(vs) > 0 {
+		if len(c.last) == cap(c.last) {
+			c.grow()
+		}
+		k := min(cap(c.last)-len(c.last), len(vs))
+		c.last = append(c.last, vs[:k]...)
+		vs = vs[k:]
+	}
+}
+
+// orWord adds the rows of bits to word w (rows 64·w to 64·w+63), as set
+// would add them one by one: nothing when bits is 0. No row of bits may be
+// below a row added before.
+func (m *bitmap) orWord(w int, bits uint64) {
+	if bits == 0 {
+		return
+	}
+	for m.words.len() <= w {
+		m.words.push(0)
+	}
+	*m.words.top() |= bits
+}
+
+// addColumn records the values of vs at rows n, n+1, ... (above every row
+// recorded before), as add would one by one: every row whose bit is set in
+// valid (all of them for a nil valid.Bits), and, with skipZero, only those
+// whose value is not +0.0 by bit pattern.
+func (s *sparse) addColumn(n int, vs []float64, valid Valid, skipZero bool) {
+	w, bits := n>>6, uint64(0)
+	for i, v := range vs {
+		if !valid.ok(i) || skipZero && math.Float64bits(v) == 0 {
+			continue
+		}
+		r := n + i
+		if r>>6 != w {
+			s.mask.orWord(w, bits)
+			w, bits = r>>6, 0
+		}
+		bits |= 1 << (uint(r) & 63)
+		s.vals.push(v)
+	}
+	s.mask.orWord(w, bits)
 }

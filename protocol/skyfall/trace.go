@@ -231,6 +231,139 @@ func (b *Builder) Add(r *Row) {
 	}
 }
 
+// Valid says which rows of a column of Columns carry a value: those whose
+// bit is set in Bits (least significant bit first, the bit of row i at
+// position Off+i, as Arrow's validity bitmaps); every row when Bits is nil.
+type Valid struct {
+	Bits []byte
+	Off  int
+}
+
+func (v Valid) ok(i int) bool {
+	if v.Bits == nil {
+		return true
+	}
+	k := v.Off + i
+	return v.Bits[k>>3]&(1<<(uint(k)&7)) != 0
+}
+
+// Columns are rows given column by column, for Builder.AddColumns: row i
+// is the Row with Reward Rewards[i] and Label Label, no origin and no
+// alias; Step Steps[i] when Steps is not nil and StepsValid says so;
+// Comps[k][i] for component k when Comps[k] is not nil (else 0);
+// Invalid 1 or 0 for Invalid[i] true or false when Invalid is not nil and
+// InvalidValid says so (else -1); EffRank EffRank[i] when EffRank is not
+// nil and EffRankValid says so; and, on the first row, Gamma when HasGamma
+// (the first row carrying gamma's: a builder keeps the first it is given).
+// Every column that is not nil holds len(Rewards) values.
+type Columns struct {
+	Rewards      []float64
+	Label        string
+	Steps        []int64
+	StepsValid   Valid
+	Comps        [][]float64
+	Invalid      []bool
+	InvalidValid Valid
+	EffRank      []float64
+	EffRankValid Valid
+	Gamma        float64
+	HasGamma     bool
+}
+
+// AddColumns adds the rows of c, exactly as Add adds the same rows one at a
+// time (the same columns, chunks and MemBytes), a column at a time.
+func (b *Builder) AddColumns(c *Columns) {
+	rows := len(c.Rewards)
+	if rows == 0 {
+		return
+	}
+	n := b.n
+	b.n += rows
+	b.rewards.pushSlice(c.Rewards)
+	li := b.lastIdx
+	if n == 0 || c.Label != b.lastLabel {
+		var ok bool
+		li, ok = b.labelIdx[c.Label]
+		if !ok {
+			li = int32(len(b.labelNames))
+			b.labelIdx[c.Label] = li
+			b.labelNames = append(b.labelNames, c.Label)
+			b.origin = append(b.origin, "")
+			b.hasOrigin = append(b.hasOrigin, false)
+			b.alias = append(b.alias, "")
+			b.hasAlias = append(b.hasAlias, false)
+		}
+		b.lastLabel, b.lastIdx = c.Label, li
+	}
+	// One label: after its first row, a run's rows add nothing to runs.
+	b.labels.add(n, li)
+	if b.labels.isDen {
+		for range rows - 1 {
+			b.labels.dense.push(li)
+		}
+	}
+	if c.Steps != nil {
+		for i, s := range c.Steps {
+			has := c.StepsValid.ok(i)
+			if has && !b.anyStep {
+				b.anyStep = true
+				if n+i > 0 {
+					b.steps.add(0, 0, false)
+				}
+			}
+			if b.anyStep {
+				if !has {
+					s = 0
+				}
+				b.steps.add(n+i, s, has)
+			}
+		}
+	} else if b.anyStep {
+		for i := range rows {
+			b.steps.add(n+i, 0, false)
+		}
+	}
+	for k := range b.comps {
+		if k < len(c.Comps) && c.Comps[k] != nil {
+			b.comps[k].addColumn(n, c.Comps[k], Valid{}, true)
+		}
+	}
+	if c.Invalid != nil {
+		w, one, zero := n>>6, uint64(0), uint64(0)
+		for i, v := range c.Invalid {
+			if !c.InvalidValid.ok(i) {
+				continue
+			}
+			b.anyInv = true
+			r := n + i
+			if r>>6 != w {
+				b.invalid.one.orWord(w, one)
+				b.invalid.zero.orWord(w, zero)
+				w, one, zero = r>>6, 0, 0
+			}
+			if v {
+				one |= 1 << (uint(r) & 63)
+			} else {
+				zero |= 1 << (uint(r) & 63)
+			}
+		}
+		b.invalid.one.orWord(w, one)
+		b.invalid.zero.orWord(w, zero)
+	}
+	if c.EffRank != nil {
+		for i := range c.EffRank {
+			if c.EffRankValid.ok(i) {
+				b.anyRank = true
+				break
+			}
+		}
+		b.rank.addColumn(n, c.EffRank, c.EffRankValid, false)
+	}
+	if c.HasGamma && !b.hasGamma {
+		b.gamma, b.hasGamma = c.Gamma, true
+	}
+}
+
 // Reset empties the builder for the rows of another run, key, with the
 // same components. The memory of its columns is kept for those rows, so a
 // caller that builds many short-lived runs allocates it once.
