@@ -34,17 +34,7 @@ func sameBulk(t *testing.T, url string, data []byte, opts Options) bool {
 	if got.ObjectInfo != want.ObjectInfo || got.Skipped != want.Skipped {
 		t.Fatalf("%s: by columns: info %+v, want %+v", url, got.ObjectInfo, want.ObjectInfo)
 	}
-	ge, err := got.AppendEncoding(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	we, err := want.AppendEncoding(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(ge, we) {
-		t.Fatalf("%s: by columns: the encoding differs (%d bytes, want %d)", url, len(ge), len(we))
-	}
+	sameEncoding(t, url+": by columns: the", got, want)
 	if g, w := got.MemBytes(), want.MemBytes(); g != w {
 		t.Fatalf("%s: by columns: MemBytes %d, want %d", url, g, w)
 	}

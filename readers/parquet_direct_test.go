@@ -49,6 +49,23 @@ func viaLines(url string, data []byte, fields []ParquetField, opts Options) (*Ob
 	return DecodeObject(url, "x.parquet", lines, opts)
 }
 
+// sameEncoding fails the test, naming what (the message's start: "<what>
+// encoding differs"), when got and want do not encode to the same bytes.
+func sameEncoding(t *testing.T, what string, got, want *ObjectRuns) {
+	t.Helper()
+	ge, err := got.AppendEncoding(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	we, err := want.AppendEncoding(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ge, we) {
+		t.Fatalf("%s encoding differs (%d bytes, want %d)", what, len(ge), len(we))
+	}
+}
+
 // sameDecoded compares the direct decode of data with the general one:
 // the same error, or the same object (its encoding, which holds every
 // part's header, metadata candidates and rows bit for bit, and its info).
@@ -66,17 +83,7 @@ func sameDecoded(t *testing.T, url string, data []byte, opts Options) bool {
 	if got.ObjectInfo != want.ObjectInfo {
 		t.Fatalf("%s: info %+v, want %+v", url, got.ObjectInfo, want.ObjectInfo)
 	}
-	ge, err := got.AppendEncoding(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	we, err := want.AppendEncoding(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(ge, we) {
-		t.Fatalf("%s: the direct decode's encoding differs (%d bytes, want %d)", url, len(ge), len(we))
-	}
+	sameEncoding(t, url+": the direct decode's", got, want)
 	// And the assembled runs, rendered metadata included.
 	gt, gerr := Assemble([]*ObjectRuns{got}, opts)
 	wt, werr := Assemble([]*ObjectRuns{want}, opts)
