@@ -107,3 +107,22 @@ func BenchmarkFigureKey(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkWarmFigures is what the nightly warm job (issue 15) draws when
+// one object of bench-sweep changed: one family's reward figure, the
+// interval estimates and the probability of improvement, each as SVG and
+// PNG.
+func BenchmarkWarmFigures(b *testing.B) {
+	ln := benchLine()
+	fres, hs := twoMetrics()
+	b.ReportAllocs()
+	before := benchcpu.Now()
+	for b.Loop() {
+		for _, f := range []*Figure{Reward("r", "f", 5, ln), Intervals("i", fres, hs), ProbImprovement("p", fres, hs)} {
+			if _, _, err := f.render(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	benchcpu.Report(b, before)
+}
