@@ -12,8 +12,11 @@ import (
 	"git.sr.ht/~sbinet/gg"
 	"golang.org/x/image/draw"
 	"golang.org/x/image/math/f64"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
@@ -177,6 +180,64 @@ func TestWholeTranslation(t *testing.T) {
 		tx, ty, ok := wholeTranslation(tc.m)
 		if ok != tc.ok || ok && (tx != tc.tx || ty != tc.ty) {
 			t.Errorf("%+v: (%d, %d, %v), want (%d, %d, %v)", tc.m, tx, ty, ok, tc.tx, tc.ty, tc.ok)
+		}
+	}
+}
+
+// TestMeasuredTextIsPlain: the package's text handler measures what
+// text.Plain measures (extents, boxes) and draws what it draws (the same
+// canvas commands, to a recorder), for strings single and multi-line,
+// empty, and with trailing newlines, in several fonts, aligned and
+// rotated; measured a second time (from what it keeps) the same again.
+// And it is the handler gonum/plot's new plots, axes and legends use.
+func TestMeasuredTextIsPlain(t *testing.T) {
+	h, ok := plot.DefaultTextHandler.(*measuredText)
+	if !ok {
+		t.Fatalf("plot.DefaultTextHandler is %T", plot.DefaultTextHandler)
+	}
+	p := plot.New()
+	for name, got := range map[string]text.Handler{"plot": p.TextHandler, "title": p.Title.TextStyle.Handler, "x label": p.X.Label.TextStyle.Handler, "y tick": p.Y.Tick.Label.Handler, "legend": p.Legend.TextStyle.Handler} {
+		if got != text.Handler(h) {
+			t.Errorf("%s's handler is %T", name, got)
+		}
+	}
+	plain := text.Plain{Fonts: font.DefaultCache}
+	fonts := []font.Font{
+		{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(10)},
+		{Typeface: "Liberation", Variant: "Sans", Size: vg.Points(11)},
+		{Typeface: "Liberation", Variant: "Serif", Weight: 700, Size: vg.Points(7.5)},
+		{Typeface: "Liberation", Variant: "Mono", Style: 1, Size: vg.Points(8)},
+	}
+	texts := []string{"", "0", "-0.25", "1e+06", "AVWa ×", "two\nlines", "trailing\n\n", "\n"}
+	for round := range 2 {
+		for _, fnt := range fonts {
+			if got, want := h.Extents(fnt), plain.Extents(fnt); got != want {
+				t.Errorf("round %d, %v: extents %v, want %v", round, fnt, got, want)
+			}
+			for _, s := range texts {
+				gw, gh, gd := h.Box(s, fnt)
+				ww, wh, wd := plain.Box(s, fnt)
+				if gw != ww || gh != wh || gd != wd {
+					t.Errorf("round %d, %v, %q: box (%v %v %v), want (%v %v %v)", round, fnt, s, gw, gh, gd, ww, wh, wd)
+				}
+				for _, rot := range []float64{0, math.Pi / 2, -0.3} {
+					for _, align := range [][2]text.XAlignment{{text.XLeft, text.XAlignment(text.YBottom)}, {text.XCenter, text.XAlignment(text.YCenter)}, {text.XRight, text.XAlignment(text.YTop)}} {
+						sty := text.Style{Color: color.NRGBA{1, 2, 3, 255}, Font: fnt, Rotation: rot, XAlign: align[0], YAlign: text.YAlignment(align[1]), Handler: h}
+						var got, want recorder.Canvas
+						h.Draw(&got, s, sty, vg.Point{X: 12.5, Y: -3})
+						sty.Handler = plain
+						plain.Draw(&want, s, sty, vg.Point{X: 12.5, Y: -3})
+						if len(got.Actions) != len(want.Actions) {
+							t.Fatalf("round %d, %v, %q, rotation %v: %d commands, want %d", round, fnt, s, rot, len(got.Actions), len(want.Actions))
+						}
+						for i := range got.Actions {
+							if g, w := fmt.Sprintf("%#v", got.Actions[i]), fmt.Sprintf("%#v", want.Actions[i]); g != w {
+								t.Errorf("round %d, %v, %q, rotation %v: command %d %s, want %s", round, fnt, s, rot, i, g, w)
+							}
+						}
+					}
+				}
+			}
 		}
 	}
 }
