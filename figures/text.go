@@ -30,9 +30,9 @@ import (
 // face (TestPNGCanvasMatchesVgimg, TestCompositeGlyph, TestFillStringPaths).
 //
 // The glyphs' masks are not kept: a mask depends on the 1/64-pixel
-// fraction of the glyph's position, and the three figures of the nightly
-// warm job rasterize 412 glyphs at 397 distinct (rune, fraction) pairs
-// (docs/performance.md).
+// fraction of the glyph's position, and the three figures of
+// BenchmarkWarmFigures (the nightly warm job's kinds and sizes) rasterize
+// 412 glyphs at 397 distinct (rune, fraction) pairs (docs/decisions.md).
 
 // faceKey names a face of a PNG canvas: the font (gonum's face holds
 // the parsed font) and the size, at PNGDPI.
