@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"git.sr.ht/~sbinet/gg"
+	ftraster "github.com/golang/freetype/raster"
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -65,6 +66,26 @@ type pngMemory struct {
 	// faces are the font faces text was drawn with (text.go), kept with
 	// the memory when a larger image replaces it.
 	faces map[faceKey]xfont.Face
+	// rasts fill paths (fill.go) on images of each size the memory has
+	// held (a rasterizer's cells grow with the paths it fills; a job's
+	// figures come in few sizes), kept as faces are; path is the memory
+	// of the path filled.
+	rasts map[image.Point]*ftraster.Rasterizer
+	path  ftraster.Path
+}
+
+// rasterizer is the memory's rasterizer for its image's size.
+func (m *pngMemory) rasterizer() *ftraster.Rasterizer {
+	size := m.img.Rect.Size()
+	r, ok := m.rasts[size]
+	if !ok {
+		if m.rasts == nil {
+			m.rasts = make(map[image.Point]*ftraster.Rasterizer)
+		}
+		r = ftraster.NewRasterizer(size.X, size.Y)
+		m.rasts[size] = r
+	}
+	return r
 }
 
 // pixelSize is the size in pixels of an image canvas of w×h at dpi, as
@@ -99,11 +120,11 @@ func newPNGCanvasOn(w, h vg.Length, m *pngMemory) *pngCanvas {
 	default:
 		// A smaller pooled memory is dropped: the figures of a job come
 		// in few sizes, and the largest stays.
-		var faces map[faceKey]xfont.Face
-		if m != nil {
-			faces = m.faces
+		old := m
+		m = &pngMemory{pix: make([]byte, n)}
+		if old != nil {
+			m.faces, m.rasts, m.path = old.faces, old.rasts, old.path
 		}
-		m = &pngMemory{pix: make([]byte, n), faces: faces}
 		m.img = &image.RGBA{Pix: m.pix[:n:n], Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)}
 		m.gc = newContext(m.img)
 	}
@@ -184,6 +205,24 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, str string) {
 	c.gc.SetFontFace(face)
 	c.gc.InvertY()
 	c.gc.DrawString(str, x, h-y)
+}
+
+// Fill is vgimg's: a path of moves, lines and closes filled as gg fills
+// it, painted by memoPainter (fill.go); any other through gg.
+func (c *pngCanvas) Fill(p vg.Path) {
+	path, ok := fillPath(c.mem.path, p, c.DPI(), c.matrix)
+	c.mem.path = path
+	if !ok {
+		c.Canvas.Fill(p)
+		return
+	}
+	r := c.mem.rasterizer()
+	r.UseNonZeroWinding = true // gg's fill rule, FillRuleWinding (resetContext)
+	r.Clear()
+	r.AddPath(path)
+	cr, cg, cb, ca := c.clr.RGBA()
+	b := c.img.Rect.Size()
+	r.Rasterize(&memoPainter{pix: c.img.Pix, stride: c.img.Stride, w: b.X, h: b.Y, cr: cr, cg: cg, cb: cb, ca: ca})
 }
 
 // SetColor is vgimg's, the colour kept (nil is black, as vgimg sets it).
