@@ -24,7 +24,9 @@ import (
 // with a freetype rasterizer of the canvas's size kept with its memory,
 // and paints with memoPainter: RGBAPainter's arithmetic, a pixel that
 // equals the one before it in the span given that one's result
-// (TestFillPaths, TestMemoPainter).
+// (TestFillPaths, TestMemoPainter). Like drawText, it does not consult a
+// clip mask: gg has one only after Clip, which neither vgimg nor
+// pngCanvas calls (resetContext clears any).
 
 // fillPath is the freetype path gg fills for p drawn at dpi through
 // matrix m (MoveTo, LineTo and ClosePath as gg's, and the implicit close
