@@ -5,6 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+
 	"github.com/crlbatch/crlbatch/internal/benchcpu"
 )
 
@@ -106,4 +109,44 @@ func BenchmarkFigureKey(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkWarmFigures is what the nightly warm job (issue 15) draws when
+// one object of bench-sweep changed: one family's reward figure, the
+// interval estimates and the probability of improvement, each as SVG and
+// PNG.
+func BenchmarkWarmFigures(b *testing.B) {
+	ln := benchLine()
+	fres, hs := twoMetrics()
+	b.ReportAllocs()
+	before := benchcpu.Now()
+	for b.Loop() {
+		for _, f := range []*Figure{Reward("r", "f", 5, ln), Intervals("i", fres, hs), ProbImprovement("p", fres, hs)} {
+			if _, _, err := f.render(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	benchcpu.Report(b, before)
+}
+
+// BenchmarkWarmFiguresOnce is BenchmarkWarmFigures with the text handler
+// emptied before each iteration, as a job that draws each figure once
+// finds it: only what each figure's own SVG and PNG measure again is kept.
+func BenchmarkWarmFiguresOnce(b *testing.B) {
+	ln := benchLine()
+	fres, hs := twoMetrics()
+	kept := plot.DefaultTextHandler
+	defer func() { plot.DefaultTextHandler = kept }()
+	b.ReportAllocs()
+	before := benchcpu.Now()
+	for b.Loop() {
+		plot.DefaultTextHandler = newMeasuredText(font.DefaultCache)
+		for _, f := range []*Figure{Reward("r", "f", 5, ln), Intervals("i", fres, hs), ProbImprovement("p", fres, hs)} {
+			if _, _, err := f.render(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	benchcpu.Report(b, before)
 }

@@ -11,7 +11,15 @@
 // SVG and PNG bytes that depend on nothing but the figure (no clock, no
 // random identifier, fonts embedded by gonum/plot); a PNG is drawn on one
 // image whose pixel memory, and the gg context drawing on it, are pooled
-// for the next figure (pngCanvas), with the bytes of a fresh vgimg canvas.
+// for the next figure (pngCanvas), with the bytes of a fresh vgimg canvas;
+// its text is drawn with font faces kept with that memory, a string drawn
+// level composited without gg's generic image path (text.go), and its
+// polygons filled by a rasterizer kept with it and painted a run of equal
+// pixels at a time (fill.go), to the same pixels. gonum/plot measures text through the package's handler
+// (measuredText, plot.DefaultTextHandler), which keeps the faces, extents
+// and widths text.Plain computed again for every measurement: the one
+// state the package shares between the figures drawn at once, with
+// rgbaPool.
 // What a figure draws
 // grows with what it can show, not with the data: the reward figure shades
 // adjacent regimes narrower than a pixel column as one stretch and labels a

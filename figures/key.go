@@ -3,6 +3,7 @@ package figures
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -29,27 +30,56 @@ const (
 
 // keyer writes a figure's inputs into its input key: each value
 // length-prefixed or of fixed width, each float by its bits, so that two
-// lists of inputs never write the same bytes.
+// lists of inputs never write the same bytes. The bytes go through buf
+// into a SHA-256 as they are written, keyChunk at a time: a reward
+// figure's line wrote about 0.3 MB into one growing buffer before it was
+// hashed (the key is the same: TestInputKeysUnchanged).
 type keyer struct {
+	h   hash.Hash
 	buf []byte
 }
 
+// keyChunk is how many bytes a keyer gathers before hashing them.
+const keyChunk = 4 << 10
+
 func newKeyer(kind string) *keyer {
-	k := &keyer{buf: make([]byte, 0, 256)}
+	k := &keyer{h: sha256.New(), buf: make([]byte, 0, keyChunk+64)}
 	k.int(KeyVersion)
 	k.str(kind)
 	return k
 }
 
+// written hashes buf once it holds keyChunk bytes.
+func (k *keyer) written() {
+	if len(k.buf) >= keyChunk {
+		k.h.Write(k.buf)
+		k.buf = k.buf[:0]
+	}
+}
+
+// sum is the SHA-256 of every byte written.
+func (k *keyer) sum() [sha256.Size]byte {
+	k.h.Write(k.buf)
+	k.buf = k.buf[:0]
+	var s [sha256.Size]byte
+	k.h.Sum(s[:0])
+	return s
+}
+
 func (k *keyer) str(s string) {
 	k.buf = binary.AppendUvarint(k.buf, uint64(len(s)))
 	k.buf = append(k.buf, s...)
+	k.written()
 }
 
-func (k *keyer) int(n int64) { k.buf = binary.AppendVarint(k.buf, n) }
+func (k *keyer) int(n int64) {
+	k.buf = binary.AppendVarint(k.buf, n)
+	k.written()
+}
 
 func (k *keyer) float(x float64) {
 	k.buf = binary.LittleEndian.AppendUint64(k.buf, math.Float64bits(x))
+	k.written()
 }
 
 func (k *keyer) bool(b bool) {
@@ -58,6 +88,7 @@ func (k *keyer) bool(b bool) {
 	} else {
 		k.buf = append(k.buf, 0)
 	}
+	k.written()
 }
 
 // value writes every field of v, its number and reason whether or not it
@@ -127,7 +158,7 @@ func (k *keyer) improvement(e Improvement) {
 // constructor drew it from), and remembers the panels it was drawn into:
 // Key falls back to the drawing key when they were replaced since.
 func (f *Figure) keyed(k *keyer) {
-	f.inputKey = sha256.Sum256(k.buf)
+	f.inputKey = k.sum()
 	f.keyedPanels = append([]*plot.Plot(nil), f.Panels...)
 }
 

@@ -2,9 +2,12 @@ package figures
 
 import (
 	"image"
+	"image/color"
 	"sync"
 
 	"git.sr.ht/~sbinet/gg"
+	ftraster "github.com/golang/freetype/raster"
+	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -32,6 +35,20 @@ type pngCanvas struct {
 	img  *image.RGBA
 	mem  *pngMemory // the pooled memory under img, and gc
 	w, h vg.Length
+
+	// matrix and clr are gc's matrix and colour, kept as gc keeps them
+	// (Rotate, Translate, Scale and SetColor pass through pngCanvas, Push
+	// and Pop save and restore them with gc's) for FillString to draw
+	// text without gg (text.go); saved is their stack.
+	matrix gg.Matrix
+	clr    color.Color
+	saved  []savedState
+}
+
+// savedState is what pngCanvas.Push saves of gc's state.
+type savedState struct {
+	matrix gg.Matrix
+	clr    color.Color
 }
 
 // rgbaPool holds the pixel memory of PNG figures drawn, with the gg
@@ -46,6 +63,29 @@ type pngMemory struct {
 	pix []byte
 	img *image.RGBA
 	gc  *gg.Context
+	// faces are the font faces text was drawn with (text.go), kept with
+	// the memory when a larger image replaces it.
+	faces map[faceKey]xfont.Face
+	// rasts fill paths (fill.go) on images of each size the memory has
+	// held (a rasterizer's cells grow with the paths it fills; a job's
+	// figures come in few sizes), kept as faces are; path is the memory
+	// of the path filled.
+	rasts map[image.Point]*ftraster.Rasterizer
+	path  ftraster.Path
+}
+
+// rasterizer is the memory's rasterizer for its image's size.
+func (m *pngMemory) rasterizer() *ftraster.Rasterizer {
+	size := m.img.Rect.Size()
+	r, ok := m.rasts[size]
+	if !ok {
+		if m.rasts == nil {
+			m.rasts = make(map[image.Point]*ftraster.Rasterizer)
+		}
+		r = ftraster.NewRasterizer(size.X, size.Y)
+		m.rasts[size] = r
+	}
+	return r
 }
 
 // pixelSize is the size in pixels of an image canvas of w×h at dpi, as
@@ -80,7 +120,11 @@ func newPNGCanvasOn(w, h vg.Length, m *pngMemory) *pngCanvas {
 	default:
 		// A smaller pooled memory is dropped: the figures of a job come
 		// in few sizes, and the largest stays.
+		old := m
 		m = &pngMemory{pix: make([]byte, n)}
+		if old != nil {
+			m.faces, m.rasts, m.path = old.faces, old.rasts, old.path
+		}
 		m.img = &image.RGBA{Pix: m.pix[:n:n], Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)}
 		m.gc = newContext(m.img)
 	}
@@ -88,7 +132,10 @@ func newPNGCanvasOn(w, h vg.Length, m *pngMemory) *pngCanvas {
 	// option cannot go with an image and context), and sets the line
 	// width, dashes and colour (vg.Initialize).
 	c := vgimg.NewWith(vgimg.UseImageWithContext(m.img, m.gc), vgimg.UseDPI(PNGDPI))
-	return &pngCanvas{Canvas: c, gc: m.gc, img: m.img, mem: m, w: w, h: h}
+	// gc's matrix is newContext's (or resetContext's, the same), its
+	// colour the black NewWith sets (vg.Initialize).
+	matrix := gg.Identity().Translate(0, float64(ph)).Scale(1, -1)
+	return &pngCanvas{Canvas: c, gc: m.gc, img: m.img, mem: m, w: w, h: h, matrix: matrix, clr: color.Black}
 }
 
 // newContext is the gg context vgimg.NewWith makes on img, without the
@@ -131,23 +178,90 @@ func (c *pngCanvas) release() {
 // its whole pixels).
 func (c *pngCanvas) Size() (vg.Length, vg.Length) { return c.w, c.h }
 
-// FillString is vgimg.Canvas.FillString with the canvas height asked for.
+// FillString is vgimg.Canvas.FillString with the canvas height asked
+// for, its face kept with the canvas's memory and, when the string is
+// drawn level at whole pixels (gc's matrix, Y inverted again as vgimg
+// inverts it for text, a translation by whole pixels), drawn without gg
+// (drawText): the same pixels (text.go).
 func (c *pngCanvas) FillString(f font.Face, pt vg.Point, str string) {
 	if f.Font.Size == 0 {
 		return
 	}
-	c.gc.Push()
-	defer c.gc.Pop()
-
-	face := f.FontFace(c.DPI())
-	defer face.Close()
-	c.gc.SetFontFace(face)
+	face := c.mem.face(f)
 
 	dpi := c.DPI()
 	x := pt.X.Dots(dpi)
 	y := pt.Y.Dots(dpi)
 	h := c.h.Dots(dpi)
 
+	inverted := c.matrix.Translate(0, float64(c.img.Rect.Dy())).Scale(1, -1) // gc.InvertY
+	if tx, ty, ok := wholeTranslation(inverted); ok {
+		drawText(c.img, face, c.clr, tx, ty, str, x, h-y)
+		return
+	}
+
+	c.gc.Push()
+	defer c.gc.Pop()
+	c.gc.SetFontFace(face)
 	c.gc.InvertY()
 	c.gc.DrawString(str, x, h-y)
+}
+
+// Fill is vgimg's: a path of moves, lines and closes filled as gg fills
+// it, painted by memoPainter (fill.go); any other through gg.
+func (c *pngCanvas) Fill(p vg.Path) {
+	path, ok := fillPath(c.mem.path, p, c.DPI(), c.matrix)
+	c.mem.path = path
+	if !ok {
+		c.Canvas.Fill(p)
+		return
+	}
+	r := c.mem.rasterizer()
+	r.UseNonZeroWinding = true // gg's fill rule, FillRuleWinding (resetContext)
+	r.Clear()
+	r.AddPath(path)
+	cr, cg, cb, ca := c.clr.RGBA()
+	b := c.img.Rect.Size()
+	r.Rasterize(&memoPainter{pix: c.img.Pix, stride: c.img.Stride, w: b.X, h: b.Y, cr: cr, cg: cg, cb: cb, ca: ca})
+}
+
+// SetColor is vgimg's, the colour kept (nil is black, as vgimg sets it).
+func (c *pngCanvas) SetColor(clr color.Color) {
+	c.Canvas.SetColor(clr)
+	if clr == nil {
+		clr = color.Black
+	}
+	c.clr = clr
+}
+
+// Rotate is vgimg's, the matrix kept as gg changes it.
+func (c *pngCanvas) Rotate(t float64) {
+	c.Canvas.Rotate(t)
+	c.matrix = c.matrix.Rotate(t)
+}
+
+// Translate is vgimg's, the matrix kept as gg changes it.
+func (c *pngCanvas) Translate(pt vg.Point) {
+	c.Canvas.Translate(pt)
+	c.matrix = c.matrix.Translate(pt.X.Dots(c.DPI()), pt.Y.Dots(c.DPI()))
+}
+
+// Scale is vgimg's, the matrix kept as gg changes it.
+func (c *pngCanvas) Scale(x, y float64) {
+	c.Canvas.Scale(x, y)
+	c.matrix = c.matrix.Scale(x, y)
+}
+
+// Push is vgimg's, the kept matrix and colour saved with gc's.
+func (c *pngCanvas) Push() {
+	c.Canvas.Push()
+	c.saved = append(c.saved, savedState{c.matrix, c.clr})
+}
+
+// Pop is vgimg's, the kept matrix and colour restored with gc's.
+func (c *pngCanvas) Pop() {
+	c.Canvas.Pop()
+	s := c.saved[len(c.saved)-1]
+	c.saved = c.saved[:len(c.saved)-1]
+	c.matrix, c.clr = s.matrix, s.clr
 }

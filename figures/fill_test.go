@@ -1,0 +1,143 @@
+package figures
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"math/rand/v2"
+	"testing"
+
+	ftraster "github.com/golang/freetype/raster"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// TestMemoPainter: memoPainter paints exactly what raster.RGBAPainter
+// paints, for random spans (inside, across and outside the image, every
+// coverage) over images of runs of equal pixels and of random ones, in
+// colours opaque, translucent and transparent.
+func TestMemoPainter(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	const W, H = 37, 11
+	for round := range 500 {
+		img := image.NewRGBA(image.Rect(0, 0, W, H))
+		for i := 0; i < len(img.Pix); i += 4 {
+			if round%2 == 0 && i > 0 && r.IntN(4) > 0 {
+				copy(img.Pix[i:i+4], img.Pix[i-4:i]) // runs of one colour
+				continue
+			}
+			a := uint8(r.Uint32())
+			if round%3 == 0 {
+				a = 0xff
+			}
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(r.UintN(uint(a)+1)), uint8(r.UintN(uint(a)+1)), uint8(r.UintN(uint(a)+1)), a
+		}
+		var clr color.Color = color.NRGBA{uint8(r.Uint32()), uint8(r.Uint32()), uint8(r.Uint32()), uint8(r.Uint32())}
+		switch round % 3 {
+		case 0:
+			clr = color.NRGBA{0xe8, 0xee, 0xf6, 0xff}
+		case 1:
+			clr = color.Transparent
+		}
+		var spans []ftraster.Span
+		for range 1 + r.IntN(20) {
+			x0 := r.IntN(W+20) - 10
+			alpha := uint32(r.IntN(0x10000))
+			if r.IntN(3) == 0 {
+				alpha = 0xffff
+			}
+			spans = append(spans, ftraster.Span{Y: r.IntN(H+4) - 2, X0: x0, X1: x0 + r.IntN(W+10), Alpha: alpha})
+		}
+		want := image.NewRGBA(img.Rect)
+		copy(want.Pix, img.Pix)
+		p := ftraster.NewRGBAPainter(want)
+		p.SetColor(clr)
+		p.Paint(spans, true)
+
+		cr, cg, cb, ca := clr.RGBA()
+		(&memoPainter{pix: img.Pix, stride: img.Stride, w: W, h: H, cr: cr, cg: cg, cb: cb, ca: ca}).Paint(spans, true)
+		if !bytes.Equal(img.Pix, want.Pix) {
+			t.Fatalf("round %d: %d spans, colour %v: pixels differ from RGBAPainter's", round, len(spans), clr)
+		}
+	}
+}
+
+// TestFillPaths: paths filled on a pngCanvas (fillPath and memoPainter
+// for moves, lines and closes; gg for arcs and curves) give the pixels of
+// the same paths filled on a vgimg canvas: random polygons of one and
+// several subpaths, closed or not, starting with a line, degenerate,
+// across and outside the image, in colours opaque, translucent and nil,
+// with the canvas level, translated by a fraction of a pixel, scaled and
+// rotated; and paths with an arc or a curve. Each checks the path taken.
+func TestFillPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	w, h := 3*vg.Inch, 2*vg.Inch
+	pt := func() vg.Point {
+		return vg.Point{X: vg.Length(r.Float64()*260 - 20), Y: vg.Length(r.Float64()*180 - 20)}
+	}
+	transforms := []func(c vg.Canvas){
+		func(vg.Canvas) {},
+		func(c vg.Canvas) { c.Translate(vg.Point{X: 0.37, Y: -1.2}) },
+		func(c vg.Canvas) { c.Scale(1.3, 0.7) },
+		func(c vg.Canvas) { c.Rotate(0.4) },
+	}
+	for round := range 120 {
+		var p vg.Path
+		simple := true
+		for sub := range 1 + r.IntN(3) {
+			if sub > 0 || r.IntN(5) > 0 {
+				p.Move(pt())
+			} else {
+				p.Line(pt()) // a path starting with a line: gg moves there
+			}
+			for range r.IntN(7) {
+				p.Line(pt())
+			}
+			switch r.IntN(6) {
+			case 0:
+				p.Arc(pt(), vg.Length(5+r.Float64()*30), r.Float64()*6, r.Float64()*6)
+				simple = false
+			case 1:
+				p.QuadTo(pt(), pt())
+				simple = false
+			}
+			if r.IntN(2) == 0 {
+				p.Close()
+			}
+		}
+		var clr color.Color
+		switch round % 3 {
+		case 1:
+			clr = color.NRGBA{0x4e, 0x79, 0xa7, 0xff}
+		case 2:
+			clr = color.NRGBA{0xe1, 0x57, 0x59, 0x50}
+		}
+		tr := transforms[round%len(transforms)]
+		c := newPNGCanvas(w, h)
+		ref := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI), vgimg.UseBackgroundColor(color.White))
+		for _, cv := range []vg.Canvas{c, ref} {
+			tr(cv)
+			cv.SetColor(color.NRGBA{0xf2, 0x8e, 0x2b, 0xff})
+			cv.Fill(vg.Path{{Type: vg.MoveComp, Pos: vg.Point{X: 10, Y: 10}}, {Type: vg.LineComp, Pos: vg.Point{X: 200, Y: 30}}, {Type: vg.LineComp, Pos: vg.Point{X: 90, Y: 120}}})
+			cv.SetColor(clr)
+			cv.Fill(p)
+		}
+		name := fmt.Sprintf("round %d (%d components)", round, len(p))
+		if _, ok := fillPath(nil, p, PNGDPI, c.matrix); ok != simple {
+			t.Errorf("%s: filled without gg %v, want %v", name, ok, simple)
+		}
+		if !bytes.Equal(c.img.Pix, ref.Image().(*image.RGBA).Pix) {
+			t.Errorf("%s: pixels differ from vgimg's", name)
+		}
+		c.release()
+	}
+	// An empty path fills nothing.
+	c := newPNGCanvas(w, h)
+	defer c.release()
+	before := append([]byte(nil), c.img.Pix...)
+	c.Fill(nil)
+	if !bytes.Equal(before, c.img.Pix) {
+		t.Error("an empty path changed pixels")
+	}
+}
