@@ -144,9 +144,14 @@ func (c *Cache) Kind(kind string) *Cache {
 	return &Cache{loc: c.loc, b: c.b, close: func() error { return nil }, enc: c.enc, dec: c.dec, str: c.str, kind: kind + "/", sub: true}
 }
 
-// name is the blob key of the entry of key.
+// name is the blob key of the entry of key: an object's entry in a
+// folder of its key's first two hex digits, a Kind's directly in the
+// Kind's folder (doc.go).
 func (c *Cache) name(key string) string {
-	return fmt.Sprintf("%sv%d/%s%s/%s%s", c.loc.Prefix, FormatVersion, c.kind, key[:2], key, EntrySuffix)
+	if c.kind != "" {
+		return fmt.Sprintf("%sv%d/%s%s%s", c.loc.Prefix, FormatVersion, c.kind, key, EntrySuffix)
+	}
+	return fmt.Sprintf("%sv%d/%s/%s%s", c.loc.Prefix, FormatVersion, key[:2], key, EntrySuffix)
 }
 
 // URL is where the entry of key is stored.

@@ -9,9 +9,13 @@
 //
 // An entry is named <prefix>v<FormatVersion>/<key[:2]>/<key>.crlc, key
 // being a SHA-256 in hex (Key); the entries of a Kind (the engine's object
-// indexes and scored runs, "index" and "runs") are kept apart under
-// <prefix>v<FormatVersion>/<kind>/<key[:2]>/<key>.crlc, in the same
-// format. It holds a magic line, FormatVersion, its own key, a hash of the object's bytes (for the engine's note on objects
+// indexes and scored runs, "index" and "runs", its family rows and
+// figures) are kept apart under <prefix>v<FormatVersion>/<kind>/<key>.crlc,
+// in the same format: side by side, with no folder per two hex digits,
+// since on a local disk each new folder is a mkdir and a nightly rerun's
+// few dozen small entries would mostly go into new ones (entries a
+// version before kept in such folders are no longer read; Stats and Prune
+// still count and remove them). It holds a magic line, FormatVersion, its own key, a hash of the object's bytes (for the engine's note on objects
 // stored twice), the zstd-compressed encoding and, last, the SHA-256 of
 // everything before it. Get refuses (ErrCorrupt) an entry whose checksum,
 // version, key, length or compression is not right, so that a flipped

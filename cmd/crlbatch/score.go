@@ -131,6 +131,7 @@ func scoreCommand() *cli.Command {
 				defer stop()
 			}
 			defer softMemoryLimit(cfg.MemoryLimit)()
+			defer heapFloor(gcFloorBytes)()
 			sum, err := pipeline.Run(ctx, cfg)
 			if err != nil {
 				return err
