@@ -422,19 +422,14 @@ type entryInfo struct {
 
 func (c *Cache) list(ctx context.Context) ([]entryInfo, error) {
 	var out []entryInfo
-	it := c.b.List(&blob.ListOptions{Prefix: c.loc.Prefix})
-	for {
-		o, err := it.Next(ctx)
-		if err != nil {
-			if err == io.EOF {
-				break
-			}
-			return nil, storage.RedactErr(err)
+	err := storage.ListEach(ctx, c.b, &blob.ListOptions{Prefix: c.loc.Prefix}, func(o *blob.ListObject) error {
+		if !o.IsDir && strings.HasSuffix(o.Key, EntrySuffix) {
+			out = append(out, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
 		}
-		if o.IsDir || !strings.HasSuffix(o.Key, EntrySuffix) {
-			continue
-		}
-		out = append(out, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
+		return nil
+	})
+	if err != nil {
+		return nil, storage.RedactErr(err)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].mod.Equal(out[j].mod) {

@@ -22,6 +22,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/crlbatch/crlbatch/storage"
 	"github.com/crlbatch/crlbatch/writers"
 )
 
@@ -170,7 +171,7 @@ func (j *job) tidy(ctx context.Context, b *blob.Bucket) error {
 	var temps []string
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
 		temps = temps[:0]
-		page, _, err := b.ListPage(ctx, blob.FirstPageToken, 1000, &blob.ListOptions{Prefix: j.out.Prefix, Delimiter: "/"})
+		page, _, err := storage.ListPage(ctx, b, blob.FirstPageToken, 1000, &blob.ListOptions{Prefix: j.out.Prefix, Delimiter: "/"})
 		for _, o := range page {
 			if !o.IsDir && tempName.MatchString(path.Base(o.Key)) {
 				temps = append(temps, o.Key)
@@ -516,7 +517,7 @@ func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(ke
 		keys = keys[:0]
 		token := blob.FirstPageToken
 		for {
-			page, next, err := b.ListPage(ctx, token, 1000, &blob.ListOptions{Prefix: prefix})
+			page, next, err := storage.ListPage(ctx, b, token, 1000, &blob.ListOptions{Prefix: prefix})
 			if err != nil {
 				return err
 			}

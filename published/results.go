@@ -260,20 +260,13 @@ func Nights(ctx context.Context, b *blob.Bucket, loc storage.Location, n int) ([
 	var ids []string
 	err := storage.DefaultRetry().Retry(ctx, func(ctx context.Context, _ func()) error {
 		ids = ids[:0]
-		it := b.List(&blob.ListOptions{Prefix: base + ResultsDir})
-		for {
-			o, err := it.Next(ctx)
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return storage.ListEach(ctx, b, &blob.ListOptions{Prefix: base + ResultsDir}, func(o *blob.ListObject) error {
 			rest := strings.TrimPrefix(o.Key, base+ResultsDir)
 			if id, file, ok := strings.Cut(rest, "/"); ok && file == "manifest.json" && id != "" {
 				ids = append(ids, id)
 			}
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, &storage.StorageError{Op: "list", URL: loc.ObjectURL(base + ResultsDir), Err: storage.RedactErr(err)}

@@ -20,6 +20,11 @@
 //   - List lists a prefix, or one named object, in bytewise key order,
 //     with each object's size and, where the listing gives them, ETag (S3;
 //     a local file's is its modification time and size) and MD5.
+//   - ListPage and ListEach list a page, or every page, of any bucket;
+//     a local folder's page is walked again when a file under it vanished
+//     mid-walk (another job's claim, temporary file or pruned entry),
+//     which fileblob reports as a failed listing. Every listing of an
+//     OUTPUT, a cache or a history goes through them.
 //   - CreateExclusive creates an object only if none of its name exists
 //     (blob IfNotExist on buckets; a local file written whole and linked,
 //     which fails like O_EXCL): the claims of publishing.

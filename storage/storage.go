@@ -235,7 +235,7 @@ func List(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, 
 		var next []byte
 		err := rp.Retry(ctx, func(ctx context.Context, _ func()) error {
 			var err error
-			page, next, err = b.ListPage(ctx, token, 1000, &blob.ListOptions{Prefix: loc.Prefix})
+			page, next, err = ListPage(ctx, b, token, 1000, &blob.ListOptions{Prefix: loc.Prefix})
 			return err
 		})
 		if err != nil {

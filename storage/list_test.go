@@ -1,0 +1,131 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	"gocloud.dev/blob/memblob"
+	"gocloud.dev/gcerrors"
+)
+
+// churn creates and removes files under dir until stop is closed: what
+// another job's claims, temporary files and pruning do to a folder being
+// listed.
+func churn(t *testing.T, dir string, stop <-chan struct{}, wg *sync.WaitGroup) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			p := filepath.Join(dir, "sub", fmt.Sprintf("c-%03d.json", i%50))
+			if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+			os.Remove(p)
+		}
+	}()
+}
+
+// TestListPageVanished: a local folder listed while files under it come
+// and go. fileblob's own ListPage fails now and then (a file read from
+// the folder is gone when it is stat'ed); storage.ListPage never does and
+// always lists every file that stays.
+func TestListPageVanished(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const stay = 200
+	for i := range stay {
+		if err := os.WriteFile(filepath.Join(dir, "sub", fmt.Sprintf("s-%03d.json", i)), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	opts := &blob.ListOptions{Prefix: "sub/"}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		churn(t, dir, stop, &wg)
+	}
+	defer func() { close(stop); wg.Wait() }()
+
+	// The race is real: fileblob's page fails within a few thousand
+	// listings (usually far fewer).
+	deadline := time.Now().Add(20 * time.Second)
+	var raw error
+	for raw == nil && time.Now().Before(deadline) {
+		_, _, raw = b.ListPage(ctx, blob.FirstPageToken, 1000, opts)
+	}
+	if raw == nil {
+		t.Fatal("fileblob's ListPage never failed under churn: the test no longer exercises the race")
+	}
+	if !vanished(raw) || gcerrors.Code(raw) != gcerrors.NotFound {
+		t.Fatalf("fileblob's failure %v is not a vanished file", raw)
+	}
+
+	for i := range 500 {
+		n := 0
+		err := ListEach(ctx, b, opts, func(o *blob.ListObject) error {
+			if filepath.Base(o.Key)[0] == 's' {
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("listing %d: %v", i, err)
+		}
+		if n != stay {
+			t.Fatalf("listing %d: %d of the %d files that stay", i, n, stay)
+		}
+	}
+}
+
+// TestListPageNotFoundStore: a store's NotFound is not a vanished file
+// and is returned at once.
+func TestListPageNotFoundStore(t *testing.T) {
+	if vanished(fmt.Errorf("wrapped: %w", os.ErrNotExist)) {
+		t.Error("a bare ErrNotExist (no path error) counted as a vanished local file")
+	}
+	if !vanished(fmt.Errorf("wrapped: %w", &os.PathError{Op: "lstat", Path: "/x", Err: os.ErrNotExist})) {
+		t.Error("a path error with ErrNotExist not counted as vanished")
+	}
+	if vanished(&os.PathError{Op: "open", Path: "/x", Err: os.ErrPermission}) {
+		t.Error("a permission error counted as vanished")
+	}
+	// A page of a memory bucket lists as b.ListPage does.
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	for i := range 3 {
+		if err := b.WriteAll(ctx, fmt.Sprintf("k/%d", i), []byte("x"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, next, err := ListPage(ctx, b, blob.FirstPageToken, 2, &blob.ListOptions{Prefix: "k/"})
+	if err != nil || len(page) != 2 || len(next) == 0 {
+		t.Fatalf("first page %d objects, next %q, %v", len(page), next, err)
+	}
+	page, next, err = ListPage(ctx, b, next, 2, &blob.ListOptions{Prefix: "k/"})
+	if err != nil || len(page) != 1 || page[0].Key != "k/2" || len(next) != 0 {
+		t.Fatalf("second page %v, next %q, %v", page, next, err)
+	}
+}
