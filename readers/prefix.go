@@ -25,14 +25,21 @@ import (
 // which cannot hold a key twice, and a row that takes it over holds its
 // keys only in it. The extras of its members are the first ones of the
 // row, left in place in d.extras by the row that recorded them, as are
-// their exAt; what a row sets for them (exSeen, exHits, the keys' hits,
-// the IDs met, the key before the next) the replay sets.
+// their exAt; what a row sets for them (exSeen, exHits, the IDs met, the
+// key before the next) the replay sets, and it counts the keys' hits
+// (credit) for flushHits to add before any of them is decoded again.
 type prefix struct {
 	raw  []byte // the row's bytes up to the next key, whitespace included
 	n    int    // members: the first n extras
 	ids  uint64 // their keys' IDs
 	last uint8  // the ID of the last of them
 	used int    // rows that took it over (tests)
+
+	// Rows that took the prefix over since its keys' hits (keyInfo.hits)
+	// were last brought up to date: each of them is a hit of each key in
+	// ids. flushHits adds them before the prefix changes, so that they are
+	// there when a key is decoded again (keyInfo.remember reads hits).
+	credit int
 
 	// What the row being decoded records: from nothing, or from the
 	// prefix it took over; end makes it the prefix when it is longer.
@@ -42,8 +49,21 @@ type prefix struct {
 	rLast uint8
 }
 
+// flushHits adds the hits of the rows that took the prefix over to its
+// keys' counts.
+func (p *prefix) flushHits(t *keyTable) {
+	if p.credit == 0 {
+		return
+	}
+	for m := p.ids; m != 0; m &= m - 1 {
+		t.keys[bits.TrailingZeros64(m)].hits += p.credit
+	}
+	p.credit = 0
+}
+
 // reset forgets the prefix; a row records its own as it is decoded.
-func (p *prefix) reset() {
+func (p *prefix) reset(t *keyTable) {
+	p.flushHits(t)
 	p.raw = p.raw[:0]
 	p.rEnd, p.rN, p.rIDs = 0, 0, 0
 }
@@ -61,6 +81,7 @@ func (p *prefix) add(d *rowDecoder, id uint8) {
 // now, when the row recorded more than the prefix it took over.
 func (p *prefix) end(d *rowDecoder) {
 	if p.rEnd > len(p.raw) {
+		p.flushHits(d.top)
 		p.raw = append(p.raw[:0], d.data[:p.rEnd]...)
 		p.n, p.ids, p.last = p.rN, p.rIDs, p.rLast
 	}
@@ -84,10 +105,8 @@ func (d *rowDecoder) replayPrefix() (prev uint8, ids uint64) {
 	d.skipWS() // the row may have more whitespace there than the last
 	d.extras = d.extras[:p.n]
 	d.exSeen, d.exHits = p.ids, p.ids
+	p.credit++
 	t := d.top
-	for m := p.ids; m != 0; m &= m - 1 {
-		t.keys[bits.TrailingZeros64(m)].hits++
-	}
 	if !t.findFirst {
 		t.nKeys += p.n
 	}

@@ -1,6 +1,7 @@
 package readers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -93,12 +94,29 @@ func TestPrefixReplay(t *testing.T) {
 			`{"run_\u0069d":"r1","seed":3,"reward":1,"regime_id":"a"}`,
 		}, 1},
 	}
+	// Many rows take the prefix over, then its key changes on every row:
+	// the key's cache stays on (its hits count the rows that took it over).
+	var long []string
+	for i := range 100 {
+		long = append(long, fmt.Sprintf(`{"k":1,"reward":%d,"regime_id":"a"}`, i))
+	}
+	for i := range 40 {
+		long = append(long, fmt.Sprintf(`{"k":%d,"reward":1,"regime_id":"a"}`, i+2))
+	}
+	cases = append(cases, struct {
+		name  string
+		lines []string
+		used  int
+	}{"its key's value changes on every row after many", long, 98})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			seq, plain := newRowDecoder(fuzzComps), newRowDecoder(fuzzComps)
 			plain.noPrefix = true
 			for n, line := range c.lines {
 				samePrefixState(t, n+1, []byte(line), seq, seq.decode([]byte(line)), plain, plain.decode([]byte(line)))
+			}
+			if k := seq.top.lookup("k"); k != noKey && seq.top.keys[k].off {
+				t.Fatalf("the cache of k is off (%d hits, %d misses)", seq.top.keys[k].hits, seq.top.keys[k].misses)
 			}
 			if seq.pfx.used != c.used || plain.pfx.used != 0 {
 				t.Fatalf("%d rows took a prefix over, want %d (%d without prefixes)", seq.pfx.used, c.used, plain.pfx.used)

@@ -392,7 +392,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 		if d.pfx.matches(d) {
 			prev, ids = d.replayPrefix()
 		} else {
-			d.pfx.reset()
+			d.pfx.reset(d.top)
 		}
 		inPfx := true
 		for {
