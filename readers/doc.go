@@ -320,11 +320,16 @@
 // and a row on which every live metadata candidate of its run
 // repeats a cached value already found equal to it, with no cached value
 // changed since, skips their comparisons. A field whose values keep
-// changing stops being cached.
+// changing stops being cached. A row that starts with the last row's
+// bytes up to its first member that is not such a repeated value (a
+// schema field, gamma, another value) takes those members over after one
+// comparison of the bytes (prefix.go): on the nightly sweeps, the run's
+// identity and metadata at the start of every row.
 // Nothing is trusted: any mismatch takes the general path, and the second
 // differential fuzz test (FuzzDecodeSequence) requires every line decoded
 // after the lines before it to give exactly what a fresh decoder gives it,
-// the error message included.
+// the error message included, and what a decoder that never takes a
+// prefix over leaves, its value caches and extras included.
 //
 // decode_bench_test.go decodes 20000 realistic rows (~490 bytes: identity
 // fields, step, regime_id, reward, four components, invalid_action,

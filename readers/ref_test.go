@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -454,7 +455,9 @@ func FuzzDecodeRow(f *testing.F) {
 // fresh decoder that has seen nothing. Both must give the same row, extras
 // in the same order, or the same error, field and message alike. The
 // lookups of identity and metadata fields by key ID must find what a
-// search by name finds.
+// search by name finds. A third decoder sees the lines before too but
+// never takes a row's prefix over (prefix.go): it must end every line in
+// the same state as the first (samePrefixState).
 func FuzzDecodeSequence(f *testing.F) {
 	f.Add([]byte(rows0))
 	f.Add(benchRows(40))
@@ -488,13 +491,17 @@ func FuzzDecodeSequence(f *testing.F) {
 	idents := DefaultIdentityFields
 	f.Fuzz(func(t *testing.T, data []byte) {
 		seq := newRowDecoder(fuzzComps)
+		plain := newRowDecoder(fuzzComps) // the same, never taking a prefix over
+		plain.noPrefix = true
 		var ids []uint8
 		for _, name := range idents {
 			ids = append(ids, seq.top.intern([]byte(name), -1))
+			plain.top.intern([]byte(name), -1)
 		}
 		for n, line := range bytes.Split(data, []byte("\n")) {
 			fresh := newRowDecoder(fuzzComps)
 			gerr, werr := seq.decode(line), fresh.decode(line)
+			samePrefixState(t, n+1, line, seq, gerr, plain, plain.decode(line))
 			switch {
 			case gerr != nil && werr != nil:
 				if *gerr != *werr {
@@ -516,4 +523,43 @@ func FuzzDecodeSequence(f *testing.F) {
 			}
 		}
 	})
+}
+
+// samePrefixState fails t unless seq, which takes prefixes over, and plain,
+// which never does, decoded line (line n of a sequence both decoded) to the
+// same error, the same extras and the same state of the value cache.
+func samePrefixState(t *testing.T, n int, line []byte, seq *rowDecoder, serr *rowError, plain *rowDecoder, perr *rowError) {
+	t.Helper()
+	if (serr == nil) != (perr == nil) || serr != nil && *serr != *perr {
+		t.Fatalf("line %d %q: with prefixes %v, without %v", n, line, serr, perr)
+	}
+	if serr == nil {
+		if !slices.Equal(seq.extras, plain.extras) || seq.exSeen != plain.exSeen || seq.exHits != plain.exHits {
+			t.Fatalf("line %d %q: with prefixes extras %v (seen %x, hits %x), without %v (%x, %x)", n, line,
+				seq.extras, seq.exSeen, seq.exHits, plain.extras, plain.exSeen, plain.exHits)
+		}
+		for m := seq.exSeen; m != 0; m &= m - 1 {
+			if id := bits.TrailingZeros64(m); seq.exAt[id] != plain.exAt[id] {
+				t.Fatalf("line %d %q: key %d at extra %d with prefixes, %d without", n, line, id, seq.exAt[id], plain.exAt[id])
+			}
+		}
+		if !decodedRow(seq).equal(decodedRow(plain)) {
+			t.Fatalf("line %d %q: with prefixes %v, without %v", n, line, decodedRow(seq), decodedRow(plain))
+		}
+	}
+	if seq.cacheGen != plain.cacheGen || len(seq.top.keys) != len(plain.top.keys) {
+		t.Fatalf("line %d %q: cache generation %d with prefixes, %d without; keys %d, %d", n, line,
+			seq.cacheGen, plain.cacheGen, len(seq.top.keys), len(plain.top.keys))
+	}
+	for i := range seq.top.keys {
+		a, b := &seq.top.keys[i], &plain.top.keys[i]
+		hits := a.hits // and the rows that took the prefix over since its hits were added
+		if seq.pfx.ids&(1<<i) != 0 {
+			hits += seq.pfx.credit
+		}
+		if !bytes.Equal(a.name, b.name) || !bytes.Equal(a.last, b.last) || a.gen != b.gen || a.off != b.off || hits != b.hits || a.misses != b.misses {
+			t.Fatalf("line %d %q: key %q cached %q (gen %d, off %v, %d hits, %d misses) with prefixes, key %q %q (%d, %v, %d, %d) without",
+				n, line, a.name, a.last, a.gen, a.off, hits, a.misses, b.name, b.last, b.gen, b.off, b.hits, b.misses)
+		}
+	}
 }

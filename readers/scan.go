@@ -118,6 +118,12 @@ type rowDecoder struct {
 	keyCopies [][]byte       // decoded keys of extras written with escapes
 	intVal    int64          // the last number, when intOK: see number
 	intOK     bool
+
+	// The row's prefix (prefix.go): the raw bytes of the last row up to
+	// its first key that was not a repeated cached value of a non-schema
+	// key, and what decoding them gave.
+	pfx      prefix
+	noPrefix bool // never replay a prefix (tests: the decoder without it)
 }
 
 // exKey returns the (decoded) key of e.
@@ -379,6 +385,16 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	if !empty {
 		prev := startKey
 		var ids uint64 // IDs of the keys met so far
+		// The members read so far are all repeated cached values of
+		// non-schema keys (prefix.go): the last row's, when this row
+		// starts with the same bytes, taken over here; while they are,
+		// the row's prefix is recorded.
+		if d.pfx.matches(d) {
+			prev, ids = d.replayPrefix()
+		} else {
+			d.pfx.reset(d.top)
+		}
+		inPfx := true
 		for {
 			koff := d.pos
 			// The predicted key, confirmed on its raw bytes, without the
@@ -423,16 +439,31 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 			} else if err := d.extraValue(key, id, koff, keyEscaped); err != nil {
 				return err
 			}
+			if inPfx && (f >= 0 || d.exHits&(1<<id) == 0 || id == d.gammaID) {
+				// (noKey is never in exHits: 1<<noKey is 0.)
+				inPfx = false
+				d.pfx.end(d)
+			}
 			if d.pos < len(d.data) && d.data[d.pos] == ',' {
 				d.pos++
 				d.skipWS()
+				if inPfx {
+					d.pfx.add(d, id)
+				}
 				continue
 			}
 			d.skipWS()
 			if d.pos < len(d.data) && d.data[d.pos] == ',' {
 				d.pos++
 				d.skipWS()
+				if inPfx {
+					d.pfx.add(d, id)
+				}
 				continue
+			}
+			if inPfx {
+				inPfx = false
+				d.pfx.end(d)
 			}
 			if d.pos < len(d.data) && d.data[d.pos] == '}' {
 				d.pos++
