@@ -32,6 +32,16 @@ import (
 // while it was read. The cache only ever costs speed: a damaged entry is
 // rebuilt, and a cache that cannot be read or written is reported in a
 // warning and the job goes on without it.
+//
+// An object's entry is encoded and written beside the job (at most
+// Concurrency entries at once), once the object has been read whole: on a
+// warm rerun the changed object's entry is no longer on the path from its
+// decoding to the scoring, the reduction and the figures, while the other
+// core is idle. The object is kept whole until then: the scoring pass's
+// release of the objects (releaseObjects) leaves it to the entry's writer,
+// and an object about to spill is encoded before it spills (budget.admit).
+// The job waits for its entries (waitEntries) before it publishes
+// anything, and before it lets go of the objects and the cache.
 
 // jobCache is the cache of one job.
 type jobCache struct {
@@ -45,10 +55,27 @@ type jobCache struct {
 	sealed  []*cache.Sealed  // per object missed: its entry compressed (streamCodec), until stored
 	skip    []bool           // per object: not to look up or read now (runcache.go)
 	looked  []bool           // per object: its entry looked up
-	stored  []bool           // per object: its entry written by this job
+	objs    []scoring.Object // per object decoded: to encode once read whole (keepForCache)
+
+	bg      sync.WaitGroup // the entries' writers (storeLater) and what waits for them
+	slots   chan struct{}  // at most Concurrency entries written at once
+	mu      sync.Mutex     // guards writing
+	writing []*entryWrite  // per object: its entry's write by this job, or nil
 
 	warnOnce sync.Once
 }
+
+// entryWrite is the write of one object's entry beside the job.
+type entryWrite struct {
+	done    chan struct{}  // closed once the write is over
+	obj     scoring.Object // the object it encodes; nil when encoded before it spilled
+	stored  bool           // the entry was written (read once done is closed)
+	release bool           // the job is done with the object: release it then (guarded by jobCache.mu)
+}
+
+// testHookEntryWrite, when set, is called by an object entry's writer
+// before it encodes the object, with the object's URL.
+var testHookEntryWrite func(url string)
 
 // hashFunc is the hash of object bytes: with a cache, one that entries can
 // keep from one job to the next (xxHash64, cache.FormatVersion 2), else
@@ -113,7 +140,8 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	}
 	n := len(objs)
 	jc.keys, jc.attrs, jc.hits, jc.pending, jc.sealed = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n), make([]*cache.Sealed, n)
-	jc.looked, jc.stored = make([]bool, n), make([]bool, n)
+	jc.looked, jc.objs, jc.writing = make([]bool, n), make([]scoring.Object, n), make([]*entryWrite, n)
+	jc.slots = make(chan struct{}, max(j.cfg.Concurrency, 1))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i, o := range objs {
@@ -209,13 +237,30 @@ func (j *job) cached(i int) scoring.Object {
 	return j.cache.hits[i]
 }
 
-// encodeForCache keeps the encoding of object i, just decoded with bad
-// rows skipped, to store once its bytes are known to be read whole.
-func (j *job) encodeForCache(i int, o scoring.Object, skipped int) {
+// keepForCache keeps object i, just decoded with skipped bad rows, to be
+// encoded for its entry once its bytes are known to be read whole
+// (storeLater), or before it spills (encodeForCache).
+func (j *job) keepForCache(i int, o scoring.Object, skipped int) {
 	jc := j.cache
-	if jc == nil || jc.keys == nil || jc.keys[i] == "" || skipped > 0 {
+	if jc == nil || jc.keys == nil {
 		return
 	}
+	jc.objs[i] = nil
+	if jc.keys[i] == "" || skipped > 0 {
+		return
+	}
+	jc.objs[i] = o
+}
+
+// encodeForCache encodes object i, kept by keepForCache, for its entry:
+// compressed (cache.Seal) or as bytes, until stored.
+func (j *job) encodeForCache(i int) {
+	jc := j.cache
+	if jc == nil || jc.objs == nil || jc.objs[i] == nil {
+		return
+	}
+	o := jc.objs[i]
+	jc.objs[i] = nil
 	if sc, ok := jc.codec.(streamCodec); ok {
 		n, write, err := sc.Encoding(o)
 		if err == nil {
@@ -244,12 +289,117 @@ type streamCodec interface {
 	Encoding(o scoring.Object) (n int64, write func(io.Writer) error, err error)
 }
 
+// storeLater writes object i's entry, once the object has been read
+// whole (its bytes hash to h), on a goroutine of its own: the object is
+// encoded there unless it was before it spilled. It waits for a slot
+// first, so that at most Concurrency entries are encoded at once. ctx is
+// the job's.
+func (j *job) storeLater(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) {
+	jc := j.cache
+	if jc == nil || jc.objs == nil || jc.objs[i] == nil && jc.pending[i] == nil && jc.sealed[i] == nil {
+		return
+	}
+	select {
+	case jc.slots <- struct{}{}:
+	case <-ctx.Done():
+		jc.objs[i], jc.pending[i], jc.sealed[i] = nil, nil, nil
+		return
+	}
+	w := &entryWrite{done: make(chan struct{}), obj: jc.objs[i]}
+	jc.mu.Lock()
+	jc.writing[i] = w
+	jc.mu.Unlock()
+	jc.bg.Add(1)
+	go func() {
+		defer jc.bg.Done()
+		if testHookEntryWrite != nil {
+			testHookEntryWrite(j.in.ObjectURL(o.Key))
+		}
+		if ctx.Err() == nil {
+			j.encodeForCache(i)
+			w.stored = j.storeCache(ctx, b, i, o, h)
+		}
+		jc.objs[i], jc.pending[i], jc.sealed[i] = nil, nil, nil
+		<-jc.slots
+		jc.mu.Lock()
+		release := w.release
+		close(w.done)
+		jc.mu.Unlock()
+		if release {
+			w.obj.Release()
+		}
+	}()
+}
+
+// afterEntry calls fn on a goroutine of its own once object i's entry,
+// written by this job, is stored; not at all when it was not.
+func (j *job) afterEntry(i int, fn func()) {
+	jc := j.cache
+	if jc == nil || jc.writing == nil {
+		return
+	}
+	jc.mu.Lock()
+	w := jc.writing[i]
+	jc.mu.Unlock()
+	if w == nil {
+		return
+	}
+	jc.bg.Add(1)
+	go func() {
+		defer jc.bg.Done()
+		<-w.done
+		if w.stored {
+			fn()
+		}
+	}()
+}
+
+// waitEntries waits for the entries being written beside the job, and for
+// what waits for them.
+func (j *job) waitEntries() {
+	if j.cache != nil {
+		j.cache.bg.Wait()
+	}
+}
+
+// releaseObjects releases the decoded objects of rd, except those being
+// encoded for their entry: their writer releases them once it is done.
+func (j *job) releaseObjects(rd *read) {
+	if rd == nil {
+		return
+	}
+	jc := j.cache
+	for i, o := range rd.objects {
+		if o == nil {
+			continue
+		}
+		if jc != nil && jc.writing != nil && i < len(jc.writing) {
+			jc.mu.Lock()
+			w := jc.writing[i]
+			later := false
+			if w != nil && w.obj != nil {
+				select {
+				case <-w.done:
+				default:
+					w.release, later = true, true
+				}
+			}
+			jc.mu.Unlock()
+			if later {
+				continue
+			}
+		}
+		o.Release()
+	}
+}
+
 // storeCache writes object i's entry, if it has one pending, once the
 // object has been read whole: unless it changed since it was looked up.
-func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) {
+// It reports whether it wrote the entry.
+func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) bool {
 	jc := j.cache
 	if jc == nil || jc.pending == nil || jc.pending[i] == nil && jc.sealed[i] == nil {
-		return
+		return false
 	}
 	enc, sealed := jc.pending[i], jc.sealed[i]
 	jc.pending[i], jc.sealed[i] = nil, nil
@@ -260,7 +410,7 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h
 	// compared: some stores give it to the second, their listings to the
 	// nanosecond.)
 	if err != nil || after.ETag != before.ETag || after.Size != before.Size || !after.ModTime.Equal(before.ModTime) {
-		return // changed under the job (or gone): not stored
+		return false // changed under the job (or gone): not stored
 	}
 	if sealed != nil {
 		err = jc.c.PutSealed(ctx, sealed, h)
@@ -269,9 +419,9 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h
 	}
 	if err != nil {
 		j.cacheWriteFailed(ctx, err)
-		return
+		return false
 	}
-	jc.stored[i] = true
+	return true
 }
 
 // cacheWriteFailed warns, once per job, that the cache cannot be written.

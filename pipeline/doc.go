@@ -42,7 +42,9 @@
 // With --cache (cache.go), every object is first looked up in the
 // decoded-object cache by its URL, key, size, ETag, MD5, modification time
 // and the decoder's scoring.Codec key; a hit is the decoder's encoding read
-// back instead of the object, a miss is decoded and then stored. The
+// back instead of the object, a miss is decoded and then stored, its
+// entry encoded and written on a goroutine beside the job (at most
+// --concurrency at once) that the job waits for before it publishes. The
 // manifest says per object which it was (decoded, parquet, cache). When
 // the protocol's runs split into pieces and its scored runs encode,
 // runcache.go keeps per object an index of its run pieces and per run its

@@ -89,8 +89,9 @@ func (b *budget) defaults() {
 }
 
 // admit accounts for a decoded object and spills it if the rows held
-// would pass the limit. Objects that cannot spill are not counted.
-func (b *budget) admit(obj scoring.Object) error {
+// would pass the limit, calling beforeSpill (when not nil) first. Objects
+// that cannot spill are not counted.
+func (b *budget) admit(obj scoring.Object, beforeSpill func()) error {
 	o, ok := obj.(scoring.Spiller)
 	if !ok {
 		return nil
@@ -104,6 +105,9 @@ func (b *budget) admit(obj scoring.Object) error {
 	b.mu.Unlock()
 	if !over {
 		return nil
+	}
+	if beforeSpill != nil {
+		beforeSpill()
 	}
 	if err := o.Spill(b.dir); err != nil {
 		return &StorageError{Op: "spill", URL: b.dir, Err: err}

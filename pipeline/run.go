@@ -235,10 +235,14 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 
 	j.prog.setTotal(len(objs), sumSizes(objs))
 	rd, res, err := j.readAndScore(ctx, inB, objs, prev)
-	defer releaseAll(rd) // spill files go whatever happens
+	defer releaseAll(rd)  // spill files go whatever happens
+	defer j.waitEntries() // before the objects and the cache go
 	if err != nil {
 		return nil, err
 	}
+	// The objects' entries written beside the job are in the cache (or
+	// were warned about) before anything is published.
+	j.waitEntries()
 	outputs, err := j.publish(ctx, outB, target, rd, res)
 	if err != nil {
 		return nil, err
@@ -321,8 +325,8 @@ func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []
 			return nil, err
 		}
 		rd.how[i] = how
-		j.encodeForCache(i, o, skipped)
-		if err := bud.admit(o); err != nil {
+		j.keepForCache(i, o, skipped)
+		if err := bud.admit(o, func() { j.encodeForCache(i) }); err != nil {
 			o.Release()
 			return nil, err
 		}
@@ -345,7 +349,7 @@ func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []
 		return err
 	}
 	for _, i := range hits {
-		if err := bud.admit(rd.objects[i]); err != nil {
+		if err := bud.admit(rd.objects[i], nil); err != nil {
 			return err
 		}
 	}
@@ -488,7 +492,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				out[i] = res
 				if cr.h != nil {
 					j.noteHash(o.Key, cr.n, cr.h.Sum64())
-					j.storeCache(actx, b, i, o, cr.h.Sum64())
+					j.storeLater(ctx, b, i, o, cr.h.Sum64())
 				}
 				return nil
 			})

@@ -220,16 +220,22 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	if err := split(); err != nil {
 		return nil, err
 	}
-	// Index the objects just read, that have an entry.
+	// Index the objects just read, that have an entry: read from it, or
+	// written by this job (once written, beside the job).
 	for i := range objs {
-		if index[i] != nil || rd.objects[i] == nil || jc.keys[i] == "" || !(jc.stored[i] || rd.how[i] == ReadCache) {
+		if index[i] != nil || rd.objects[i] == nil || jc.keys[i] == "" {
 			continue
 		}
 		x := &objIndex{Rows: rd.objects[i].Rows(), Runs: rd.objects[i].NumRuns(), Hash: j.hashes[objs[i].Key][1]}
 		for _, p := range pieces[i] {
 			x.Pieces = append(x.Pieces, indexPiece{Run: p.RunKey, Line: p.FirstLine})
 		}
-		j.putEntry(ctx, idxC, jc.keys[i], x)
+		key := jc.keys[i]
+		if rd.how[i] == ReadCache {
+			j.putEntry(ctx, idxC, key, x)
+		} else {
+			j.afterEntry(i, func() { j.putEntry(ctx, idxC, key, x) })
+		}
 	}
 	// The runs, in canonical order.
 	var runs []*cachedRun

@@ -138,7 +138,7 @@ func (j *job) endScoring(ctx context.Context, rd *read, g *errgroup.Group, err e
 		err = werr
 	}
 	j.proto.dec.Close()
-	releaseAll(rd)
+	j.releaseObjects(rd)
 	runtime.GC()
 	if err != nil {
 		return err

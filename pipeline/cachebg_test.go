@@ -1,0 +1,199 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/scoring"
+)
+
+// warmSweep writes a small sweep under mem://lab/sweep/, scores it cold
+// into the cache mem://cache/c, then changes one reward of its second
+// object. It returns the opener, the lab bucket and the changed key.
+func warmSweep(t *testing.T, op *memOpener) (*blob.Bucket, string) {
+	t.Helper()
+	ctx := context.Background()
+	b, _, _ := op.open(ctx, "mem://lab")
+	if _, err := synth.Write(ctx, b, "sweep/", synth.Config{Seeds: 3, Steps: 150, Seed: 4, Extras: true}); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	it := b.List(&blob.ListOptions{Prefix: "sweep/"})
+	for {
+		o, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, o.Key)
+	}
+	if len(keys) < 4 {
+		t.Fatalf("%d objects", len(keys))
+	}
+	cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/cold")
+	cfg.Concurrency, cfg.Cache = 2, "mem://cache/c"
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	data, err := b.ReadAll(ctx, keys[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	lines[10] = regexp.MustCompile(`"reward":[^,]+,`).ReplaceAllString(lines[10], `"reward":0.25,`)
+	if err := b.WriteAll(ctx, keys[1], []byte(strings.Join(lines, "\n")+"\n"), nil); err != nil {
+		t.Fatal(err)
+	}
+	return b, keys[1]
+}
+
+// TestChangedObjectEntryBesideScoring: on a warm rerun the changed
+// object's entry is encoded and written beside the scoring, the
+// reduction and the figures, not before them: its write is held here
+// until the reduction has started, which a write on the job's path
+// would never see. The object stays whole until its entry is written
+// (the scoring pass releases the objects it read): a later job that has
+// to read every object back finds the changed one's entry, and none of
+// the results differ from a job without a cache.
+func TestChangedObjectEntryBesideScoring(t *testing.T) {
+	ctx := context.Background()
+	op := &memOpener{}
+	b, changedKey := warmSweep(t, op)
+
+	reduced := make(chan struct{})
+	var once sync.Once
+	testHookPhase = func(p string) {
+		if p == "reduce" {
+			once.Do(func() { close(reduced) })
+		}
+	}
+	var held, late bool
+	var writes []string
+	testHookEntryWrite = func(url string) {
+		writes = append(writes, url)
+		select {
+		case <-reduced:
+			held = true
+		case <-time.After(10 * time.Second):
+			late = true
+		}
+	}
+	defer func() { testHookPhase, testHookEntryWrite = nil, nil }()
+	cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/warm")
+	cfg.Concurrency, cfg.Cache = 2, "mem://cache/c"
+	var log bytes.Buffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sum, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testHookPhase, testHookEntryWrite = nil, nil
+	if len(writes) != 1 || !strings.HasSuffix(writes[0], changedKey) {
+		t.Fatalf("entries written in the background: %q, want the changed object's %s alone", writes, changedKey)
+	}
+	if late || !held {
+		t.Fatalf("the changed object's entry was written on the job's path: the reduction did not start while it waited")
+	}
+	if sum.Read[ReadDecoded] != 1 {
+		t.Errorf("warm job: %v, want 1 object decoded", sum.Read)
+	}
+	if log.Len() > 0 {
+		t.Errorf("warnings: %s", log.String())
+	}
+
+	// Every object read back: another --alpha changes the scoring key, so
+	// that no run is served from its entry and each object is read from
+	// the cache, the changed one from the entry written above.
+	p, err := scoring.Lookup(scoring.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := memJob(t, op, "mem://lab/sweep", "mem://lab/again")
+	again.Concurrency, again.Cache, again.Logger = 2, "mem://cache/c", cfg.Logger
+	again.ProtocolFlags = scoring.DefaultValues(p).Set("alpha", 0.7)
+	sum, err = Run(ctx, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Read[ReadDecoded] != 0 {
+		t.Errorf("job with another --alpha: %v, want every object from the cache", sum.Read)
+	}
+	if log.Len() > 0 {
+		t.Errorf("warnings: %s", log.String())
+	}
+	none := memJob(t, op, "mem://lab/sweep", "mem://lab/none")
+	none.Concurrency = 2
+	if _, err := Run(ctx, none); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"} {
+		want, err := b.ReadAll(ctx, "none/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ReadAll(ctx, "warm/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s of the warm job differs from a job without a cache", name)
+		}
+	}
+}
+
+// TestSpilledObjectsEntries: objects that spill as they are read (a cold
+// job under a tiny --memory-limit) are encoded for their entries before
+// they spill, their entries written beside the job all the same: the next
+// job, whose runs are not served, reads every object from the cache, and
+// no spill file is left.
+func TestSpilledObjectsEntries(t *testing.T) {
+	ctx := context.Background()
+	op := &memOpener{}
+	b, _, _ := op.open(ctx, "mem://lab")
+	if _, err := synth.Write(ctx, b, "sweep/", synth.Config{Seeds: 3, Steps: 150, Seed: 4, Extras: true}); err != nil {
+		t.Fatal(err)
+	}
+	spill := t.TempDir()
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cold := memJob(t, op, "mem://lab/sweep", "mem://lab/cold")
+	cold.Concurrency, cold.Cache, cold.MemoryLimit, cold.SpillDir, cold.Logger = 2, "mem://cache/c", 1024, spill, logger
+	sum, err := Run(ctx, cold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "spilled decoded rows") || strings.Contains(log.String(), "level=WARN") {
+		t.Fatalf("cold job under a tiny --memory-limit: %s", log.String())
+	}
+	objects := sum.Objects
+	p, err := scoring.Lookup(scoring.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := memJob(t, op, "mem://lab/sweep", "mem://lab/again")
+	again.Concurrency, again.Cache = 2, "mem://cache/c"
+	again.ProtocolFlags = scoring.DefaultValues(p).Set("alpha", 0.7)
+	sum, err = Run(ctx, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Read[ReadCache] != objects {
+		t.Errorf("after the spilled cold job: %v, want all %d objects from the cache", sum.Read, objects)
+	}
+	if left, _ := os.ReadDir(spill); len(left) != 0 {
+		t.Errorf("spill files left: %v", left)
+	}
+}
