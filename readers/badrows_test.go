@@ -171,7 +171,7 @@ func TestSkipKeepsObjectErrors(t *testing.T) {
 			sb.WriteString(`{"run_id":"r","reward":"bad","regime_id":"a"}` + "\n")
 			continue
 		}
-		fmt.Fprintf(&sb, `{"run_id":"r","reward":%d.%d,"regime_id":"a","obs":"%08x"}`+"\n", i, i*7919%1000, i*2654435761)
+		fmt.Fprintf(&sb, `{"run_id":"r","reward":%d.%d,"regime_id":"a","obs":"%08x"}`+"\n", i, i*7919%1000, int64(i)*2654435761)
 	}
 	rows := []byte(sb.String())
 	g, z := gz(t, rows), zst(t, rows)

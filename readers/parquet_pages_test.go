@@ -86,7 +86,7 @@ func pagesCases(t *testing.T) map[string][]byte {
 		default:
 			b.WriteString(`,"tag":"t"`)
 		}
-		fmt.Fprintf(&b, `,"hash":"%08x","empty":"","gamma":0.99,"seed":%d,"x":%g`, i*2654435761%4294967296, i/130, float64(i)/3)
+		fmt.Fprintf(&b, `,"hash":"%08x","empty":"","gamma":0.99,"seed":%d,"x":%g`, int64(i)*2654435761%4294967296, i/130, float64(i)/3)
 		if i%17 != 0 {
 			fmt.Fprintf(&b, `,"step":%d,"effective_rank":%g`, i, float64(i%9)/2)
 		}

@@ -287,7 +287,7 @@ func TestAccepted(t *testing.T) {
 func TestCompressedCorruption(t *testing.T) {
 	var sb strings.Builder
 	for i := range 2000 {
-		fmt.Fprintf(&sb, `{"run_id":"r","reward":%d.%d,"regime_id":"a","obs":"%08x"}`+"\n", i, i*7919%1000, i*2654435761)
+		fmt.Fprintf(&sb, `{"run_id":"r","reward":%d.%d,"regime_id":"a","obs":"%08x"}`+"\n", i, i*7919%1000, int64(i)*2654435761)
 	}
 	rows := []byte(sb.String())
 	g := gz(t, rows)
@@ -356,7 +356,7 @@ func TestLongLines(t *testing.T) {
 		if n > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `"c%07d":0.%d`, n, n*2654435761%1000000007)
+		fmt.Fprintf(&b, `"c%07d":0.%d`, n, int64(n)*2654435761%1000000007)
 		n++
 	}
 	b.WriteString(`,"keep":2.5}}` + "\n" + okRow + "\n")

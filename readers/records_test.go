@@ -594,7 +594,7 @@ func TestRecordConformance(t *testing.T) {
 func TestRecordCompressedCorruption(t *testing.T) {
 	var sb strings.Builder
 	for i := range 2000 {
-		fmt.Fprintf(&sb, `{"run_id":"r","return":%d.%d,"task":"a","obs":"%08x"}`+"\n", i, i*7919%1000, i*2654435761)
+		fmt.Fprintf(&sb, `{"run_id":"r","return":%d.%d,"task":"a","obs":"%08x"}`+"\n", i, i*7919%1000, int64(i)*2654435761)
 	}
 	rows := []byte(sb.String())
 	g := gz(t, rows)
