@@ -101,6 +101,9 @@ func sameObject(t *testing.T, got, want *ObjectRuns) {
 		if gt, wt := g.b.Trace(nil), w.b.Trace(nil); !reflect.DeepEqual(gt, wt) {
 			t.Fatalf("run %s: trace\n%+v\nwant\n%+v", w.runKey, gt, wt)
 		}
+		if gm, wm := g.b.MemBytes(), w.b.MemBytes(); gm != wm {
+			t.Fatalf("run %s: builder holds %d bytes, want %d", w.runKey, gm, wm)
+		}
 		if gm, wm := g.meta(), w.meta(); !maps.Equal(gm, wm) {
 			t.Fatalf("run %s: metadata %v, want %v", w.runKey, gm, wm)
 		}
@@ -160,7 +163,7 @@ func chunkInput(seed uint64) []byte {
 func TestChunksMatchDecodeObject(t *testing.T) {
 	for seed := range uint64(60) {
 		data := chunkInput(seed)
-		for _, size := range []int{1, 7, 64, 300, 1 << 20} {
+		for _, size := range []int{1, 7, 64, 300, 2000, 1 << 20} {
 			for badMode := range 3 {
 				stopAt := 0
 				if badMode == 2 {
