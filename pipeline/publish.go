@@ -612,7 +612,11 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 		}
 	}
 	if len(doomed) > 0 {
-		j.log.Warn("removing what jobs that did not finish left (no manifest)", "output", j.out.String(), "objects", len(doomed))
+		// Files without a manifest are left by a job that did not finish
+		// publishing, or by the removal of an old result (--keep, manifest
+		// first) that did not finish or that another job is doing now:
+		// the listing cannot tell them apart.
+		j.log.Warn("removing results without a manifest: left by a job that did not finish, or by a removal under --keep that did not finish or is under way in another job", "output", j.out.String(), "objects", len(doomed))
 	}
 	// History partitions a killed job did not write (and the temporary
 	// files of those it was writing).
