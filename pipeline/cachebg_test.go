@@ -18,10 +18,9 @@ import (
 	"github.com/crlbatch/crlbatch/scoring"
 )
 
-// warmSweep writes a small sweep under mem://lab/sweep/, scores it cold
-// into the cache mem://cache/c, then changes one reward of its second
-// object. It returns the opener, the lab bucket and the changed key.
-func warmSweep(t *testing.T, op *memOpener) (*blob.Bucket, string) {
+// synthSweep writes a small sweep under mem://lab/sweep/ and returns the
+// lab bucket and the sweep's keys.
+func synthSweep(t *testing.T, op *memOpener) (*blob.Bucket, []string) {
 	t.Helper()
 	ctx := context.Background()
 	b, _, _ := op.open(ctx, "mem://lab")
@@ -43,20 +42,36 @@ func warmSweep(t *testing.T, op *memOpener) (*blob.Bucket, string) {
 	if len(keys) < 4 {
 		t.Fatalf("%d objects", len(keys))
 	}
-	cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/cold")
-	cfg.Concurrency, cfg.Cache = 2, "mem://cache/c"
-	if _, err := Run(ctx, cfg); err != nil {
-		t.Fatal(err)
-	}
-	data, err := b.ReadAll(ctx, keys[1])
+	return b, keys
+}
+
+// changeReward changes the reward of the 11th row of object key in b.
+func changeReward(t *testing.T, b *blob.Bucket, key string) {
+	t.Helper()
+	ctx := context.Background()
+	data, err := b.ReadAll(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	lines[10] = regexp.MustCompile(`"reward":[^,]+,`).ReplaceAllString(lines[10], `"reward":0.25,`)
-	if err := b.WriteAll(ctx, keys[1], []byte(strings.Join(lines, "\n")+"\n"), nil); err != nil {
+	if err := b.WriteAll(ctx, key, []byte(strings.Join(lines, "\n")+"\n"), nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// warmSweep writes a small sweep under mem://lab/sweep/, scores it cold
+// into the cache mem://cache/c, then changes one reward of its second
+// object. It returns the lab bucket and the changed key.
+func warmSweep(t *testing.T, op *memOpener) (*blob.Bucket, string) {
+	t.Helper()
+	b, keys := synthSweep(t, op)
+	cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/cold")
+	cfg.Concurrency, cfg.Cache = 2, "mem://cache/c"
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	changeReward(t, b, keys[1])
 	return b, keys[1]
 }
 

@@ -4,18 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
-	"gocloud.dev/blob"
-
-	"github.com/crlbatch/crlbatch/internal/synth"
 	"github.com/crlbatch/crlbatch/scoring"
 	_ "github.com/crlbatch/crlbatch/scoring/contilabscore"
 	_ "github.com/crlbatch/crlbatch/scoring/safecrlscore"
@@ -133,25 +128,7 @@ func TestScoreKeyEveryFlag(t *testing.T) {
 func TestWarmChangedObjectInChunks(t *testing.T) {
 	ctx := context.Background()
 	op := &memOpener{}
-	b, _, _ := op.open(ctx, "mem://lab")
-	if _, err := synth.Write(ctx, b, "sweep/", synth.Config{Seeds: 3, Steps: 150, Seed: 4, Extras: true}); err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	it := b.List(&blob.ListOptions{Prefix: "sweep/"})
-	for {
-		o, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, o.Key)
-	}
-	if len(keys) < 4 {
-		t.Fatalf("%d objects", len(keys))
-	}
+	b, keys := synthSweep(t, op)
 	var log bytes.Buffer
 	score := func(out, c string) string {
 		t.Helper()
@@ -179,15 +156,7 @@ func TestWarmChangedObjectInChunks(t *testing.T) {
 	if l := score("cold", "mem://cache/c"); strings.Contains(l, "decoding in chunks") {
 		t.Fatalf("cold: an object decoded in chunks: %s", l)
 	}
-	data, err := b.ReadAll(ctx, keys[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	lines[10] = regexp.MustCompile(`"reward":[^,]+,`).ReplaceAllString(lines[10], `"reward":0.25,`)
-	if err := b.WriteAll(ctx, keys[1], []byte(strings.Join(lines, "\n")+"\n"), nil); err != nil {
-		t.Fatal(err)
-	}
+	changeReward(t, b, keys[1])
 	l := score("warm", "mem://cache/c")
 	if strings.Count(l, "decoding in chunks") != 1 || !strings.Contains(l, keys[1]) || !strings.Contains(l, fmt.Sprintf(`served=%d assembled=1 scored=1`, len(keys)-1)) {
 		t.Errorf("warm: want the changed object alone decoded, in chunks: %s", l)
