@@ -125,7 +125,7 @@ type rowDecoder struct {
 	pfx      prefix
 	noPrefix bool // never replay a prefix or a block (tests: the decoder without them)
 
-	// The key blocks (keyblock.go): runs of repeated cached members of
+	// The key blocks (scanblocks.go): runs of repeated cached members of
 	// non-schema keys, by the key that starts them, taken over wherever
 	// a row holds them; hasBlk tells the IDs of the keys that have one.
 	blk     *keyBlocks
@@ -363,6 +363,19 @@ func (d *rowDecoder) skipWS() {
 // decode decodes one line into d.row, d.label, d.origin, d.alias and
 // d.extras. Everything it returns aliases line or d's buffers.
 func (d *rowDecoder) decode(line []byte) *rowError {
+	if err := d.decodeRow(line); err != nil {
+		return err
+	}
+	// Repeated cached values read one by one (neither taken over from a
+	// prefix or a block, nor gamma's): blocks to record (scanblocks.go).
+	if d.exHits&^d.covered&^(1<<d.gammaID) != 0 {
+		d.recordBlocks()
+	}
+	return nil
+}
+
+// decodeRow is decode but for the recording of blocks.
+func (d *rowDecoder) decodeRow(line []byte) *rowError {
 	d.data, d.pos = line, 0
 	if d.rows++; d.rows == 64 {
 		d.top.adapt()
@@ -446,7 +459,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 					return err
 				}
 			} else if d.hasBlk[id] && d.takeBlock(id, koff, ids) { // (hasBlk[noKey] is never set)
-				// Members taken over from id's block (keyblock.go), up
+				// Members taken over from id's block (scanblocks.go), up
 				// to the last one's value, and what follows it.
 				ids |= d.covered
 				prev = d.fieldRef - 1
@@ -506,9 +519,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 	}
 	// Repeated cached values read one by one (neither taken over from a
 	// prefix or a block, nor gamma's): blocks to record.
-	if d.exHits&^d.covered&^(1<<d.gammaID) != 0 {
-		d.recordBlocks()
-	}
+
 	return nil
 }
 
@@ -766,7 +777,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 	if !hit && ki != nil && !ki.off {
 		// A miss may change the key's cached value, or stop its cache:
 		// the blocks holding the key would not repeat cached values any
-		// more (keyblock.go). Misses are rare once the caches of keys
+		// more (scanblocks.go). Misses are rare once the caches of keys
 		// whose values change on every row are off.
 		clear(d.hasBlk[:])
 		if ki.remember(d.data[start:d.pos], kind) {
