@@ -517,9 +517,6 @@ func (d *rowDecoder) decodeRow(line []byte) *rowError {
 	if d.seen&(1<<fRegimeID) == 0 {
 		return &rowError{field: "regime_id", msg: missing("string")}
 	}
-	// Repeated cached values read one by one (neither taken over from a
-	// prefix or a block, nor gamma's): blocks to record.
-
 	return nil
 }
 
