@@ -156,10 +156,11 @@ func (d *rowDecoder) takeBlock(id uint8, koff int, ids uint64) bool {
 			// What reading the key after prev records: key and predicted
 			// count a try of the prediction, and a miss unless the key
 			// is one of the two predict tries (a block's keys are written
-			// in their quoted form).
+			// in their quoted form; predict tries alt only after a next
+			// that is a key).
 			if !t.findFirst {
 				t.nKeys++
-				if p := &t.keys[prev]; p.next != m.id && p.alt != m.id {
+				if p := &t.keys[prev]; p.next != m.id && (p.next == noKey || p.alt != m.id) {
 					t.nMisses++
 				}
 			}
