@@ -324,17 +324,12 @@
 // bytes up to its first member that is not such a repeated value (a
 // schema field, gamma, another value) takes those members over after one
 // comparison of the bytes (prefix.go): on the nightly sweeps, the run's
-// identity and metadata at the start of every row. Wherever else in a row
-// a key starts a run of such members that an earlier row read one by one
-// (the identity or host and git_commit, in the varying order of Python's
-// dicts), the members the row repeats from that key on are taken over
-// after one comparison too (scanblocks.go).
+// identity and metadata at the start of every row.
 // Nothing is trusted: any mismatch takes the general path, and the second
 // differential fuzz test (FuzzDecodeSequence) requires every line decoded
 // after the lines before it to give exactly what a fresh decoder gives it,
 // the error message included, and what a decoder that never takes a
-// prefix or a block over leaves, its value caches, key predictions and
-// extras included.
+// prefix over leaves, its value caches and extras included.
 //
 // decode_bench_test.go decodes 20000 realistic rows (~490 bytes: identity
 // fields, step, regime_id, reward, four components, invalid_action,

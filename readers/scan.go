@@ -123,14 +123,7 @@ type rowDecoder struct {
 	// its first key that was not a repeated cached value of a non-schema
 	// key, and what decoding them gave.
 	pfx      prefix
-	noPrefix bool // never replay a prefix or a block (tests: the decoder without them)
-
-	// The key blocks (scanblocks.go): runs of repeated cached members of
-	// non-schema keys, by the key that starts them, taken over wherever
-	// a row holds them; hasBlk tells the IDs of the keys that have one.
-	blk     *keyBlocks
-	hasBlk  [256]bool
-	covered uint64 // the IDs of the keys of the row's members taken over from a prefix or blocks
+	noPrefix bool // never replay a prefix (tests: the decoder without it)
 }
 
 // exKey returns the (decoded) key of e.
@@ -168,7 +161,7 @@ var schemaNames = [...]string{fReward: "reward", fRegimeID: "regime_id", fRegime
 	fEffectiveRank: "effective_rank"}
 
 func newRowDecoder(components []string) *rowDecoder {
-	d := &rowDecoder{comps: components, top: newKeyTable(), compKeys: newKeyTable(), blk: new(keyBlocks)}
+	d := &rowDecoder{comps: components, top: newKeyTable(), compKeys: newKeyTable()}
 	d.row.Comps = make([]float64, len(components))
 	if len(components) > 8 {
 		d.compIdx = make(map[string]int, len(components))
@@ -363,19 +356,6 @@ func (d *rowDecoder) skipWS() {
 // decode decodes one line into d.row, d.label, d.origin, d.alias and
 // d.extras. Everything it returns aliases line or d's buffers.
 func (d *rowDecoder) decode(line []byte) *rowError {
-	if err := d.decodeRow(line); err != nil {
-		return err
-	}
-	// Repeated cached values read one by one (neither taken over from a
-	// prefix or a block, nor gamma's): blocks to record (scanblocks.go).
-	if d.exHits&^d.covered&^(1<<d.gammaID) != 0 {
-		d.recordBlocks()
-	}
-	return nil
-}
-
-// decodeRow is decode but for the recording of blocks.
-func (d *rowDecoder) decodeRow(line []byte) *rowError {
 	d.data, d.pos = line, 0
 	if d.rows++; d.rows == 64 {
 		d.top.adapt()
@@ -387,7 +367,6 @@ func (d *rowDecoder) decodeRow(line []byte) *rowError {
 	d.seen = 0
 	d.exSeen = 0
 	d.exHits = 0
-	d.covered = 0
 	d.extras = d.extras[:0]
 	if len(d.keyCopies) > 0 {
 		clear(d.keyCopies)
@@ -412,7 +391,6 @@ func (d *rowDecoder) decodeRow(line []byte) *rowError {
 		// the row's prefix is recorded.
 		if d.pfx.matches(d) {
 			prev, ids = d.replayPrefix()
-			d.covered = ids
 		} else {
 			d.pfx.reset(d.top)
 		}
@@ -458,19 +436,6 @@ func (d *rowDecoder) decodeRow(line []byte) *rowError {
 				if err := d.schemaValue(f); err != nil {
 					return err
 				}
-			} else if d.hasBlk[id] && d.takeBlock(id, koff, ids) { // (hasBlk[noKey] is never set)
-				// Members taken over from id's block (scanblocks.go), up
-				// to the last one's value, and what follows it.
-				ids |= d.covered
-				prev = d.fieldRef - 1
-				more, err := d.afterBlock(id, koff, &inPfx)
-				if err != nil {
-					return err
-				}
-				if more {
-					continue
-				}
-				break
 			} else if err := d.extraValue(key, id, koff, keyEscaped); err != nil {
 				return err
 			}
@@ -771,16 +736,9 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 			return d.typeError(kind, "number")
 		}
 	}
-	if !hit && ki != nil && !ki.off {
-		// A miss may change the key's cached value, or stop its cache:
-		// the blocks holding the key would not repeat cached values any
-		// more (scanblocks.go). Misses are rare once the caches of keys
-		// whose values change on every row are off.
-		clear(d.hasBlk[:])
-		if ki.remember(d.data[start:d.pos], kind) {
-			ki.lastNum = d.row.Gamma
-			d.cacheGen++
-		}
+	if !hit && ki != nil && !ki.off && ki.remember(d.data[start:d.pos], kind) {
+		ki.lastNum = d.row.Gamma
+		d.cacheGen++
 	}
 	if id != noKey {
 		d.exSeen |= 1 << id
