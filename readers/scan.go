@@ -123,18 +123,7 @@ type rowDecoder struct {
 	// its first key that was not a repeated cached value of a non-schema
 	// key, and what decoding them gave.
 	pfx      prefix
-	noPrefix bool // never replay a prefix or a block (tests: the decoder without them)
-
-	// The key blocks (scanblocks.go): runs of repeated cached members of
-	// non-schema keys, by the key that starts them, taken over wherever a
-	// row holds them, while the top-level keys are looked up first
-	// (blkMode: keyTable.findFirst, or forceBlk in tests); hasBlk tells
-	// the IDs of the keys that have one.
-	blk      *keyBlocks
-	hasBlk   [256]bool
-	covered  uint64 // the IDs of the keys of the row's members taken over from a prefix or blocks
-	blkMode  bool
-	forceBlk bool
+	noPrefix bool // never replay a prefix (tests: the decoder without it)
 }
 
 // exKey returns the (decoded) key of e.
@@ -172,7 +161,7 @@ var schemaNames = [...]string{fReward: "reward", fRegimeID: "regime_id", fRegime
 	fEffectiveRank: "effective_rank"}
 
 func newRowDecoder(components []string) *rowDecoder {
-	d := &rowDecoder{comps: components, top: newKeyTable(), compKeys: newKeyTable(), blk: new(keyBlocks)}
+	d := &rowDecoder{comps: components, top: newKeyTable(), compKeys: newKeyTable()}
 	d.row.Comps = make([]float64, len(components))
 	if len(components) > 8 {
 		d.compIdx = make(map[string]int, len(components))
@@ -367,15 +356,11 @@ func (d *rowDecoder) skipWS() {
 // decode decodes one line into d.row, d.label, d.origin, d.alias and
 // d.extras. Everything it returns aliases line or d's buffers.
 func (d *rowDecoder) decode(line []byte) *rowError {
-	if d.blkMode {
-		return d.decodeBlocks(line) // scanblocks.go
-	}
 	d.data, d.pos = line, 0
 	if d.rows++; d.rows == 64 {
 		d.top.adapt()
 		d.compKeys.adapt()
 		d.rows = 0
-		d.blkMode = d.top.findFirst || d.forceBlk
 	}
 	d.clearField()
 	d.clearSub()
