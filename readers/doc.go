@@ -329,7 +329,8 @@
 // differential fuzz test (FuzzDecodeSequence) requires every line decoded
 // after the lines before it to give exactly what a fresh decoder gives it,
 // the error message included, and what a decoder that never takes a
-// prefix over leaves, its value caches and extras included.
+// prefix over leaves, its value caches, key predictions and extras
+// included.
 //
 // decode_bench_test.go decodes 20000 realistic rows (~490 bytes: identity
 // fields, step, regime_id, reward, four components, invalid_action,

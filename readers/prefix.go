@@ -33,6 +33,7 @@ type prefix struct {
 	n    int    // members: the first n extras
 	ids  uint64 // their keys' IDs
 	last uint8  // the ID of the last of them
+	bare int    // how many of their keys are not written in their quoted form (keyInfo.quoted): never predicted
 	used int    // rows that took it over (tests)
 
 	// Rows that took the prefix over since its keys' hits (keyInfo.hits)
@@ -47,6 +48,7 @@ type prefix struct {
 	rN    int
 	rIDs  uint64
 	rLast uint8
+	rBare int
 }
 
 // flushHits adds the hits of the rows that took the prefix over to its
@@ -65,16 +67,20 @@ func (p *prefix) flushHits(t *keyTable) {
 func (p *prefix) reset(t *keyTable) {
 	p.flushHits(t)
 	p.raw = p.raw[:0]
-	p.rEnd, p.rN, p.rIDs = 0, 0, 0
+	p.rEnd, p.rN, p.rIDs, p.rBare = 0, 0, 0, 0
 }
 
 // add records that the member of key id, a repeated cached value, and the
-// ',' after it end at d.pos, where the next key starts.
-func (p *prefix) add(d *rowDecoder, id uint8) {
+// ',' after it end at d.pos, where the next key starts; escaped reports
+// that the key was written with escapes.
+func (p *prefix) add(d *rowDecoder, id uint8, escaped bool) {
 	p.rEnd = d.pos
 	p.rN++
 	p.rIDs |= 1 << id
 	p.rLast = id
+	if escaped || d.top.keys[id].quoted == nil {
+		p.rBare++ // the prediction never finds the key (keyTable.predict)
+	}
 }
 
 // end ends the recording at the last member added: that is the prefix
@@ -83,7 +89,7 @@ func (p *prefix) end(d *rowDecoder) {
 	if p.rEnd > len(p.raw) {
 		p.flushHits(d.top)
 		p.raw = append(p.raw[:0], d.data[:p.rEnd]...)
-		p.n, p.ids, p.last = p.rN, p.rIDs, p.rLast
+		p.n, p.ids, p.last, p.bare = p.rN, p.rIDs, p.rLast, p.rBare
 	}
 }
 
@@ -100,7 +106,7 @@ func (p *prefix) matches(d *rowDecoder) bool {
 func (d *rowDecoder) replayPrefix() (prev uint8, ids uint64) {
 	p := &d.pfx
 	p.used++
-	p.rEnd, p.rN, p.rIDs, p.rLast = len(p.raw), p.n, p.ids, p.last
+	p.rEnd, p.rN, p.rIDs, p.rLast, p.rBare = len(p.raw), p.n, p.ids, p.last, p.bare
 	d.pos = len(p.raw)
 	d.skipWS() // the row may have more whitespace there than the last
 	d.extras = d.extras[:p.n]
@@ -108,7 +114,11 @@ func (d *rowDecoder) replayPrefix() (prev uint8, ids uint64) {
 	p.credit++
 	t := d.top
 	if !t.findFirst {
+		// The row before read the same keys in the same order, so the
+		// prediction tries each and misses only the keys it never
+		// predicts.
 		t.nKeys += p.n
+		t.nMisses += p.bare
 	}
 	d.fieldRef = p.last + 1
 	return p.last, p.ids

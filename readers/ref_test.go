@@ -551,8 +551,20 @@ func samePrefixState(t *testing.T, n int, line []byte, seq *rowDecoder, serr *ro
 		t.Fatalf("line %d %q: cache generation %d with prefixes, %d without; keys %d, %d", n, line,
 			seq.cacheGen, plain.cacheGen, len(seq.top.keys), len(plain.top.keys))
 	}
+	// What the key table records of the keys read (predictions, their
+	// tries and misses): as reading them one by one would.
+	st, pt := seq.top, plain.top
+	if st.first != pt.first || st.firstAlt != pt.firstAlt || st.after != pt.after || st.nKeys != pt.nKeys ||
+		st.nMisses != pt.nMisses || st.findFirst != pt.findFirst || st.windows != pt.windows {
+		t.Fatalf("line %d %q: key table first %d/%d, %d tries, %d misses, find first %v (%d) with prefixes; %d/%d, %d, %d, %v (%d) without",
+			n, line, st.first, st.firstAlt, st.nKeys, st.nMisses, st.findFirst, st.windows,
+			pt.first, pt.firstAlt, pt.nKeys, pt.nMisses, pt.findFirst, pt.windows)
+	}
 	for i := range seq.top.keys {
 		a, b := &seq.top.keys[i], &plain.top.keys[i]
+		if a.next != b.next || a.alt != b.alt {
+			t.Fatalf("line %d %q: key %q followed by %d, %d with prefixes, by %d, %d without", n, line, a.name, a.next, a.alt, b.next, b.alt)
+		}
 		hits := a.hits // and the rows that took the prefix over since its hits were added
 		if seq.pfx.ids&(1<<i) != 0 {
 			hits += seq.pfx.credit

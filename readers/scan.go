@@ -448,7 +448,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				d.pos++
 				d.skipWS()
 				if inPfx {
-					d.pfx.add(d, id)
+					d.pfx.add(d, id, keyEscaped)
 				}
 				continue
 			}
@@ -457,7 +457,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				d.pos++
 				d.skipWS()
 				if inPfx {
-					d.pfx.add(d, id)
+					d.pfx.add(d, id, keyEscaped)
 				}
 				continue
 			}
