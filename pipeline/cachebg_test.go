@@ -177,10 +177,7 @@ func TestChangedObjectEntryBesideScoring(t *testing.T) {
 func TestSpilledObjectsEntries(t *testing.T) {
 	ctx := context.Background()
 	op := &memOpener{}
-	b, _, _ := op.open(ctx, "mem://lab")
-	if _, err := synth.Write(ctx, b, "sweep/", synth.Config{Seeds: 3, Steps: 150, Seed: 4, Extras: true}); err != nil {
-		t.Fatal(err)
-	}
+	synthSweep(t, op)
 	spill := t.TempDir()
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
