@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,6 +61,11 @@ func TestZstdLongWindow(t *testing.T) {
 		{"raw 2^31", zstdFrame(31, rows), 2},
 		// A second frame with a long window after a first with a short one.
 		{"two frames", append(zstdFrame(20, rows), zstdFrame(31, rows)...), 4},
+	}
+	if strconv.IntSize == 32 {
+		// Where int has 32 bits no slice holds 2 GiB, so no 2 GiB
+		// window can be decoded: only the smaller ones are tried there.
+		inputs = inputs[:3]
 	}
 	for _, in := range inputs {
 		obj, err := DecodeObject(testURL, "x", bytes.NewReader(in.data), Options{})

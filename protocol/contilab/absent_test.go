@@ -10,6 +10,11 @@ import (
 
 var nan = math.NaN()
 
+// beyondMaxIndex is the first index past MaxIndex. Converted to int it is
+// 1<<31 on 64-bit platforms; where int has 32 bits it wraps to -1<<31,
+// which is outside the range as well (and keeps the test compiling there).
+var beyondMaxIndex int64 = MaxIndex + 1
+
 func TestOneTask(t *testing.T) {
 	r := &Run{
 		Key:     "one",
@@ -242,7 +247,7 @@ func TestInputErrors(t *testing.T) {
 		{"infinite curve", func(r *Run) { r.Curve[0].Acc = math.Inf(1) }, "not a finite number ≥ 0"},
 		{"NaN diag", func(r *Run) { r.Diags[0].Value = nan }, "not finite"},
 		{"negative task", func(r *Run) { r.Matrix[0].EvalTask = -1 }, "outside"},
-		{"huge task", func(r *Run) { r.Matrix[0].EvalTask = MaxIndex + 1 }, "outside"},
+		{"huge task", func(r *Run) { r.Matrix[0].EvalTask = int(beyondMaxIndex) }, "outside"},
 		{"negative step", func(r *Run) { r.Stream[0].Step = -10 }, "outside"},
 		{"two train tasks", func(r *Run) { r.Stream[1].TrainTask = 1 }, "train_task 0 and 1"},
 		{"initial beyond T", func(r *Run) { r.Initial = append(r.Initial, InitialEntry{3, 0}) }, "names task 3, but the matrix has 3 tasks"},
