@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,6 +143,22 @@ func (r *corpusRun) errorf(format string, args ...any) {
 }
 
 func runCorpusCase(t *testing.T, dir string, c *corpusCase) {
+	// A case that truncates an object while the job reads it is run again
+	// when the watcher saw the object open too late, the job near its end
+	// (a starved watcher on a loaded machine).
+	for attempt := 1; !runCorpusAttempt(t, dir, c, attempt < corpusTruncationAttempts); attempt++ {
+		t.Logf("attempt %d: the job was near the end of the object when it was seen open, too late to truncate it; again", attempt)
+	}
+}
+
+// corpusTruncationAttempts is how often a truncated_while_read case is
+// tried before a miss fails it.
+const corpusTruncationAttempts = 5
+
+// runCorpusAttempt runs case c once; false when a truncated_while_read
+// object was seen open too late to truncate it and retry is allowed (then
+// nothing was checked).
+func runCorpusAttempt(t *testing.T, dir string, c *corpusCase, retry bool) bool {
 	tmp := t.TempDir()
 	caseDir, err := filepath.Abs(dir)
 	if err != nil {
@@ -186,7 +203,13 @@ func runCorpusCase(t *testing.T, dir string, c *corpusCase) {
 	args := corpusExpandArgs(c.Args, vars)
 	code, stdout, stderr, panicked := corpusInvoke(args)
 	for _, w := range watched {
-		if !w.stop() {
+		switch w.stop() {
+		case truncationMissed:
+			if retry {
+				return false
+			}
+			t.Fatalf("%s: the job was near its end whenever it was seen open (%d attempts): the case tests nothing", w.path, corpusTruncationAttempts)
+		case truncationNone:
 			t.Fatalf("%s was not truncated while the job read it: the case tests nothing", w.path)
 		}
 	}
@@ -235,6 +258,7 @@ func runCorpusCase(t *testing.T, dir string, c *corpusCase) {
 	for _, f := range r.failures {
 		t.Errorf("%s\n  (case: %s)\n  (command: crlbatch %s)", f, c.Description, strings.Join(args, " "))
 	}
+	return true
 }
 
 // corpusInvoke runs the program in-process; a panic on the calling goroutine
@@ -613,34 +637,56 @@ func corpusRenderCell(v any) string {
 }
 
 // corpusTruncation truncates one file to half its size as soon as this
-// process (the job, run in-process) has it open: an object that changes
-// while it is read.
+// process (the job, run in-process) has it open, while the job still has
+// at least corpusTruncationAhead bytes of it to read (its file position,
+// /proc/self/fdinfo): an object that changes while it is read.
 type corpusTruncation struct {
 	path string
 	done chan struct{}
-	hit  chan bool
+	hit  chan truncation
 }
 
+// truncation is what became of a watched file.
+type truncation int
+
+const (
+	truncationNone   truncation = iota // the job never had it open
+	truncationDone                     // truncated while the job read it
+	truncationMissed                   // first seen open with too little left to read
+)
+
+// corpusTruncationAhead is how much of the file the job must still have to
+// read when the watcher truncates it: milliseconds of reading, far more
+// than the instant between the position read and the truncation.
+const corpusTruncationAhead = 16 << 20
+
 func corpusTruncateWhenOpened(path string) *corpusTruncation {
-	w := &corpusTruncation{path: path, done: make(chan struct{}), hit: make(chan bool, 1)}
+	w := &corpusTruncation{path: path, done: make(chan struct{}), hit: make(chan truncation, 1)}
 	go func() {
 		for {
 			select {
 			case <-w.done:
-				w.hit <- false
+				w.hit <- truncationNone
 				return
 			default:
 			}
 			fds, _ := os.ReadDir("/proc/self/fd")
 			for _, fd := range fds {
-				if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && target == path {
-					fi, err := os.Stat(path)
-					if err == nil && os.Truncate(path, fi.Size()/2) == nil {
-						<-w.done
-						w.hit <- true
-						return
-					}
+				if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err != nil || target != path {
+					continue
 				}
+				fi, err := os.Stat(path)
+				pos, ok := corpusFilePosition(fd.Name())
+				if err != nil || !ok {
+					continue
+				}
+				got := truncationMissed
+				if pos+corpusTruncationAhead <= fi.Size() && os.Truncate(path, fi.Size()/2) == nil {
+					got = truncationDone
+				}
+				<-w.done
+				w.hit <- got
+				return
 			}
 			time.Sleep(50 * time.Microsecond)
 		}
@@ -648,11 +694,27 @@ func corpusTruncateWhenOpened(path string) *corpusTruncation {
 	return w
 }
 
-// stop ends the watch and reports whether the file was truncated.
-func (w *corpusTruncation) stop() bool {
+// corpusFilePosition is the file position of this process's descriptor fd.
+func corpusFilePosition(fd string) (int64, bool) {
+	info, err := os.ReadFile("/proc/self/fdinfo/" + fd)
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.SplitSeq(string(info), "\n") {
+		if v, ok := strings.CutPrefix(line, "pos:"); ok {
+			pos, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return pos, err == nil
+		}
+	}
+	return 0, false
+}
+
+// stop ends the watch and reports what became of the file; a second call
+// reports truncationNone.
+func (w *corpusTruncation) stop() truncation {
 	select {
 	case <-w.done:
-		return false
+		return truncationNone
 	default:
 	}
 	close(w.done)
