@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -442,4 +444,35 @@ func TestChunksCloseDropsBuffers(t *testing.T) {
 		t.Error("a chunk's builder outlived Close and a collection")
 	}
 	runtime.KeepAlive(c)
+}
+
+// The objects of the repository's corpus of bad and odd inputs
+// (testdata/corpus: truncated and corrupt streams, byte-order marks, CRLF
+// line ends, invalid UTF-8, bad rows of every kind) decoded in chunks of
+// several sizes give DecodeObject's object, or its error at the same line,
+// after the same bad rows.
+func TestChunksMatchDecodeObjectOnCorpus(t *testing.T) {
+	files, err := filepath.Glob("../testdata/corpus/*/in/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 100 {
+		t.Fatalf("%d corpus objects", len(files))
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+			continue // a folder or a link of a case about listing
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(f)))+"/"+filepath.Base(f), func(t *testing.T) {
+			for _, size := range []int{1, 64, 300, 4096, 1 << 20} {
+				for badMode := range 2 {
+					checkChunked(t, data, Options{Components: []string{"progress"}}, size, badMode, 0, true)
+				}
+			}
+		})
+	}
 }
