@@ -1,6 +1,7 @@
 package readers
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -93,17 +94,25 @@ func (c *Chunks) Close() error {
 type Chunk struct {
 	c     *Chunks
 	seq   int
-	first int    // the number of the first line
-	lines int    // the number of the last line read so far (ObjectRuns.Lines)
-	data  []byte // the lines, one after the other
-	ends  []int  // where each line ends in data
-	long  []byte // a line after them that was too long for the line buffer, taken over, not copied
-	err   error  // the stream broke after the last line: the object's error
+	first int // the number of the first line
+	lines int // the number of the last line read so far (ObjectRuns.Lines)
+	// data holds first rawLines whole lines as the stream had them, each
+	// with its line end ('\r' and '\n' kept: DecodeChunk splits them),
+	// in its first raw bytes, then lines copied one by one, one after the
+	// other, each ending at ends[i].
+	data     []byte
+	raw      int
+	rawLines int
+	ends     []int
+	long     []byte // a line after them that was too long for the line buffer, taken over, not copied
+	err      error  // the stream broke after the last line: the object's error
 }
 
-// Next reads the next chunk: whole lines, at least size bytes of them
-// (counting each line end, so that blank lines fill chunks too) unless the
-// object ends first. After the last chunk it returns io.EOF. A
+// Next reads the next chunk: whole lines, about size bytes of them
+// (counting each line end, so that blank lines fill chunks too): as many
+// as the stream's next size bytes hold, cut from them as they were read
+// (lineReader.block), else at least size bytes of lines read one by one,
+// unless the object ends first. After the last chunk it returns io.EOF. A
 // chunk after which the stream broke (a corrupt compressed stream, a line
 // over MaxLineBytes, an object over MaxObjectBytes, a read error) is the
 // last one: the error comes out of Merge, after the lines before it.
@@ -118,7 +127,11 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 		ch.data = make([]byte, 0, size+size/8)
 	}
 	size = max(size, 1)
-	for len(ch.data)+len(ch.ends) < size {
+	ch.data, ch.rawLines = c.lr.block(ch.data, size)
+	ch.raw = len(ch.data)
+	// Lines cut from the stream make a chunk, unless the stream ended or
+	// broke after them: its last line, or its error, is the chunk's too.
+	for ch.rawLines == 0 && len(ch.data)+len(ch.ends) < size || ch.rawLines > 0 && (c.lr.eof || c.lr.err != nil) {
 		line, n, err := c.lr.next()
 		if err == io.EOF {
 			c.done = true
@@ -138,7 +151,7 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 		ch.ends = append(ch.ends, len(ch.data))
 	}
 	ch.lines = c.lr.line
-	if len(ch.ends) == 0 && ch.long == nil && ch.err == nil {
+	if ch.rawLines == 0 && len(ch.ends) == 0 && ch.long == nil && ch.err == nil {
 		return nil, io.EOF
 	}
 	c.issued++
@@ -177,19 +190,33 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	od := newObjectDecoder(&ObjectRuns{ObjectInfo: ObjectInfo{URL: c.url, Key: c.key, Format: c.format}, comps: opts.Components}, opts)
 	od.chunk = true
 	od.builders = &c.builders
-	start := 0
-	for i, end := range ch.ends {
-		// A chunk holding more runs, or a run with more labels, than the
-		// limits allow stops here; the object as a whole went over them
-		// at this line or before, which Merge finds.
-		if err := od.line(ch.data[start:end], ch.first+i); err != nil {
-			cr.stop = err
+	// A chunk holding more runs, or a run with more labels, than the
+	// limits allow stops at the line that went over; the object as a whole
+	// went over them at this line or before, which Merge finds.
+	raw, n := ch.data[:ch.raw], ch.first
+	for len(raw) > 0 {
+		// Each line cut from the stream ends with a '\n' (block), the '\r'
+		// before it stripped as lineReader.next strips it.
+		i := bytes.IndexByte(raw, '\n')
+		line := raw[:i]
+		if k := len(line); k > 0 && line[k-1] == '\r' {
+			line = line[:k-1]
+		}
+		if cr.stop = od.line(line, n); cr.stop != nil {
 			break
 		}
+		raw, n = raw[i+1:], n+1
+	}
+	start := ch.raw
+	for i, end := range ch.ends {
+		if cr.stop != nil {
+			break
+		}
+		cr.stop = od.line(ch.data[start:end], n+i)
 		start = end
 	}
 	if cr.stop == nil && ch.long != nil {
-		cr.stop = od.line(ch.long, ch.first+len(ch.ends))
+		cr.stop = od.line(ch.long, n+len(ch.ends))
 	}
 	if cr.stop == nil {
 		cr.stop = ch.err

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -37,7 +39,12 @@ func (l *badLog) hook() BadRowFunc {
 // parallel, once all are read, decoded on their own goroutines (at most
 // four at once) and merged in order, as the pipeline does.
 func decodeChunked(data []byte, opts Options, size int, parallel bool) (*ObjectRuns, error) {
-	c, err := SplitObject(testURL, "x.jsonl", bytes.NewReader(data), opts)
+	return decodeChunkedFrom(bytes.NewReader(data), opts, size, parallel)
+}
+
+// decodeChunkedFrom is decodeChunked reading from r.
+func decodeChunkedFrom(r io.Reader, opts Options, size int, parallel bool) (*ObjectRuns, error) {
+	c, err := SplitObject(testURL, "x.jsonl", r, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +216,98 @@ func TestChunksStreamErrors(t *testing.T) {
 	}
 }
 
+// The stream's bytes, in reads of any length, with '\r\n' line ends (a
+// '\r' before one is not part of the line, one before that is) and the
+// end of the stream coming with the last bytes or after them: chunks cut
+// from the stream's bytes give exactly what DecodeObject gives.
+func TestChunksShortReads(t *testing.T) {
+	wraps := map[string]func(io.Reader) io.Reader{
+		"whole":     func(r io.Reader) io.Reader { return r },
+		"half":      iotest.HalfReader,
+		"one byte":  iotest.OneByteReader,
+		"data+EOF":  iotest.DataErrReader,
+		"half+EOF":  func(r io.Reader) io.Reader { return iotest.DataErrReader(iotest.HalfReader(r)) },
+		"1 in 7 KB": func(r io.Reader) io.Reader { return &choppyReader{r: r, n: 7 << 10} },
+	}
+	for seed := range uint64(4) {
+		data := chunkInput(seed)
+		crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+		crcrlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\r\n"))
+		noEnd := bytes.TrimSuffix(data, []byte("\n"))
+		for name, in := range map[string][]byte{"lf": data, "crlf": crlf, "crcrlf": crcrlf, "no end": noEnd} {
+			for wname, wrap := range wraps {
+				for _, size := range []int{64, 300, 2000, 1 << 20} {
+					want, werr := DecodeObject(testURL, "x.jsonl", wrap(bytes.NewReader(in)), Options{Components: []string{"progress"}})
+					got, gerr := decodeChunkedFrom(wrap(bytes.NewReader(in)), Options{Components: []string{"progress"}}, size, seed%2 == 0)
+					if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+						t.Fatalf("seed %d %s %s size %d: error %v, want %v", seed, name, wname, size, gerr, werr)
+					}
+					if werr == nil {
+						sameObject(t, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// choppyReader returns at most n bytes a read.
+type choppyReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *choppyReader) Read(p []byte) (int, error) {
+	return c.r.Read(p[:min(len(p), c.n)])
+}
+
+// Past the first chunk (whose first line goes through the byte-order-mark
+// check), a chunk is cut from the stream's bytes as they are read: its
+// lines are not copied one by one (no line ends listed), and they are
+// numbered on from the chunks before.
+func TestChunksCutFromTheStream(t *testing.T) {
+	var data []byte
+	for i := range 20000 {
+		data = fmt.Appendf(data, `{"run_id":"r%d","step":%d,"reward":%d,"regime_id":"a"}`+"\n", i%2, i, i%5)
+	}
+	c, err := SplitObject(testURL, "x.jsonl", iotest.HalfReader(bytes.NewReader(data)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	lines, chunks := 0, 0
+	for {
+		ch, err := c.Next(128 << 10)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.first != lines+1 {
+			t.Fatalf("chunk %d starts at line %d, want %d", chunks, ch.first, lines+1)
+		}
+		if chunks > 0 && (len(ch.ends) > 0 || ch.rawLines == 0) {
+			t.Fatalf("chunk %d: %d lines cut from the stream, %d copied one by one", chunks, ch.rawLines, len(ch.ends))
+		}
+		lines += ch.rawLines + len(ch.ends)
+		if ch.lines != lines {
+			t.Fatalf("chunk %d ends at line %d, want %d", chunks, ch.lines, lines)
+		}
+		chunks++
+		if err := c.Merge(DecodeChunk(ch)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obj, err := c.Object()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines != 20000 || obj.Lines != 20000 || obj.Rows != 20000 || chunks < 5 {
+		t.Errorf("%d lines (object: %d), %d rows in %d chunks", lines, obj.Lines, obj.Rows, chunks)
+	}
+}
+
 // FuzzDecodeChunked: decoding in chunks of any size, under any limits and
 // bad-row policy, gives exactly what DecodeObject gives.
 func FuzzDecodeChunked(f *testing.F) {
@@ -269,8 +368,8 @@ func TestChunksBlankLines(t *testing.T) {
 			if err == io.EOF {
 				break
 			}
-			if len(ch.ends) > max(size, 1) {
-				t.Fatalf("size %d: a chunk of %d lines", size, len(ch.ends))
+			if n := ch.rawLines + len(ch.ends); n > max(size, 1) {
+				t.Fatalf("size %d: a chunk of %d lines", size, n)
 			}
 			chunks++
 			if err := c.Merge(DecodeChunk(ch)); err != nil {
@@ -345,4 +444,35 @@ func TestChunksCloseDropsBuffers(t *testing.T) {
 		t.Error("a chunk's builder outlived Close and a collection")
 	}
 	runtime.KeepAlive(c)
+}
+
+// The objects of the repository's corpus of bad and odd inputs
+// (testdata/corpus: truncated and corrupt streams, byte-order marks, CRLF
+// line ends, invalid UTF-8, bad rows of every kind) decoded in chunks of
+// several sizes give DecodeObject's object, or its error at the same line,
+// after the same bad rows.
+func TestChunksMatchDecodeObjectOnCorpus(t *testing.T) {
+	files, err := filepath.Glob("../testdata/corpus/*/in/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 100 {
+		t.Fatalf("%d corpus objects", len(files))
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+			continue // a folder or a link of a case about listing
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(f)))+"/"+filepath.Base(f), func(t *testing.T) {
+			for _, size := range []int{1, 64, 300, 4096, 1 << 20} {
+				for badMode := range 2 {
+					checkChunked(t, data, Options{Components: []string{"progress"}}, size, badMode, 0, true)
+				}
+			}
+		})
+	}
 }

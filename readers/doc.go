@@ -44,7 +44,10 @@
 // over the runs does not allocate one set of columns per run.
 //
 // One object larger than a core's share: SplitObject reads it as chunks of
-// whole lines (Chunks.Next), DecodeChunk decodes each on its own (on any
+// whole lines (Chunks.Next: past the first, each read straight into its
+// chunk's buffer, a piece at a time, and cut at its last '\n', its lines
+// counted but not copied out of the line buffer one by one; DecodeChunk
+// splits them), DecodeChunk decodes each on its own (on any
 // goroutine the caller likes), and Chunks.Merge puts them back together in
 // order, into exactly what DecodeObject returns, the same error at the same
 // line included, with the bad rows before it handed to OnBadRow in line

@@ -90,6 +90,75 @@ func (lr *lineReader) next() ([]byte, int, error) {
 	}
 }
 
+// block appends to dst the whole lines that next would return next, as
+// the stream has them ('\r' and '\n' kept): those pending in the line
+// buffer, then those read straight into dst, up to size bytes in all; it
+// returns how many. What follows the last '\n' goes back to the line
+// buffer, as does everything when no line ends within size bytes. It
+// returns no lines, and reads nothing, when the lines must go through next
+// one by one: the byte-order-mark check is pending, the stream ended or
+// broke, dst has no room for size bytes, the pending bytes are more than
+// size, or size is more than max, so that a line within them might
+// be too long (a line shorter than size, and than maxLineBuffer, is not).
+// A read error or the end of the stream is kept for next, as fill keeps it.
+// The lines cost one copy, by the read, instead of the read's and a copy
+// of each line out of the line buffer.
+func (lr *lineReader) block(dst []byte, size int) ([]byte, int) {
+	pending := lr.end - lr.start
+	if lr.first || lr.eof || lr.err != nil || cap(dst)-len(dst) < size ||
+		size > lr.max || size > maxLineBuffer || pending > size {
+		return dst, 0
+	}
+	start := len(dst)
+	dst = append(dst, lr.buf[lr.start:lr.end]...)
+	lr.start, lr.scan, lr.end = 0, 0, 0
+	limit := start + size
+	n := bytes.Count(dst[start:], nl)
+	for len(dst) < limit {
+		// Read and count a piece at a time, while the piece is in the
+		// cache (a chunk is larger than the core's cache).
+		k, err := lr.r.Read(dst[len(dst):min(limit, len(dst)+initialLineBuffer)])
+		n += bytes.Count(dst[len(dst):len(dst)+k], nl)
+		dst = dst[:len(dst)+k]
+		if err == io.EOF {
+			lr.eof = true
+			break
+		}
+		if err != nil {
+			lr.err = err
+			break
+		}
+	}
+	lines := dst[start:]
+	cut := bytes.LastIndexByte(lines, '\n') + 1
+	lr.giveBack(lines[cut:])
+	lr.line += n
+	return dst[:start+cut], n
+}
+
+var nl = []byte{'\n'}
+
+// giveBack makes rest, which holds no '\n', the line buffer's pending
+// bytes (the buffer is empty), growing the buffer as fill would to hold it.
+func (lr *lineReader) giveBack(rest []byte) {
+	if len(rest) == 0 {
+		return
+	}
+	if lr.buf == nil {
+		lr.buf = lineBufs.Get().(*[initialLineBuffer]byte)[:]
+	}
+	if len(rest) > len(lr.buf) {
+		size := len(lr.buf)
+		for size < len(rest) {
+			size *= 2
+		}
+		lr.putBuf()
+		lr.buf = make([]byte, max(min(size, maxLineBuffer), len(rest)))
+	}
+	lr.start, lr.end = 0, copy(lr.buf, rest)
+	lr.scan = lr.end
+}
+
 // longLine reads on a line that fills the line buffer at its largest size:
 // into blocks of that size until its '\n', the end of the stream or an
 // error, then copies it into a buffer of exactly its length (owned). The
