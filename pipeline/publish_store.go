@@ -76,6 +76,11 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 				return nil
 			}}
 		err := storage.WriteObject(ctx, b, key, opts, func(w *blob.Writer) error {
+			if testHookPut != nil {
+				if err := testHookPut(ctx, key, false); err != nil {
+					return err
+				}
+			}
 			if err := write(&progressWriter{ctx: ctx, w: w, touch: touch}); err != nil {
 				return err
 			}
@@ -90,7 +95,12 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 			return err
 		}
 		if dir, ok := j.localPath(key); ok {
-			return syncDir(filepath.Dir(dir))
+			if err := syncDir(filepath.Dir(dir)); err != nil {
+				return err
+			}
+		}
+		if testHookPut != nil {
+			return testHookPut(ctx, key, true)
 		}
 		return nil
 	})
@@ -102,6 +112,12 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 	}
 	return nil
 }
+
+// testHookPut, when set, is called by each attempt of a put with its
+// key: before anything is written (committed false; an error aborts the
+// writer) and once the store committed the object (committed true; an
+// error is a failure after the commit). Tests.
+var testHookPut func(ctx context.Context, key string, committed bool) error
 
 // syncFile and syncDir make a file's bytes and a folder's entries durable;
 // tests replace them to watch the order.
