@@ -2,10 +2,15 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,6 +20,7 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/writers"
 )
 
 // The result files are written publishAtOnce at once (putFiles). These
@@ -214,5 +220,81 @@ func checkGoroutines(t *testing.T, base int) {
 	}
 	if n := runtime.NumGoroutine(); n > base {
 		t.Errorf("%d goroutines still running after the job (%d before)", n, base)
+	}
+}
+
+// TestPublishOrderOfTheManifest: whatever order the writes end in (here
+// the first table's write is held back until every file that is not a
+// table is written),
+// the manifest lists the outputs in the result's order with the same
+// bytes and digests as a job whose writes end in order, and every file
+// holds what its entry says.
+func TestPublishOrderOfTheManifest(t *testing.T) {
+	in := localSweep(t)
+	run := func(hook func(ctx context.Context, key string, committed bool) error) (string, []writers.ManifestOutput, []byte) {
+		t.Helper()
+		testHookPut = hook
+		defer func() { testHookPut = nil }()
+		out := filepath.Join(t.TempDir(), "out")
+		cfg := localJob(in, out, nil)
+		cfg.BootstrapSeed = 7
+		sum, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		man, err := os.ReadFile(filepath.Join(out, ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, sum.Outputs, man
+	}
+	// A write of one file at a time ends in order.
+	var one sync.Mutex
+	_, want, _ := run(func(ctx context.Context, key string, committed bool) error {
+		if committed {
+			one.Unlock()
+		} else {
+			one.Lock()
+		}
+		return nil
+	})
+	// The first table's write ends after every other file's but the
+	// tables'.
+	var others sync.WaitGroup
+	n := 0
+	for _, o := range want {
+		if !strings.HasSuffix(o.Name, ".parquet") {
+			n++
+		}
+	}
+	others.Add(n)
+	out, got, man := run(func(ctx context.Context, key string, committed bool) error {
+		switch {
+		case !committed || path.Base(key) == ManifestName:
+		case path.Base(key) == want[0].Name:
+			others.Wait()
+		case strings.HasSuffix(key, ".parquet"):
+		default:
+			others.Done()
+		}
+		return nil
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("outputs\n%v\nwant\n%v", got, want)
+	}
+	var m struct {
+		Outputs []writers.ManifestOutput `json:"outputs"`
+	}
+	if err := json.Unmarshal(man, &m); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.Outputs, want) {
+		t.Errorf("manifest.json's outputs\n%v\nwant\n%v", m.Outputs, want)
+	}
+	for _, o := range m.Outputs {
+		data, err := os.ReadFile(filepath.Join(out, o.Name))
+		if sum := sha256.Sum256(data); err != nil || int64(len(data)) != o.Bytes || hex.EncodeToString(sum[:]) != o.SHA256 {
+			t.Errorf("%s: %d bytes (%v), not as its entry says: %+v", o.Name, len(data), err, o)
+		}
 	}
 }
