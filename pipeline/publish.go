@@ -300,12 +300,14 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 const publishAtOnce = 4
 
 // putFiles writes the result files under target, publishAtOnce at once,
-// each whole and durable once its put returns (putWith), and returns the
-// manifest's entries of them in the order of files, whatever the order the
-// writes end in. It returns the keys it wrote and the keys whose write
-// failed or was cut short (a store may have committed one anyway), for
-// publish to delete on failure. The first write that fails cancels the
-// others (none is started after it) and its error is the one returned.
+// each whole and its bytes durable once its put returns (putSynced; their
+// folder's entries are made durable once for all of them, by publish's
+// syncTree before the manifest), and returns the manifest's entries of
+// them in the order of files, whatever the order the writes end in. It
+// returns the keys it wrote and the keys whose write failed or was cut
+// short (a store may have committed one anyway), for publish to delete on
+// failure. The first write that fails cancels the others (none is started
+// after it) and its error is the one returned.
 func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files []outFile) (outputs []writers.ManifestOutput, written, failed []string, err error) {
 	type slot struct {
 		out     writers.ManifestOutput
@@ -327,10 +329,10 @@ func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files
 			f, s := &files[i], &slots[i]
 			s.started = true
 			var d *writers.OutputDigest // the manifest's entry, of the attempt that wrote the file
-			err := j.putWith(gctx, b, target+f.name, func(w io.Writer) error {
+			err := j.putSynced(gctx, b, target+f.name, func(w io.Writer) error {
 				d = writers.NewOutputDigest()
 				return f.writeTo(io.MultiWriter(w, d))
-			})
+			}, false)
 			if err != nil {
 				return err
 			}

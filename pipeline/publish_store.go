@@ -65,6 +65,13 @@ func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) 
 // putWith is put of the bytes write writes, called once per attempt (it
 // must write the same bytes each time).
 func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write func(io.Writer) error) error {
+	return j.putSynced(ctx, b, key, write, true)
+}
+
+// putSynced is putWith; with syncFolder false a local file's folder is
+// not fsynced after the rename: the caller does it once for several
+// files (syncTree) before anything names them.
+func (j *job) putSynced(ctx context.Context, b *blob.Bucket, key string, write func(io.Writer) error, syncFolder bool) error {
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
 		var file *os.File
 		opts := &blob.WriterOptions{ContentType: contentType(key),
@@ -94,7 +101,7 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 		if err != nil {
 			return err
 		}
-		if dir, ok := j.localPath(key); ok {
+		if dir, ok := j.localPath(key); ok && syncFolder {
 			if err := syncDir(filepath.Dir(dir)); err != nil {
 				return err
 			}
