@@ -298,3 +298,27 @@ func TestPublishOrderOfTheManifest(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestNamesTheFirstMissingFile: the files are checked several at
+// once before the manifest is written; of two that went, the error names
+// the first in the result's order, whichever check ends first, and no
+// manifest is written.
+func TestManifestNamesTheFirstMissingFile(t *testing.T) {
+	in := localSweep(t)
+	for range 5 {
+		out := filepath.Join(t.TempDir(), "out")
+		testHookBeforeManifest = func(target string) {
+			for _, name := range []string{"report.html", "intervals.parquet"} {
+				os.Remove(filepath.Join(out, filepath.FromSlash(target), name))
+			}
+		}
+		_, err := Run(context.Background(), localJob(in, out, nil))
+		testHookBeforeManifest = nil
+		if !IsStorage(err) || !strings.Contains(err.Error(), "intervals.parquet") || !strings.Contains(err.Error(), "before the manifest was written") {
+			t.Fatalf("got %v, want a storage error naming intervals.parquet", err)
+		}
+		if _, err := os.Stat(filepath.Join(out, ManifestName)); err == nil {
+			t.Fatal("a manifest was written although two files are gone")
+		}
+	}
+}

@@ -13,32 +13,48 @@ import (
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/crlbatch/crlbatch/storage"
 )
 
 // checkWritten makes sure every file of the result is still there, with
-// the size written, just before the manifest names them.
+// the size written, just before the manifest names them: publishAtOnce
+// files at once (on an object store each is a round trip), each into its
+// own slot; the first file in the result's order that is not as written
+// is the one reported.
 func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, files []outFile) error {
-	for _, f := range files {
-		key := target + f.name
-		var size int64
-		err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-			a, err := b.Attributes(ctx, key)
-			if err == nil {
-				size = a.Size
+	errs := make([]error, len(files))
+	var g errgroup.Group
+	g.SetLimit(publishAtOnce)
+	for i, f := range files {
+		g.Go(func() error {
+			key := target + f.name
+			var size int64
+			err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+				a, err := b.Attributes(ctx, key)
+				if err == nil {
+					size = a.Size
+				}
+				return err
+			})
+			if err == nil && size != f.size {
+				err = fmt.Errorf("%d bytes, %d written", size, f.size)
 			}
-			return err
+			if err != nil && ctx.Err() == nil {
+				errs[i] = &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
+					"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
+			}
+			return nil
 		})
-		if err == nil && size != f.size {
-			err = fmt.Errorf("%d bytes, %d written", size, f.size)
-		}
+	}
+	g.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
-				"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
+			return err
 		}
 	}
 	return nil
