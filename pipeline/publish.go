@@ -21,6 +21,7 @@ import (
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/crlbatch/crlbatch/storage"
 	"github.com/crlbatch/crlbatch/writers"
@@ -208,7 +209,7 @@ var tempName = regexp.MustCompile(`^[^/]+\.[0-9a-f]+\.tmp$`)
 // does not write, and writes the manifest last.
 func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *read, res *result) (outputs []writers.ManifestOutput, err error) {
 	var written []string // keys this job wrote
-	var failed string    // the key whose write failed: written or not, who knows
+	var failed []string  // keys whose write failed or was cut short: written or not, who knows
 	var stale []string   // files of the replaced result (one-off --overwrite)
 	committed := false
 	defer func() {
@@ -218,12 +219,12 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 		// Clean up with a fresh context: the job's may be cancelled.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if failed != "" {
+		for _, k := range failed {
 			// A failed write leaves nothing as a rule (put aborts it); a
 			// store that committed it anyway gets it deleted, and one that
 			// cannot even say (a read-only file system) is not warned about.
-			if ok, eerr := b.Exists(cctx, failed); eerr == nil && ok {
-				written = append(written, failed)
+			if ok, eerr := b.Exists(cctx, k); eerr == nil && ok {
+				written = append(written, k)
 			}
 		}
 		// The replaced result lost its manifest: its files go too.
@@ -241,31 +242,11 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 			return nil, err
 		}
 	}
-	for i := range res.files {
-		f := &res.files[i]
-		key := target + f.name
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		phase("publish")
-		var d *writers.OutputDigest // the manifest's entry, of the attempt that wrote the file
-		err := j.putWith(ctx, b, key, func(w io.Writer) error {
-			d = writers.NewOutputDigest()
-			return f.writeTo(io.MultiWriter(w, d))
-		})
-		if err != nil {
-			failed = key
-			return nil, err
-		}
-		written = append(written, key)
-		stale = slices.DeleteFunc(stale, func(k string) bool { return k == key })
-		o := d.FileOutput(f.name)
-		if f.rows != nil {
-			o = d.TableOutput(f.name, int(*f.rows))
-		}
-		f.size = o.Bytes
-		outputs = append(outputs, o)
+	outputs, written, failed, err = j.putFiles(ctx, b, target, res.files)
+	if err != nil {
+		return nil, err
 	}
+	stale = slices.DeleteFunc(stale, func(k string) bool { return slices.Contains(written, k) })
 	for len(stale) > 0 {
 		if err := j.delete(ctx, b, stale[0]); err != nil {
 			return nil, err
@@ -291,7 +272,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	}
 	key := target + ManifestName
 	if err := j.put(ctx, b, key, buf.Bytes()); err != nil {
-		failed = key
+		failed = append(failed, key)
 		return nil, err
 	}
 	// The result is complete from here on; a failure after this point is
@@ -309,6 +290,78 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 		}
 	}
 	return outputs, nil
+}
+
+// publishAtOnce is how many result files are written at once: their
+// fsyncs (a local OUTPUT) or their round trips (an object store) overlap.
+// The bytes are built already (report.html is converted as it is written,
+// on its own goroutine): this bounds the open writers and their buffers,
+// not the CPU.
+const publishAtOnce = 4
+
+// putFiles writes the result files under target, publishAtOnce at once,
+// each whole and its bytes durable once its put returns (putSynced; their
+// folder's entries are made durable once for all of them, by publish's
+// syncTree before the manifest), and returns the manifest's entries of
+// them in the order of files, whatever the order the writes end in. It
+// returns the keys it wrote and the keys whose write failed or was cut
+// short (a store may have committed one anyway), for publish to delete on
+// failure. The first write that fails cancels the others (none is started
+// after it) and its error is the one returned.
+func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files []outFile) (outputs []writers.ManifestOutput, written, failed []string, err error) {
+	type slot struct {
+		out     writers.ManifestOutput
+		started bool // its put was called
+		ok      bool // and returned no error
+	}
+	slots := make([]slot, len(files))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(publishAtOnce)
+	for i := range files {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			phase("publish")
+			f, s := &files[i], &slots[i]
+			s.started = true
+			var d *writers.OutputDigest // the manifest's entry, of the attempt that wrote the file
+			err := j.putSynced(gctx, b, target+f.name, func(w io.Writer) error {
+				d = writers.NewOutputDigest()
+				return f.writeTo(io.MultiWriter(w, d))
+			}, false)
+			if err != nil {
+				return err
+			}
+			s.ok = true
+			s.out = d.FileOutput(f.name)
+			if f.rows != nil {
+				s.out = d.TableOutput(f.name, int(*f.rows))
+			}
+			f.size = s.out.Bytes
+			return nil
+		})
+	}
+	err = g.Wait()
+	for i, s := range slots {
+		switch key := target + files[i].name; {
+		case s.ok:
+			written = append(written, key)
+			outputs = append(outputs, s.out)
+		case s.started:
+			failed = append(failed, key)
+		}
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, written, failed, err
+	}
+	return outputs, written, failed, nil
 }
 
 // PublishedError is a nightly job interrupted after its result was

@@ -13,32 +13,48 @@ import (
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/crlbatch/crlbatch/storage"
 )
 
 // checkWritten makes sure every file of the result is still there, with
-// the size written, just before the manifest names them.
+// the size written, just before the manifest names them: publishAtOnce
+// files at once (on an object store each is a round trip), each into its
+// own slot; the first file in the result's order that is not as written
+// is the one reported.
 func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, files []outFile) error {
-	for _, f := range files {
-		key := target + f.name
-		var size int64
-		err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-			a, err := b.Attributes(ctx, key)
-			if err == nil {
-				size = a.Size
+	errs := make([]error, len(files))
+	var g errgroup.Group
+	g.SetLimit(publishAtOnce)
+	for i, f := range files {
+		g.Go(func() error {
+			key := target + f.name
+			var size int64
+			err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+				a, err := b.Attributes(ctx, key)
+				if err == nil {
+					size = a.Size
+				}
+				return err
+			})
+			if err == nil && size != f.size {
+				err = fmt.Errorf("%d bytes, %d written", size, f.size)
 			}
-			return err
+			if err != nil && ctx.Err() == nil {
+				errs[i] = &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
+					"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
+			}
+			return nil
 		})
-		if err == nil && size != f.size {
-			err = fmt.Errorf("%d bytes, %d written", size, f.size)
-		}
+	}
+	g.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
-				"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
+			return err
 		}
 	}
 	return nil
@@ -65,6 +81,13 @@ func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) 
 // putWith is put of the bytes write writes, called once per attempt (it
 // must write the same bytes each time).
 func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write func(io.Writer) error) error {
+	return j.putSynced(ctx, b, key, write, true)
+}
+
+// putSynced is putWith; with syncFolder false a local file's folder is
+// not fsynced after the rename: the caller does it once for several
+// files (syncTree) before anything names them.
+func (j *job) putSynced(ctx context.Context, b *blob.Bucket, key string, write func(io.Writer) error, syncFolder bool) error {
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
 		var file *os.File
 		opts := &blob.WriterOptions{ContentType: contentType(key),
@@ -76,6 +99,11 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 				return nil
 			}}
 		err := storage.WriteObject(ctx, b, key, opts, func(w *blob.Writer) error {
+			if testHookPut != nil {
+				if err := testHookPut(ctx, key, false); err != nil {
+					return err
+				}
+			}
 			if err := write(&progressWriter{ctx: ctx, w: w, touch: touch}); err != nil {
 				return err
 			}
@@ -89,8 +117,13 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 		if err != nil {
 			return err
 		}
-		if dir, ok := j.localPath(key); ok {
-			return syncDir(filepath.Dir(dir))
+		if dir, ok := j.localPath(key); ok && syncFolder {
+			if err := syncDir(filepath.Dir(dir)); err != nil {
+				return err
+			}
+		}
+		if testHookPut != nil {
+			return testHookPut(ctx, key, true)
 		}
 		return nil
 	})
@@ -102,6 +135,12 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 	}
 	return nil
 }
+
+// testHookPut, when set, is called by each attempt of a put with its
+// key: before anything is written (committed false; an error aborts the
+// writer) and once the store committed the object (committed true; an
+// error is a failure after the commit). Tests.
+var testHookPut func(ctx context.Context, key string, committed bool) error
 
 // syncFile and syncDir make a file's bytes and a folder's entries durable;
 // tests replace them to watch the order.
