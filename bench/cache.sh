@@ -46,6 +46,8 @@
 #    BENCH_PROFILE=1 each of those warm jobs also writes a CPU profile,
 #    BENCH_DIR/profiles/{warm,base-warm}-R.pprof (`go tool pprof -top
 #    BENCH_DIR/crlbatch BENCH_DIR/profiles/warm-*.pprof` sums them).
+#    /usr/bin/time's wall time comes in steps of 10 ms: bench/warm_ab.py
+#    times two builds' warm jobs to the microsecond, on this script's sweeps.
 set -euo pipefail
 
 BENCH_BYTES=${BENCH_BYTES:-1000000000}
