@@ -322,3 +322,28 @@ func TestManifestNamesTheFirstMissingFile(t *testing.T) {
 		}
 	}
 }
+
+// Result files are written several at once only where a write the job gave
+// up on cannot be committed afterwards; on an object store one at a time.
+func TestPublishLimit(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want int
+	}{
+		{t.TempDir(), publishAtOnce},
+		{"file://" + filepath.ToSlash(t.TempDir()), publishAtOnce},
+		{"mem://lab/out", publishAtOnce},
+		{"s3://bucket/results?region=us-east-1", 1},
+		{"gs://bucket/results", 1},
+		{"azblob://container/results", 1},
+	} {
+		loc, err := ParseLocation(c.url, true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.url, err)
+		}
+		j := &job{out: loc}
+		if got := j.publishLimit(); got != c.want {
+			t.Errorf("%s: %d files at once, want %d", c.url, got, c.want)
+		}
+	}
+}
