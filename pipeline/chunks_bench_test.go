@@ -18,31 +18,6 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// readerChunks is readers.Chunks as a scoring.Chunks, for decodeChunked.
-type readerChunks struct{ c *readers.Chunks }
-
-func (c readerChunks) Next(size int) (any, error) {
-	ch, err := c.c.Next(size)
-	if err != nil {
-		return nil, err
-	}
-	return ch, nil
-}
-func (c readerChunks) Decode(ch any) any       { return readers.DecodeChunk(ch.(*readers.Chunk)) }
-func (c readerChunks) Merge(decoded any) error { return c.c.Merge(decoded.(*readers.ChunkRuns)) }
-func (c readerChunks) Close() error            { return c.c.Close() }
-func (c readerChunks) Object() (scoring.Object, error) {
-	o, err := c.c.Object()
-	if err != nil {
-		return nil, err
-	}
-	return chunkedObject{o}, nil
-}
-
-type chunkedObject struct{ *readers.ObjectRuns }
-
-func (o chunkedObject) Rows() int { return o.ObjectRuns.Rows }
-
 // BenchmarkDecodeChunkedFile decodes the JSONL (or compressed) file named
 // by CRLBATCH_BENCH_FILE as the engine decodes a split object: read from
 // the file (the page cache), in chunks of CRLBATCH_BENCH_CHUNK_BYTES
@@ -72,7 +47,17 @@ func BenchmarkDecodeChunkedFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(st.Size())
-	opts := readers.Options{Components: []string{"progress"}}
+	// skyfall's decoder as the nightly job configures it (its one
+	// component), splitting objects as the engine has it do.
+	p, err := scoring.Lookup("skyfall")
+	if err != nil {
+		b.Fatal(err)
+	}
+	job, err := p.New(scoring.DefaultValues(p).Set("solve-component", "progress"), scoring.Env{Concurrency: workers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	split := job.Decoder().(scoring.Splitter)
 	start := cpuSeconds()
 	defer func() {
 		b.ReportMetric((cpuSeconds()-start)*1e3/float64(b.N), "cpu-ms/op")
@@ -82,11 +67,11 @@ func BenchmarkDecodeChunkedFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := readers.SplitObject(name, name, f, opts)
+		c, err := split.Split(name, name, f, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := decodeChunked(readerChunks{c}, workers, size); err != nil {
+		if _, err := decodeChunked(c, workers, size); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()
