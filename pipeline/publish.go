@@ -220,9 +220,11 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		for _, k := range failed {
-			// A failed write leaves nothing as a rule (put aborts it); a
-			// store that committed it anyway gets it deleted, and one that
-			// cannot even say (a read-only file system) is not warned about.
+			// A failed write leaves nothing as a rule (put aborts it; an
+			// upload under way at the cancel was let finish, and is in
+			// written if it did); a store that committed it anyway gets it
+			// deleted, and one that cannot even say (a read-only file
+			// system) is not warned about.
 			if ok, eerr := b.Exists(cctx, k); eerr == nil && ok {
 				written = append(written, k)
 			}
@@ -292,28 +294,16 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	return outputs, nil
 }
 
-// publishAtOnce is how many result files are written at once into a
-// local folder or an in-memory bucket: their fsyncs overlap. The bytes are
-// built already (report.html is converted as it is written, on its own
-// goroutine): this bounds the open writers and their buffers, not the CPU.
+// publishAtOnce is how many result files are written at once: their
+// fsyncs (a local folder) or round trips (an object store) overlap. The
+// bytes are built already (report.html is converted as it is written, on
+// its own goroutine): this bounds the open writers and their buffers, not
+// the CPU. An upload to an object store that is under way when the job is
+// cancelled is allowed to finish (uploadGraceTime), so that clean-up knows
+// whether the store committed it.
 const publishAtOnce = 4
 
-// publishLimit is how many result files are written at once: publishAtOnce
-// where a write the job gave up on is never committed afterwards (a local
-// folder: the driver's temporary file is removed; an in-memory bucket);
-// one on an object store, where an upload the job cancelled (a signal, or
-// another file's failure) may still be committed by the server after the
-// job's clean-up looked for it and found nothing: with four uploads under
-// way, TestS3Interrupt found one left behind in a failed job's output.
-// One at a time keeps that window to the one upload in flight.
-func (j *job) publishLimit() int {
-	if j.out.Local || strings.HasPrefix(j.out.BucketURL, "mem://") {
-		return publishAtOnce
-	}
-	return 1
-}
-
-// putFiles writes the result files under target, publishLimit at once,
+// putFiles writes the result files under target, publishAtOnce at once,
 // each whole and its bytes durable once its put returns (putSynced; their
 // folder's entries are made durable once for all of them, by publish's
 // syncTree before the manifest), and returns the manifest's entries of
@@ -321,7 +311,8 @@ func (j *job) publishLimit() int {
 // returns the keys it wrote and the keys whose write failed or was cut
 // short (a store may have committed one anyway), for publish to delete on
 // failure. The first write that fails cancels the others (none is started
-// after it) and its error is the one returned.
+// after it; one to an object store that is under way may finish, see
+// uploadGrace) and its error is the one returned.
 func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files []outFile) (outputs []writers.ManifestOutput, written, failed []string, err error) {
 	type slot struct {
 		out     writers.ManifestOutput
@@ -330,7 +321,7 @@ func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files
 	}
 	slots := make([]slot, len(files))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.publishLimit())
+	g.SetLimit(publishAtOnce)
 	for i := range files {
 		if gctx.Err() != nil {
 			break

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -88,7 +89,19 @@ func (j *job) putWith(ctx context.Context, b *blob.Bucket, key string, write fun
 // not fsynced after the rename: the caller does it once for several
 // files (syncTree) before anything names them.
 func (j *job) putSynced(ctx context.Context, b *blob.Bucket, key string, write func(io.Writer) error, syncFolder bool) error {
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
+	wctx := ctx
+	if g := j.uploadGrace(); g > 0 {
+		var stop context.CancelFunc
+		wctx, stop = outlive(ctx, g)
+		defer stop()
+	}
+	jobCtx := ctx
+	err := j.cfg.Retry.retry(wctx, func(ctx context.Context, touch func()) error {
+		// The grace is for an upload under way: none starts, and none is
+		// retried, once the job is cancelled.
+		if err := jobCtx.Err(); err != nil {
+			return storage.Permanent(err)
+		}
 		var file *os.File
 		opts := &blob.WriterOptions{ContentType: contentType(key),
 			BeforeWrite: func(as func(any) bool) error {
@@ -134,6 +147,48 @@ func (j *job) putSynced(ctx context.Context, b *blob.Bucket, key string, write f
 		return &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: redactErr(err)}
 	}
 	return nil
+}
+
+// uploadGraceTime is how long an upload to an object store that is under
+// way when the job is cancelled (a signal, or another file's failure) may
+// go on. Cut short, the job cannot know whether the store will commit it:
+// a server that has the whole body may commit it after the client gave
+// up, and after the job's clean-up looked for it and found nothing
+// (TestS3Interrupt once found a result file left so). Allowed to finish,
+// its answer says whether it was written, and clean-up deletes what was.
+// A store that does not answer within it is cut (Exists is then all
+// clean-up can go by), so a signal still ends the job within seconds.
+var uploadGraceTime = 2 * time.Second
+
+// uploadGrace is uploadGraceTime for an object store, and 0 for a local
+// folder or an in-memory bucket, where a cancelled write is never
+// committed afterwards (fileblob removes its temporary file).
+func (j *job) uploadGrace() time.Duration {
+	if j.out.Local || strings.HasPrefix(j.out.BucketURL, "mem://") {
+		return 0
+	}
+	return uploadGraceTime
+}
+
+// outlive returns a context with ctx's values that is cancelled grace
+// after ctx is (with ctx's cause), or when stop is called.
+func outlive(ctx context.Context, grace time.Duration) (_ context.Context, stop context.CancelFunc) {
+	octx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-octx.Done():
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(context.Cause(ctx))
+		case <-octx.Done():
+		}
+	}()
+	return octx, func() { cancel(context.Canceled) }
 }
 
 // testHookPut, when set, is called by each attempt of a put with its
