@@ -5,10 +5,11 @@
 // (a ceiling derived from the data), scores the runs concurrently
 // (Job.Score), reduces them to families (protocol/family), has the job
 // render its tables and report, encodes them as Parquet and publishes
-// everything under an output prefix, the result files four at once into a
-// local folder (one at a time on an object store) and the manifest last
-// (report.html is converted from report.md as it is written, never held
-// whole). The steps hand their results on as values (read, result), not
+// everything under an output prefix, the result files four at once and the
+// manifest last (report.html is converted from report.md as it is written,
+// never held whole); an upload to an object store that is under way when
+// the job is cancelled may finish for a moment (uploadGrace), so that
+// clean-up knows whether it has to delete it. The steps hand their results on as values (read, result), not
 // through shared state.
 //
 // Publishing (publish.go, claim.go) has two layouts: one-off, directly
