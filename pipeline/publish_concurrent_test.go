@@ -51,60 +51,47 @@ var publishStores = []publishStore{
 		}
 	}},
 	{"memblob", func(t *testing.T) (Config, func() []string) {
-		ctx := context.Background()
-		op := &memOpener{}
-		b, _, _ := op.open(ctx, "mem://lab")
-		if _, err := synth.Write(ctx, b, "in/", synth.Config{Seeds: 1, Steps: 80, Seed: 3}); err != nil {
-			t.Fatal(err)
-		}
-		cfg := memJob(t, op, "mem://lab/in", "mem://lab/out")
-		cfg.Resamples = 200
-		cfg.Retry = RetryPolicy{Attempts: 2, Initial: time.Millisecond, Max: time.Millisecond}
-		return cfg, func() []string {
-			var left []string
-			it := b.List(&blob.ListOptions{Prefix: "out/"})
-			for {
-				o, err := it.Next(ctx)
-				if err != nil {
-					return left
-				}
-				left = append(left, o.Key)
-			}
-		}
+		return memPublishJob(t, "mem://lab/out")
 	}},
 	{"object store", func(t *testing.T) (Config, func() []string) {
 		// An in-memory bucket behind an s3:// URL: the job treats it as
 		// an object store (an upload under way at a cancel may finish).
-		ctx := context.Background()
-		op := &memOpener{}
-		in, _, _ := op.open(ctx, "mem://lab")
-		if _, err := synth.Write(ctx, in, "in/", synth.Config{Seeds: 1, Steps: 80, Seed: 3}); err != nil {
-			t.Fatal(err)
-		}
-		const outURL = "s3://lab/out?region=us-east-1"
-		loc, err := ParseLocation(outURL, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _, _ := op.open(ctx, loc.BucketURL)
-		cfg := memJob(t, op, "mem://lab/in", outURL)
-		cfg.Resamples = 200
-		cfg.Retry = RetryPolicy{Attempts: 2, Initial: time.Millisecond, Max: time.Millisecond}
 		grace := uploadGraceTime
 		uploadGraceTime = 100 * time.Millisecond
 		t.Cleanup(func() { uploadGraceTime = grace })
-		return cfg, func() []string {
-			var left []string
-			it := b.List(&blob.ListOptions{Prefix: loc.Prefix})
-			for {
-				o, err := it.Next(ctx)
-				if err != nil {
-					return left
-				}
-				left = append(left, o.Key)
-			}
-		}
+		return memPublishJob(t, "s3://lab/out?region=us-east-1")
 	}},
+}
+
+// memPublishJob is a job reading an in-memory sweep and writing to out,
+// whose bucket the job's opener serves from memory too, and the listing of
+// what OUTPUT holds.
+func memPublishJob(t *testing.T, out string) (Config, func() []string) {
+	ctx := context.Background()
+	op := &memOpener{}
+	in, _, _ := op.open(ctx, "mem://lab")
+	if _, err := synth.Write(ctx, in, "in/", synth.Config{Seeds: 1, Steps: 80, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	loc, err := ParseLocation(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := op.open(ctx, loc.BucketURL)
+	cfg := memJob(t, op, "mem://lab/in", out)
+	cfg.Resamples = 200
+	cfg.Retry = RetryPolicy{Attempts: 2, Initial: time.Millisecond, Max: time.Millisecond}
+	return cfg, func() []string {
+		var left []string
+		it := b.List(&blob.ListOptions{Prefix: loc.Prefix})
+		for {
+			o, err := it.Next(ctx)
+			if err != nil {
+				return left
+			}
+			left = append(left, o.Key)
+		}
+	}
 }
 
 // putWatch records the puts of result files a job starts (by name) and
