@@ -31,7 +31,10 @@ func ProbImprovementCI(x, y []float64, resamples int, seed uint64, level float64
 
 // ProbImprovementCIUntil is ProbImprovementCI that gives up when stop (if
 // not nil) returns true, asked before every 16th resample: ok is then
-// false. stop does not change a completed result.
+// false. stop does not change a completed result. When every resample's
+// statistic is the same (every x above every y, or below, or one value on
+// both sides: separated), the interval is that value, found without a draw
+// and without asking stop.
 //
 // Per resample, x's draws are kept as positions in x sorted and y's are
 // counted per position in y sorted (prefix counts); then the pairs greater
@@ -58,6 +61,9 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 	}
 	sortedX, posX := sortedPositions(x)
 	sortedY, posY := sortedPositions(y)
+	if v, ok := separated(sortedX, sortedY); ok {
+		return v, v, true
+	}
 	// below[p] and upTo[p] count the sorted y values < and ≤ sortedX[p].
 	below := make([]int32, n)
 	upTo := make([]int32, n)
@@ -141,6 +147,34 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 	}
 	lo, hi = quantilePairSelect(values, (1-level)/2, (1+level)/2)
 	return lo, hi, true
+}
+
+// separated says whether every resample of ProbImprovementCI on x and y
+// (sortedX and sortedY, ascending) has the same statistic, and which: 1
+// when every x lies above every y, 0 when every x lies below, ½ when all
+// values are one (a constant metric on both sides, or the baseline's
+// constant metric against itself). Each resample's pairs are then all
+// greater, all less or all equal, so its value is (n·m)/(n·m), 0/(n·m) or
+// ½(n·m)/(n·m) in the loop's float64 arithmetic: float64(int64(n·m)) and
+// float64(n)·float64(m) are both n·m rounded once, so the quotients are
+// exactly 1, 0 and ½, and the percentile interval of equal values is
+// [v, v] (lerp of v and v is v). The draws would give those very bits, and
+// no state is shared between bootstraps (each has its seed), so skipping
+// them changes no other result: constantCIs' reasoning for the
+// probability of improvement (issue 16: a quarter to a half of a sweep's
+// probability-of-improvement cells have a constant metric).
+func separated(sortedX, sortedY []float64) (v float64, ok bool) {
+	xlo, xhi := sortedX[0], sortedX[len(sortedX)-1]
+	ylo, yhi := sortedY[0], sortedY[len(sortedY)-1]
+	switch {
+	case xlo > yhi:
+		return 1, true
+	case xhi < ylo:
+		return 0, true
+	case xlo == xhi && ylo == yhi && xlo == ylo: // ±0 are equal, as the loop counts them
+		return 0.5, true
+	}
+	return 0, false
 }
 
 // sortedPositions is vs sorted (stable) and where each vs[i] sits in it.
