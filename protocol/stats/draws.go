@@ -170,21 +170,27 @@ func (d *drawStream) resample(xs []float64, pow2 bool, draw []float64, pos, coun
 	for i := 0; i < len(draw); {
 		outs := d.next(len(draw) - i)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
-					break
+		if pow2 {
+			for ; k < len(outs); k++ {
+				x := xs[outs[k]&(un-1)]
+				sum += x
+				draw[i+k] = x
+				if counts != nil {
+					counts[pos[outs[k]&(un-1)]]++
 				}
 			}
-			x := xs[j]
-			sum += x
-			draw[i+k] = x
-			if counts != nil {
-				counts[pos[j]]++
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
+					break
+				}
+				x := xs[j]
+				sum += x
+				draw[i+k] = x
+				if counts != nil {
+					counts[pos[j]]++
+				}
 			}
 		}
 		d.pos += k
@@ -210,18 +216,21 @@ func (d *drawStream) resampleCounts(xs []float64, pow2 bool, pos, counts []int32
 	for left := len(xs); left > 0; {
 		outs := d.next(left)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
+		if pow2 {
+			for ; k < len(outs); k++ {
+				j := outs[k] & (un - 1)
+				sum += xs[j]
+				counts[pos[j]]++
+			}
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
 					break
 				}
+				sum += xs[j]
+				counts[pos[j]]++
 			}
-			sum += xs[j]
-			counts[pos[j]]++
 		}
 		d.pos += k
 		left -= k
@@ -241,17 +250,18 @@ func (d *drawStream) resampleSum(xs []float64, pow2 bool) float64 {
 	for left := len(xs); left > 0; {
 		outs := d.next(left)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
+		if pow2 {
+			for ; k < len(outs); k++ {
+				sum += xs[outs[k]&(un-1)]
+			}
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
 					break
 				}
+				sum += xs[j]
 			}
-			sum += xs[j]
 		}
 		d.pos += k
 		left -= k
@@ -271,17 +281,18 @@ func (d *drawStream) countDraws(pos, counts []int32) {
 	for left := len(pos); left > 0; {
 		outs := d.next(left)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
+		if pow2 {
+			for ; k < len(outs); k++ {
+				counts[pos[outs[k]&(un-1)]]++
+			}
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
 					break
 				}
+				counts[pos[j]]++
 			}
-			counts[pos[j]]++
 		}
 		d.pos += k
 		left -= k
@@ -300,17 +311,18 @@ func (d *drawStream) drawPositions(pos, out []int32) {
 	for i := 0; i < len(out); {
 		outs := d.next(len(out) - i)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
+		if pow2 {
+			for ; k < len(outs); k++ {
+				out[i+k] = pos[outs[k]&(un-1)]
+			}
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
 					break
 				}
+				out[i+k] = pos[j]
 			}
-			out[i+k] = pos[j]
 		}
 		d.pos += k
 		i += k
