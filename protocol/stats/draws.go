@@ -20,15 +20,25 @@ import "math/bits"
 // indexSource.intN does from its own, so a rejection simply reads more
 // outputs: the indices are indexSource's, draw for draw.
 //
+// Where AVX-512 is available, drawPositions and countDraws (the
+// probability of improvement's draws) also take the index draws of a
+// block eight at a time (gatherPositions, lemireGather32): Lemire's
+// product from two 32×32-bit products, and the positions gathered; a group
+// in which a draw may be rejected is left to the Go loop, which draws it
+// as intN does. The bootstrap's own loops (resample, resampleCounts,
+// resampleSum) keep the Go loop: they also sum the drawn values in draw
+// order.
+//
 // The bootstrap uses the stream where the refill is vectorised
 // (useDrawStream). Elsewhere indexSource's loops stay faster: in Go the
 // lanes do no better than the serial step (the multiplications, not their
 // chain, are the limit), and reading the outputs back from a buffer no
 // longer overlaps the consumer's work with the generator's.
 type drawStream struct {
-	lanes pcgLanes
-	pos   int // the next output to read from buf; drawBlock when empty
-	buf   [drawBlock]uint64
+	lanes    pcgLanes
+	pos      int // the next output to read from buf; drawBlock when empty
+	buf      [drawBlock]uint64
+	gathered [drawBlock]int32 // countDraws' positions of a block's draws
 }
 
 // pcgLanes are the states of the stream's lanes, high and low words apart
@@ -286,6 +296,12 @@ func (d *drawStream) countDraws(pos, counts []int32) {
 				counts[pos[outs[k]&(un-1)]]++
 			}
 		} else {
+			// The positions of whole groups of draws gathered at once
+			// (gatherPositions), then counted.
+			k = gatherPositions(outs, pos, d.gathered[:])
+			for _, p := range d.gathered[:k] {
+				counts[p]++
+			}
 			for ; k < len(outs); k++ {
 				j, lo := bits.Mul64(outs[k], un)
 				if lo < un {
@@ -304,8 +320,10 @@ func (d *drawStream) countDraws(pos, counts []int32) {
 }
 
 // drawPositions draws len(out) indices j in [0, len(pos)), as intN does,
-// and writes pos[j] of each to out, in draw order.
-func (d *drawStream) drawPositions(pos, out []int32) {
+// and writes pos[j] of each to out, in draw order: a position (int32) or
+// ProbImprovementCIUntil's two counts of a value packed in one word
+// (uint64).
+func drawPositions[T int32 | uint64](d *drawStream, pos, out []T) {
 	un := uint64(len(pos))
 	pow2 := un&(un-1) == 0
 	for i := 0; i < len(out); {
@@ -316,6 +334,9 @@ func (d *drawStream) drawPositions(pos, out []int32) {
 				out[i+k] = pos[outs[k]&(un-1)]
 			}
 		} else {
+			if p32, ok := any(pos).([]int32); ok {
+				k = gatherPositions(outs, p32, any(out).([]int32)[i:])
+			}
 			for ; k < len(outs); k++ {
 				j, lo := bits.Mul64(outs[k], un)
 				if lo < un {

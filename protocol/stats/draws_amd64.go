@@ -53,3 +53,23 @@ func (d *drawStream) refill() {
 	}
 	d.pos = 0
 }
+
+// lemireGather32 is the start of drawPositions' loop for n < 2³² in
+// AVX-512 (pcg_amd64.s): for whole groups of eight outputs of outs, the
+// indices j = ⌊r·n/2⁶⁴⌋ and pos[j] of each written to out, up to the
+// first group in which a draw may be rejected; it returns how many outputs
+// it took (a multiple of eight).
+//
+//go:noescape
+func lemireGather32(outs []uint64, n uint64, pos []int32, out []int32) int
+
+// gatherPositions writes pos[j] to out for the first outputs of outs, as
+// drawPositions' loop does for n = len(pos), not a power of two, and
+// returns how many it took: by lemireGather32 where AVX-512 is available,
+// none otherwise.
+func gatherPositions(outs []uint64, pos, out []int32) int {
+	if !haveAVX512 {
+		return 0
+	}
+	return lemireGather32(outs, uint64(len(pos)), pos, out[:len(outs)])
+}

@@ -83,25 +83,38 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 		below[p], upTo[p] = int32(lt), int32(le)
 	}
 	// Without a value of x equal to one of y (the usual case), no pair is
-	// equal and x's draws are recorded as below[posX[j]] at once: one
-	// lookup per draw instead of three.
+	// equal and x's draws are recorded as below[posX[j]] at once. With
+	// ties, they are recorded as below and upTo of x[j] packed in one word
+	// (below in the low half): one lookup per draw either way, then one or
+	// two of the prefix counts.
 	ties := !slices.Equal(below, upTo)
 	var belowX []int32
+	var boundsX []uint64
 	if !ties {
 		belowX = make([]int32, n)
 		for i, p := range posX {
 			belowX[i] = below[p]
 		}
+	} else {
+		boundsX = make([]uint64, n)
+		for i, p := range posX {
+			boundsX[i] = uint64(below[p]) | uint64(upTo[p])<<32
+		}
 	}
 
-	// countY[p+1] counts the draws of sortedY[p]; cum[p] the draws of the
-	// sorted positions < p.
+	// countY[p+1] counts the draws of sortedY[p]; then, summed in place,
+	// countY[p] counts the draws of the sorted positions < p (at most m,
+	// an int32: positions are).
 	bufs := probImprovementBufs.Get().(*probImprovementBuffers)
 	defer probImprovementBufs.Put(bufs)
-	drawX := growInt32(&bufs.drawX, n)
+	var drawX []int32
+	var drawB []uint64
+	if ties {
+		drawB = growUint64(&bufs.drawB, n)
+	} else {
+		drawX = growInt32(&bufs.drawX, n)
+	}
 	countY := growInt32(&bufs.countY, m+1)
-	cum := growInt64(&bufs.cum, m+1)
-	cum[0] = 0
 	values := grow(&bufs.values, resamples)
 	pairs := float64(n) * float64(m)
 	src := newIndexSource(seed)
@@ -110,37 +123,41 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 		stream = &bufs.stream
 		stream.reset(seed)
 	}
-	xPos := belowX
-	if ties {
-		xPos = posX
-	}
 	for b := range values {
 		if stop != nil && b%stopEvery == 0 && stop() {
 			return 0, 0, false
 		}
 		clear(countY)
+		switch {
+		case stream != nil && ties:
+			drawPositions(stream, boundsX, drawB)
+		case stream != nil:
+			drawPositions(stream, belowX, drawX)
+		case ties:
+			drawPositionsScalar(&src, boundsX, drawB)
+		default:
+			drawPositionsScalar(&src, belowX, drawX)
+		}
 		if stream != nil {
-			stream.drawPositions(xPos, drawX)
 			stream.countDraws(posY, countY[1:])
 		} else {
-			src.drawPositions(xPos, drawX)
 			src.countDraws(posY, countY[1:])
 		}
-		var c int64
+		var c int32
 		for p := 1; p <= m; p++ {
-			c += int64(countY[p])
-			cum[p] = c
+			c += countY[p]
+			countY[p] = c
 		}
 		var gt, eq int64
 		if ties {
-			for _, p := range drawX {
-				l, u := cum[below[p]], cum[upTo[p]]
+			for _, v := range drawB {
+				l, u := int64(countY[uint32(v)]), int64(countY[v>>32])
 				gt += l
 				eq += u - l
 			}
 		} else {
 			for _, l := range drawX {
-				gt += cum[l]
+				gt += int64(countY[l])
 			}
 		}
 		values[b] = (float64(gt) + 0.5*float64(eq)) / pairs
@@ -215,9 +232,10 @@ func (s *indexSource) countDraws(pos, counts []int32) {
 	s.hi, s.lo = hi, lo
 }
 
-// drawPositions draws len(pos) indices j in [0, len(pos)), as intN does,
-// and writes pos[j] of each to out, in draw order.
-func (s *indexSource) drawPositions(pos, out []int32) {
+// drawPositionsScalar is drawPositions by indexSource: len(out) indices j
+// in [0, len(pos)), as intN does, pos[j] of each written to out in draw
+// order.
+func drawPositionsScalar[T int32 | uint64](s *indexSource, pos, out []T) {
 	un := uint64(len(pos))
 	pow2 := un&(un-1) == 0
 	hi, lo := s.hi, s.lo
@@ -239,10 +257,10 @@ func (s *indexSource) drawPositions(pos, out []int32) {
 // probImprovementBuffers are the scratch slices of one
 // ProbImprovementCIUntil call, kept for the next as bootstrapBuffers are
 // (every element is written before it is read: countY is cleared per
-// resample, cum[0] set once, the others written in full).
+// resample, the others written in full).
 type probImprovementBuffers struct {
 	drawX, countY []int32
-	cum           []int64
+	drawB         []uint64
 	values        []float64
 	stream        drawStream // reset before use
 }
@@ -256,9 +274,9 @@ func growInt32(buf *[]int32, n int) []int32 {
 	return (*buf)[:n]
 }
 
-func growInt64(buf *[]int64, n int) []int64 {
+func growUint64(buf *[]uint64, n int) []uint64 {
 	if cap(*buf) < n {
-		*buf = make([]int64, n)
+		*buf = make([]uint64, n)
 	}
 	return (*buf)[:n]
 }
