@@ -334,9 +334,7 @@ func drawPositions[T int32 | uint64](d *drawStream, pos, out []T) {
 				out[i+k] = pos[outs[k]&(un-1)]
 			}
 		} else {
-			if p32, ok := any(pos).([]int32); ok {
-				k = gatherPositions(outs, p32, any(out).([]int32)[i:])
-			}
+			k = gatherPositions(outs, pos, out[i:])
 			for ; k < len(outs); k++ {
 				j, lo := bits.Mul64(outs[k], un)
 				if lo < un {

@@ -63,13 +63,25 @@ func (d *drawStream) refill() {
 //go:noescape
 func lemireGather32(outs []uint64, n uint64, pos []int32, out []int32) int
 
+// lemireGather64 is lemireGather32 for words (ProbImprovementCIUntil's
+// packed counts of a tied x).
+//
+//go:noescape
+func lemireGather64(outs []uint64, n uint64, pos []uint64, out []uint64) int
+
 // gatherPositions writes pos[j] to out for the first outputs of outs, as
 // drawPositions' loop does for n = len(pos), not a power of two, and
-// returns how many it took: by lemireGather32 where AVX-512 is available,
-// none otherwise.
-func gatherPositions(outs []uint64, pos, out []int32) int {
+// returns how many it took: by lemireGather32 or lemireGather64 where
+// AVX-512 is available, none otherwise.
+func gatherPositions[T int32 | uint64](outs []uint64, pos, out []T) int {
 	if !haveAVX512 {
 		return 0
 	}
-	return lemireGather32(outs, uint64(len(pos)), pos, out[:len(outs)])
+	switch p := any(pos).(type) {
+	case []int32:
+		return lemireGather32(outs, uint64(len(p)), p, any(out).([]int32)[:len(outs)])
+	case []uint64:
+		return lemireGather64(outs, uint64(len(p)), p, any(out).([]uint64)[:len(outs)])
+	}
+	return 0
 }

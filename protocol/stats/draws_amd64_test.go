@@ -33,7 +33,7 @@ func TestPCGRefillAVX512EqualsGo(t *testing.T) {
 	}
 }
 
-// TestLemireGather32: the indices of whole groups of eight are Lemire's
+// TestLemireGather32 (and 64): the indices of whole groups of eight are Lemire's
 // products' high words (bits.Mul64), for n from 3 to 2²², outputs at
 // the extremes among them; it stops before the first group holding an
 // output whose product's low word falls below n (a draw that may be
@@ -46,8 +46,10 @@ func TestLemireGather32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(45, 46))
 	const maxN = 1 << 22
 	pos := make([]int32, maxN)
+	words := make([]uint64, maxN) // lemireGather64's: j in the high half
 	for j := range pos {
 		pos[j] = int32(rng.Uint32() >> 1)
+		words[j] = uint64(pos[j]) | uint64(j)<<32
 	}
 	for trial := range 300 {
 		n := 3 + rng.Uint64N(maxN-3)
@@ -89,6 +91,16 @@ func TestLemireGather32(t *testing.T) {
 			j, _ := bits.Mul64(r, n)
 			if out[i] != pos[j] {
 				t.Fatalf("trial %d (n %d): output %d (%#x): pos[%d] = %d, got %d", trial, n, i, r, j, pos[j], out[i])
+			}
+		}
+		outW := make([]uint64, len(outs))
+		if kw := lemireGather64(outs, n, words[:n], outW); kw != want {
+			t.Fatalf("trial %d (n %d, %d outputs, first rejection at %d): words took %d, want %d", trial, n, len(outs), rejectAt, kw, want)
+		}
+		for i, r := range outs[:k] {
+			j, _ := bits.Mul64(r, n)
+			if outW[i] != words[j] {
+				t.Fatalf("trial %d (n %d): output %d (%#x): words[%d] = %#x, got %#x", trial, n, i, r, j, words[j], outW[i])
 			}
 		}
 	}

@@ -13,4 +13,4 @@ func (d *drawStream) refill() {
 
 // gatherPositions takes none of outs off amd64: drawPositions' Go loop
 // draws them all.
-func gatherPositions(outs []uint64, pos, out []int32) int { return 0 }
+func gatherPositions[T int32 | uint64](outs []uint64, pos, out []T) int { return 0 }
