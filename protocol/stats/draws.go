@@ -50,6 +50,10 @@ type pcgLanes struct {
 const (
 	// pcgLanesN is the number of lanes: four AVX-512 registers of eight.
 	pcgLanesN = 32
+	// gatherMin is the fewest outputs for which drawPositions and
+	// countDraws call gatherPositions (its groups are of eight; below
+	// about that, the call costs more than it saves).
+	gatherMin = 16
 	// drawBlock is how many outputs a refill computes (a multiple of
 	// pcgLanesN).
 	drawBlock = 512
@@ -297,10 +301,13 @@ func (d *drawStream) countDraws(pos, counts []int32) {
 			}
 		} else {
 			// The positions of whole groups of draws gathered at once
-			// (gatherPositions), then counted.
-			k = gatherPositions(outs, pos, d.gathered[:])
-			for _, p := range d.gathered[:k] {
-				counts[p]++
+			// (gatherPositions), then counted; not worth a call for a
+			// few draws.
+			if len(outs) >= gatherMin {
+				k = gatherPositions(outs, pos, d.gathered[:])
+				for _, p := range d.gathered[:k] {
+					counts[p]++
+				}
 			}
 			for ; k < len(outs); k++ {
 				j, lo := bits.Mul64(outs[k], un)
@@ -334,7 +341,9 @@ func drawPositions[T int32 | uint64](d *drawStream, pos, out []T) {
 				out[i+k] = pos[outs[k]&(un-1)]
 			}
 		} else {
-			k = gatherPositions(outs, pos, out[i:])
+			if len(outs) >= gatherMin {
+				k = gatherPositions(outs, pos, out[i:])
+			}
 			for ; k < len(outs); k++ {
 				j, lo := bits.Mul64(outs[k], un)
 				if lo < un {
