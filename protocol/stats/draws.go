@@ -22,12 +22,12 @@ import "math/bits"
 //
 // Where AVX-512 is available, drawPositions and countDraws (the
 // probability of improvement's draws) also take the index draws of a
-// block eight at a time (gatherPositions, lemireGather32): Lemire's
-// product from two 32×32-bit products, and the positions gathered; a group
-// in which a draw may be rejected is left to the Go loop, which draws it
-// as intN does. The bootstrap's own loops (resample, resampleCounts,
-// resampleSum) keep the Go loop: they also sum the drawn values in draw
-// order.
+// block, from gatherMin outputs on, eight at a time (gatherPositions,
+// lemireGather32 and lemireGather64): Lemire's product from two 32×32-bit
+// products, and the positions gathered; a group in which a draw may be
+// rejected is left to the Go loop, which draws it as intN does. The
+// bootstrap's own loops (resample, resampleCounts, resampleSum) keep the
+// Go loop: the same kernel there was slower (docs/decisions.md).
 //
 // The bootstrap uses the stream where the refill is vectorised
 // (useDrawStream). Elsewhere indexSource's loops stay faster: in Go the
