@@ -126,6 +126,18 @@ func BenchmarkProbImprovementCILarge(b *testing.B) {
 	benchcpu.Report(b, before)
 }
 
+// BenchmarkProbImprovementCILargeTies is the baseline's cell against
+// itself (every value of x equal to one of y: the path with ties).
+func BenchmarkProbImprovementCILargeTies(b *testing.B) {
+	xs := benchLarge()
+	b.ReportAllocs()
+	before := benchcpu.Now()
+	for b.Loop() {
+		ProbImprovementCI(xs, xs, benchResamples, 7, 0.95)
+	}
+	benchcpu.Report(b, before)
+}
+
 // BenchmarkProbImprovementCILargeDrawOrder is the same cell the way issue
 // 14 counted it (the x indices listed in draw order), to compare.
 func BenchmarkProbImprovementCILargeDrawOrder(b *testing.B) {

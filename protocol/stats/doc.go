@@ -80,7 +80,10 @@
 //     moved on by the LCG's 32-step map (M³², C₃₂), eight to a vector
 //     register, fill a buffer of 512 outputs that the draws then read in
 //     order; the outputs, and so the indices, are the same (tests compare
-//     both generators and every bootstrap result by either path).
+//     both generators and every bootstrap result by either path). There,
+//     the probability of improvement's interval also computes Lemire's
+//     products eight at a time from two 32×32-bit products (n < 2³²),
+//     handing any group that holds a low word below n to the loop above.
 //  4. Resamples. For b = 1 … B, draw n indices i₁ … iₙ in order and form the
 //     resample (x[i₁], …, x[iₙ]); apply the statistic to it. StatMean sums
 //     the resample in draw order and divides by n; StatIQM sorts it
@@ -96,7 +99,9 @@
 //     the result is the same. When every value is equal and the statistics
 //     are StatMean and StatIQM, every resample is the same whatever the
 //     draws, and the package computes its statistic once without drawing;
-//     the result is again the same, bit for bit.
+//     the result is again the same, bit for bit. So does the probability of
+//     improvement's interval when every x lies above every y (1), below (0),
+//     or all values are one (½).
 //
 // BootstrapCIs evaluates several statistics on the same resamples; each
 // result equals a BootstrapCI call with the same seed. The skyfall family

@@ -20,15 +20,25 @@ import "math/bits"
 // indexSource.intN does from its own, so a rejection simply reads more
 // outputs: the indices are indexSource's, draw for draw.
 //
+// Where AVX-512 is available, drawPositions and countDraws (the
+// probability of improvement's draws) also take the index draws of a
+// block, from gatherMin outputs on, eight at a time (gatherPositions,
+// lemireGather32 and lemireGather64): Lemire's product from two 32×32-bit
+// products, and the positions gathered; a group in which a draw may be
+// rejected is left to the Go loop, which draws it as intN does. The
+// bootstrap's own loops (resample, resampleCounts, resampleSum) keep the
+// Go loop: the same kernel there was slower (docs/decisions.md).
+//
 // The bootstrap uses the stream where the refill is vectorised
 // (useDrawStream). Elsewhere indexSource's loops stay faster: in Go the
 // lanes do no better than the serial step (the multiplications, not their
 // chain, are the limit), and reading the outputs back from a buffer no
 // longer overlaps the consumer's work with the generator's.
 type drawStream struct {
-	lanes pcgLanes
-	pos   int // the next output to read from buf; drawBlock when empty
-	buf   [drawBlock]uint64
+	lanes    pcgLanes
+	pos      int // the next output to read from buf; drawBlock when empty
+	buf      [drawBlock]uint64
+	gathered [drawBlock]int32 // countDraws' positions of a block's draws
 }
 
 // pcgLanes are the states of the stream's lanes, high and low words apart
@@ -40,6 +50,10 @@ type pcgLanes struct {
 const (
 	// pcgLanesN is the number of lanes: four AVX-512 registers of eight.
 	pcgLanesN = 32
+	// gatherMin is the fewest outputs for which drawPositions and
+	// countDraws call gatherPositions (its groups are of eight; below
+	// about that, the call costs more than it saves).
+	gatherMin = 16
 	// drawBlock is how many outputs a refill computes (a multiple of
 	// pcgLanesN).
 	drawBlock = 512
@@ -170,21 +184,27 @@ func (d *drawStream) resample(xs []float64, pow2 bool, draw []float64, pos, coun
 	for i := 0; i < len(draw); {
 		outs := d.next(len(draw) - i)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
-					break
+		if pow2 {
+			for ; k < len(outs); k++ {
+				x := xs[outs[k]&(un-1)]
+				sum += x
+				draw[i+k] = x
+				if counts != nil {
+					counts[pos[outs[k]&(un-1)]]++
 				}
 			}
-			x := xs[j]
-			sum += x
-			draw[i+k] = x
-			if counts != nil {
-				counts[pos[j]]++
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
+					break
+				}
+				x := xs[j]
+				sum += x
+				draw[i+k] = x
+				if counts != nil {
+					counts[pos[j]]++
+				}
 			}
 		}
 		d.pos += k
@@ -210,18 +230,21 @@ func (d *drawStream) resampleCounts(xs []float64, pow2 bool, pos, counts []int32
 	for left := len(xs); left > 0; {
 		outs := d.next(left)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
+		if pow2 {
+			for ; k < len(outs); k++ {
+				j := outs[k] & (un - 1)
+				sum += xs[j]
+				counts[pos[j]]++
+			}
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
 					break
 				}
+				sum += xs[j]
+				counts[pos[j]]++
 			}
-			sum += xs[j]
-			counts[pos[j]]++
 		}
 		d.pos += k
 		left -= k
@@ -241,17 +264,18 @@ func (d *drawStream) resampleSum(xs []float64, pow2 bool) float64 {
 	for left := len(xs); left > 0; {
 		outs := d.next(left)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
+		if pow2 {
+			for ; k < len(outs); k++ {
+				sum += xs[outs[k]&(un-1)]
+			}
+		} else {
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
 					break
 				}
+				sum += xs[j]
 			}
-			sum += xs[j]
 		}
 		d.pos += k
 		left -= k
@@ -271,17 +295,27 @@ func (d *drawStream) countDraws(pos, counts []int32) {
 	for left := len(pos); left > 0; {
 		outs := d.next(left)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
-					break
+		if pow2 {
+			for ; k < len(outs); k++ {
+				counts[pos[outs[k]&(un-1)]]++
+			}
+		} else {
+			// The positions of whole groups of draws gathered at once
+			// (gatherPositions), then counted; not worth a call for a
+			// few draws.
+			if len(outs) >= gatherMin {
+				k = gatherPositions(outs, pos, d.gathered[:])
+				for _, p := range d.gathered[:k] {
+					counts[p]++
 				}
 			}
-			counts[pos[j]]++
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
+					break
+				}
+				counts[pos[j]]++
+			}
 		}
 		d.pos += k
 		left -= k
@@ -293,24 +327,30 @@ func (d *drawStream) countDraws(pos, counts []int32) {
 }
 
 // drawPositions draws len(out) indices j in [0, len(pos)), as intN does,
-// and writes pos[j] of each to out, in draw order.
-func (d *drawStream) drawPositions(pos, out []int32) {
+// and writes pos[j] of each to out, in draw order: a position (int32) or
+// ProbImprovementCIUntil's two counts of a value packed in one word
+// (uint64).
+func drawPositions[T int32 | uint64](d *drawStream, pos, out []T) {
 	un := uint64(len(pos))
 	pow2 := un&(un-1) == 0
 	for i := 0; i < len(out); {
 		outs := d.next(len(out) - i)
 		k := 0
-		for ; k < len(outs); k++ {
-			var j uint64
-			if pow2 {
-				j = outs[k] & (un - 1)
-			} else {
-				var lo uint64
-				if j, lo = bits.Mul64(outs[k], un); lo < un {
+		if pow2 {
+			for ; k < len(outs); k++ {
+				out[i+k] = pos[outs[k]&(un-1)]
+			}
+		} else {
+			if len(outs) >= gatherMin {
+				k = gatherPositions(outs, pos, out[i:])
+			}
+			for ; k < len(outs); k++ {
+				j, lo := bits.Mul64(outs[k], un)
+				if lo < un {
 					break
 				}
+				out[i+k] = pos[j]
 			}
-			out[i+k] = pos[j]
 		}
 		d.pos += k
 		i += k

@@ -53,3 +53,35 @@ func (d *drawStream) refill() {
 	}
 	d.pos = 0
 }
+
+// lemireGather32 is the start of drawPositions' loop for n < 2³² in
+// AVX-512 (pcg_amd64.s): for whole groups of eight outputs of outs, the
+// indices j = ⌊r·n/2⁶⁴⌋ and pos[j] of each written to out, up to the
+// first group in which a draw may be rejected; it returns how many outputs
+// it took (a multiple of eight).
+//
+//go:noescape
+func lemireGather32(outs []uint64, n uint64, pos []int32, out []int32) int
+
+// lemireGather64 is lemireGather32 for words (ProbImprovementCIUntil's
+// packed counts of a tied x).
+//
+//go:noescape
+func lemireGather64(outs []uint64, n uint64, pos []uint64, out []uint64) int
+
+// gatherPositions writes pos[j] to out for the first outputs of outs, as
+// drawPositions' loop does for n = len(pos), not a power of two, and
+// returns how many it took: by lemireGather32 or lemireGather64 where
+// AVX-512 is available, none otherwise.
+func gatherPositions[T int32 | uint64](outs []uint64, pos, out []T) int {
+	if !haveAVX512 {
+		return 0
+	}
+	switch p := any(pos).(type) {
+	case []int32:
+		return lemireGather32(outs, uint64(len(p)), p, any(out).([]int32)[:len(outs)])
+	case []uint64:
+		return lemireGather64(outs, uint64(len(p)), p, any(out).([]uint64)[:len(outs)])
+	}
+	return 0
+}

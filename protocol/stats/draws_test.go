@@ -215,7 +215,7 @@ func streamLoops(t *testing.T, d drawStream, xs []float64, rounds int) {
 			case 3:
 				d.countDraws(pos, counts)
 			case 4:
-				d.drawPositions(pos, out)
+				drawPositions(d, pos, out)
 				r.out = append(r.out, out...)
 			}
 			r.sums = append(r.sums, math.Float64bits(sum))
@@ -343,10 +343,21 @@ func TestDrawStreamLoopsEqualScalar(t *testing.T) {
 							s.countDraws(pos, cb)
 						case 4:
 							oa, ob := make([]int32, n), make([]int32, n)
-							d.drawPositions(pos, oa)
-							s.drawPositions(pos, ob)
+							drawPositions(&d, pos, oa)
+							drawPositionsScalar(&s, pos, ob)
 							if !slices.Equal(oa, ob) {
 								t.Fatalf("%s: drawPositions n %d: %v, scalar %v", p.name, n, oa, ob)
+							}
+							// The packed words ProbImprovementCIUntil draws with ties.
+							words := make([]uint64, n)
+							for i, q := range pos {
+								words[i] = uint64(q) | uint64(n-i)<<32
+							}
+							wa, wb := make([]uint64, n), make([]uint64, n)
+							drawPositions(&d, words, wa)
+							drawPositionsScalar(&s, words, wb)
+							if !slices.Equal(wa, wb) {
+								t.Fatalf("%s: drawPositions of words n %d: %v, scalar %v", p.name, n, wa, wb)
 							}
 						}
 						if math.Float64bits(sa) != math.Float64bits(sb) || !slices.Equal(ca, cb) || !slices.Equal(da, db) {

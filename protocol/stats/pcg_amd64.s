@@ -116,3 +116,91 @@ round:
 	VMOVDQU64 Z7, 448(SI)
 	VZEROUPPER
 	RET
+
+// func lemireGather32(outs []uint64, n uint64, pos []int32, out []int32) int
+// For each group of eight outputs r of outs, in order: the indices
+// j = ⌊r·n/2⁶⁴⌋ (Lemire's product's high word, from two 32×32-bit
+// products since n < 2³²: a = rlo·n, t = rhi·n + a>>32, j = t>>32, low
+// word t<<32 | low(a)), and pos[j] of each written to out. It stops
+// before the first group in which a low word falls below n (a draw that
+// may be rejected, left to the caller) or with fewer than eight outputs
+// left, and returns how many outputs it took. len(out) ≥ len(outs).
+TEXT ·lemireGather32(SB), NOSPLIT, $0-88
+	MOVQ outs_base+0(FP), SI
+	MOVQ outs_len+8(FP), CX
+	MOVQ n+24(FP), AX
+	MOVQ pos_base+32(FP), BX
+	MOVQ out_base+56(FP), DI
+	VPBROADCASTQ AX, Z31
+	MOVQ $0xffffffff, R8
+	VPBROADCASTQ R8, Z30
+	XORQ DX, DX
+
+group:
+	LEAQ 8(DX), R9
+	CMPQ R9, CX
+	JGT  taken
+	VMOVDQU64 (SI)(DX*8), Z0
+	VPMULUDQ  Z31, Z0, Z1
+	VPSRLQ    $32, Z0, Z2
+	VPMULUDQ  Z31, Z2, Z2
+	VPSRLQ    $32, Z1, Z3
+	VPADDQ    Z3, Z2, Z2
+	VPSLLQ    $32, Z2, Z3
+	VPANDQ    Z30, Z1, Z1
+	VPORQ     Z1, Z3, Z3
+	VPCMPUQ   $1, Z31, Z3, K1
+	KORTESTB  K1, K1
+	JNZ       taken
+	VPSRLQ    $32, Z2, Z2
+	KXNORB    K2, K2, K2
+	VPGATHERQD (BX)(Z2*4), K2, Y4
+	VMOVDQU32 Y4, (DI)(DX*4)
+	MOVQ R9, DX
+	JMP  group
+
+taken:
+	MOVQ DX, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func lemireGather64(outs []uint64, n uint64, pos []uint64, out []uint64) int
+// lemireGather32 for words: pos[j] of eight bytes.
+TEXT ·lemireGather64(SB), NOSPLIT, $0-88
+	MOVQ outs_base+0(FP), SI
+	MOVQ outs_len+8(FP), CX
+	MOVQ n+24(FP), AX
+	MOVQ pos_base+32(FP), BX
+	MOVQ out_base+56(FP), DI
+	VPBROADCASTQ AX, Z31
+	MOVQ $0xffffffff, R8
+	VPBROADCASTQ R8, Z30
+	XORQ DX, DX
+
+group64:
+	LEAQ 8(DX), R9
+	CMPQ R9, CX
+	JGT  taken64
+	VMOVDQU64 (SI)(DX*8), Z0
+	VPMULUDQ  Z31, Z0, Z1
+	VPSRLQ    $32, Z0, Z2
+	VPMULUDQ  Z31, Z2, Z2
+	VPSRLQ    $32, Z1, Z3
+	VPADDQ    Z3, Z2, Z2
+	VPSLLQ    $32, Z2, Z3
+	VPANDQ    Z30, Z1, Z1
+	VPORQ     Z1, Z3, Z3
+	VPCMPUQ   $1, Z31, Z3, K1
+	KORTESTB  K1, K1
+	JNZ       taken64
+	VPSRLQ    $32, Z2, Z2
+	KXNORB    K2, K2, K2
+	VPGATHERQQ (BX)(Z2*8), K2, Z4
+	VMOVDQU64 Z4, (DI)(DX*8)
+	MOVQ R9, DX
+	JMP  group64
+
+taken64:
+	MOVQ DX, ret+80(FP)
+	VZEROUPPER
+	RET

@@ -31,7 +31,10 @@ func ProbImprovementCI(x, y []float64, resamples int, seed uint64, level float64
 
 // ProbImprovementCIUntil is ProbImprovementCI that gives up when stop (if
 // not nil) returns true, asked before every 16th resample: ok is then
-// false. stop does not change a completed result.
+// false. stop does not change a completed result. When every resample's
+// statistic is the same (every x above every y, or below, or one value on
+// both sides: separated), the interval is that value, found without a draw
+// and without asking stop.
 //
 // Per resample, x's draws are kept as positions in x sorted and y's are
 // counted per position in y sorted (prefix counts); then the pairs greater
@@ -58,6 +61,9 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 	}
 	sortedX, posX := sortedPositions(x)
 	sortedY, posY := sortedPositions(y)
+	if v, ok := separated(sortedX, sortedY); ok {
+		return v, v, true
+	}
 	// below[p] and upTo[p] count the sorted y values < and ≤ sortedX[p].
 	below := make([]int32, n)
 	upTo := make([]int32, n)
@@ -77,25 +83,38 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 		below[p], upTo[p] = int32(lt), int32(le)
 	}
 	// Without a value of x equal to one of y (the usual case), no pair is
-	// equal and x's draws are recorded as below[posX[j]] at once: one
-	// lookup per draw instead of three.
+	// equal and x's draws are recorded as below[posX[j]] at once. With
+	// ties, they are recorded as below and upTo of x[j] packed in one word
+	// (below in the low half): one lookup per draw either way, then one or
+	// two of the prefix counts.
 	ties := !slices.Equal(below, upTo)
 	var belowX []int32
+	var boundsX []uint64
 	if !ties {
 		belowX = make([]int32, n)
 		for i, p := range posX {
 			belowX[i] = below[p]
 		}
+	} else {
+		boundsX = make([]uint64, n)
+		for i, p := range posX {
+			boundsX[i] = uint64(below[p]) | uint64(upTo[p])<<32
+		}
 	}
 
-	// countY[p+1] counts the draws of sortedY[p]; cum[p] the draws of the
-	// sorted positions < p.
+	// countY[p+1] counts the draws of sortedY[p]; then, summed in place,
+	// countY[p] counts the draws of the sorted positions < p (at most m,
+	// an int32: positions are).
 	bufs := probImprovementBufs.Get().(*probImprovementBuffers)
 	defer probImprovementBufs.Put(bufs)
-	drawX := growInt32(&bufs.drawX, n)
+	var drawX []int32
+	var drawB []uint64
+	if ties {
+		drawB = growUint64(&bufs.drawB, n)
+	} else {
+		drawX = growInt32(&bufs.drawX, n)
+	}
 	countY := growInt32(&bufs.countY, m+1)
-	cum := growInt64(&bufs.cum, m+1)
-	cum[0] = 0
 	values := grow(&bufs.values, resamples)
 	pairs := float64(n) * float64(m)
 	src := newIndexSource(seed)
@@ -104,43 +123,75 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 		stream = &bufs.stream
 		stream.reset(seed)
 	}
-	xPos := belowX
-	if ties {
-		xPos = posX
-	}
 	for b := range values {
 		if stop != nil && b%stopEvery == 0 && stop() {
 			return 0, 0, false
 		}
 		clear(countY)
+		switch {
+		case stream != nil && ties:
+			drawPositions(stream, boundsX, drawB)
+		case stream != nil:
+			drawPositions(stream, belowX, drawX)
+		case ties:
+			drawPositionsScalar(&src, boundsX, drawB)
+		default:
+			drawPositionsScalar(&src, belowX, drawX)
+		}
 		if stream != nil {
-			stream.drawPositions(xPos, drawX)
 			stream.countDraws(posY, countY[1:])
 		} else {
-			src.drawPositions(xPos, drawX)
 			src.countDraws(posY, countY[1:])
 		}
-		var c int64
+		var c int32
 		for p := 1; p <= m; p++ {
-			c += int64(countY[p])
-			cum[p] = c
+			c += countY[p]
+			countY[p] = c
 		}
 		var gt, eq int64
 		if ties {
-			for _, p := range drawX {
-				l, u := cum[below[p]], cum[upTo[p]]
+			for _, v := range drawB {
+				l, u := int64(countY[uint32(v)]), int64(countY[v>>32])
 				gt += l
 				eq += u - l
 			}
 		} else {
 			for _, l := range drawX {
-				gt += cum[l]
+				gt += int64(countY[l])
 			}
 		}
 		values[b] = (float64(gt) + 0.5*float64(eq)) / pairs
 	}
 	lo, hi = quantilePairSelect(values, (1-level)/2, (1+level)/2)
 	return lo, hi, true
+}
+
+// separated says whether every resample of ProbImprovementCI on x and y
+// (sortedX and sortedY, ascending) has the same statistic, and which: 1
+// when every x lies above every y, 0 when every x lies below, ½ when all
+// values are one (a constant metric on both sides, or the baseline's
+// constant metric against itself). Each resample's pairs are then all
+// greater, all less or all equal, so its value is (n·m)/(n·m), 0/(n·m) or
+// ½(n·m)/(n·m) in the loop's float64 arithmetic: float64(int64(n·m)) and
+// float64(n)·float64(m) are both n·m rounded once, so the quotients are
+// exactly 1, 0 and ½, and the percentile interval of equal values is
+// [v, v] (lerp of v and v is v). The draws would give those very bits, and
+// no state is shared between bootstraps (each has its seed), so skipping
+// them changes no other result: constantCIs' reasoning for the
+// probability of improvement (issue 16: a quarter to a half of a sweep's
+// probability-of-improvement cells have a constant metric).
+func separated(sortedX, sortedY []float64) (v float64, ok bool) {
+	xlo, xhi := sortedX[0], sortedX[len(sortedX)-1]
+	ylo, yhi := sortedY[0], sortedY[len(sortedY)-1]
+	switch {
+	case xlo > yhi:
+		return 1, true
+	case xhi < ylo:
+		return 0, true
+	case xlo == xhi && ylo == yhi && xlo == ylo: // ±0 are equal, as the loop counts them
+		return 0.5, true
+	}
+	return 0, false
 }
 
 // sortedPositions is vs sorted (stable) and where each vs[i] sits in it.
@@ -181,9 +232,10 @@ func (s *indexSource) countDraws(pos, counts []int32) {
 	s.hi, s.lo = hi, lo
 }
 
-// drawPositions draws len(pos) indices j in [0, len(pos)), as intN does,
-// and writes pos[j] of each to out, in draw order.
-func (s *indexSource) drawPositions(pos, out []int32) {
+// drawPositionsScalar is drawPositions by indexSource: len(out) indices j
+// in [0, len(pos)), as intN does, pos[j] of each written to out in draw
+// order.
+func drawPositionsScalar[T int32 | uint64](s *indexSource, pos, out []T) {
 	un := uint64(len(pos))
 	pow2 := un&(un-1) == 0
 	hi, lo := s.hi, s.lo
@@ -205,10 +257,10 @@ func (s *indexSource) drawPositions(pos, out []int32) {
 // probImprovementBuffers are the scratch slices of one
 // ProbImprovementCIUntil call, kept for the next as bootstrapBuffers are
 // (every element is written before it is read: countY is cleared per
-// resample, cum[0] set once, the others written in full).
+// resample, the others written in full).
 type probImprovementBuffers struct {
 	drawX, countY []int32
-	cum           []int64
+	drawB         []uint64
 	values        []float64
 	stream        drawStream // reset before use
 }
@@ -222,9 +274,9 @@ func growInt32(buf *[]int32, n int) []int32 {
 	return (*buf)[:n]
 }
 
-func growInt64(buf *[]int64, n int) []int64 {
+func growUint64(buf *[]uint64, n int) []uint64 {
 	if cap(*buf) < n {
-		*buf = make([]int64, n)
+		*buf = make([]uint64, n)
 	}
 	return (*buf)[:n]
 }

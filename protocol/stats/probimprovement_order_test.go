@@ -141,3 +141,58 @@ func TestProbImprovementCIUntilStops(t *testing.T) {
 		t.Errorf("not stopped: [%v, %v] %v, want [%v, %v]", lo, hi, ok, wlo, whi)
 	}
 }
+
+// TestProbImprovementCISeparatedDrawsNothing: when every x lies above every
+// y, or below, or all values are one (a constant metric on both sides),
+// every resample's statistic is the same (1, 0, ½) and the interval is
+// found without a draw (stop is never asked), to the bit of the draws.
+// Samples that touch (the least x equal to the greatest y, among others)
+// still draw, with the same result as in draw order.
+func TestProbImprovementCISeparatedDrawsNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 20))
+	sample := func(n int, lo, hi float64) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = lo + (hi-lo)*rng.Float64()
+		}
+		return v
+	}
+	for _, c := range []struct {
+		name  string
+		x, y  []float64
+		draws bool
+		want  float64
+	}{
+		{"above", sample(37, 2, 3), sample(50, -1, 1.5), false, 1},
+		{"above, constants", []float64{4, 4, 4}, []float64{-2, -2}, false, 1},
+		{"above, one x", sample(64, 1, 2), []float64{0.5, 0.25}, false, 1},
+		{"below", sample(33, -5, -4), sample(29, -3.5, 9), false, 0},
+		{"below, constants", []float64{0, 0}, []float64{1, 1, 1, 1}, false, 0},
+		{"one value", []float64{7, 7, 7, 7, 7}, []float64{7, 7, 7}, false, 0.5},
+		{"one value, signed zeros", []float64{0, math.Copysign(0, -1)}, []float64{0, 0, 0}, false, 0.5},
+		{"touching from above", append(sample(20, 2, 3), 1), append(sample(20, 0, 0.5), 1), true, 0},
+		{"touching from below", append(sample(20, 0, 0.5), 1), append(sample(20, 2, 3), 1), true, 0},
+		{"constant x inside y", []float64{1, 1, 1}, []float64{0, 2, 3}, true, 0},
+		{"one value and one other", []float64{7, 7, 7}, []float64{7, 7, 8}, true, 0},
+	} {
+		for _, res := range []int{1, 17, windowMin + 5, 2000} {
+			seed := rng.Uint64()
+			asked := 0
+			lo, hi, ok := ProbImprovementCIUntil(c.x, c.y, res, seed, 0.95, func() bool { asked++; return false })
+			wlo, whi := probImprovementCIDrawOrder(c.x, c.y, res, seed, 0.95)
+			if !ok || math.Float64bits(lo) != math.Float64bits(wlo) || math.Float64bits(hi) != math.Float64bits(whi) {
+				t.Fatalf("%s, %d resamples: [%v, %v] (ok %v), in draw order [%v, %v]", c.name, res, lo, hi, ok, wlo, whi)
+			}
+			if drew := asked > 0; drew != c.draws {
+				t.Errorf("%s, %d resamples: stop asked %d times, want draws %v", c.name, res, asked, c.draws)
+			}
+			if !c.draws && (lo != c.want || hi != c.want) {
+				t.Errorf("%s, %d resamples: [%v, %v], want [%v, %v]", c.name, res, lo, hi, c.want, c.want)
+			}
+		}
+	}
+	// The stop a caller gives does not change a result that needs no draw.
+	if lo, hi, ok := ProbImprovementCIUntil([]float64{3, 4}, []float64{1, 2}, 100, 1, 0.95, func() bool { return true }); !ok || lo != 1 || hi != 1 {
+		t.Errorf("separated with stop: [%v, %v] ok %v, want [1, 1] true", lo, hi, ok)
+	}
+}
