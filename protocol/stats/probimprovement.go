@@ -178,8 +178,9 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 // [v, v] (lerp of v and v is v). The draws would give those very bits, and
 // no state is shared between bootstraps (each has its seed), so skipping
 // them changes no other result: constantCIs' reasoning for the
-// probability of improvement (issue 16: a quarter to a half of a sweep's
-// probability-of-improvement cells have a constant metric).
+// probability of improvement (issue 16: in bench/scalegen's sweeps, a
+// quarter to a half of these cells compare a constant metric; real sweeps
+// have them too, e.g. a success rate of 0 in every run).
 func separated(sortedX, sortedY []float64) (v float64, ok bool) {
 	xlo, xhi := sortedX[0], sortedX[len(sortedX)-1]
 	ylo, yhi := sortedY[0], sortedY[len(sortedY)-1]
