@@ -14,7 +14,8 @@
 // for the next figure (pngCanvas), with the bytes of a fresh vgimg canvas;
 // its text is drawn with font faces kept with that memory, a string drawn
 // level composited without gg's generic image path (text.go), and its
-// polygons filled by a rasterizer kept with it and painted a run of equal
+// polygons and dots filled by rasterizers kept with it (of the image's
+// rows, or of a band of rows around the path) and painted a run of equal
 // pixels at a time (fill.go), to the same pixels. gonum/plot measures text through the package's handler
 // (measuredText, plot.DefaultTextHandler), which keeps the faces, extents
 // and widths text.Plain computed again for every measurement: the one

@@ -74,9 +74,8 @@ type pngMemory struct {
 	path  ftraster.Path
 }
 
-// rasterizer is the memory's rasterizer for its image's size.
-func (m *pngMemory) rasterizer() *ftraster.Rasterizer {
-	size := m.img.Rect.Size()
+// rasterizer is the memory's rasterizer for images of size.
+func (m *pngMemory) rasterizer(size image.Point) *ftraster.Rasterizer {
 	r, ok := m.rasts[size]
 	if !ok {
 		if m.rasts == nil {
@@ -207,7 +206,7 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, str string) {
 	c.gc.DrawString(str, x, h-y)
 }
 
-// Fill is vgimg's: a path of moves, lines and closes filled as gg fills
+// Fill is vgimg's: a path of moves, lines, arcs and closes filled as gg fills
 // it, painted by memoPainter (fill.go); any other through gg.
 func (c *pngCanvas) Fill(p vg.Path) {
 	path, ok := fillPath(c.mem.path, p, c.DPI(), c.matrix)
@@ -216,12 +215,11 @@ func (c *pngCanvas) Fill(p vg.Path) {
 		c.Canvas.Fill(p)
 		return
 	}
-	r := c.mem.rasterizer()
+	b := c.img.Rect.Size()
+	r := c.mem.bandRasterizer(path, b)
 	r.UseNonZeroWinding = true // gg's fill rule, FillRuleWinding (resetContext)
-	r.Clear()
 	r.AddPath(path)
 	cr, cg, cb, ca := c.clr.RGBA()
-	b := c.img.Rect.Size()
 	r.Rasterize(&memoPainter{pix: c.img.Pix, stride: c.img.Stride, w: b.X, h: b.Y, cr: cr, cg: cg, cb: cb, ca: ca})
 }
 
