@@ -27,7 +27,8 @@ import (
 // kept with the canvas's memory, of the canvas's size or of a band of
 // rows around the path (bandRasterizer), and paints with memoPainter:
 // RGBAPainter's arithmetic, a pixel that equals the one before it in the
-// span given that one's result (TestFillPaths, TestMemoPainter). Like drawText, it does not consult a
+// span given that one's result, an opaque colour at full coverage
+// written at once (TestFillPaths, TestMemoPainter). Like drawText, it does not consult a
 // clip mask: gg has one only after Clip, which neither vgimg nor
 // pngCanvas calls (resetContext clears any).
 
@@ -176,6 +177,16 @@ func (r *memoPainter) Paint(ss []ftraster.Span, done bool) {
 		a := (m - (r.ca * ma / m)) * 0x101
 		sr, sg, sb, sa := r.cr*ma, r.cg*ma, r.cb*ma, r.ca*ma
 		row := r.pix[s.Y*r.stride+4*s.X0 : s.Y*r.stride+4*s.X1]
+		if a == 0 {
+			// An opaque colour at full coverage: every pixel becomes
+			// the colour, whatever it was (a figure's background, the
+			// size of the image).
+			row[0], row[1], row[2], row[3] = uint8(sr/m>>8), uint8(sg/m>>8), uint8(sb/m>>8), uint8(sa/m>>8)
+			for n := 4; n < len(row); n *= 2 {
+				copy(row[n:], row[:n])
+			}
+			continue
+		}
 		var last, lastOut uint32
 		known := false
 		for i := 0; i < len(row); i += 4 {
