@@ -28,9 +28,9 @@ import (
 // rows around the path (bandRasterizer), and paints with memoPainter:
 // RGBAPainter's arithmetic, a pixel that equals the one before it in the
 // span given that one's result, an opaque colour at full coverage
-// written at once (TestFillPaths, TestMemoPainter). Like drawText, it does not consult a
-// clip mask: gg has one only after Clip, which neither vgimg nor
-// pngCanvas calls (resetContext clears any).
+// written at once (TestFillPaths, TestMemoPainter). Like drawText, it
+// does not consult a clip mask: gg has one only after Clip, which neither
+// vgimg nor pngCanvas calls (resetContext clears any).
 
 // fillPath is the freetype path gg fills for p drawn at dpi through
 // matrix m (MoveTo, LineTo, DrawArc and ClosePath as gg's, and the
