@@ -39,6 +39,15 @@ import (
 func fillPath(dst ftraster.Path, p vg.Path, dpi float64, m interface {
 	TransformPoint(x, y float64) (float64, float64)
 }) (ftraster.Path, bool) {
+	return ggPath(dst, p, dpi, m, true)
+}
+
+// ggPath is the fill path (fill) or the stroke path gg builds for p: the
+// same points; a fill path also closes each subpath where the next one
+// starts and at the end.
+func ggPath(dst ftraster.Path, p vg.Path, dpi float64, m interface {
+	TransformPoint(x, y float64) (float64, float64)
+}, fill bool) (ftraster.Path, bool) {
 	dst = dst[:0]
 	var start fixed.Point26_6
 	has := false
@@ -48,7 +57,7 @@ func fillPath(dst ftraster.Path, p vg.Path, dpi float64, m interface {
 		return fixed.Point26_6{X: fixed.Int26_6(math.Round(x * 64)), Y: fixed.Int26_6(math.Round(y * 64))}
 	}
 	moveTo := func(x, y float64) {
-		if has {
+		if has && fill {
 			dst.Add1(start)
 		}
 		pt := fix(x, y)
@@ -102,7 +111,7 @@ func fillPath(dst ftraster.Path, p vg.Path, dpi float64, m interface {
 			return dst, false
 		}
 	}
-	if has {
+	if has && fill {
 		dst.Add1(start)
 	}
 	return dst, true

@@ -43,12 +43,22 @@ type pngCanvas struct {
 	matrix gg.Matrix
 	clr    color.Color
 	saved  []savedState
+
+	// lineWidth (in pixels) and dashed are gc's line width and whether it
+	// has dashes, kept as gc keeps them (SetLineWidth and SetLineDash,
+	// saved by Push) for Stroke (stroke.go); width is vgimg's own line
+	// width, which its Push does not save.
+	lineWidth float64
+	dashed    bool
+	width     vg.Length
 }
 
 // savedState is what pngCanvas.Push saves of gc's state.
 type savedState struct {
-	matrix gg.Matrix
-	clr    color.Color
+	matrix    gg.Matrix
+	clr       color.Color
+	lineWidth float64
+	dashed    bool
 }
 
 // rgbaPool holds the pixel memory of PNG figures drawn, with the gg
@@ -72,6 +82,9 @@ type pngMemory struct {
 	// of the path filled.
 	rasts map[image.Point]*ftraster.Rasterizer
 	path  ftraster.Path
+	// stroke, flat and outline are the memory of a stroke's path, of it
+	// flattened and of the outline it is filled as (stroke.go).
+	stroke, flat, outline ftraster.Path
 }
 
 // rasterizer is the memory's rasterizer for images of size.
@@ -123,6 +136,7 @@ func newPNGCanvasOn(w, h vg.Length, m *pngMemory) *pngCanvas {
 		m = &pngMemory{pix: make([]byte, n)}
 		if old != nil {
 			m.faces, m.rasts, m.path = old.faces, old.rasts, old.path
+			m.stroke, m.flat, m.outline = old.stroke, old.flat, old.outline
 		}
 		m.img = &image.RGBA{Pix: m.pix[:n:n], Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)}
 		m.gc = newContext(m.img)
@@ -134,7 +148,10 @@ func newPNGCanvasOn(w, h vg.Length, m *pngMemory) *pngCanvas {
 	// gc's matrix is newContext's (or resetContext's, the same), its
 	// colour the black NewWith sets (vg.Initialize).
 	matrix := gg.Identity().Translate(0, float64(ph)).Scale(1, -1)
-	return &pngCanvas{Canvas: c, gc: m.gc, img: m.img, mem: m, w: w, h: h, matrix: matrix, clr: color.Black}
+	// Its line width and dashes are NewWith's (vg.Initialize: 1 point,
+	// none).
+	return &pngCanvas{Canvas: c, gc: m.gc, img: m.img, mem: m, w: w, h: h, matrix: matrix, clr: color.Black,
+		lineWidth: vg.Length(1).Dots(PNGDPI), width: 1}
 }
 
 // newContext is the gg context vgimg.NewWith makes on img, without the
@@ -253,7 +270,7 @@ func (c *pngCanvas) Scale(x, y float64) {
 // Push is vgimg's, the kept matrix and colour saved with gc's.
 func (c *pngCanvas) Push() {
 	c.Canvas.Push()
-	c.saved = append(c.saved, savedState{c.matrix, c.clr})
+	c.saved = append(c.saved, savedState{c.matrix, c.clr, c.lineWidth, c.dashed})
 }
 
 // Pop is vgimg's, the kept matrix and colour restored with gc's.
@@ -261,5 +278,5 @@ func (c *pngCanvas) Pop() {
 	c.Canvas.Pop()
 	s := c.saved[len(c.saved)-1]
 	c.saved = c.saved[:len(c.saved)-1]
-	c.matrix, c.clr = s.matrix, s.clr
+	c.matrix, c.clr, c.lineWidth, c.dashed = s.matrix, s.clr, s.lineWidth, s.dashed
 }
