@@ -2,6 +2,7 @@ package figures
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	"gonum.org/v1/plot/font"
 
 	"github.com/crlbatch/crlbatch/internal/benchcpu"
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
 )
 
 // benchLine is a family of five runs of 40,000 steps (bench-sweep's shape).
@@ -149,4 +152,61 @@ func BenchmarkWarmFiguresOnce(b *testing.B) {
 		}
 	}
 	benchcpu.Report(b, before)
+}
+
+// manyFamilies is a reduction of n families over skyfall's four headline
+// metrics, the baseline (ppo) first: the bench-scale families step's
+// interval estimates and probability of improvement draw a row per family
+// in each of four panels (at 200 families, a 605 × 24,643-pixel PNG).
+func manyFamilies(n int) (*family.Result, []Headline) {
+	hib, lib := true, false
+	hs := []Headline{{Metric: "a", Label: "A"}, {Metric: "b", Label: "B (steps)"}, {Metric: "c", Label: "C (steps)"}, {Metric: "d", Label: "D"}}
+	var fams []family.Family
+	for i := range n {
+		name := "ppo"
+		if i > 0 {
+			name = fmt.Sprintf("%s%d", []string{"ewc", "a2c", "ddpg", "sac", "dqn"}[i%5], i)
+		}
+		var rows []family.Row
+		for mi, h := range hs {
+			x := math.Sin(float64(i*4+mi)) * 10
+			r := family.Row{Metric: h.Metric, HigherIsBetter: &hib, IQM: protocol.Finite(x), IQMCILow: protocol.Finite(x - 1), IQMCIHigh: protocol.Finite(x + 1.5)}
+			if mi%2 == 1 {
+				r.HigherIsBetter = &lib
+			}
+			if i > 0 {
+				p := 0.5 + math.Sin(float64(i+mi))/3
+				r.ProbImprovement, r.ProbImprovementCILow, r.ProbImprovementCIHigh = protocol.Finite(p), protocol.Finite(p-0.1), protocol.Finite(p+0.1)
+			}
+			rows = append(rows, r)
+		}
+		fams = append(fams, family.Family{Name: name, Rows: rows})
+	}
+	return &family.Result{Families: fams, Baseline: "ppo", BaselineFound: true}, hs
+}
+
+// BenchmarkFamilies200 is what the bench-scale families step at 200
+// families draws besides its 200 small reward figures
+// (BenchmarkRewardSmall): the interval estimates and the probability of
+// improvement, each as SVG and PNG.
+func BenchmarkFamilies200(b *testing.B) {
+	fres, hs := manyFamilies(200)
+	for _, k := range []struct {
+		name string
+		mk   func() *Figure
+	}{
+		{"intervals", func() *Figure { return Intervals("i", fres, hs) }},
+		{"improvement", func() *Figure { return ProbImprovement("p", fres, hs) }},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			b.ReportAllocs()
+			before := benchcpu.Now()
+			for b.Loop() {
+				if _, _, err := k.mk().render(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchcpu.Report(b, before)
+		})
+	}
 }

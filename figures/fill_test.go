@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -64,17 +65,24 @@ func TestMemoPainter(t *testing.T) {
 }
 
 // TestFillPaths: paths filled on a pngCanvas (fillPath and memoPainter
-// for moves, lines and closes; gg for arcs and curves) give the pixels of
+// for moves, lines, arcs and closes; gg for curves) give the pixels of
 // the same paths filled on a vgimg canvas: random polygons of one and
 // several subpaths, closed or not, starting with a line, degenerate,
 // across and outside the image, in colours opaque, translucent and nil,
 // with the canvas level, translated by a fraction of a pixel, scaled and
-// rotated; and paths with an arc or a curve. Each checks the path taken.
+// rotated; paths with arcs (dots among them) or a curve; on a canvas of
+// 288 × 192 pixels and on one of 288 × 2,880 with each path in a band of
+// its rows (bandRasterizer), at its top, its bottom, across either edge
+// or anywhere. Each checks the path taken.
 func TestFillPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	w, h := 3*vg.Inch, 2*vg.Inch
+	// span is the height, in points, over which a path's points lie; a
+	// path of a tall canvas (every other round) lies in a band of its
+	// rows, at the top, the bottom or across either edge, or anywhere.
+	span, top := vg.Length(180), vg.Length(0)
 	pt := func() vg.Point {
-		return vg.Point{X: vg.Length(r.Float64()*260 - 20), Y: vg.Length(r.Float64()*180 - 20)}
+		return vg.Point{X: vg.Length(r.Float64()*260 - 20), Y: top + vg.Length(r.Float64())*span - 20}
 	}
 	transforms := []func(c vg.Canvas){
 		func(vg.Canvas) {},
@@ -82,7 +90,21 @@ func TestFillPaths(t *testing.T) {
 		func(c vg.Canvas) { c.Scale(1.3, 0.7) },
 		func(c vg.Canvas) { c.Rotate(0.4) },
 	}
-	for round := range 120 {
+	banded := 0
+	for round := range 240 {
+		w, h, span, top = 3*vg.Inch, 2*vg.Inch, 180, 0
+		if round%2 == 1 {
+			// 288 × 2,880 pixels: bands of 64 to 2,048 rows.
+			h = 30 * vg.Inch
+			span = vg.Length(10 + r.Float64()*float64(h))
+			top = vg.Length(r.Float64()*float64(h+40-span)) - 20
+			switch r.IntN(4) {
+			case 0:
+				top = -20
+			case 1:
+				top = h - span + 20
+			}
+		}
 		var p vg.Path
 		simple := true
 		for sub := range 1 + r.IntN(3) {
@@ -97,7 +119,8 @@ func TestFillPaths(t *testing.T) {
 			switch r.IntN(6) {
 			case 0:
 				p.Arc(pt(), vg.Length(5+r.Float64()*30), r.Float64()*6, r.Float64()*6)
-				simple = false
+			case 2:
+				p.Arc(pt(), vg.Length(r.Float64()*4), 0, 2*math.Pi) // a dot, as CircleGlyph draws
 			case 1:
 				p.QuadTo(pt(), pt())
 				simple = false
@@ -124,13 +147,23 @@ func TestFillPaths(t *testing.T) {
 			cv.Fill(p)
 		}
 		name := fmt.Sprintf("round %d (%d components)", round, len(p))
-		if _, ok := fillPath(nil, p, PNGDPI, c.matrix); ok != simple {
+		fp, ok := fillPath(nil, p, PNGDPI, c.matrix)
+		if ok != simple {
 			t.Errorf("%s: filled without gg %v, want %v", name, ok, simple)
+		}
+		if ok {
+			var m pngMemory
+			if r := m.bandRasterizer(fp, c.img.Rect.Size()); r.Dy > 0 {
+				banded++
+			}
 		}
 		if !bytes.Equal(c.img.Pix, ref.Image().(*image.RGBA).Pix) {
 			t.Errorf("%s: pixels differ from vgimg's", name)
 		}
 		c.release()
+	}
+	if banded < 60 {
+		t.Errorf("%d paths filled in a band of rows, want at least 60", banded)
 	}
 	// An empty path fills nothing.
 	c := newPNGCanvas(w, h)

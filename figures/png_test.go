@@ -153,26 +153,70 @@ func filteredRowsBefore(m *image.RGBA, emit func(row []byte)) {
 }
 
 // TestUpFilter: the rows encodePNG compresses are those it compressed
-// before upFilter, over random pixels, whole images and parts of them.
+// before upFilter, and filteredRows says whether the image is opaque as
+// image.RGBA.Opaque does, over random pixels (widths with and without a
+// tail past the last group of four pixels), rows repeating the one above,
+// opaque images with one translucent pixel anywhere, whole images and
+// parts of them.
 func TestUpFilter(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, size := range []image.Rectangle{image.Rect(0, 0, 1, 1), image.Rect(0, 0, 7, 3), image.Rect(0, 0, 605, 40)} {
-		m := image.NewRGBA(size)
-		for i := range m.Pix {
-			m.Pix[i] = byte(r.Uint32())
-		}
-		for _, img := range []*image.RGBA{m, m.SubImage(image.Rect(1, 1, size.Dx(), size.Dy())).(*image.RGBA)} {
-			var got, want [][]byte
-			filteredRows(img, func(row []byte) { got = append(got, bytes.Clone(row)) })
-			filteredRowsBefore(img, func(row []byte) { want = append(want, bytes.Clone(row)) })
-			if len(got) != len(want) {
-				t.Fatalf("%v: %d rows, want %d", img.Bounds(), len(got), len(want))
-			}
-			for y := range got {
-				if !bytes.Equal(got[y], want[y]) {
-					t.Errorf("%v: row %d differs", img.Bounds(), y)
+	for _, size := range []image.Rectangle{image.Rect(0, 0, 1, 1), image.Rect(0, 0, 7, 3), image.Rect(0, 0, 8, 5), image.Rect(0, 0, 605, 40), image.Rect(0, 0, 606, 9)} {
+		for _, kind := range []string{"noise", "repeated rows", "opaque", "one translucent"} {
+			m := image.NewRGBA(size)
+			for i := range m.Pix {
+				m.Pix[i] = byte(r.Uint32())
+				if kind != "noise" && i%4 == 3 {
+					m.Pix[i] = 0xff
 				}
 			}
+			if kind == "repeated rows" {
+				for y := 1; y < size.Dy(); y++ {
+					if r.IntN(3) > 0 {
+						copy(m.Pix[y*m.Stride:(y+1)*m.Stride], m.Pix[(y-1)*m.Stride:y*m.Stride])
+					}
+				}
+			}
+			if kind == "one translucent" {
+				m.Pix[4*r.IntN(len(m.Pix)/4)+3] = byte(r.IntN(0xff))
+			}
+			for _, img := range []*image.RGBA{m, m.SubImage(image.Rect(1, 1, size.Dx(), size.Dy())).(*image.RGBA)} {
+				var got, want [][]byte
+				opaque := filteredRows(img, func(row []byte) { got = append(got, bytes.Clone(row)) })
+				filteredRowsBefore(img, func(row []byte) { want = append(want, bytes.Clone(row)) })
+				if opaque != img.Opaque() {
+					t.Errorf("%s %v: opaque %v, Opaque says %v", kind, img.Bounds(), opaque, img.Opaque())
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%s %v: %d rows, want %d", kind, img.Bounds(), len(got), len(want))
+				}
+				for y := range got {
+					if !bytes.Equal(got[y], want[y]) {
+						t.Errorf("%s %v: row %d differs", kind, img.Bounds(), y)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSub8: sub8 subtracts each byte apart, modulo 256, over random
+// words and every pair of bytes.
+func TestSub8(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	check := func(x, y uint64) {
+		got := sub8(x, y)
+		for i := range 8 {
+			if want := byte(x>>(8*i)) - byte(y>>(8*i)); byte(got>>(8*i)) != want {
+				t.Fatalf("sub8(%#x, %#x) = %#x: byte %d is %#x, want %#x", x, y, got, i, byte(got>>(8*i)), want)
+			}
+		}
+	}
+	for range 100000 {
+		check(r.Uint64(), r.Uint64())
+	}
+	for a := range 256 {
+		for b := range 256 {
+			check(uint64(a)*0x0101010101010101, uint64(b)<<56|uint64(a))
 		}
 	}
 }
@@ -184,7 +228,7 @@ func BenchmarkUpFilter(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		f    func(*image.RGBA, func([]byte))
-	}{{"filteredRows", filteredRows}, {"before", filteredRowsBefore}} {
+	}{{"filteredRows", func(m *image.RGBA, emit func([]byte)) { filteredRows(m, emit) }}, {"before", filteredRowsBefore}} {
 		b.Run(c.name, func(b *testing.B) {
 			before := benchcpu.Now()
 			n := 0
@@ -265,7 +309,7 @@ func TestEncodePNGBytes(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, size := range []image.Rectangle{image.Rect(0, 0, 1, 1), image.Rect(0, 0, 3, 700), image.Rect(0, 0, 605, 302), image.Rect(0, 0, 40, 30)} {
-		for _, kind := range []string{"noise", "flat", "stripes", "transparent"} {
+		for _, kind := range []string{"noise", "flat", "stripes", "transparent", "one translucent"} {
 			m := image.NewRGBA(size)
 			for i := range m.Pix {
 				switch kind {
@@ -279,6 +323,9 @@ func TestEncodePNGBytes(t *testing.T) {
 				if i%4 == 3 && kind != "transparent" {
 					m.Pix[i] = 0xff
 				}
+			}
+			if kind == "one translucent" {
+				m.Pix[4*r.IntN(len(m.Pix)/4)+3] = 0xfe
 			}
 			imgs = append(imgs, m)
 			if size.Dx() > 2 && size.Dy() > 2 {

@@ -43,12 +43,22 @@ type pngCanvas struct {
 	matrix gg.Matrix
 	clr    color.Color
 	saved  []savedState
+
+	// lineWidth (in pixels) and dashed are gc's line width and whether it
+	// has dashes, kept as gc keeps them (SetLineWidth and SetLineDash,
+	// saved by Push) for Stroke (stroke.go); width is vgimg's own line
+	// width, which its Push does not save.
+	lineWidth float64
+	dashed    bool
+	width     vg.Length
 }
 
 // savedState is what pngCanvas.Push saves of gc's state.
 type savedState struct {
-	matrix gg.Matrix
-	clr    color.Color
+	matrix    gg.Matrix
+	clr       color.Color
+	lineWidth float64
+	dashed    bool
 }
 
 // rgbaPool holds the pixel memory of PNG figures drawn, with the gg
@@ -72,11 +82,13 @@ type pngMemory struct {
 	// of the path filled.
 	rasts map[image.Point]*ftraster.Rasterizer
 	path  ftraster.Path
+	// stroke, flat and outline are the memory of a stroke's path, of it
+	// flattened and of the outline it is filled as (stroke.go).
+	stroke, flat, outline ftraster.Path
 }
 
-// rasterizer is the memory's rasterizer for its image's size.
-func (m *pngMemory) rasterizer() *ftraster.Rasterizer {
-	size := m.img.Rect.Size()
+// rasterizer is the memory's rasterizer for images of size.
+func (m *pngMemory) rasterizer(size image.Point) *ftraster.Rasterizer {
 	r, ok := m.rasts[size]
 	if !ok {
 		if m.rasts == nil {
@@ -124,6 +136,7 @@ func newPNGCanvasOn(w, h vg.Length, m *pngMemory) *pngCanvas {
 		m = &pngMemory{pix: make([]byte, n)}
 		if old != nil {
 			m.faces, m.rasts, m.path = old.faces, old.rasts, old.path
+			m.stroke, m.flat, m.outline = old.stroke, old.flat, old.outline
 		}
 		m.img = &image.RGBA{Pix: m.pix[:n:n], Stride: 4 * pw, Rect: image.Rect(0, 0, pw, ph)}
 		m.gc = newContext(m.img)
@@ -135,7 +148,10 @@ func newPNGCanvasOn(w, h vg.Length, m *pngMemory) *pngCanvas {
 	// gc's matrix is newContext's (or resetContext's, the same), its
 	// colour the black NewWith sets (vg.Initialize).
 	matrix := gg.Identity().Translate(0, float64(ph)).Scale(1, -1)
-	return &pngCanvas{Canvas: c, gc: m.gc, img: m.img, mem: m, w: w, h: h, matrix: matrix, clr: color.Black}
+	// Its line width and dashes are NewWith's (vg.Initialize: 1 point,
+	// none).
+	return &pngCanvas{Canvas: c, gc: m.gc, img: m.img, mem: m, w: w, h: h, matrix: matrix, clr: color.Black,
+		lineWidth: vg.Length(1).Dots(PNGDPI), width: 1}
 }
 
 // newContext is the gg context vgimg.NewWith makes on img, without the
@@ -207,7 +223,7 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, str string) {
 	c.gc.DrawString(str, x, h-y)
 }
 
-// Fill is vgimg's: a path of moves, lines and closes filled as gg fills
+// Fill is vgimg's: a path of moves, lines, arcs and closes filled as gg fills
 // it, painted by memoPainter (fill.go); any other through gg.
 func (c *pngCanvas) Fill(p vg.Path) {
 	path, ok := fillPath(c.mem.path, p, c.DPI(), c.matrix)
@@ -216,12 +232,11 @@ func (c *pngCanvas) Fill(p vg.Path) {
 		c.Canvas.Fill(p)
 		return
 	}
-	r := c.mem.rasterizer()
+	b := c.img.Rect.Size()
+	r := c.mem.bandRasterizer(path, b)
 	r.UseNonZeroWinding = true // gg's fill rule, FillRuleWinding (resetContext)
-	r.Clear()
 	r.AddPath(path)
 	cr, cg, cb, ca := c.clr.RGBA()
-	b := c.img.Rect.Size()
 	r.Rasterize(&memoPainter{pix: c.img.Pix, stride: c.img.Stride, w: b.X, h: b.Y, cr: cr, cg: cg, cb: cb, ca: ca})
 }
 
@@ -255,7 +270,7 @@ func (c *pngCanvas) Scale(x, y float64) {
 // Push is vgimg's, the kept matrix and colour saved with gc's.
 func (c *pngCanvas) Push() {
 	c.Canvas.Push()
-	c.saved = append(c.saved, savedState{c.matrix, c.clr})
+	c.saved = append(c.saved, savedState{c.matrix, c.clr, c.lineWidth, c.dashed})
 }
 
 // Pop is vgimg's, the kept matrix and colour restored with gc's.
@@ -263,5 +278,5 @@ func (c *pngCanvas) Pop() {
 	c.Canvas.Pop()
 	s := c.saved[len(c.saved)-1]
 	c.saved = c.saved[:len(c.saved)-1]
-	c.matrix, c.clr = s.matrix, s.clr
+	c.matrix, c.clr, c.lineWidth, c.dashed = s.matrix, s.clr, s.lineWidth, s.dashed
 }
