@@ -27,6 +27,11 @@ import (
 // are those pngCanvas's context always has (butt, round: newContext,
 // resetContext); a dashed stroke, or a path with a curve, goes to gg
 // (TestStrokePaths compares every case with vgimg's pixels).
+//
+// rasterPath and unfix follow gg's own code (git.sr.ht/~sbinet/gg, the
+// version go.mod requires), as do the arcs of ggPath (fill.go) and the
+// text drawing of text.go, so that the pixels are gg's; gg's copyright
+// and MIT licence are in LICENSE.gg beside this file.
 
 // tallRows is the height above which an image's strokes are outlined by
 // pngCanvas: on a shorter one, gg's rasterizer of the image's height costs
