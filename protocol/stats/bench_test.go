@@ -302,7 +302,7 @@ func BenchmarkPCGScalar(b *testing.B) {
 // of the mean alone (mean: the paired difference's), and the interval of
 // the probability of improvement against a baseline of as many (pi).
 func BenchmarkBootstrapSeeds(b *testing.B) {
-	for _, n := range []int{3, 5, 10} {
+	for _, n := range []int{3, 5, 6, 7, 10} {
 		rng := rand.New(rand.NewPCG(uint64(n), 9))
 		xs, ys := make([]float64, n), make([]float64, n)
 		for i := range xs {
