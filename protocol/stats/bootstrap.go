@@ -354,13 +354,14 @@ const chunkMax = 6
 
 // bootstrapChunks is BootstrapCIsUntil's loop for a few values (n ≤
 // chunkMax) and built-in statistics only (StatMean, StatIQM), where the
-// stream draws: the resamples are drawn stopEvery at a time, their draws
-// one flat series read across them from the stream's buffer
+// stream draws: the resamples are drawn stopEvery at a time
 // (drawStream.resampleChunk), instead of one call and one look at the
-// buffer per resample of n draws. The draws, the sums (in draw order) and
-// the counts are the per-resample loop's, so are the values it writes to
-// values; stop is asked before every stopEvery-th resample, as there. ok
-// is false when stop said to stop.
+// buffer per resample of n draws, and each resample's IQM is read from a
+// table of every multiset's (iqmTable), built once per call. The draws and
+// the sums (in draw order) are the per-resample loop's, and the table's
+// IQMs are computed from counts as it computes them, so are the values
+// written to values; stop is asked before every stopEvery-th resample, as
+// there. ok is false when stop said to stop.
 func bootstrapChunks(stream *drawStream, xs []float64, stats []Statistic, resamples int, sortedXs []float64, pos []int32, values []float64, pow2 bool, stop func() bool, bufs *bootstrapBuffers) (ok bool) {
 	n := len(xs)
 	var sums, iqmBuf [stopEvery]float64
