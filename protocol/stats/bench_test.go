@@ -295,3 +295,41 @@ func BenchmarkPCGScalar(b *testing.B) {
 	benchcpu.Report(b, before)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*drawBlock), "ns/output")
 }
+
+// BenchmarkBootstrapSeeds is the cells of small families at 10,000
+// resamples, by the number of seed values (3, 5 and 10: the families of
+// real sweeps): the CIs of the mean and the IQM together (shared), the CI
+// of the mean alone (mean: the paired difference's), and the interval of
+// the probability of improvement against a baseline of as many (pi).
+func BenchmarkBootstrapSeeds(b *testing.B) {
+	for _, n := range []int{3, 5, 6, 7, 10} {
+		rng := rand.New(rand.NewPCG(uint64(n), 9))
+		xs, ys := make([]float64, n), make([]float64, n)
+		for i := range xs {
+			xs[i] = rng.NormFloat64()*3 + 1
+			ys[i] = rng.NormFloat64()*3 + 0.5
+		}
+		b.Run(fmt.Sprintf("%d/shared", n), func(b *testing.B) {
+			stats := []Statistic{StatMean, StatIQM}
+			before := benchcpu.Now()
+			for b.Loop() {
+				BootstrapCIs(xs, stats, benchResamples, 7, 0.95)
+			}
+			benchcpu.Report(b, before)
+		})
+		b.Run(fmt.Sprintf("%d/mean", n), func(b *testing.B) {
+			before := benchcpu.Now()
+			for b.Loop() {
+				BootstrapCI(xs, StatMean, benchResamples, 7, 0.95)
+			}
+			benchcpu.Report(b, before)
+		})
+		b.Run(fmt.Sprintf("%d/pi", n), func(b *testing.B) {
+			before := benchcpu.Now()
+			for b.Loop() {
+				ProbImprovementCI(xs, ys, benchResamples, 7, 0.95)
+			}
+			benchcpu.Report(b, before)
+		})
+	}
+}

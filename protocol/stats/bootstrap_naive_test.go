@@ -141,4 +141,20 @@ func TestBootstrapCIsUntil(t *testing.T) {
 	if ok || got != nil || asked != 3 {
 		t.Errorf("stopped on the third check: %v %v after %d checks, want nil false 3", got, ok, asked)
 	}
+	// A few values (drawn in chunks of 16 resamples where the stream
+	// draws), a number of resamples that is not a multiple of 16.
+	small := xs[:5]
+	for _, stats := range [][]Statistic{{StatMean, StatIQM}, {StatMean}, {StatIQM}} {
+		want := BootstrapCIs(small, stats, 1001, 5, 0.95)
+		asked = 0
+		got, ok := BootstrapCIsUntil(small, stats, 1001, 5, 0.95, func() bool { asked++; return false })
+		if !ok || !slices.Equal(got, want) || asked != 1001/16+1 {
+			t.Fatalf("5 values, a stop that never fires: %v %v after %d checks, want %v after %d", got, ok, asked, want, 1001/16+1)
+		}
+		asked = 0
+		got, ok = BootstrapCIsUntil(small, stats, 1001, 5, 0.95, func() bool { asked++; return asked == 63 })
+		if ok || got != nil || asked != 63 {
+			t.Errorf("5 values, stopped on the last check: %v %v after %d checks, want nil false 63", got, ok, asked)
+		}
+	}
 }

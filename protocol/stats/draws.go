@@ -360,3 +360,154 @@ func drawPositions[T int32 | uint64](d *drawStream, pos, out []T) {
 		}
 	}
 }
+
+// chunkIQM is what resampleChunk needs to compute the IQM of its
+// resamples: the values sorted (sortedXs) and where each xs[j] sits among
+// them (pos[j]), the IQM of every multiset of n sorted positions (table,
+// see iqmTable) and each index's weight in its key (weights[j] =
+// (n+1)^pos[j]).
+type chunkIQM struct {
+	sortedXs []float64
+	pos      []int32
+	weights  []uint32
+	table    []float64
+}
+
+// iqmOf is the IQM of the resample whose draws are the indices idx, as the
+// bootstrap computes it from resampleCounts' counts: the table's entry at
+// the key of the draws' multiset of positions.
+func (q *chunkIQM) iqmOf(idx []uint32) float64 {
+	key := uint32(0)
+	for _, j := range idx {
+		key += q.weights[j]
+	}
+	return q.table[key]
+}
+
+// resampleChunk draws len(sums) ≤ stopEvery resamples of len(xs) ≤
+// chunkMax indices each, one after another, as resampleSum draws each:
+// sums[r] is the sum in draw order of resample r's values. When iqms is
+// not nil, iqms[r] is the IQM of resample r as the bootstrap computes it
+// from resampleCounts' counts (trimmedMeanCountsSmall, by chunkIQM.iqmOf).
+//
+// The resamples whose outputs all lie in the buffer are drawn together
+// (resampleRun); one that straddles the buffer's end, or whose outputs
+// hold one that needs a second look, is drawn alone by resampleCounts or
+// resampleSum.
+func (d *drawStream) resampleChunk(xs []float64, pow2 bool, iq *chunkIQM, sums, iqms []float64) {
+	n := len(xs)
+	for r := 0; r < len(sums); {
+		if d.pos == drawBlock {
+			d.refill()
+		}
+		q := min(len(sums)-r, (drawBlock-d.pos)/n)
+		var runIQMs []float64
+		if iqms != nil {
+			runIQMs = iqms[r : r+q]
+		}
+		if q > 0 && d.resampleRun(xs, pow2, iq, sums[r:r+q], runIQMs) {
+			r += q
+			continue
+		}
+		if iqms != nil {
+			var counts [chunkMax]int32
+			var walk [chunkMax + 4]float64 // trimmedMeanCountsSmall's n+4
+			sums[r] = d.resampleCounts(xs, pow2, iq.pos, counts[:n])
+			iqms[r] = trimmedMeanCountsSmall(iq.sortedXs, counts[:n], n/4, walk[:])
+		} else {
+			sums[r] = d.resampleSum(xs, pow2)
+		}
+		r++
+	}
+}
+
+// resampleRun is resampleChunk's draws of len(sums) resamples from the
+// buffer's next n·len(sums) outputs, which the caller has checked are
+// there. When none of them needs a second look (its product's low word
+// below n: with probability n/2⁶⁴ each), resample r's draws are outputs
+// r·n … r·n+n−1: their indices are computed first, then four resamples
+// summed side by side, each in its own draw order, so that four chains of
+// additions overlap instead of one running after another. ok is false,
+// nothing read, when one does need it.
+func (d *drawStream) resampleRun(xs []float64, pow2 bool, iq *chunkIQM, sums, iqms []float64) (ok bool) {
+	n := len(xs)
+	un := uint64(n)
+	total := n * len(sums)
+	var idxBuf [stopEvery * chunkMax]uint32
+	idx := idxBuf[:total]
+	outs := d.buf[d.pos : d.pos+total]
+	if pow2 {
+		for k, r := range outs {
+			idx[k] = uint32(r & (un - 1))
+		}
+	} else {
+		rejected := false
+		for k, r := range outs {
+			j, lo := bits.Mul64(r, un)
+			rejected = rejected || lo < un
+			idx[k] = uint32(j)
+		}
+		if rejected {
+			return false
+		}
+	}
+	d.pos += total
+	r := 0
+	for ; r+4 <= len(sums); r += 4 {
+		i0, i1, i2, i3 := idx[r*n:r*n+n], idx[r*n+n:r*n+2*n], idx[r*n+2*n:r*n+3*n], idx[r*n+3*n:r*n+4*n]
+		var s0, s1, s2, s3 float64
+		for i := range i0 {
+			s0 += xs[i0[i]]
+			s1 += xs[i1[i]]
+			s2 += xs[i2[i]]
+			s3 += xs[i3[i]]
+		}
+		sums[r], sums[r+1], sums[r+2], sums[r+3] = s0, s1, s2, s3
+	}
+	for ; r < len(sums); r++ {
+		s := 0.0
+		for _, j := range idx[r*n : r*n+n] {
+			s += xs[j]
+		}
+		sums[r] = s
+	}
+	for r := range iqms {
+		iqms[r] = iq.iqmOf(idx[r*n : r*n+n])
+	}
+	return true
+}
+
+// iqmTable fills table (len (n+1)^n, 7,776 at 5 values, n = len(sortedXs)
+// ≤ chunkMax) at
+// the key of every multiset of n sorted positions — Σ counts[p]·(n+1)^p
+// for counts[p] draws of position p, counts summing to n — with
+// trimmedMeanCountsSmall of those counts, the very IQM the bootstrap
+// computes of a resample drawn so (C(2n−1, n) of them: 126 at 5 values),
+// and returns the weights (n+1)^p of the positions. Entries at other keys
+// are left as they were: no resample's key is one of them.
+func iqmTable(sortedXs []float64, table []float64) (weights []uint32) {
+	n := len(sortedXs)
+	weights = make([]uint32, n)
+	w := uint32(1)
+	for p := range weights {
+		weights[p] = w
+		w *= uint32(n + 1)
+	}
+	var counts [chunkMax]int32
+	var walk [chunkMax + 4]float64
+	// Every way to put left draws on positions p … n−1.
+	var fill func(p, left int, key uint32)
+	fill = func(p, left int, key uint32) {
+		if p == n-1 {
+			counts[p] = int32(left)
+			table[key+uint32(left)*weights[p]] = trimmedMeanCountsSmall(sortedXs, counts[:n], n/4, walk[:])
+			return
+		}
+		for c := 0; c <= left; c++ {
+			counts[p] = int32(c)
+			fill(p+1, left-c, key+uint32(c)*weights[p])
+		}
+	}
+	fill(0, n, 0)
+	return weights
+}

@@ -441,3 +441,102 @@ func TestDrawPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestResampleChunk: resampleChunk's resamples are resampleSum's, and
+// with the IQM resampleCounts' and trimmedMeanCountsSmall's of its counts,
+// one resample after another: the same sums and IQMs bit for bit, and the
+// stream left in step; from any point in the buffer (across its end), with
+// ties and zeros of both signs among the values, and with outputs planted
+// that reject (0) or that are kept after the check, as
+// TestDrawStreamLoopsRejecting plants them.
+func TestResampleChunk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, p := range refills() {
+		withDrawPath(p, func() {
+			for n := 1; n <= chunkMax; n++ {
+				un := uint64(n)
+				xs := make([]float64, n)
+				for i := range xs {
+					switch i % 4 {
+					case 1:
+						xs[i] = float64(rng.IntN(3)) * 0.1 // ties
+					case 2:
+						xs[i] = math.Copysign(0, float64(rng.IntN(2))-0.5)
+					default:
+						xs[i] = rng.NormFloat64() * float64(1+i%5)
+					}
+				}
+				sortedXs, pos := sortedPositions(xs)
+				pow2 := un&(un-1) == 0
+				planted := 0
+				for trial := range 80 {
+					var d drawStream
+					d.reset(rng.Uint64())
+					d.refill()
+					d.pos = rng.IntN(drawBlock)
+					if trial%2 == 0 && !pow2 {
+						for range 1 + rng.IntN(6) {
+							at := d.pos + rng.IntN(drawBlock-d.pos)
+							if trial%4 == 0 {
+								d.buf[at] = 0 // rejected: the draw reads on
+							} else {
+								k := 1 + rng.Uint64N(un-1)
+								q, rem := bits.Div64(k, 0, un)
+								if rem != 0 {
+									q++
+								}
+								d.buf[at] = q // the product's low word below n
+							}
+							planted++
+						}
+					}
+					m := 1 + rng.IntN(stopEvery)
+					for _, withIQM := range []bool{true, false} {
+						iq := chunkIQM{sortedXs: sortedXs, pos: pos}
+						if withIQM {
+							size := int(math.Pow(float64(n+1), float64(n)))
+							iq.table = make([]float64, size)
+							for i := range iq.table {
+								iq.table[i] = math.NaN() // no key reads an entry not written
+							}
+							byPos := iqmTable(sortedXs, iq.table)
+							iq.weights = make([]uint32, n)
+							for j, p := range pos {
+								iq.weights[j] = byPos[p]
+							}
+						}
+						a, b := d, d
+						sums := make([]float64, m)
+						var iqms []float64
+						if withIQM {
+							iqms = make([]float64, m)
+						}
+						a.resampleChunk(xs, pow2, &iq, sums, iqms)
+						for r := range m {
+							var want float64
+							if withIQM {
+								c := make([]int32, n)
+								want = b.resampleCounts(xs, pow2, pos, c)
+								iqm := trimmedMeanCountsSmall(sortedXs, c, n/4, make([]float64, n+4))
+								if math.Float64bits(iqms[r]) != math.Float64bits(iqm) {
+									t.Fatalf("%s n %d trial %d: resample %d IQM %v, from its counts %v", p.name, n, trial, r, iqms[r], iqm)
+								}
+							} else {
+								want = b.resampleSum(xs, pow2)
+							}
+							if math.Float64bits(sums[r]) != math.Float64bits(want) {
+								t.Fatalf("%s n %d trial %d IQM %v: resample %d sum %v, one by one %v", p.name, n, trial, withIQM, r, sums[r], want)
+							}
+						}
+						if a.pos != b.pos || a.uint64() != b.uint64() {
+							t.Fatalf("%s n %d trial %d: the stream is out of step after the chunk", p.name, n, trial)
+						}
+					}
+				}
+				if !pow2 && planted == 0 {
+					t.Fatalf("n %d: no output planted", n)
+				}
+			}
+		})
+	}
+}
