@@ -164,6 +164,15 @@ type pqColumn struct {
 	lastNum  []byte // the text of lastV
 	lastV    float64
 	lastInt  bool
+	// pqJSON with dict set (each row's cell an entry of the batch): by
+	// entry, its kind plus one (0: not yet seen in the batch) and, for a
+	// number, its value; eReady says they are of the current batch (check
+	// sets it), so that number reads a cell's value without parsing it
+	// again.
+	eKind  []byte
+	eV     []float64
+	eInt   []bool
+	eReady bool
 }
 
 type pqColumnStrings struct {
@@ -847,6 +856,10 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 		}
 	case pqJSON:
 		c.kinds = c.kinds[:0]
+		c.eReady = false
+		if c.dict != nil {
+			return c.checkEntries(n)
+		}
 		for i := 0; i < n; i++ {
 			k := byte(kindNull)
 			if c.ok(i) {
@@ -911,11 +924,17 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 // boolean, with nothing around it, is read directly; anything else
 // (objects and arrays included) is not.
 func jsonScalar(raw []byte) (byte, bool) {
+	k, _, _, ok := jsonScalarValue(raw)
+	return k, ok
+}
+
+// jsonScalarValue is jsonScalar, and for a number its value and whether
+// it is an integer literal (parseNumber's).
+func jsonScalarValue(raw []byte) (kind byte, v float64, isInt, ok bool) {
 	if len(raw) == 0 {
-		return 0, false
+		return 0, 0, false, false
 	}
 	d := rowDecoder{data: raw}
-	var kind byte
 	var err *rowError
 	switch c := raw[0]; {
 	case c == '"':
@@ -923,15 +942,51 @@ func jsonScalar(raw []byte) (byte, bool) {
 		_, err = d.scanString(false, nil)
 	case c == '-' || c-'0' < 10:
 		kind = kindNumber
-		_, _, err = d.number(true)
+		v, isInt, err = d.number(true)
 	case string(raw) == "null":
-		return kindNull, true
+		return kindNull, 0, false, true
 	case string(raw) == "true" || string(raw) == "false":
-		return kindBool, true
+		return kindBool, 0, false, true
 	default:
-		return 0, false
+		return 0, 0, false, false
 	}
-	return kind, err == nil && d.pos == len(raw)
+	return kind, v, isInt, err == nil && d.pos == len(raw)
+}
+
+// checkEntries is check's pqJSON case for a column whose rows index the
+// batch's entries (dict): each entry is validated, and a number parsed,
+// once however many rows hold it (a run of rows of one value, a
+// dictionary page's repeated entries), not compared with the last cell
+// row by row; number then reads the values parsed here.
+func (c *pqColumn) checkEntries(n int) error {
+	ne := len(c.off64) - 1
+	if c.off32 != nil {
+		ne = len(c.off32) - 1
+	}
+	c.eKind = pqGrow(c.eKind, max(ne, 0))
+	clear(c.eKind)
+	c.eV, c.eInt = pqGrow(c.eV, max(ne, 0)), pqGrow(c.eInt, max(ne, 0))
+	for i := 0; i < n; i++ {
+		k := byte(kindNull)
+		if c.ok(i) {
+			e := c.dict[i]
+			if ek := c.eKind[e]; ek != 0 {
+				k = ek - 1
+			} else {
+				var ok bool
+				if k, c.eV[e], c.eInt[e], ok = jsonScalarValue(c.str(i)); !ok {
+					return errParquetIndirect
+				}
+				c.eKind[e] = k + 1
+			}
+		}
+		if !jsonFits(c, k) {
+			return errParquetIndirect
+		}
+		c.kinds = append(c.kinds, k)
+	}
+	c.eReady = true
+	return nil
 }
 
 // jsonFits says whether a JSON-text column's cell of kind k is of a type
@@ -957,8 +1012,14 @@ func jsonFits(c *pqColumn, k byte) bool {
 }
 
 // number returns the value of row i's cell of a JSON-text column of
-// numbers (the last one parsed again only when the text differs).
+// numbers: the one check parsed for its entry (eReady), or else the last
+// one, parsed again only when the text differs.
 func (c *pqColumn) number(i int) (float64, bool) {
+	if c.eReady {
+		if e := c.dict[i]; c.eKind[e] == kindNumber+1 {
+			return c.eV[e], c.eInt[e]
+		}
+	}
 	raw := c.str(i)
 	if c.lastNum == nil || !bytes.Equal(raw, c.lastNum) {
 		c.lastV, c.lastInt = parseNumber(raw)

@@ -124,6 +124,7 @@ func TestDecodeParquetDirect(t *testing.T) {
 	cases["anonymous"] = `{"reward":1,"regime_id":"a","k":1}` + "\n" + `{"reward":2,"regime_id":"b","k":1,"run_id":null}` + "\n"
 	cases["identity types"] = `{"run_id":1,"reward":1,"regime_id":"a"}` + "\n" + `{"run_id":1.0,"reward":1,"regime_id":"a"}` + "\n" + `{"run_id":2,"reward":1,"regime_id":"a"}` + "\n"
 	cases["empty"] = ""
+	cases["json numbers"] = jsonNumberRows(3 * parquetDirectBatchRows / 2)
 	for name, jsonl := range cases {
 		t.Run(name, func(t *testing.T) {
 			if !sameDecoded(t, "mem://b/"+name+".parquet", convertJSONL(t, jsonl), opts) {
@@ -131,6 +132,27 @@ func TestDecodeParquetDirect(t *testing.T) {
 			}
 		})
 	}
+}
+
+// jsonNumberRows returns n rows whose step, effective_rank and gamma are
+// JSON-text columns (an explicit null makes them so): runs of one value,
+// values that come back (a dictionary page's entries), integer literals
+// beside the same value written as a fraction or an exponent.
+func jsonNumberRows(n int) string {
+	var b strings.Builder
+	ranks := []string{"null", "3", "3.0", "3e0", "-0.25", "12.5", "1e-3"}
+	for i := range n {
+		step := strconv.Itoa(i)
+		switch i % 7 {
+		case 1:
+			step = "null"
+		case 4:
+			step += ".0"
+		}
+		fmt.Fprintf(&b, `{"run_id":"r%d","reward":1,"regime_id":"a","step":%s,"effective_rank":%s,"gamma":%s}`+"\n",
+			i/1000, step, ranks[(i/5)%len(ranks)], ranks[1+i%3])
+	}
+	return b.String()
 }
 
 // interleavedRows returns n rows of runs interleaved, then in long
