@@ -40,8 +40,10 @@ import (
 // core is idle. The object is kept whole until then: the scoring pass's
 // release of the objects (releaseObjects) leaves it to the entry's writer,
 // and an object about to spill is encoded before it spills (budget.admit).
-// The job waits for its entries (waitEntries) before it publishes
-// anything, and before it lets go of the objects and the cache.
+// The job's other entries (runs, families, cells, figures, object
+// indexes) are written beside it too, one at a time (putLater). The job
+// waits for its entries (waitEntries) before it publishes anything, and
+// before it lets go of the objects and the cache.
 
 // jobCache is the cache of one job.
 type jobCache struct {
