@@ -40,8 +40,10 @@ import (
 // core is idle. The object is kept whole until then: the scoring pass's
 // release of the objects (releaseObjects) leaves it to the entry's writer,
 // and an object about to spill is encoded before it spills (budget.admit).
-// The job waits for its entries (waitEntries) before it publishes
-// anything, and before it lets go of the objects and the cache.
+// The job's other entries (runs, families, cells, figures, object
+// indexes) are written beside it too, one at a time (putLater). The job
+// waits for its entries (waitEntries) before it publishes anything, and
+// before it lets go of the objects and the cache.
 
 // jobCache is the cache of one job.
 type jobCache struct {
@@ -57,7 +59,8 @@ type jobCache struct {
 	looked  []bool           // per object: its entry looked up
 	objs    []scoring.Object // per object decoded: to encode once read whole (keepForCache)
 
-	bg      sync.WaitGroup // the entries' writers (storeLater) and what waits for them
+	bg      sync.WaitGroup // the entries' writers (storeLater, putLater) and what waits for them
+	later   sync.Mutex     // held by the one putLater write under way
 	slots   chan struct{}  // at most Concurrency entries written at once
 	mu      sync.Mutex     // guards writing
 	writing []*entryWrite  // per object: its entry's write by this job, or nil
@@ -350,6 +353,33 @@ func (j *job) afterEntry(i int, fn func()) {
 		<-w.done
 		if w.stored {
 			fn()
+		}
+	}()
+}
+
+// testHookPutLater, when set, is called by putLater's writer before it
+// writes an entry, with the entry's URL.
+var testHookPutLater func(url string)
+
+// putLater writes payload as the entry of key in c (a Kind of the job's
+// cache) on a goroutine beside the job, one such write at a time (at most
+// one core, and the cache's one EncodeAll encoder, taken from the job),
+// so that the family, cell, figure, run and index entries are not written
+// on the job's path: waitEntries waits for them, before anything is
+// published and before the cache is closed. A failed write is a warning,
+// as on the path. payload is the writer's from here on.
+func (j *job) putLater(ctx context.Context, c *cache.Cache, key string, payload []byte) {
+	jc := j.cache
+	jc.bg.Add(1)
+	go func() {
+		defer jc.bg.Done()
+		jc.later.Lock()
+		defer jc.later.Unlock()
+		if testHookPutLater != nil {
+			testHookPutLater(c.URL(key))
+		}
+		if err := c.Put(ctx, key, cache.Entry{Payload: payload}); err != nil {
+			j.cacheWriteFailed(ctx, err)
 		}
 	}()
 }

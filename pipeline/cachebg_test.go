@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,5 +208,94 @@ func TestSpilledObjectsEntries(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(spill); len(left) != 0 {
 		t.Errorf("spill files left: %v", left)
+	}
+}
+
+// TestEntriesWrittenBesideTheJob: a warm rerun's run, family, cell and
+// figure entries are written beside the job (putLater), not on its path:
+// each write is held here until the protocol's report is rendered (after
+// the reduction and the figures), which a write on the job's path would
+// never see. The job waits for them before it returns: a rerun of the
+// same sweep is served every run, family and figure from them, and its
+// results equal the warm job's.
+func TestEntriesWrittenBesideTheJob(t *testing.T) {
+	ctx := context.Background()
+	op := &memOpener{}
+	b, _ := warmSweep(t, op)
+
+	rendered := make(chan struct{})
+	var once sync.Once
+	testHookPhase = func(p string) {
+		if p == "render" {
+			once.Do(func() { close(rendered) })
+		}
+	}
+	var mu sync.Mutex
+	var kinds []string
+	late := false
+	testHookPutLater = func(url string) {
+		select {
+		case <-rendered:
+		case <-time.After(10 * time.Second):
+			mu.Lock()
+			late = true
+			mu.Unlock()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, k := range []string{"/runs/", "/families/", "/cells/", "/figures/", "/index/"} {
+			if strings.Contains(url, k) {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	defer func() { testHookPhase, testHookPutLater = nil, nil }()
+	var log bytes.Buffer
+	cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/warm")
+	cfg.Concurrency, cfg.Cache = 2, "mem://cache/c"
+	cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if _, err := Run(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	testHookPhase, testHookPutLater = nil, nil
+	if late {
+		t.Fatal("an entry was written on the job's path: the report was not rendered while it waited")
+	}
+	for _, k := range []string{"/runs/", "/families/", "/cells/", "/figures/"} {
+		if !slices.Contains(kinds, k) {
+			t.Errorf("no %s entry written beside the job (written: %q)", k, kinds)
+		}
+	}
+	if strings.Contains(log.String(), "level=WARN") {
+		t.Errorf("warnings: %s", log.String())
+	}
+
+	log.Reset()
+	again := memJob(t, op, "mem://lab/sweep", "mem://lab/again")
+	again.Concurrency, again.Cache, again.Logger = 2, "mem://cache/c", cfg.Logger
+	if _, err := Run(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	for _, re := range []*regexp.Regexp{
+		regexp.MustCompile(`msg="runs from the cache" served=(\d+) assembled=0 scored=0 `),
+		regexp.MustCompile(`msg="families from the cache" served=\d+ reduced=0 `),
+		regexp.MustCompile(`msg="figures from the cache" served=\d+ drawn=0`),
+	} {
+		if !re.MatchString(log.String()) {
+			t.Errorf("the rerun was not served everything from the entries the warm job wrote (%s):\n%s", re, log.String())
+		}
+	}
+	for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"} {
+		want, err := b.ReadAll(ctx, "warm/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ReadAll(ctx, "again/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s of the rerun differs from the warm job's", name)
+		}
 	}
 }

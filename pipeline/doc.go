@@ -59,7 +59,10 @@
 // baseline's, every reduction option and the build, and each row alone,
 // keyed by what it depends on of one metric; figures.go each
 // figure's SVG and PNG, keyed by its inputs (figures.Figure.Key, computed
-// without drawing) and the build. With --cache, the objects decoded in a pass (a warm
+// without drawing) and the build; those entries (and the object indexes)
+// are encoded on the job's path and written by a goroutine beside it, one
+// at a time (putLater), waited for with the objects' entries before the
+// job publishes. With --cache, the objects decoded in a pass (a warm
 // rerun's changed ones) share the cores among themselves: one large
 // enough is decoded in chunks.
 // Convert (convert.go) is `crlbatch convert`.

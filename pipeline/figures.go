@@ -60,9 +60,7 @@ func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []b
 	}
 	payload := binary.AppendUvarint(make([]byte, 0, 10+len(svg)+len(png)), uint64(len(svg)))
 	payload = append(append(payload, svg...), png...)
-	if err := fc.Put(ctx, key, cache.Entry{Payload: payload}); err != nil {
-		j.cacheWriteFailed(ctx, err)
-	}
+	j.putLater(ctx, fc, key, payload)
 	return svg, png, false, nil
 }
 

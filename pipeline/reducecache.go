@@ -243,22 +243,18 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 				continue
 			}
 			stats[3]++
-			data, err := scoring.AppendExact(nil, &f.Rows[m])
-			if err == nil {
-				err = cc.Put(ctx, cellKeys[i], cache.Entry{Payload: data})
-			}
-			if err != nil {
+			if data, err := scoring.AppendExact(nil, &f.Rows[m]); err == nil {
+				j.putLater(ctx, cc, cellKeys[i], data)
+			} else {
 				j.cacheWriteFailed(ctx, err)
 			}
 		}
 		if some {
 			family.Adjust(f.Rows)
 		}
-		data, err := encodeRows(f.Rows)
-		if err == nil {
-			err = fc.Put(ctx, keys[k], cache.Entry{Payload: data})
-		}
-		if err != nil {
+		if data, err := encodeRows(f.Rows); err == nil {
+			j.putLater(ctx, fc, keys[k], data)
+		} else {
 			j.cacheWriteFailed(ctx, err)
 		}
 	}

@@ -98,6 +98,7 @@ func TestReduceCached(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		j.waitEntries() // the entries are written beside the job (putLater)
 		wb, err := scoring.AppendExact(nil, want)
 		if err != nil {
 			t.Fatal(err)

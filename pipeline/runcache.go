@@ -505,7 +505,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 					if err != nil {
 						j.log.Warn("cannot encode a scored run for the cache", "run", r.key, "error", err)
 					} else {
-						j.putEntry(gctx, runC, r.entry, &runEntry{Meta: r.meta, Contrib: r.contrb, Prepared: r.prep, Scored: enc})
+						j.putEntry(ctx, runC, r.entry, &runEntry{Meta: r.meta, Contrib: r.contrb, Prepared: r.prep, Scored: enc})
 					}
 				}
 				fold.done(i, s.res)
@@ -584,8 +584,8 @@ func (j *job) getEntry(ctx context.Context, c *cache.Cache, key, what string, o 
 	return false
 }
 
-// putEntry writes v (its MarshalBinary, else JSON) as the entry of key in
-// c; a failure is a warning.
+// putEntry writes v (its MarshalBinary, else JSON, encoded now) as the
+// entry of key in c, beside the job (putLater); a failure is a warning.
 func (j *job) putEntry(ctx context.Context, c *cache.Cache, key string, v any) {
 	var data []byte
 	var err error
@@ -594,12 +594,11 @@ func (j *job) putEntry(ctx context.Context, c *cache.Cache, key string, v any) {
 	} else {
 		data, err = json.Marshal(v)
 	}
-	if err == nil {
-		err = c.Put(ctx, key, cache.Entry{Payload: data})
-	}
 	if err != nil {
 		j.cacheWriteFailed(ctx, err)
+		return
 	}
+	j.putLater(ctx, c, key, data)
 }
 
 // scoreKey is the part of a run entry's key that says how the job scores
