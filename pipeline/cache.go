@@ -61,6 +61,7 @@ type jobCache struct {
 
 	bg      sync.WaitGroup // the entries' writers (storeLater, putLater) and what waits for them
 	later   sync.Mutex     // held by the one putLater write under way
+	queued  chan struct{}  // a slot per putLater write not done yet (laterQueue of them)
 	slots   chan struct{}  // at most Concurrency entries written at once
 	mu      sync.Mutex     // guards writing
 	writing []*entryWrite  // per object: its entry's write by this job, or nil
@@ -124,8 +125,13 @@ func (j *job) openCache(ctx context.Context) error {
 		j.log.Warn("--cache cannot be opened: every object is decoded", "cache", Redact(j.cfg.Cache), "error", redactErr(err))
 		return nil
 	}
-	j.cache = &jobCache{c: c, codec: codec}
+	j.cache = newJobCache(c, codec)
 	return nil
+}
+
+// newJobCache is the jobCache of c.
+func newJobCache(c *cache.Cache, codec scoring.Codec) *jobCache {
+	return &jobCache{c: c, codec: codec, queued: make(chan struct{}, laterQueue)}
 }
 
 func (j *job) closeCache() {
@@ -361,6 +367,12 @@ func (j *job) afterEntry(i int, fn func()) {
 // writes an entry, with the entry's URL.
 var testHookPutLater func(url string)
 
+// laterQueue is how many putLater writes may wait for the writer at
+// once: past it the job waits for one to be done, so that a job writing
+// many entries (a cold --cache job of 20,000 runs) holds at most this many
+// payloads and goroutines, not one per entry.
+const laterQueue = 64
+
 // putLater writes payload as the entry of key in c (a Kind of the job's
 // cache) on a goroutine beside the job, one such write at a time (at most
 // one core, and the cache's one EncodeAll encoder, taken from the job),
@@ -370,8 +382,10 @@ var testHookPutLater func(url string)
 // as on the path. payload is the writer's from here on.
 func (j *job) putLater(ctx context.Context, c *cache.Cache, key string, payload []byte) {
 	jc := j.cache
+	jc.queued <- struct{}{}
 	jc.bg.Add(1)
 	go func() {
+		defer func() { <-jc.queued }()
 		defer jc.bg.Done()
 		jc.later.Lock()
 		defer jc.later.Unlock()

@@ -8,13 +8,16 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"gocloud.dev/blob"
 
+	"github.com/crlbatch/crlbatch/cache"
 	"github.com/crlbatch/crlbatch/internal/synth"
 	"github.com/crlbatch/crlbatch/scoring"
 )
@@ -296,6 +299,50 @@ func TestEntriesWrittenBesideTheJob(t *testing.T) {
 		}
 		if !bytes.Equal(want, got) {
 			t.Errorf("%s of the rerun differs from the warm job's", name)
+		}
+	}
+}
+
+// TestPutLaterQueueIsBounded: while the writer is held, putLater takes
+// laterQueue writes and then waits for one to be done, so that a job
+// writing many entries never holds more than laterQueue payloads; once
+// the writer goes on, every entry is written.
+func TestPutLaterQueueIsBounded(t *testing.T) {
+	var log bytes.Buffer
+	j := reduceJob(t, t.TempDir(), &log)
+	release := make(chan struct{})
+	var once sync.Once
+	testHookPutLater = func(string) { <-release }
+	t.Cleanup(func() { testHookPutLater = nil; once.Do(func() { close(release) }) })
+	c := j.cache.c.Kind("later")
+	const n = laterQueue + 20
+	var returned atomic.Int32
+	all := make(chan struct{})
+	go func() {
+		defer close(all)
+		for i := range n {
+			j.putLater(context.Background(), c, cache.Key(strconv.Itoa(i)), []byte{byte(i)})
+			returned.Add(1)
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // time enough for every call that can return to return
+	if got := returned.Load(); got != laterQueue {
+		t.Fatalf("%d putLater calls returned while the writer was held, want %d", got, laterQueue)
+	}
+	once.Do(func() { close(release) })
+	select {
+	case <-all:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%d of %d putLater calls returned after the writer went on", returned.Load(), n)
+	}
+	j.waitEntries()
+	s, err := c.Stats(context.Background())
+	if err != nil || s.Entries != n {
+		t.Fatalf("%d entries written (%v), want %d; log: %s", s.Entries, err, n, log.String())
+	}
+	for i := range n {
+		if _, found, err := c.Get(context.Background(), cache.Key(strconv.Itoa(i))); !found || err != nil {
+			t.Fatalf("entry %d: found %v, %v", i, found, err)
 		}
 	}
 }
