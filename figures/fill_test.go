@@ -92,19 +92,7 @@ func TestFillPaths(t *testing.T) {
 	}
 	banded := 0
 	for round := range 240 {
-		w, h, span, top = 3*vg.Inch, 2*vg.Inch, 180, 0
-		if round%2 == 1 {
-			// 288 × 2,880 pixels: bands of 64 to 2,048 rows.
-			h = 30 * vg.Inch
-			span = vg.Length(10 + r.Float64()*float64(h))
-			top = vg.Length(r.Float64()*float64(h+40-span)) - 20
-			switch r.IntN(4) {
-			case 0:
-				top = -20
-			case 1:
-				top = h - span + 20
-			}
-		}
+		w, h, span, top = testRegion(r, round%2 == 1)
 		var p vg.Path
 		simple := true
 		for sub := range 1 + r.IntN(3) {
@@ -173,4 +161,25 @@ func TestFillPaths(t *testing.T) {
 	if !bytes.Equal(before, c.img.Pix) {
 		t.Error("an empty path changed pixels")
 	}
+}
+
+// testRegion is the canvas (w × h points) of a round of TestFillPaths
+// and TestStrokePaths, and the rows its path's points lie in (span points
+// from top): 288 × 192 pixels, or with tall 288 × 2,880 pixels (bands of
+// 64 to 2,048 rows), the path at its top, its bottom, across either edge,
+// or anywhere.
+func testRegion(r *rand.Rand, tall bool) (w, h, span, top vg.Length) {
+	w, h, span, top = 3*vg.Inch, 2*vg.Inch, 180, 0
+	if tall {
+		h = 30 * vg.Inch
+		span = vg.Length(10 + r.Float64()*float64(h))
+		top = vg.Length(r.Float64()*float64(h+40-span)) - 20
+		switch r.IntN(4) {
+		case 0:
+			top = -20
+		case 1:
+			top = h - span + 20
+		}
+	}
+	return w, h, span, top
 }

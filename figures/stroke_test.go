@@ -33,19 +33,7 @@ func TestStrokePaths(t *testing.T) {
 	}
 	banded := 0
 	for round := range 240 {
-		w, h := 3*vg.Inch, 2*vg.Inch
-		span, top := vg.Length(180), vg.Length(0)
-		if round%2 == 1 {
-			h = 30 * vg.Inch
-			span = vg.Length(10 + r.Float64()*float64(h))
-			top = vg.Length(r.Float64()*float64(h+40-span)) - 20
-			switch r.IntN(4) {
-			case 0:
-				top = -20
-			case 1:
-				top = h - span + 20
-			}
-		}
+		w, h, span, top := testRegion(r, round%2 == 1)
 		pt := func() vg.Point {
 			return vg.Point{X: vg.Length(r.Float64()*260 - 20), Y: top + vg.Length(r.Float64())*span - 20}
 		}
