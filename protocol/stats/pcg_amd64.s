@@ -117,6 +117,27 @@ round:
 	VZEROUPPER
 	RET
 
+// LEMIRE_GROUP is the group of eight outputs at (SI)(DX*8) of
+// lemireGather32 and lemireGather64 (n broadcast in Z31, the low half's
+// mask in Z30): Lemire's product of each output and n from two 32×32-bit
+// products, a jump to rejected when a low word falls below n, and else
+// the indices j in Z2 and K2 set for the gather.
+#define LEMIRE_GROUP(rejected) \
+	VMOVDQU64 (SI)(DX*8), Z0; \
+	VPMULUDQ  Z31, Z0, Z1; \
+	VPSRLQ    $32, Z0, Z2; \
+	VPMULUDQ  Z31, Z2, Z2; \
+	VPSRLQ    $32, Z1, Z3; \
+	VPADDQ    Z3, Z2, Z2; \
+	VPSLLQ    $32, Z2, Z3; \
+	VPANDQ    Z30, Z1, Z1; \
+	VPORQ     Z1, Z3, Z3; \
+	VPCMPUQ   $1, Z31, Z3, K1; \
+	KORTESTB  K1, K1; \
+	JNZ       rejected; \
+	VPSRLQ    $32, Z2, Z2; \
+	KXNORB    K2, K2, K2
+
 // func lemireGather32(outs []uint64, n uint64, pos []int32, out []int32) int
 // For each group of eight outputs r of outs, in order: the indices
 // j = ⌊r·n/2⁶⁴⌋ (Lemire's product's high word, from two 32×32-bit
@@ -140,20 +161,7 @@ group:
 	LEAQ 8(DX), R9
 	CMPQ R9, CX
 	JGT  taken
-	VMOVDQU64 (SI)(DX*8), Z0
-	VPMULUDQ  Z31, Z0, Z1
-	VPSRLQ    $32, Z0, Z2
-	VPMULUDQ  Z31, Z2, Z2
-	VPSRLQ    $32, Z1, Z3
-	VPADDQ    Z3, Z2, Z2
-	VPSLLQ    $32, Z2, Z3
-	VPANDQ    Z30, Z1, Z1
-	VPORQ     Z1, Z3, Z3
-	VPCMPUQ   $1, Z31, Z3, K1
-	KORTESTB  K1, K1
-	JNZ       taken
-	VPSRLQ    $32, Z2, Z2
-	KXNORB    K2, K2, K2
+	LEMIRE_GROUP(taken)
 	VPGATHERQD (BX)(Z2*4), K2, Y4
 	VMOVDQU32 Y4, (DI)(DX*4)
 	MOVQ R9, DX
@@ -181,20 +189,7 @@ group64:
 	LEAQ 8(DX), R9
 	CMPQ R9, CX
 	JGT  taken64
-	VMOVDQU64 (SI)(DX*8), Z0
-	VPMULUDQ  Z31, Z0, Z1
-	VPSRLQ    $32, Z0, Z2
-	VPMULUDQ  Z31, Z2, Z2
-	VPSRLQ    $32, Z1, Z3
-	VPADDQ    Z3, Z2, Z2
-	VPSLLQ    $32, Z2, Z3
-	VPANDQ    Z30, Z1, Z1
-	VPORQ     Z1, Z3, Z3
-	VPCMPUQ   $1, Z31, Z3, K1
-	KORTESTB  K1, K1
-	JNZ       taken64
-	VPSRLQ    $32, Z2, Z2
-	KXNORB    K2, K2, K2
+	LEMIRE_GROUP(taken64)
 	VPGATHERQQ (BX)(Z2*8), K2, Z4
 	VMOVDQU64 Z4, (DI)(DX*8)
 	MOVQ R9, DX
