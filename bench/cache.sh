@@ -60,14 +60,16 @@ THREADS=$(nproc)
 
 mkdir -p "$BENCH_DIR"
 # Each binary run is a cp copy of what the linker wrote: a freshly linked
-# binary peaks 10-17 MiB higher in RSS than a copy of it.
-(cd "$ROOT" && go build -o "$BIN.link" ./cmd/crlbatch) && cp "$BIN.link" "$BIN"
+# binary peaks 10-17 MiB higher in RSS than a copy of it. Both builds with
+# the tags of `make build` (bench/buildtags.sh).
+TAGS=$("$ROOT/bench/buildtags.sh")
+(cd "$ROOT" && go build -tags "$TAGS" -o "$BIN.link" ./cmd/crlbatch) && cp "$BIN.link" "$BIN"
 BASE_BIN=
 if [[ -n ${BENCH_BASE:-} ]]; then
 	BASE_BIN=$BENCH_DIR/crlbatch-base
 	rm -rf "$BENCH_DIR/base-src" && mkdir -p "$BENCH_DIR/base-src"
 	git -C "$ROOT" archive "$BENCH_BASE" | tar -x -C "$BENCH_DIR/base-src"
-	(cd "$BENCH_DIR/base-src" && go build -o "$BASE_BIN.link" ./cmd/crlbatch) && cp "$BASE_BIN.link" "$BASE_BIN"
+	(cd "$BENCH_DIR/base-src" && go build -tags "$TAGS" -o "$BASE_BIN.link" ./cmd/crlbatch) && cp "$BASE_BIN.link" "$BASE_BIN"
 	echo "base: $BENCH_BASE = $(git -C "$ROOT" rev-parse --short "$BENCH_BASE")"
 fi
 

@@ -30,19 +30,23 @@ done
 [ -x /usr/bin/time ] || { echo "decode_ab: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 mkdir -p "$OUT"
 
+# Both built with the tags of `make build` (bench/buildtags.sh), kept apart
+# by them in OUT.
+tags=$("$repo/bench/buildtags.sh")
 revs=()
 for rev in "$1" "$2"; do
 	sha=$(cd "$repo" && git rev-parse --short "$rev")
-	if [ ! -x "$OUT/crlbatch-$sha" ]; then
+	id=$sha${tags:+-${tags//[ ,]/+}}
+	if [ ! -x "$OUT/crlbatch-$id" ]; then
 		src=$(mktemp -d)
 		(cd "$repo" && git archive "$sha") | tar -x -C "$src"
 		# A cp copy of what the linker wrote: a freshly linked binary
 		# peaks 10-17 MiB higher in RSS.
-		(cd "$src" && CGO_ENABLED=0 go build -o "$OUT/crlbatch-$sha.link" ./cmd/crlbatch)
-		cp "$OUT/crlbatch-$sha.link" "$OUT/crlbatch-$sha" && rm "$OUT/crlbatch-$sha.link"
+		(cd "$src" && CGO_ENABLED=0 go build -tags "$tags" -o "$OUT/crlbatch-$id.link" ./cmd/crlbatch)
+		cp "$OUT/crlbatch-$id.link" "$OUT/crlbatch-$id" && rm "$OUT/crlbatch-$id.link"
 		rm -rf "$src"
 	fi
-	revs+=("$sha")
+	revs+=("$id")
 done
 
 # Every round reads from the page cache: the first would pay the disk.

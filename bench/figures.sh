@@ -51,7 +51,7 @@ mkdir -p "$DIR"
 CRLBATCH=$DIR/crlbatch
 rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo -dirty)"
 echo "building crlbatch ($rev)" >&2
-go build -o "$CRLBATCH" ./cmd/crlbatch
+go build -tags "$(bench/buildtags.sh)" -o "$CRLBATCH" ./cmd/crlbatch
 
 synth_flags=(--family ppo --family sac --family ewc --family dqn --seeds 5 --extras --seed 1)
 fp_dir=$(mktemp -d)

@@ -33,14 +33,16 @@ THREADS=$(nproc)
 
 mkdir -p "$BENCH_DIR"
 # Each build is linked to a .link file and run from a cp copy: a freshly
-# linked binary peaks 10-17 MiB higher in RSS than a copy of it.
-(cd "$ROOT" && go build -o "$BENCH_DIR/crlbatch-head.link" ./cmd/crlbatch)
+# linked binary peaks 10-17 MiB higher in RSS than a copy of it. Both with
+# the tags of `make build` (bench/buildtags.sh).
+TAGS=$("$ROOT/bench/buildtags.sh")
+(cd "$ROOT" && go build -tags "$TAGS" -o "$BENCH_DIR/crlbatch-head.link" ./cmd/crlbatch)
 cp "$BENCH_DIR/crlbatch-head.link" "$BENCH_DIR/crlbatch-head"
 BUILDS=(head)
 if [[ -n ${BENCH_BASE:-} ]]; then
 	rm -rf "$BENCH_DIR/base-src" && mkdir -p "$BENCH_DIR/base-src"
 	git -C "$ROOT" archive "$BENCH_BASE" | tar -x -C "$BENCH_DIR/base-src"
-	(cd "$BENCH_DIR/base-src" && go build -o "$BENCH_DIR/crlbatch-base.link" ./cmd/crlbatch)
+	(cd "$BENCH_DIR/base-src" && go build -tags "$TAGS" -o "$BENCH_DIR/crlbatch-base.link" ./cmd/crlbatch)
 	cp "$BENCH_DIR/crlbatch-base.link" "$BENCH_DIR/crlbatch-base"
 	echo "base: $BENCH_BASE = $(git -C "$ROOT" rev-parse --short "$BENCH_BASE")"
 	BUILDS=(base head)

@@ -3,6 +3,10 @@
 
     bench/warm_ab.py ROUNDS BASE_BINARY NEW_BINARY
 
+Build both binaries as `make build` does, with the tags bench/buildtags.sh prints (go build
+-tags "$(bench/buildtags.sh)"): without disable_grpc_modules package initialisation alone
+takes ~7 ms more, as much as the changes this script is for. bench/cache.sh's binaries are.
+
 /usr/bin/time reports wall time in steps of 10 ms, too coarse for a job of about 0.14 s
 whose changes are worth a few milliseconds. This script times each job itself (wall:
 time.perf_counter around the child; CPU: user + system from wait4's rusage) and runs the
