@@ -54,9 +54,7 @@
 // scored run, keyed by its pieces' entries, the job's scoring key and the
 // build: an unchanged run (whose preparation, scoring.Contributor, gives it
 // the same, or whose scored run the job brings to a moved preparation,
-// scoring.Reapplier) is served, its objects not read at all; the entries
-// of the runs the indexes list are read on a goroutine while the objects
-// without an index are decoded (prefetchRuns). reducecache.go
+// scoring.Reapplier) is served, its objects not read at all. reducecache.go
 // keeps each family's rows, keyed by the exact bits of its runs and the
 // baseline's, every reduction option and the build, and each row alone,
 // keyed by what it depends on of one metric; figures.go each

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"gocloud.dev/blob"
@@ -201,16 +200,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	for i := range objs {
 		want[i] = index[i] == nil
 	}
-	// The entries of the runs found in the indexes are read while the
-	// other objects are decoded (prefetchRuns).
-	sk, skErr := j.scoreKey()
-	var pre *runPrefetch
-	if skErr == nil {
-		pre = j.prefetchRuns(ctx, runC, sk, objs, index)
-	}
-	err = j.readSome(ctx, b, rs, want)
-	fetched := pre.stop()
-	if err != nil {
+	if err := j.readSome(ctx, b, rs, want); err != nil {
 		return nil, err
 	}
 	pieces := make([][]scoring.Piece, len(objs))
@@ -276,30 +266,42 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	if lim > 0 && len(runs) > lim || rs.bud.spilled > 0 {
 		return j.scoreAll(ctx, b, rs, index, prev)
 	}
-	if skErr != nil {
-		return nil, skErr
+	sk, err := j.scoreKey()
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range runs {
-		r.entry = j.runEntryKey(sk, r.key, r.pieces)
+		parts := []string{runCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), sk, r.key}
+		for _, p := range r.pieces {
+			if jc.keys[p.obj] == "" {
+				parts = nil
+				break
+			}
+			parts = append(parts, jc.keys[p.obj], strconv.Itoa(p.line))
+		}
+		if parts != nil {
+			r.entry = cache.Key(parts...)
+		}
 	}
 	err = j.eachLimited(ctx, len(runs), func(ctx context.Context, i int) error {
 		r := runs[i]
 		if r.entry == "" {
 			return nil
 		}
-		f, ok := fetched[r.entry]
-		if !ok {
-			f = j.fetchRun(ctx, runC, r.entry)
-		}
+		var e runEntry
 		o := objs[r.pieces[0].obj]
-		switch {
-		case f.err != nil:
-			j.entryWarn(ctx, runC, r.entry, "run", o, f.err)
-		case f.badScore != nil:
-			j.log.Warn("cache entry not trusted: it is rebuilt", "of", "run", "object", Redact(j.in.ObjectURL(o.Key)), "entry", runC.URL(r.entry), "reason", f.badScore)
-		case f.e != nil:
-			r.e, r.meta, r.known, r.scored = f.e, f.e.Meta, true, f.scored
+		if !j.getEntry(ctx, runC, r.entry, "run", o, &e) {
+			return nil
 		}
+		if e.Scored != nil {
+			s, err := scoring.DecodeScored(j.proto.job, e.Scored)
+			if err != nil {
+				j.log.Warn("cache entry not trusted: it is rebuilt", "of", "run", "object", Redact(j.in.ObjectURL(o.Key)), "entry", runC.URL(r.entry), "reason", err)
+				return nil
+			}
+			r.scored = s
+		}
+		r.e, r.meta, r.known = &e, e.Meta, true
 		return nil
 	})
 	if err != nil {
@@ -559,18 +561,6 @@ func (j *job) eachLimited(ctx context.Context, n int, fn func(ctx context.Contex
 // did; an entry that cannot be trusted or read is warned about (what, o:
 // the object or run it stands for) and left to be rebuilt.
 func (j *job) getEntry(ctx context.Context, c *cache.Cache, key, what string, o object, v any) bool {
-	found, err := readEntry(ctx, c, key, v)
-	if err != nil {
-		j.entryWarn(ctx, c, key, what, o, err)
-		return false
-	}
-	return found
-}
-
-// readEntry reads the entry of key in c into v, as getEntry, and returns
-// what getEntry warns about instead: an error matching cache.ErrCorrupt
-// for an entry not to be trusted, or the store's.
-func readEntry(ctx context.Context, c *cache.Cache, key string, v any) (found bool, err error) {
 	e, found, err := c.Get(ctx, key)
 	if err == nil && found {
 		if u, ok := v.(encoding.BinaryUnmarshaler); ok {
@@ -582,135 +572,16 @@ func readEntry(ctx context.Context, c *cache.Cache, key string, v any) (found bo
 			err = fmt.Errorf("%w: %v", cache.ErrCorrupt, err)
 		}
 	}
-	return found, err
-}
-
-// entryWarn warns that the entry of key in c (of what, standing for o)
-// could not be used, err being readEntry's; nothing once ctx is done.
-func (j *job) entryWarn(ctx context.Context, c *cache.Cache, key, what string, o object, err error) {
 	switch {
+	case err == nil:
+		return found
 	case ctx.Err() != nil:
 	case errors.Is(err, cache.ErrCorrupt):
 		j.log.Warn("cache entry not trusted: it is rebuilt", "of", what, "object", Redact(j.in.ObjectURL(o.Key)), "entry", c.URL(key), "reason", err)
 	default:
 		j.log.Warn("cache entry cannot be read", "of", what, "object", Redact(j.in.ObjectURL(o.Key)), "entry", c.URL(key), "error", err)
 	}
-}
-
-// runEntryKey is the key of the entry of the run of key whose pieces are
-// pieces (object key order), under the scoring key sk; "" when an object
-// of it has no entry key (not cacheable).
-func (j *job) runEntryKey(sk, key string, pieces []runPiece) string {
-	jc := j.cache
-	parts := []string{runCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), sk, key}
-	for _, p := range pieces {
-		if jc.keys[p.obj] == "" {
-			return ""
-		}
-		parts = append(parts, jc.keys[p.obj], strconv.Itoa(p.line))
-	}
-	return cache.Key(parts...)
-}
-
-// runFetch is a run entry as read (fetchRun): e and scored when it was
-// there and trusted; err, readEntry's; badScore, the scored run's
-// decoding error. Warnings are left to whoever uses it.
-type runFetch struct {
-	e        *runEntry
-	scored   *scoring.Scored
-	err      error
-	badScore error
-}
-
-// fetchRun reads the run entry of key in c, and decodes its scored run.
-func (j *job) fetchRun(ctx context.Context, c *cache.Cache, key string) runFetch {
-	var e runEntry
-	found, err := readEntry(ctx, c, key, &e)
-	if err != nil || !found {
-		return runFetch{err: err}
-	}
-	f := runFetch{e: &e}
-	if e.Scored != nil {
-		if f.scored, err = scoring.DecodeScored(j.proto.job, e.Scored); err != nil {
-			return runFetch{badScore: err}
-		}
-	}
-	return f
-}
-
-// runPrefetch reads run entries on a goroutine of its own while the job
-// decodes the objects without an index (prefetchRuns).
-type runPrefetch struct {
-	halt atomic.Bool
-	done chan struct{}
-	got  map[string]runFetch // by entry key; the goroutine's until done is closed
-}
-
-// prefetchRuns reads, on one goroutine, the entries of the runs whose
-// pieces the objects' indexes list (a warm rerun's unchanged runs), in
-// canonical order, while the objects without an index are decoded: their
-// keys do not depend on what is decoded. On a 2-core machine the changed
-// object's decoding and these reads then share the cores, where the reads
-// used to wait for the decoding to end. A run that turns out to have a
-// piece in a decoded object too has another key: its entry is read after,
-// as every run's was. Reads end at stop, which returns what was read;
-// what they found is warned about only when it is used, as before.
-func (j *job) prefetchRuns(ctx context.Context, c *cache.Cache, sk string, objs []object, index []*objIndex) *runPrefetch {
-	var keys []string
-	byKey := map[string]*cachedRun{}
-	var runs []*cachedRun
-	for i := range objs {
-		if index[i] == nil {
-			continue
-		}
-		for _, p := range index[i].Pieces {
-			r := byKey[p.Run]
-			if r == nil {
-				r = &cachedRun{key: p.Run}
-				byKey[p.Run] = r
-				runs = append(runs, r)
-			}
-			r.pieces = append(r.pieces, runPiece{obj: i, line: p.Line})
-		}
-	}
-	for _, r := range runs {
-		if k := j.runEntryKey(sk, r.key, r.pieces); k != "" {
-			keys = append(keys, k)
-		}
-	}
-	pre := &runPrefetch{done: make(chan struct{}), got: make(map[string]runFetch, len(keys))}
-	go func() {
-		defer close(pre.done)
-		for _, k := range keys {
-			if pre.halt.Load() || ctx.Err() != nil {
-				return
-			}
-			f := j.fetchRun(ctx, c, k)
-			if ctx.Err() != nil {
-				return
-			}
-			pre.got[k] = f
-			if testHookPrefetched != nil {
-				testHookPrefetched(k)
-			}
-		}
-	}()
-	return pre
-}
-
-// testHookPrefetched, when set, is called by prefetchRuns' goroutine with
-// the key of each run entry it has read.
-var testHookPrefetched func(key string)
-
-// stop ends the reads of p (the one under way finishes) and returns what
-// they read; nil for a nil p.
-func (p *runPrefetch) stop() map[string]runFetch {
-	if p == nil {
-		return nil
-	}
-	p.halt.Store(true)
-	<-p.done
-	return p.got
+	return false
 }
 
 // putEntry writes v (its MarshalBinary, else JSON, encoded now) as the
