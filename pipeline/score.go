@@ -56,9 +56,10 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	cfg, sj, dec := j.cfg, j.proto.job, j.proto.dec
 	if p, ok := sj.(scoring.Preparer); ok {
 		err := p.Prepare(func(fn func(*scoring.Run) error) error {
-			return handBeside(func(give func(*scoring.Run) error) error {
-				return j.each(rd, nil, give)
-			}, fn, dec.Done)
+			return j.each(rd, nil, func(r *scoring.Run) error {
+				defer dec.Done(r)
+				return fn(r)
+			})
 		})
 		if err != nil {
 			dec.Close()
@@ -110,44 +111,6 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 		scored[i] = s.res
 	}
 	return j.reduceScored(ctx, rd.notes, scored, total, prev)
-}
-
-// handBeside hands the runs each assembles to fn in canonical order, one
-// at a time, on a goroutine of its own, so that the next run is assembled
-// while fn looks at the last one (the preparing pass: by_configuration's
-// ceiling pass had one core busy, ~6 of its ~23 ms in fn on the 1 GB
-// sweep). done gives a run back once fn has returned, before fn is given
-// the next. At most two runs are held at once, the one fn holds and the
-// one assembled after it, as in the scoring pass at --concurrency 2. The
-// error returned is the first in canonical order: fn's for a run comes
-// before the assembly's of a later run, as it would one run at a time.
-func handBeside(each func(give func(*scoring.Run) error) error, fn func(*scoring.Run) error, done func(*scoring.Run)) error {
-	var busy chan error // fn's result for the run handed over last
-	wait := func() error {
-		if busy == nil {
-			return nil
-		}
-		err := <-busy
-		busy = nil
-		return err
-	}
-	err := each(func(r *scoring.Run) error {
-		if err := wait(); err != nil {
-			done(r)
-			return err
-		}
-		busy = make(chan error, 1)
-		go func(c chan<- error) {
-			err := fn(r)
-			done(r)
-			c <- err
-		}(busy)
-		return nil
-	})
-	if ferr := wait(); ferr != nil {
-		return ferr
-	}
-	return err
 }
 
 // scoreSlot is where one run's scoring puts its result.
