@@ -55,56 +55,97 @@ func (j *job) chunkBytes() int {
 }
 
 // decodeChunked decodes one object as Decode does, its chunks on
-// workers goroutines. The calling goroutine merges; one more reads (and
-// decompresses) ahead. At most about 2×workers chunks are held at once.
+// workers goroutines. The calling goroutine reads (and decompresses) the
+// chunks and hands them to workers-1 others through a queue of workers-1
+// chunks; when the queue is full it decodes the chunk it read itself,
+// rather than wait. Whichever goroutine decoded a chunk merges it and the
+// chunks after it that are decoded, in order, one goroutine at a time. No
+// goroutine waits on another while there is work: a reader that waited for
+// a free worker, woken by the worker that took a chunk, waited behind that
+// worker on its core (the runtime runs a goroutine readied by another on
+// the same core, after it) while the workers ran out of chunks, and a merge
+// goroutine was woken for every chunk. At most 2×workers chunks are read
+// and not yet merged.
 func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	defer c.Close()
-	var err error
-	type pending struct {
+	workers = max(workers, 1)
+	ahead := 2 * workers
+	type read struct {
+		seq int
 		ch  any
-		res chan any
 	}
-	stop := make(chan struct{})
-	todo := make(chan pending)
-	order := make(chan pending, workers) // the chunks in order, for the merge
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		defer close(order)
-		defer close(todo)
-		for {
-			ch, err := c.Next(size)
-			if err != nil { // io.EOF: a broken stream is the last chunk's error
-				return
-			}
-			p := pending{ch, make(chan any, 1)}
-			// A chunk is in order before it is handed to a worker, and
-			// handed to one before the next is read: the chunk the merge
-			// waits for is always decoding or about to be.
-			select {
-			case order <- p:
-			case <-stop:
-				return
-			}
-			select {
-			case todo <- p:
-			case <-stop:
-				return
-			}
+	var (
+		queue = make(chan read, workers-1)
+		// room holds a token for each chunk read and not yet merged.
+		room = make(chan struct{}, ahead)
+		stop = make(chan struct{}) // closed when the object failed
+
+		mu      sync.Mutex           // c.Merge and what follows
+		decoded = make([]any, ahead) // decoded chunks by sequence number, modulo ahead
+		merged  int
+		err     error
+	)
+	// decode decodes a chunk and merges what it completes; false once the
+	// object failed.
+	decode := func(r read) bool {
+		select {
+		case <-stop:
+			return false
+		default:
 		}
-	})
-	for range workers {
+		d := c.Decode(r.ch)
+		mu.Lock()
+		defer mu.Unlock()
+		decoded[r.seq%ahead] = d
+		for err == nil && decoded[merged%ahead] != nil {
+			next := decoded[merged%ahead]
+			decoded[merged%ahead] = nil
+			merged++
+			if err = c.Merge(next); err != nil {
+				close(stop)
+				break
+			}
+			<-room
+		}
+		return err == nil
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
 		wg.Go(func() {
-			for p := range todo {
-				p.res <- c.Decode(p.ch)
+			for r := range queue {
+				if !decode(r) {
+					return
+				}
 			}
 		})
 	}
-	for p := range order {
-		if err = c.Merge(<-p.res); err != nil {
+reading:
+	for seq := 0; ; seq++ {
+		select {
+		case room <- struct{}{}:
+		case <-stop:
+			break reading
+		}
+		ch, err := c.Next(size)
+		if err != nil { // io.EOF: a broken stream is the last chunk's error
+			break
+		}
+		select {
+		case queue <- read{seq, ch}:
+		case <-stop:
+			break reading
+		default:
+			if !decode(read{seq, ch}) {
+				break reading
+			}
+		}
+	}
+	close(queue)
+	for r := range queue {
+		if !decode(r) {
 			break
 		}
 	}
-	close(stop)
 	wg.Wait()
 	if err != nil {
 		return nil, err
