@@ -55,7 +55,17 @@ func (j *job) chunkBytes() int {
 }
 
 // decodeChunked decodes one object as Decode does, its chunks on
-// workers goroutines. The calling goroutine reads (and decompresses) the
+// workers goroutines, and closes c.
+func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) {
+	defer c.Close()
+	if c.Compressed() {
+		return decodeCompressed(c, workers, size)
+	}
+	return decodePlain(c, workers, size)
+}
+
+// decodeCompressed is decodeChunked for an object whose chunks are
+// decompressed as they are read. The calling goroutine reads (and decompresses) the
 // chunks and hands them to workers-1 others through a queue of workers-1
 // chunks; when the queue is full it decodes the chunk it read itself,
 // rather than wait. Whichever goroutine decoded a chunk merges it and the
@@ -66,8 +76,7 @@ func (j *job) chunkBytes() int {
 // the same core, after it) while the workers ran out of chunks, and a merge
 // goroutine was woken for every chunk. At most 2×workers chunks are read
 // and not yet merged.
-func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) {
-	defer c.Close()
+func decodeCompressed(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	workers = max(workers, 1)
 	ahead := 2 * workers
 	type read struct {
@@ -146,6 +155,64 @@ reading:
 			break
 		}
 	}
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return c.Object()
+}
+
+// decodePlain is decodeChunked for an object read as it is stored: a
+// goroutine reads ahead (a copy of the bytes, cheap beside decoding them),
+// workers goroutines decode, and the calling goroutine merges. At most
+// about 2×workers chunks are held at once.
+func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
+	var err error
+	type pending struct {
+		ch  any
+		res chan any
+	}
+	stop := make(chan struct{})
+	todo := make(chan pending)
+	order := make(chan pending, workers) // the chunks in order, for the merge
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(order)
+		defer close(todo)
+		for {
+			ch, err := c.Next(size)
+			if err != nil { // io.EOF: a broken stream is the last chunk's error
+				return
+			}
+			p := pending{ch, make(chan any, 1)}
+			// A chunk is in order before it is handed to a worker, and
+			// handed to one before the next is read: the chunk the merge
+			// waits for is always decoding or about to be.
+			select {
+			case order <- p:
+			case <-stop:
+				return
+			}
+			select {
+			case todo <- p:
+			case <-stop:
+				return
+			}
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			for p := range todo {
+				p.res <- c.Decode(p.ch)
+			}
+		})
+	}
+	for p := range order {
+		if err = c.Merge(<-p.res); err != nil {
+			break
+		}
+	}
+	close(stop)
 	wg.Wait()
 	if err != nil {
 		return nil, err

@@ -166,10 +166,11 @@ func TestSplitObjectIsInvisible(t *testing.T) {
 // nothing is called after decodeChunked returned, and at most 2×workers
 // chunks are read and not yet merged.
 type fakeChunks struct {
-	t       *testing.T
-	n       int
-	failAt  int
-	workers int
+	t          *testing.T
+	n          int
+	failAt     int
+	workers    int
+	compressed bool
 
 	mu       sync.Mutex
 	read     int
@@ -247,6 +248,7 @@ func (f *fakeChunks) Merge(d any) error {
 }
 
 func (f *fakeChunks) Object() (scoring.Object, error) { return nil, nil }
+func (f *fakeChunks) Compressed() bool                { return f.compressed }
 
 func (f *fakeChunks) Close() error {
 	f.mu.Lock()
@@ -258,49 +260,58 @@ func (f *fakeChunks) Close() error {
 // TestDecodeChunkedOrder: whatever order the chunks are decoded in, they
 // are merged in order, each once; a failed merge is the object's error,
 // stops the reading within the chunks already allowed ahead, and leaves no
-// goroutine at work; at most 2×workers chunks are out at once.
+// goroutine at work; at most 2×workers chunks of a compressed object are
+// out at once (one more of a plain one, whose reader holds one).
 func TestDecodeChunkedOrder(t *testing.T) {
-	for _, workers := range []int{1, 2, 3, 8} {
-		for _, n := range []int{0, 1, 2, 40} {
-			for _, failAt := range []int{-1, 0, n / 2, n - 1} {
-				if failAt >= n || failAt < -1 {
-					continue
-				}
-				f := &fakeChunks{t: t, n: n, failAt: failAt, workers: workers}
-				_, err := decodeChunked(f, workers, 1)
-				f.mu.Lock()
-				f.returned = true
-				name := fmt.Sprintf("workers %d, %d chunks, merge failing at %d", workers, n, failAt)
-				want := n
-				if failAt >= 0 {
-					want = failAt + 1
-					if !errors.Is(err, errFakeMerge) {
-						t.Errorf("%s: error %v", name, err)
+	for _, compressed := range []bool{false, true} {
+		for _, workers := range []int{1, 2, 3, 8} {
+			// decodePlain's reader holds one more chunk while the merge
+			// waits for the first of 2×workers.
+			out := 2*workers + 1
+			if compressed {
+				out = 2 * workers
+			}
+			for _, n := range []int{0, 1, 2, 40} {
+				for _, failAt := range []int{-1, 0, n / 2, n - 1} {
+					if failAt >= n || failAt < -1 {
+						continue
 					}
-					if f.read > want+2*workers {
-						t.Errorf("%s: %d chunks read, more than %d ahead of the failure", name, f.read, 2*workers)
+					f := &fakeChunks{t: t, n: n, failAt: failAt, workers: workers, compressed: compressed}
+					_, err := decodeChunked(f, workers, 1)
+					f.mu.Lock()
+					f.returned = true
+					name := fmt.Sprintf("compressed %v, workers %d, %d chunks, merge failing at %d", compressed, workers, n, failAt)
+					want := n
+					if failAt >= 0 {
+						want = failAt + 1
+						if !errors.Is(err, errFakeMerge) {
+							t.Errorf("%s: error %v", name, err)
+						}
+						if f.read > want+out {
+							t.Errorf("%s: %d chunks read, more than %d ahead of the failure", name, f.read, out)
+						}
+					} else {
+						if err != nil {
+							t.Errorf("%s: %v", name, err)
+						}
+						if f.read != n {
+							t.Errorf("%s: %d chunks read", name, f.read)
+						}
 					}
-				} else {
-					if err != nil {
-						t.Errorf("%s: %v", name, err)
+					if len(f.merges) != want {
+						t.Errorf("%s: merged %v", name, f.merges)
 					}
-					if f.read != n {
-						t.Errorf("%s: %d chunks read", name, f.read)
+					if f.maxOut > out {
+						t.Errorf("%s: %d chunks read and not merged at once", name, f.maxOut)
 					}
+					if f.decoding != 0 || f.inNext || f.inMerge {
+						t.Errorf("%s: still at work after it returned", name)
+					}
+					if f.closed != 1 {
+						t.Errorf("%s: closed %d times", name, f.closed)
+					}
+					f.mu.Unlock()
 				}
-				if len(f.merges) != want {
-					t.Errorf("%s: merged %v", name, f.merges)
-				}
-				if f.maxOut > 2*workers {
-					t.Errorf("%s: %d chunks read and not merged at once", name, f.maxOut)
-				}
-				if f.decoding != 0 || f.inNext || f.inMerge {
-					t.Errorf("%s: still at work after it returned", name)
-				}
-				if f.closed != 1 {
-					t.Errorf("%s: closed %d times", name, f.closed)
-				}
-				f.mu.Unlock()
 			}
 		}
 	}

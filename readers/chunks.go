@@ -91,6 +91,9 @@ func (c *Chunks) Close() error {
 	return c.rc.Close()
 }
 
+// Format is the object's format, sniffed when it was opened.
+func (c *Chunks) Format() Format { return c.format }
+
 // Chunk is a run of consecutive lines of one object.
 type Chunk struct {
 	c     *Chunks

@@ -204,6 +204,9 @@ type Chunks interface {
 	Merge(decoded any) error
 	Object() (Object, error)
 	Close() error
+	// Compressed says whether reading a chunk decompresses it (gzip,
+	// zstd), which costs about as much as decoding it.
+	Compressed() bool
 }
 
 // Run is one assembled run.
