@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
@@ -75,12 +77,51 @@ func oneBigObject(t *testing.T, ctx context.Context, b *blob.Bucket) {
 // TestSplitObjectIsInvisible: an object decoded in chunks on several
 // goroutines gives the same result files, byte for byte, and the same
 // manifest (bad rows included) as the same object decoded on one, and the
-// same error when its bad rows go over --max-bad-rows.
+// same error when its bad rows go over --max-bad-rows; plain, and
+// compressed (decoded by decodeCompressed).
 func TestSplitObjectIsInvisible(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { splitIsInvisible(t, nil) })
+	t.Run("gzip", func(t *testing.T) {
+		splitIsInvisible(t, func(data []byte) []byte {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			if _, err := zw.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return buf.Bytes()
+		})
+	})
+	t.Run("zstd", func(t *testing.T) {
+		splitIsInvisible(t, func(data []byte) []byte {
+			zw, err := zstd.NewWriter(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer zw.Close()
+			return zw.EncodeAll(data, nil)
+		})
+	})
+}
+
+func splitIsInvisible(t *testing.T, encode func([]byte) []byte) {
 	ctx := context.Background()
 	op := &memOpener{}
 	b, _, _ := op.open(ctx, "mem://lab")
 	oneBigObject(t, ctx, b)
+	if encode != nil {
+		for _, key := range []string{"sweep/big.jsonl", "sweep/small.jsonl"} {
+			data, err := b.ReadAll(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.WriteAll(ctx, key, encode(data), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 
 	score := func(out string, concurrency, chunk, maxBad int) (map[string][]byte, error) {
 		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
