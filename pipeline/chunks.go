@@ -65,17 +65,18 @@ func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) 
 }
 
 // decodeCompressed is decodeChunked for an object whose chunks are
-// decompressed as they are read. The calling goroutine reads (and decompresses) the
-// chunks and hands them to workers-1 others through a queue of workers-1
-// chunks; when the queue is full it decodes the chunk it read itself,
+// decompressed as they are read, which costs about as much as decoding
+// them. The calling goroutine reads every chunk (the decompressor stays on
+// one goroutine) and hands it to workers-1 others through a queue of
+// workers-1 chunks; when the queue is full it decodes the chunk itself
 // rather than wait. Whichever goroutine decoded a chunk merges it and the
-// chunks after it that are decoded, in order, one goroutine at a time. No
-// goroutine waits on another while there is work: a reader that waited for
-// a free worker, woken by the worker that took a chunk, waited behind that
-// worker on its core (the runtime runs a goroutine readied by another on
-// the same core, after it) while the workers ran out of chunks, and a merge
-// goroutine was woken for every chunk. At most 2×workers chunks are read
-// and not yet merged.
+// decoded chunks after it, in order, one goroutine at a time. The reader
+// never waits for a worker and nothing waits for a merge goroutine: a
+// reader that waited, woken by the worker that took its chunk, sat behind
+// that worker on its core (the runtime runs a goroutine readied by another
+// on the same core, after it) while the other worker ran out of chunks,
+// and a merge goroutine was woken for every chunk. At most 2×workers
+// chunks are read and not yet merged.
 func decodeCompressed(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	workers = max(workers, 1)
 	ahead := 2 * workers
