@@ -55,10 +55,119 @@ func (j *job) chunkBytes() int {
 }
 
 // decodeChunked decodes one object as Decode does, its chunks on
-// workers goroutines. The calling goroutine merges; one more reads (and
-// decompresses) ahead. At most about 2×workers chunks are held at once.
+// workers goroutines, and closes c.
 func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	defer c.Close()
+	if c.Compressed() {
+		return decodeCompressed(c, workers, size)
+	}
+	return decodePlain(c, workers, size)
+}
+
+// decodeCompressed is decodeChunked for an object whose chunks are
+// decompressed as they are read, which costs about as much as decoding
+// them. The calling goroutine reads every chunk (the decompressor stays on
+// one goroutine) and hands it to workers-1 others through a queue of
+// workers-1 chunks; when the queue is full it decodes the chunk itself
+// rather than wait. Whichever goroutine decoded a chunk merges it and the
+// decoded chunks after it, in order, one goroutine at a time. The reader
+// never waits for a worker and nothing waits for a merge goroutine: a
+// reader that waited, woken by the worker that took its chunk, sat behind
+// that worker on its core (the runtime runs a goroutine readied by another
+// on the same core, after it) while the other worker ran out of chunks,
+// and a merge goroutine was woken for every chunk. At most 2×workers
+// chunks are read and not yet merged.
+func decodeCompressed(c scoring.Chunks, workers, size int) (scoring.Object, error) {
+	workers = max(workers, 1)
+	ahead := 2 * workers
+	type read struct {
+		seq int
+		ch  any
+	}
+	var (
+		queue = make(chan read, workers-1)
+		// room holds a token for each chunk read and not yet merged.
+		room = make(chan struct{}, ahead)
+		stop = make(chan struct{}) // closed when the object failed
+
+		mu      sync.Mutex           // c.Merge and what follows
+		decoded = make([]any, ahead) // decoded chunks by sequence number, modulo ahead
+		merged  int
+		err     error
+	)
+	// decode decodes a chunk and merges what it completes; false once the
+	// object failed.
+	decode := func(r read) bool {
+		select {
+		case <-stop:
+			return false
+		default:
+		}
+		d := c.Decode(r.ch)
+		mu.Lock()
+		defer mu.Unlock()
+		decoded[r.seq%ahead] = d
+		for err == nil && decoded[merged%ahead] != nil {
+			next := decoded[merged%ahead]
+			decoded[merged%ahead] = nil
+			merged++
+			if err = c.Merge(next); err != nil {
+				close(stop)
+				break
+			}
+			<-room
+		}
+		return err == nil
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(func() {
+			for r := range queue {
+				if !decode(r) {
+					return
+				}
+			}
+		})
+	}
+reading:
+	for seq := 0; ; seq++ {
+		select {
+		case room <- struct{}{}:
+		case <-stop:
+			break reading
+		}
+		ch, err := c.Next(size)
+		if err != nil { // io.EOF: a broken stream is the last chunk's error
+			break
+		}
+		select {
+		case queue <- read{seq, ch}:
+		case <-stop:
+			break reading
+		default:
+			if !decode(read{seq, ch}) {
+				break reading
+			}
+		}
+	}
+	close(queue)
+	for r := range queue {
+		if !decode(r) {
+			break
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	return c.Object()
+}
+
+// decodePlain is decodeChunked for an object read as it is stored: a
+// goroutine reads ahead (a copy of the bytes, cheap beside decoding them),
+// workers goroutines decode, and the calling goroutine merges. At most
+// about 2×workers chunks are held at once.
+func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	var err error
 	type pending struct {
 		ch  any

@@ -2,16 +2,22 @@ package pipeline
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/scoring"
 )
 
 // oneBigObject writes a synthetic sweep as one object whose runs
@@ -71,12 +77,51 @@ func oneBigObject(t *testing.T, ctx context.Context, b *blob.Bucket) {
 // TestSplitObjectIsInvisible: an object decoded in chunks on several
 // goroutines gives the same result files, byte for byte, and the same
 // manifest (bad rows included) as the same object decoded on one, and the
-// same error when its bad rows go over --max-bad-rows.
+// same error when its bad rows go over --max-bad-rows; plain, and
+// compressed (decoded by decodeCompressed).
 func TestSplitObjectIsInvisible(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { splitIsInvisible(t, nil) })
+	t.Run("gzip", func(t *testing.T) {
+		splitIsInvisible(t, func(data []byte) []byte {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			if _, err := zw.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return buf.Bytes()
+		})
+	})
+	t.Run("zstd", func(t *testing.T) {
+		splitIsInvisible(t, func(data []byte) []byte {
+			zw, err := zstd.NewWriter(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer zw.Close()
+			return zw.EncodeAll(data, nil)
+		})
+	})
+}
+
+func splitIsInvisible(t *testing.T, encode func([]byte) []byte) {
 	ctx := context.Background()
 	op := &memOpener{}
 	b, _, _ := op.open(ctx, "mem://lab")
 	oneBigObject(t, ctx, b)
+	if encode != nil {
+		for _, key := range []string{"sweep/big.jsonl", "sweep/small.jsonl"} {
+			data, err := b.ReadAll(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.WriteAll(ctx, key, encode(data), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 
 	score := func(out string, concurrency, chunk, maxBad int) (map[string][]byte, error) {
 		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
@@ -153,5 +198,162 @@ func TestSplitObjectIsInvisible(t *testing.T) {
 	_, serr := score("split-over", 3, 300, 1)
 	if werr == nil || serr == nil || werr.Error() != serr.Error() {
 		t.Errorf("over --max-bad-rows: whole %v, split %v", werr, serr)
+	}
+}
+
+// fakeChunks is an object of n chunks whose Merge fails at chunk failAt
+// (-1: never). It records the merge order and checks what decodeChunked
+// promises: Next and Merge are never called at once with themselves,
+// nothing is called after decodeChunked returned, and at most 2×workers
+// chunks are read and not yet merged.
+type fakeChunks struct {
+	t          *testing.T
+	n          int
+	failAt     int
+	workers    int
+	compressed bool
+
+	mu       sync.Mutex
+	read     int
+	merges   []int
+	inNext   bool
+	inMerge  bool
+	decoding int
+	maxOut   int
+	closed   int
+	returned bool
+}
+
+var errFakeMerge = errors.New("merge failed")
+
+func (f *fakeChunks) enter(flag *bool, what string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if *flag {
+		f.t.Errorf("%s called while another %s runs", what, what)
+	}
+	if f.returned {
+		f.t.Errorf("%s called after decodeChunked returned", what)
+	}
+	*flag = true
+}
+
+func (f *fakeChunks) leave(flag *bool) {
+	f.mu.Lock()
+	*flag = false
+	f.mu.Unlock()
+}
+
+func (f *fakeChunks) Next(int) (any, error) {
+	f.enter(&f.inNext, "Next")
+	defer f.leave(&f.inNext)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.read == f.n {
+		return nil, io.EOF
+	}
+	seq := f.read
+	f.read++
+	f.maxOut = max(f.maxOut, f.read-len(f.merges))
+	return seq, nil
+}
+
+func (f *fakeChunks) Decode(ch any) any {
+	f.mu.Lock()
+	f.decoding++
+	f.mu.Unlock()
+	// Chunks take unequal times, so that they end out of order.
+	if seq := ch.(int); seq%3 == 0 {
+		time.Sleep(time.Duration(1+seq%4) * time.Millisecond)
+	}
+	f.mu.Lock()
+	f.decoding--
+	f.mu.Unlock()
+	return ch
+}
+
+func (f *fakeChunks) Merge(d any) error {
+	f.enter(&f.inMerge, "Merge")
+	defer f.leave(&f.inMerge)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	seq := d.(int)
+	if seq != len(f.merges) {
+		f.t.Errorf("chunk %d merged after %v", seq, f.merges)
+	}
+	f.merges = append(f.merges, seq)
+	if seq == f.failAt {
+		return errFakeMerge
+	}
+	return nil
+}
+
+func (f *fakeChunks) Object() (scoring.Object, error) { return nil, nil }
+func (f *fakeChunks) Compressed() bool                { return f.compressed }
+
+func (f *fakeChunks) Close() error {
+	f.mu.Lock()
+	f.closed++
+	f.mu.Unlock()
+	return nil
+}
+
+// TestDecodeChunkedOrder: whatever order the chunks are decoded in, they
+// are merged in order, each once; a failed merge is the object's error,
+// stops the reading within the chunks already allowed ahead, and leaves no
+// goroutine at work; at most 2×workers chunks of a compressed object are
+// out at once (one more of a plain one, whose reader holds one).
+func TestDecodeChunkedOrder(t *testing.T) {
+	for _, compressed := range []bool{false, true} {
+		for _, workers := range []int{1, 2, 3, 8} {
+			// decodePlain's reader holds one more chunk while the merge
+			// waits for the first of 2×workers.
+			out := 2*workers + 1
+			if compressed {
+				out = 2 * workers
+			}
+			for _, n := range []int{0, 1, 2, 40} {
+				for _, failAt := range []int{-1, 0, n / 2, n - 1} {
+					if failAt >= n || failAt < -1 {
+						continue
+					}
+					f := &fakeChunks{t: t, n: n, failAt: failAt, workers: workers, compressed: compressed}
+					_, err := decodeChunked(f, workers, 1)
+					f.mu.Lock()
+					f.returned = true
+					name := fmt.Sprintf("compressed %v, workers %d, %d chunks, merge failing at %d", compressed, workers, n, failAt)
+					want := n
+					if failAt >= 0 {
+						want = failAt + 1
+						if !errors.Is(err, errFakeMerge) {
+							t.Errorf("%s: error %v", name, err)
+						}
+						if f.read > want+out {
+							t.Errorf("%s: %d chunks read, more than %d ahead of the failure", name, f.read, out)
+						}
+					} else {
+						if err != nil {
+							t.Errorf("%s: %v", name, err)
+						}
+						if f.read != n {
+							t.Errorf("%s: %d chunks read", name, f.read)
+						}
+					}
+					if len(f.merges) != want {
+						t.Errorf("%s: merged %v", name, f.merges)
+					}
+					if f.maxOut > out {
+						t.Errorf("%s: %d chunks read and not merged at once", name, f.maxOut)
+					}
+					if f.decoding != 0 || f.inNext || f.inMerge {
+						t.Errorf("%s: still at work after it returned", name)
+					}
+					if f.closed != 1 {
+						t.Errorf("%s: closed %d times", name, f.closed)
+					}
+					f.mu.Unlock()
+				}
+			}
+		}
 	}
 }

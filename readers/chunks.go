@@ -29,7 +29,8 @@ const DefaultChunkBytes = 2 << 20
 
 // Chunks reads one object as chunks of lines and merges the decoded chunks.
 // Next is called from one goroutine, Merge (and then Object) from one
-// goroutine, which may be another.
+// goroutine at a time, which may be another, and another from one call to
+// the next (the caller orders the calls, with a mutex for instance).
 type Chunks struct {
 	url, key string
 	opts     Options
@@ -89,6 +90,9 @@ func (c *Chunks) Close() error {
 	c.builders.drop()
 	return c.rc.Close()
 }
+
+// Format is the object's format, sniffed when it was opened.
+func (c *Chunks) Format() Format { return c.format }
 
 // Chunk is a run of consecutive lines of one object.
 type Chunk struct {

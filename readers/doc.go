@@ -51,7 +51,7 @@
 // goroutine the caller likes), and Chunks.Merge puts them back together in
 // order, into exactly what DecodeObject returns, the same error at the same
 // line included, with the bad rows before it handed to OnBadRow in line
-// order from the merging goroutine. FuzzDecodeChunked holds the two ways to
+// order from the goroutine that merges (one at a time). FuzzDecodeChunked holds the two ways to
 // the same result.
 //
 // DecodeObject does not close r. To cancel a long decode, cancel the reader

@@ -196,14 +196,17 @@ type Splitter interface {
 
 // Chunks is one object being decoded in chunks: Next reads the next chunk
 // of whole lines (io.EOF after the last), Decode decodes one on any
-// goroutine, Merge takes the decoded chunks back in order, and Object
-// returns what Decode would have.
+// goroutine, Merge takes the decoded chunks back in order (one call at a
+// time, from any goroutine), and Object returns what Decode would have.
 type Chunks interface {
 	Next(size int) (any, error)
 	Decode(chunk any) any
 	Merge(decoded any) error
 	Object() (Object, error)
 	Close() error
+	// Compressed says whether reading a chunk decompresses it (gzip,
+	// zstd), which costs about as much as decoding it.
+	Compressed() bool
 }
 
 // Run is one assembled run.

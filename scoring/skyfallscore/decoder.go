@@ -77,6 +77,7 @@ func (c chunks) Next(size int) (any, error) {
 func (c chunks) Decode(ch any) any       { return readers.DecodeChunk(ch.(*readers.Chunk)) }
 func (c chunks) Merge(decoded any) error { return c.c.Merge(decoded.(*readers.ChunkRuns)) }
 func (c chunks) Close() error            { return c.c.Close() }
+func (c chunks) Compressed() bool        { return c.c.Format() != readers.Plain }
 func (c chunks) Object() (scoring.Object, error) {
 	o, err := c.c.Object()
 	if err != nil {
