@@ -630,11 +630,15 @@ func (s *pqStrReader) next(c *pqColumn, n int) error {
 	return nil
 }
 
-// pqBoolReader reads a top-level boolean column with the column chunk
-// reader into c.bs, spread to the rows by the definition levels.
+// pqBoolReader reads a top-level boolean column into c.bs, a page at a
+// time (parquet_pages.go) or, for a column chunk listing other encodings,
+// with the column chunk reader, spread to the rows by the definition
+// levels.
 type pqBoolReader struct {
 	pqLeaf
-	vals []bool
+	paged bool    // read a page at a time by parquet_pages.go
+	pg    pqPaged // its state
+	vals  []bool
 }
 
 // newPQBoolReader returns the reader of the top-level boolean column name
@@ -646,11 +650,16 @@ func newPQBoolReader(pf *file.Reader, name string) *pqBoolReader {
 	}
 	b := pqGet[pqBoolReader](&pqBoolPool)
 	b.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: b.defs, valid: b.valid}
+	b.paged = pqPagedBools && pqPagedEncodings(pf, l.col)
+	b.pg.bools = true
 	return b
 }
 
 // next reads the next n rows of the column into c (c.bs, c.valid).
 func (b *pqBoolReader) next(c *pqColumn, n int) error {
+	if b.paged {
+		return b.nextPaged(c, n)
+	}
 	b.levels(n)
 	b.vals = pqGrow(b.vals, n)
 	nv, err := b.readRows(n, func(cr file.ColumnChunkReader, total, nv int) (int64, int, error) {
@@ -709,7 +718,8 @@ func (s *pqStrReader) release() {
 
 func (b *pqBoolReader) release() {
 	b.close()
-	*b = pqBoolReader{pqLeaf: pqLeaf{defs: b.defs, valid: b.valid}, vals: b.vals}
+	b.pg.close()
+	*b = pqBoolReader{pqLeaf: pqLeaf{defs: b.defs, valid: b.valid}, pg: pqPaged{nulls: b.pg.nulls}, vals: b.vals}
 	pqBoolPool.Put(b)
 }
 
