@@ -266,7 +266,7 @@
 // column, JSON text that is an object or an array) is read again the
 // general way, so errors, bad rows and limits are those of ParquetLines,
 // word for word (FuzzParquetDirect, TestDecodeParquet*). Its top-level
-// string and number columns are decoded a page at a time by the package
+// string, number and boolean columns are decoded a page at a time by the package
 // itself (parquet_pages.go: levels and dictionary indices run by run, from
 // the pages arrow-go's page reader reads and decompresses), the
 // components map and other leaves by arrow-go's column chunk readers

@@ -42,6 +42,7 @@ type pqMapReader struct {
 	i32                    []int32
 	kl, kn, ki             int // key levels: next, buffered; next key
 	vl, vn, vi             int // value levels: next, buffered; next value
+	vv                     int // values buffered
 }
 
 // pqMapChunk is the number of levels read at a time.
@@ -96,22 +97,23 @@ func newPQMapReader(pf *file.Reader, name string, item arrow.DataType) *pqMapRea
 // readValues reads the value leaf's next levels in the current row group
 // (none at its end).
 func (m *pqMapReader) readValues() error {
-	var nv int64
+	var nl int64
+	var nv int
 	var err error
 	switch r := m.vr.(type) {
 	case *file.Float64ColumnChunkReader:
-		nv, _, err = r.ReadBatch(pqMapChunk, m.f64, m.vdef, m.vrep)
+		nl, nv, err = r.ReadBatch(pqMapChunk, m.f64, m.vdef, m.vrep)
 	case *file.Int64ColumnChunkReader:
-		nv, _, err = r.ReadBatch(pqMapChunk, m.i64, m.vdef, m.vrep)
+		nl, nv, err = r.ReadBatch(pqMapChunk, m.i64, m.vdef, m.vrep)
 	case *file.Int32ColumnChunkReader:
-		nv, _, err = r.ReadBatch(pqMapChunk, m.i32, m.vdef, m.vrep)
+		nl, nv, err = r.ReadBatch(pqMapChunk, m.i32, m.vdef, m.vrep)
 	default:
 		return errParquetIndirect
 	}
 	if err != nil {
 		return errParquetIndirect
 	}
-	m.vl, m.vn, m.vi = 0, int(nv), 0
+	m.vl, m.vn, m.vi, m.vv = 0, int(nl), 0, nv
 	return nil
 }
 
@@ -165,7 +167,9 @@ func (m *pqMapReader) fill() (bool, error) {
 }
 
 // next reads the next n rows' maps into c: c.mOff (the rows' entries),
-// c.mIDs, c.items and c.valid (the null maps).
+// c.mIDs, c.items and c.valid (the null maps). The levels buffered in both
+// leaves are walked a span at a time (as many as both hold), the values of
+// a span appended in bulk: one per entry, in order, a null value's a zero.
 func (m *pqMapReader) next(c *pqColumn, n int) error {
 	c.mOff = append(c.mOff[:0], 0)
 	c.mIDs = c.mIDs[:0]
@@ -177,6 +181,7 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 	it.valid, it.voff = nil, 0
 	c.valid, c.voff = nil, 0
 	rows, lo := 0, 0
+	dk, dv := m.dk, m.dv
 	for {
 		if m.kl == m.kn {
 			c.keysMoved() // the next keys may be of another page
@@ -196,66 +201,115 @@ func (m *pqMapReader) next(c *pqColumn, n int) error {
 				return errParquetIndirect // fewer value levels than key levels
 			}
 		}
-		def, rep := m.kdef[m.kl], m.krep[m.kl]
-		// The two leaves share their entries.
-		if rep != m.vrep[m.vl] || (def >= m.dk) != (m.vdef[m.vl] >= m.dk) {
-			return errParquetIndirect
-		}
-		if rep != 0 && rows == 0 {
-			return errParquetIndirect
-		}
-		if rep == 0 {
-			if rows == n {
-				break
+		span := min(m.kn-m.kl, m.vn-m.vl)
+		kdef, krep := m.kdef[m.kl:m.kl+span], m.krep[m.kl:m.kl+span]
+		vdef, vrep := m.vdef[m.vl:m.vl+span], m.vrep[m.vl:m.vl+span]
+		keys := m.keys[m.ki:]
+		e0, n0 := len(c.mIDs), len(c.iNull) // this span's first entry and null value
+		i, ki, full := 0, 0, false
+		for ; i < len(kdef); i++ {
+			def, rep := kdef[i], krep[i]
+			// The two leaves share their entries.
+			if rep != vrep[i] || (def >= dk) != (vdef[i] >= dk) {
+				return errParquetIndirect
 			}
-			if rows > 0 {
-				c.mOff = append(c.mOff, int32(len(c.mIDs)))
-			}
-			lo = len(c.mIDs)
-			rows++
-			if def < m.dk-1 { // a null map
-				if c.valid == nil {
-					c.mValid = c.mValid[:0]
-					for int64(len(c.mValid)) < bitutil.BytesForBits(int64(n)) {
-						c.mValid = append(c.mValid, 0xff)
+			if rep == 0 {
+				if rows == n {
+					full = true
+					break
+				}
+				if rows > 0 {
+					c.mOff = append(c.mOff, int32(len(c.mIDs)))
+				}
+				lo = len(c.mIDs)
+				rows++
+				if def < dk-1 { // a null map
+					if c.valid == nil {
+						c.mValid = c.mValid[:0]
+						for int64(len(c.mValid)) < bitutil.BytesForBits(int64(n)) {
+							c.mValid = append(c.mValid, 0xff)
+						}
+						c.valid = c.mValid
 					}
-					c.valid = c.mValid
+					bitutil.ClearBit(c.valid, rows-1)
 				}
-				bitutil.ClearBit(c.valid, rows-1)
+			} else if rows == 0 {
+				return errParquetIndirect
 			}
-		}
-		if def >= m.dk {
-			key := m.keys[m.ki]
-			m.ki++
-			id, ok := c.keyID(len(c.mIDs)-lo, key)
-			if !ok {
-				return errParquetIndirect // not valid UTF-8
-			}
-			c.mIDs = append(c.mIDs, id)
-			c.mKeyBytes += len(key)
-			e := len(c.mIDs) - 1
-			if m.vdef[m.vl] == m.dv {
-				switch m.vkind {
-				case parquet.Types.Double:
-					it.f64 = append(it.f64, m.f64[m.vi])
-				case parquet.Types.Int64:
-					it.i64 = append(it.i64, m.i64[m.vi])
-				default:
-					it.i64 = append(it.i64, int64(m.i32[m.vi]))
+			if def >= dk {
+				if ki == len(keys) {
+					return errParquetIndirect
 				}
-				m.vi++
-			} else {
-				// A null value.
-				if it.isInt {
-					it.i64 = append(it.i64, 0)
+				key := keys[ki]
+				ki++
+				pos := len(c.mIDs) - lo
+				var id int32
+				// keyID's first case, inline: the key at this position
+				// before, read from the same bytes.
+				if pos < len(c.kPred) && c.kPred[pos] >= 0 && len(key) > 0 && c.kPtr[pos] == unsafe.SliceData(key) && len(c.kNames[c.kPred[pos]]) == len(key) {
+					id = c.kPred[pos]
 				} else {
-					it.f64 = append(it.f64, 0)
+					var ok bool
+					if id, ok = c.keyID(pos, key); !ok {
+						return errParquetIndirect // not valid UTF-8
+					}
 				}
-				c.iNull = append(c.iNull, e)
+				c.mIDs = append(c.mIDs, id)
+				c.mKeyBytes += len(key)
+				if vdef[i] != dv {
+					c.iNull = append(c.iNull, len(c.mIDs)-1) // a null value
+				}
 			}
 		}
-		m.kl++
-		m.vl++
+		m.kl += i
+		m.vl += i
+		m.ki += ki
+		// The span's values: one per entry, nulls as zeros.
+		ne, nulls := len(c.mIDs)-e0, c.iNull[n0:]
+		nv := ne - len(nulls)
+		if m.vi+nv > m.vv {
+			return errParquetIndirect
+		}
+		if len(nulls) == 0 {
+			switch m.vkind {
+			case parquet.Types.Double:
+				it.f64 = append(it.f64, m.f64[m.vi:m.vi+nv]...)
+			case parquet.Types.Int64:
+				it.i64 = append(it.i64, m.i64[m.vi:m.vi+nv]...)
+			default:
+				for _, v := range m.i32[m.vi : m.vi+nv] {
+					it.i64 = append(it.i64, int64(v))
+				}
+			}
+		} else {
+			vi := m.vi
+			for e := e0; e < e0+ne; e++ {
+				var f float64
+				var x int64
+				if len(nulls) > 0 && nulls[0] == e {
+					nulls = nulls[1:]
+				} else {
+					switch m.vkind {
+					case parquet.Types.Double:
+						f = m.f64[vi]
+					case parquet.Types.Int64:
+						x = m.i64[vi]
+					default:
+						x = int64(m.i32[vi])
+					}
+					vi++
+				}
+				if it.isInt {
+					it.i64 = append(it.i64, x)
+				} else {
+					it.f64 = append(it.f64, f)
+				}
+			}
+		}
+		m.vi += nv
+		if full {
+			break
+		}
 	}
 	if rows != n {
 		return errParquetIndirect // not the batch's rows
@@ -630,11 +684,15 @@ func (s *pqStrReader) next(c *pqColumn, n int) error {
 	return nil
 }
 
-// pqBoolReader reads a top-level boolean column with the column chunk
-// reader into c.bs, spread to the rows by the definition levels.
+// pqBoolReader reads a top-level boolean column into c.bs, a page at a
+// time (parquet_pages.go) or, for a column chunk listing other encodings,
+// with the column chunk reader, spread to the rows by the definition
+// levels.
 type pqBoolReader struct {
 	pqLeaf
-	vals []bool
+	paged bool    // read a page at a time by parquet_pages.go
+	pg    pqPaged // its state
+	vals  []bool
 }
 
 // newPQBoolReader returns the reader of the top-level boolean column name
@@ -646,11 +704,16 @@ func newPQBoolReader(pf *file.Reader, name string) *pqBoolReader {
 	}
 	b := pqGet[pqBoolReader](&pqBoolPool)
 	b.pqLeaf = pqLeaf{pf: l.pf, col: l.col, maxDef: l.maxDef, defs: b.defs, valid: b.valid}
+	b.paged = pqPagedBools && pqPagedEncodings(pf, l.col)
+	b.pg.bools = true
 	return b
 }
 
 // next reads the next n rows of the column into c (c.bs, c.valid).
 func (b *pqBoolReader) next(c *pqColumn, n int) error {
+	if b.paged {
+		return b.nextPaged(c, n)
+	}
 	b.levels(n)
 	b.vals = pqGrow(b.vals, n)
 	nv, err := b.readRows(n, func(cr file.ColumnChunkReader, total, nv int) (int64, int, error) {
@@ -709,7 +772,8 @@ func (s *pqStrReader) release() {
 
 func (b *pqBoolReader) release() {
 	b.close()
-	*b = pqBoolReader{pqLeaf: pqLeaf{defs: b.defs, valid: b.valid}, vals: b.vals}
+	b.pg.close()
+	*b = pqBoolReader{pqLeaf: pqLeaf{defs: b.defs, valid: b.valid}, pg: pqPaged{nulls: b.pg.nulls}, vals: b.vals}
 	pqBoolPool.Put(b)
 }
 

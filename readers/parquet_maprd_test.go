@@ -129,3 +129,81 @@ func TestDecodeParquetDirectMap(t *testing.T) {
 		}
 	}
 }
+
+// TestPQMapReaderNullValues reads files with a row of null values (five
+// entries, at the first row and inside a batch) with pqMapReader a batch at
+// a time (1, 7 and 4096 rows) and compares every row's keys, values and
+// nulls with pqarrow's reading of the same file: a span's values are
+// appended in bulk, and around null values one by one, each at its entry.
+func TestPQMapReaderNullValues(t *testing.T) {
+	const n = 9500
+	for _, nullAt := range []int{0, 9009} {
+		data := writeMapParquet(t, n, 3000, arrow.PrimitiveTypes.Float64, true, nullAt)
+		tbl, err := pqarrow.ReadTable(t.Context(), bytes.NewReader(data), nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string // by row: its entries, or "null"
+		for _, ch := range tbl.Column(2).Data().Chunks() {
+			m := ch.(*array.Map)
+			keys, items := m.Keys().(*array.String), m.Items().(*array.Float64)
+			for i := range m.Len() {
+				if m.IsNull(i) {
+					want = append(want, "null")
+					continue
+				}
+				lo, hi := m.ValueOffsets(i)
+				s := ""
+				for k := lo; k < hi; k++ {
+					if items.IsNull(int(k)) {
+						s += keys.Value(int(k)) + "=null "
+					} else {
+						s += fmt.Sprintf("%s=%g ", keys.Value(int(k)), items.Value(int(k)))
+					}
+				}
+				want = append(want, s)
+			}
+		}
+		tbl.Release()
+		nulls := 0
+		for _, batch := range []int{1, 7, 4096} {
+			pf, err := file.NewParquetReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := newPQMapReader(pf, "components", arrow.PrimitiveTypes.Float64)
+			if m == nil {
+				t.Fatal("not read by the map reader")
+			}
+			var c pqColumn
+			for row := 0; row < n; row += batch {
+				k := min(batch, n-row)
+				if err := m.next(&c, k); err != nil {
+					t.Fatalf("null at %d, batch %d, row %d: %v", nullAt, batch, row, err)
+				}
+				for i := range k {
+					got := "null"
+					if c.ok(i) {
+						got = ""
+						for e := c.mOff[i]; e < c.mOff[i+1]; e++ {
+							if !c.items.ok(int(e)) {
+								got += c.kNames[c.mIDs[e]] + "=null "
+								nulls++
+							} else {
+								got += fmt.Sprintf("%s=%g ", c.kNames[c.mIDs[e]], c.items.float(int(e)))
+							}
+						}
+					}
+					if got != want[row+i] {
+						t.Fatalf("null at %d, batch %d, row %d: %q, want %q", nullAt, batch, row+i, got, want[row+i])
+					}
+				}
+			}
+			m.release()
+			pf.Close()
+		}
+		if nulls != 3*5 {
+			t.Errorf("null at %d: %d null values read, want 15", nullAt, nulls)
+		}
+	}
+}

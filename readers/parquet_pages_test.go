@@ -90,6 +90,9 @@ func pagesCases(t *testing.T) map[string][]byte {
 		if i%17 != 0 {
 			fmt.Fprintf(&b, `,"step":%d,"effective_rank":%g`, i, float64(i%9)/2)
 		}
+		if i%19 != 4 { // else a null: runs of 40 with single values inside
+			fmt.Fprintf(&b, `,"invalid_action":%v`, (i/40)%2 == 0 != (i%9 == 0))
+		}
 		b.WriteString("}\n")
 	}
 	rows := b.String()
@@ -97,6 +100,8 @@ func pagesCases(t *testing.T) map[string][]byte {
 	for _, v := range writerVariants {
 		out[v.name] = convertWith(t, rows, v.props)
 		out[v.name+", no statistics"] = convertWith(t, rows, append([]parquet.WriterProperty{parquet.WithStats(false)}, v.props...))
+		// Booleans RLE-encoded (a 4-byte length, then runs of width 1).
+		out[v.name+", RLE booleans"] = convertWith(t, rows, append([]parquet.WriterProperty{parquet.WithEncodingFor("invalid_action", parquet.Encodings.RLE)}, v.props...))
 	}
 	return out
 }
@@ -107,13 +112,17 @@ func pagesCases(t *testing.T) map[string][]byte {
 // and text bytes, row by row; and the paged mode is the one taken for
 // every column.
 func TestPQReadersPaged(t *testing.T) {
-	defer func() { pqPagedStrings, pqPagedNumbers = true, true }()
+	defer func() { pqPagedStrings, pqPagedNumbers, pqPagedBools = true, true, true }()
 	type reader interface {
 		next(*pqColumn, int) error
 		release()
 	}
 	open := func(pf *file.Reader, name string, typ arrow.DataType, paged bool) (reader, bool) {
-		pqPagedStrings, pqPagedNumbers = paged, paged
+		pqPagedStrings, pqPagedNumbers, pqPagedBools = paged, paged, paged
+		if typ.ID() == arrow.BOOL {
+			r := newPQBoolReader(pf, name)
+			return r, r != nil && r.paged == paged
+		}
 		if typ.ID() == arrow.STRING {
 			r := newPQStrReader(pf, name, typ)
 			return r, r != nil && r.paged == paged
@@ -130,7 +139,7 @@ func TestPQReadersPaged(t *testing.T) {
 		kinds := map[arrow.Type]int{}
 		for i, col := range f.cols {
 			typ := f.schema.Field(i).Type
-			if typ.ID() != arrow.STRING && typ.ID() != arrow.FLOAT64 && typ.ID() != arrow.INT64 {
+			if typ.ID() != arrow.STRING && typ.ID() != arrow.FLOAT64 && typ.ID() != arrow.INT64 && typ.ID() != arrow.BOOL {
 				continue
 			}
 			kinds[typ.ID()]++
@@ -160,6 +169,8 @@ func TestPQReadersPaged(t *testing.T) {
 						switch typ.ID() {
 						case arrow.STRING:
 							got, want = string(pc.str(i)), string(cc.str(i))
+						case arrow.BOOL:
+							got, want = fmt.Sprint(pc.bs[i]), fmt.Sprint(cc.bs[i])
 						case arrow.FLOAT64:
 							got, want = fmt.Sprint(math.Float64bits(pc.f64[i])), fmt.Sprint(math.Float64bits(cc.f64[i]))
 						default:
@@ -178,12 +189,12 @@ func TestPQReadersPaged(t *testing.T) {
 				chunked.release()
 			}
 		}
-		if kinds[arrow.STRING] < 6 || kinds[arrow.FLOAT64] < 3 || kinds[arrow.INT64] < 3 {
+		if kinds[arrow.STRING] < 6 || kinds[arrow.FLOAT64] < 3 || kinds[arrow.INT64] < 3 || kinds[arrow.BOOL] < 1 {
 			t.Errorf("%s: columns compared: %v", name, kinds)
 		}
 		f.pf.Close()
 	}
-	pqPagedStrings, pqPagedNumbers = true, true
+	pqPagedStrings, pqPagedNumbers, pqPagedBools = true, true, true
 }
 
 // TestDecodeParquetPagedEdges: the same files decoded the direct way
