@@ -105,3 +105,45 @@ func TestRunOfCachedIdentity(t *testing.T) {
 		t.Fatalf("runs %v\nwant %v", got, want)
 	}
 }
+
+// TestBucketChains: keys whose first two bytes share a bucket are chained
+// in the order they were met (the keys of nearly every row first), and
+// find returns each of them on its raw bytes, and no key on bytes that
+// only start like one.
+func TestBucketChains(t *testing.T) {
+	kt := newKeyTable()
+	names := []string{"value", "reward", "regime_id", "episode", "regime_origin", "episode_len", "episode_return", "x", "eval/success_rate"}
+	for _, n := range names {
+		kt.intern([]byte(n), -1)
+	}
+	for _, n := range names {
+		q := `"` + n + `"`
+		var chain []string
+		for id := kt.buckets[bucketOf(q[1], q[2])]; id != noKey; id = kt.keys[id].chain {
+			chain = append(chain, string(kt.keys[id].name))
+		}
+		var want []string
+		for _, m := range names {
+			if bucketOf(m[0], (`"` + m + `"`)[2]) == bucketOf(q[1], q[2]) {
+				want = append(want, m)
+			}
+		}
+		if fmt.Sprint(chain) != fmt.Sprint(want) {
+			t.Errorf("%s: chain %q, want %q", n, chain, want)
+		}
+		for _, tail := range []string{`:1,"a":2}`, ` : 1}`, ``} {
+			data := []byte(q + tail)
+			if id := kt.find(data, 0); id == noKey || string(kt.keys[id].name) != n {
+				t.Errorf("find(%q) = %d, want %s", data, id, n)
+			}
+			short := []byte(q[:len(q)-1] + `x"` + tail)
+			if id := kt.find(short, 0); id != noKey {
+				t.Errorf("find(%q) = %s, want none", short, kt.keys[id].name)
+			}
+		}
+	}
+	// The bucket of "value" holds the episode keys after it.
+	if q := `"value"`; kt.keys[kt.buckets[bucketOf(q[1], q[2])]].name[0] != 'v' {
+		t.Errorf("value is not first in its bucket")
+	}
+}
