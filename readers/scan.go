@@ -341,16 +341,17 @@ func (d *rowDecoder) typeError(kind byte, want string) *rowError {
 }
 
 func (d *rowDecoder) skipWS() {
-	p := d.pos
-	for p < len(d.data) {
+	// (The position as a uint: no bounds check on data[p].)
+	data, p := d.data, uint(d.pos)
+	for p < uint(len(data)) {
 		// Any byte above ' ' ends the whitespace: one comparison for the
 		// byte that nearly always comes next.
-		if c := d.data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		if c := data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			break
 		}
 		p++
 	}
-	d.pos = p
+	d.pos = int(p)
 }
 
 // decode decodes one line into d.row, d.label, d.origin, d.alias and
@@ -444,7 +445,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				inPfx = false
 				d.pfx.end(d)
 			}
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+			if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == ',' {
 				d.pos++
 				d.skipWS()
 				if inPfx {
@@ -453,7 +454,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				continue
 			}
 			d.skipWS()
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+			if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == ',' {
 				d.pos++
 				d.skipWS()
 				if inPfx {
@@ -465,7 +466,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				inPfx = false
 				d.pfx.end(d)
 			}
-			if d.pos < len(d.data) && d.data[d.pos] == '}' {
+			if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == '}' {
 				d.pos++
 				break
 			}
@@ -649,14 +650,14 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 // before the value or followed by one space (json.dumps), and reports
 // whether it did; colon does the rest. It is small enough to be inlined.
 func (d *rowDecoder) colonFast() bool {
-	p := d.pos + 1
-	if p+1 < len(d.data) && d.data[p-1] == ':' {
-		if d.data[p] > ' ' {
-			d.pos = p
+	data, p := d.data, d.pos
+	if p >= 0 && p < len(data)-2 && data[p] == ':' {
+		if data[p+1] > ' ' {
+			d.pos = p + 1
 			return true
 		}
-		if d.data[p] == ' ' && d.data[p+1] > ' ' {
-			d.pos = p + 1
+		if data[p+1] == ' ' && data[p+2] > ' ' {
+			d.pos = p + 2
 			return true
 		}
 	}
