@@ -700,7 +700,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 	if !hit {
 		var err *rowError
 		var c byte // the line may end here: skipValue reports that
-		if d.pos < len(d.data) {
+		if uint(d.pos) < uint(len(d.data)) {
 			c = d.data[d.pos]
 		}
 		switch {
@@ -772,7 +772,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 
 // peekKind returns the kind of the value at d.pos by its first byte, or 0.
 func (d *rowDecoder) peekKind() byte {
-	if d.pos >= len(d.data) {
+	if uint(d.pos) >= uint(len(d.data)) {
 		return 0
 	}
 	switch c := d.data[d.pos]; {
@@ -930,7 +930,7 @@ func (d *rowDecoder) components() *rowError {
 	d.pos++ // '{'
 	set := d.set(1)
 	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+	if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == '}' {
 		d.pos++
 		return nil
 	}
@@ -995,12 +995,12 @@ func (d *rowDecoder) components() *rowError {
 			d.row.Comps[idx] = v
 		}
 		d.skipWS()
-		if d.pos < len(d.data) && d.data[d.pos] == ',' {
+		if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == ',' {
 			d.pos++
 			d.skipWS()
 			continue
 		}
-		if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == '}' {
 			d.pos++
 			d.clearSub()
 			return nil
