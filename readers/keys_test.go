@@ -147,3 +147,37 @@ func TestBucketChains(t *testing.T) {
 		t.Errorf("value is not first in its bucket")
 	}
 }
+
+// TestFindFirstHeads: with the key tables looking keys up first, a key at
+// the head of its bucket (compared in key itself), after it in the chain,
+// longer than 16 bytes, within the last 16 bytes of the line, differing
+// from the head only in its second 8 bytes, or only starting like a known
+// key decodes as a fresh decoder decodes it.
+func TestFindFirstHeads(t *testing.T) {
+	lines := []string{
+		`{"reward":1,"regime_id":"a","value":2,"valuex":3,"eval/success_rate":0.5,"v":1}`,
+		`{"valuex":3,"value":2,"reward":1.5,"regime_origin":"b","regime_id":"a","eval/success_rate":1}`,
+		`{"episode":1,"regime_id":"c","value":2,"eval/success_rate":0.5,"eval/successes":2,"reward":0}`,
+		`{"components":{"progress":0.5,"collision":1,"success":0},"reward":1,"episode_len":3,"rev":1,"regime_id":"a","re":2}`,
+		`{"eval/success_rate":0.5,"reward":2,"v":1,"regime_id":"a","va":2,"val":3}`,
+		`{"reward":2,"regime_id":"a","va":2,"v":1,"components":{"success":1,"progress":0.25,"progressx":2}}`,
+		`{"re":1,"reward":2,"regime_id":"a","rev":3}`,
+		// Keys that differ only after their first 8 bytes.
+		`{"reward":1,"regime_id":"a","metrics_a":1,"metrics_b":2}`,
+		`{"metrics_b":2,"reward":1,"regime_id":"a","metrics_a":1}`,
+		`{"metrics_b":2,"reward":1,"regime_id":"a"}`,
+	}
+	seq := newRowDecoder(irregularComps)
+	for n := range 3 * len(lines) {
+		seq.top.findFirst, seq.compKeys.findFirst = true, true
+		decodeAsAlone(t, seq, []byte(lines[n%len(lines)]), n+1)
+		if !seq.top.findFirst {
+			t.Fatalf("line %d: the key table left find-first mode", n+1)
+		}
+	}
+	// The keys of the first line are the heads of their buckets.
+	q := `"value"`
+	if id := seq.top.buckets[bucketOf(q[1], q[2])]; id == noKey || string(seq.top.keys[id].name) != "value" {
+		t.Errorf("value is not the head of its bucket")
+	}
+}

@@ -612,7 +612,20 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 	// A key's quoted form starts with '"': a prediction or find that
 	// matches needs no other check.
 	if t.findFirst {
-		id = t.find(d.data, d.pos)
+		// The head of the key's bucket first, here (find is not inlined):
+		// with the keys of nearly every row at the heads, find is called
+		// for the few others.
+		id = noKey
+		if data, p := d.data, d.pos; p >= 0 && p <= len(data)-16 {
+			if h := t.buckets[bucketOf(data[p+1], data[p+2])]; h != noKey {
+				if k := &t.keys[h]; (binary.LittleEndian.Uint64(data[p:])&k.q.m[0]^k.q.w[0])|(binary.LittleEndian.Uint64(data[p+8:])&k.q.m[1]^k.q.w[1]) == 0 {
+					id = h
+				}
+			}
+		}
+		if id == noKey {
+			id = t.find(d.data, d.pos)
+		}
 	} else {
 		t.nKeys++
 		if id = t.predict(prev, d.data, d.pos); id == noKey {
