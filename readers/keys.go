@@ -124,8 +124,14 @@ func (t *keyTable) intern(name []byte, field int) uint8 {
 		k.quoted = append(append(append(k.quoted, '"'), name...), '"')
 		k.q = makePattern(k.quoted)
 		if len(name) > 0 {
-			b := bucketOf(k.quoted[1], k.quoted[2])
-			k.chain, t.buckets[b] = t.buckets[b], id
+			// At the end of its bucket's chain: the keys met first,
+			// on nearly every row, are compared first (reward before
+			// regime_id, value before the episode keys of a few rows).
+			p := &t.buckets[bucketOf(k.quoted[1], k.quoted[2])]
+			for *p != noKey {
+				p = &t.keys[*p].chain
+			}
+			*p = id
 		}
 	}
 	t.keys = append(t.keys, k)

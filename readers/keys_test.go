@@ -105,3 +105,79 @@ func TestRunOfCachedIdentity(t *testing.T) {
 		t.Fatalf("runs %v\nwant %v", got, want)
 	}
 }
+
+// TestBucketChains: keys whose first two bytes share a bucket are chained
+// in the order they were met (the keys of nearly every row first), and
+// find returns each of them on its raw bytes, and no key on bytes that
+// only start like one.
+func TestBucketChains(t *testing.T) {
+	kt := newKeyTable()
+	names := []string{"value", "reward", "regime_id", "episode", "regime_origin", "episode_len", "episode_return", "x", "eval/success_rate"}
+	for _, n := range names {
+		kt.intern([]byte(n), -1)
+	}
+	for _, n := range names {
+		q := `"` + n + `"`
+		var chain []string
+		for id := kt.buckets[bucketOf(q[1], q[2])]; id != noKey; id = kt.keys[id].chain {
+			chain = append(chain, string(kt.keys[id].name))
+		}
+		var want []string
+		for _, m := range names {
+			if bucketOf(m[0], (`"` + m + `"`)[2]) == bucketOf(q[1], q[2]) {
+				want = append(want, m)
+			}
+		}
+		if fmt.Sprint(chain) != fmt.Sprint(want) {
+			t.Errorf("%s: chain %q, want %q", n, chain, want)
+		}
+		for _, tail := range []string{`:1,"a":2}`, ` : 1}`, ``} {
+			data := []byte(q + tail)
+			if id := kt.find(data, 0); id == noKey || string(kt.keys[id].name) != n {
+				t.Errorf("find(%q) = %d, want %s", data, id, n)
+			}
+			short := []byte(q[:len(q)-1] + `x"` + tail)
+			if id := kt.find(short, 0); id != noKey {
+				t.Errorf("find(%q) = %s, want none", short, kt.keys[id].name)
+			}
+		}
+	}
+	// The bucket of "value" holds the episode keys after it.
+	if q := `"value"`; kt.keys[kt.buckets[bucketOf(q[1], q[2])]].name[0] != 'v' {
+		t.Errorf("value is not first in its bucket")
+	}
+}
+
+// TestFindFirstHeads: with the key tables looking keys up first, a key at
+// the head of its bucket (compared in key itself), after it in the chain,
+// longer than 16 bytes, within the last 16 bytes of the line, differing
+// from the head only in its second 8 bytes, or only starting like a known
+// key decodes as a fresh decoder decodes it.
+func TestFindFirstHeads(t *testing.T) {
+	lines := []string{
+		`{"reward":1,"regime_id":"a","value":2,"valuex":3,"eval/success_rate":0.5,"v":1}`,
+		`{"valuex":3,"value":2,"reward":1.5,"regime_origin":"b","regime_id":"a","eval/success_rate":1}`,
+		`{"episode":1,"regime_id":"c","value":2,"eval/success_rate":0.5,"eval/successes":2,"reward":0}`,
+		`{"components":{"progress":0.5,"collision":1,"success":0},"reward":1,"episode_len":3,"rev":1,"regime_id":"a","re":2}`,
+		`{"eval/success_rate":0.5,"reward":2,"v":1,"regime_id":"a","va":2,"val":3}`,
+		`{"reward":2,"regime_id":"a","va":2,"v":1,"components":{"success":1,"progress":0.25,"progressx":2}}`,
+		`{"re":1,"reward":2,"regime_id":"a","rev":3}`,
+		// Keys that differ only after their first 8 bytes.
+		`{"reward":1,"regime_id":"a","metrics_a":1,"metrics_b":2}`,
+		`{"metrics_b":2,"reward":1,"regime_id":"a","metrics_a":1}`,
+		`{"metrics_b":2,"reward":1,"regime_id":"a"}`,
+	}
+	seq := newRowDecoder(irregularComps)
+	for n := range 3 * len(lines) {
+		seq.top.findFirst, seq.compKeys.findFirst = true, true
+		decodeAsAlone(t, seq, []byte(lines[n%len(lines)]), n+1)
+		if !seq.top.findFirst {
+			t.Fatalf("line %d: the key table left find-first mode", n+1)
+		}
+	}
+	// The keys of the first line are the heads of their buckets.
+	q := `"value"`
+	if id := seq.top.buckets[bucketOf(q[1], q[2])]; id == noKey || string(seq.top.keys[id].name) != "value" {
+		t.Errorf("value is not the head of its bucket")
+	}
+}

@@ -341,16 +341,17 @@ func (d *rowDecoder) typeError(kind byte, want string) *rowError {
 }
 
 func (d *rowDecoder) skipWS() {
-	p := d.pos
-	for p < len(d.data) {
+	// (The position as a uint: no bounds check on data[p].)
+	data, p := d.data, uint(d.pos)
+	for p < uint(len(data)) {
 		// Any byte above ' ' ends the whitespace: one comparison for the
 		// byte that nearly always comes next.
-		if c := d.data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		if c := data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			break
 		}
 		p++
 	}
-	d.pos = p
+	d.pos = int(p)
 }
 
 // decode decodes one line into d.row, d.label, d.origin, d.alias and
@@ -444,7 +445,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				inPfx = false
 				d.pfx.end(d)
 			}
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+			if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == ',' {
 				d.pos++
 				d.skipWS()
 				if inPfx {
@@ -453,7 +454,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				continue
 			}
 			d.skipWS()
-			if d.pos < len(d.data) && d.data[d.pos] == ',' {
+			if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == ',' {
 				d.pos++
 				d.skipWS()
 				if inPfx {
@@ -465,7 +466,7 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 				inPfx = false
 				d.pfx.end(d)
 			}
-			if d.pos < len(d.data) && d.data[d.pos] == '}' {
+			if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == '}' {
 				d.pos++
 				break
 			}
@@ -611,7 +612,20 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 	// A key's quoted form starts with '"': a prediction or find that
 	// matches needs no other check.
 	if t.findFirst {
-		id = t.find(d.data, d.pos)
+		// The head of the key's bucket first, here (find is not inlined):
+		// with the keys of nearly every row at the heads, find is called
+		// for the few others.
+		id = noKey
+		if data, p := d.data, d.pos; p >= 0 && p <= len(data)-16 {
+			if h := t.buckets[bucketOf(data[p+1], data[p+2])]; h != noKey {
+				if k := &t.keys[h]; (binary.LittleEndian.Uint64(data[p:])&k.q.m[0]^k.q.w[0])|(binary.LittleEndian.Uint64(data[p+8:])&k.q.m[1]^k.q.w[1]) == 0 {
+					id = h
+				}
+			}
+		}
+		if id == noKey {
+			id = t.find(d.data, d.pos)
+		}
 	} else {
 		t.nKeys++
 		if id = t.predict(prev, d.data, d.pos); id == noKey {
@@ -649,14 +663,14 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 // before the value or followed by one space (json.dumps), and reports
 // whether it did; colon does the rest. It is small enough to be inlined.
 func (d *rowDecoder) colonFast() bool {
-	p := d.pos + 1
-	if p+1 < len(d.data) && d.data[p-1] == ':' {
-		if d.data[p] > ' ' {
-			d.pos = p
+	data, p := d.data, d.pos
+	if p >= 0 && p < len(data)-2 && data[p] == ':' {
+		if data[p+1] > ' ' {
+			d.pos = p + 1
 			return true
 		}
-		if d.data[p] == ' ' && d.data[p+1] > ' ' {
-			d.pos = p + 1
+		if data[p+1] == ' ' && data[p+2] > ' ' {
+			d.pos = p + 2
 			return true
 		}
 	}
@@ -699,7 +713,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 	if !hit {
 		var err *rowError
 		var c byte // the line may end here: skipValue reports that
-		if d.pos < len(d.data) {
+		if uint(d.pos) < uint(len(d.data)) {
 			c = d.data[d.pos]
 		}
 		switch {
@@ -771,7 +785,7 @@ func (d *rowDecoder) extraValue(key []byte, id uint8, koff int, keyEscaped bool)
 
 // peekKind returns the kind of the value at d.pos by its first byte, or 0.
 func (d *rowDecoder) peekKind() byte {
-	if d.pos >= len(d.data) {
+	if uint(d.pos) >= uint(len(d.data)) {
 		return 0
 	}
 	switch c := d.data[d.pos]; {
@@ -929,7 +943,7 @@ func (d *rowDecoder) components() *rowError {
 	d.pos++ // '{'
 	set := d.set(1)
 	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+	if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == '}' {
 		d.pos++
 		return nil
 	}
@@ -994,12 +1008,12 @@ func (d *rowDecoder) components() *rowError {
 			d.row.Comps[idx] = v
 		}
 		d.skipWS()
-		if d.pos < len(d.data) && d.data[d.pos] == ',' {
+		if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == ',' {
 			d.pos++
 			d.skipWS()
 			continue
 		}
-		if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == '}' {
 			d.pos++
 			d.clearSub()
 			return nil
