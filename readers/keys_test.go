@@ -181,3 +181,27 @@ func TestFindFirstHeads(t *testing.T) {
 		t.Errorf("value is not the head of its bucket")
 	}
 }
+
+// TestPredictedFindFirst: predicted returns the key that followed prev last
+// time when its quoted form is there, in find-first mode too, and nil on
+// other bytes and with fewer than 16 bytes to read.
+func TestPredictedFindFirst(t *testing.T) {
+	for _, findFirst := range []bool{false, true} {
+		kt := newKeyTable()
+		a, b := kt.intern([]byte("reward"), -1), kt.intern([]byte("regime_id"), -1)
+		kt.follow(startKey, a)
+		kt.follow(a, b)
+		kt.findFirst = findFirst
+		if k := kt.predicted(a, []byte(`"regime_id": "calm", "gamma": 1}`), 0); k == nil || k.id != b {
+			t.Errorf("findFirst %v: predicted after reward = %v, want regime_id", findFirst, k)
+		}
+		if k := kt.predicted(startKey, []byte(`"reward": 1, "regime_id": "a"}`), 0); k == nil || k.id != a {
+			t.Errorf("findFirst %v: predicted first = %v, want reward", findFirst, k)
+		}
+		for _, data := range []string{`"regime_origin": null, "x": 1}`, `"regime_id":1}`} {
+			if k := kt.predicted(a, []byte(data), 0); k != nil {
+				t.Errorf("findFirst %v: predicted on %q = %s, want none", findFirst, data, k.name)
+			}
+		}
+	}
+}
