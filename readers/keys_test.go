@@ -182,6 +182,53 @@ func TestFindFirstHeads(t *testing.T) {
 	}
 }
 
+// TestLiteral: literal reads null, true and false, or fails, as comparing
+// the bytes does (the word it compares with 8 bytes to read, the bytes
+// nearer the end of the line): at every distance from the end, with each
+// byte of the literal changed, and cut short.
+func TestLiteral(t *testing.T) {
+	ref := func(d *rowDecoder, lit string) *rowError {
+		if len(d.data)-d.pos >= len(lit) && string(d.data[d.pos:d.pos+len(lit)]) == lit {
+			d.pos += len(lit)
+			return nil
+		}
+		for i := 0; i < len(lit) && d.pos < len(d.data) && d.data[d.pos] == lit[i]; i++ {
+			d.pos++
+		}
+		return d.syntax("a JSON value")
+	}
+	lits := map[string]uint64{"null": wordNull, "true": wordTrue, "false": wordFalse}
+	n := 0
+	for lit, w := range lits {
+		var vals []string
+		for i := range len(lit) + 1 {
+			vals = append(vals, lit[:i]) // cut short; whole
+			if i < len(lit) {
+				vals = append(vals, lit[:i]+"x"+lit[i+1:], lit[:i]+strings.ToUpper(lit[i:i+1])+lit[i+1:])
+			}
+		}
+		vals = append(vals, lit+"x", "nulll", "truee", "falsee")
+		for _, v := range vals {
+			for tail := range 10 {
+				line := []byte(`{"a":` + v + strings.Repeat("}", tail))
+				got, want := &rowDecoder{data: line, pos: 5}, &rowDecoder{data: line, pos: 5}
+				gerr, werr := got.literal(lit, w), ref(want, lit)
+				if got.pos != want.pos || (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+					t.Errorf("literal(%q) on %q: pos %d, %v; want pos %d, %v", lit, line, got.pos, gerr, want.pos, werr)
+				}
+				if werr == nil {
+					n++
+				}
+			}
+		}
+	}
+	// Each literal whole, followed by "x" and by its own last byte (read up
+	// to there), at every tail.
+	if n != 3*3*10 {
+		t.Errorf("%d literals read, want %d", n, 90)
+	}
+}
+
 // TestPredictedFindFirst: predicted returns the key that followed prev last
 // time when its quoted form is there, in find-first mode too, and nil on
 // other bytes and with fewer than 16 bytes to read.

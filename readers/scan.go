@@ -853,7 +853,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 	case fRegimeOrigin, fAliasOf:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindString:
 		default:
 			return d.wrongType("string or null")
@@ -877,7 +877,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 	case fStep:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindNumber:
 		default:
 			return d.wrongType("integer")
@@ -900,7 +900,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 	case fComponents:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindObject:
 		default:
 			return d.wrongType("object")
@@ -909,21 +909,21 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 	case fInvalidAction:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindBool:
 		default:
 			return d.wrongType("bool")
 		}
 		if d.data[d.pos] == 't' {
 			r.Invalid = 1
-			return d.literal("true")
+			return d.literal("true", wordTrue)
 		}
 		r.Invalid = 0
-		return d.literal("false")
+		return d.literal("false", wordFalse)
 	case fEffectiveRank:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindNumber:
 		default:
 			return d.wrongType("number or null")
@@ -1022,7 +1022,22 @@ func (d *rowDecoder) components() *rowError {
 	}
 }
 
-func (d *rowDecoder) literal(lit string) *rowError {
+// The literals as little-endian words, for literal.
+const (
+	wordNull  = 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24
+	wordTrue  = 't' | 'r'<<8 | 'u'<<16 | 'e'<<24
+	wordFalse = 'f' | 'a'<<8 | 'l'<<16 | 's'<<24 | 'e'<<32
+)
+
+// literal reads lit at d.pos: null, true or false, w being its word
+// (wordNull etc.). With 8 bytes to read there (all but the last few bytes
+// of a line), it compares one word instead of calling the runtime's
+// comparison.
+func (d *rowDecoder) literal(lit string, w uint64) *rowError {
+	if p := d.pos; len(d.data)-p >= 8 && binary.LittleEndian.Uint64(d.data[p:])<<(64-8*len(lit)) == w<<(64-8*len(lit)) {
+		d.pos += len(lit)
+		return nil
+	}
 	if len(d.data)-d.pos >= len(lit) && string(d.data[d.pos:d.pos+len(lit)]) == lit {
 		d.pos += len(lit)
 		return nil
@@ -1044,12 +1059,12 @@ func (d *rowDecoder) skipValue(depth int) (byte, *rowError) {
 		_, _, err := d.number(false)
 		return kindNumber, err
 	case kindNull:
-		return kindNull, d.literal("null")
+		return kindNull, d.literal("null", wordNull)
 	case kindBool:
 		if d.data[d.pos] == 't' {
-			return kindBool, d.literal("true")
+			return kindBool, d.literal("true", wordTrue)
 		}
-		return kindBool, d.literal("false")
+		return kindBool, d.literal("false", wordFalse)
 	case kindObject:
 		depth++
 		if depth > maxDepth {
