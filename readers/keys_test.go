@@ -252,3 +252,26 @@ func TestPredictedFindFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelCache: a row whose regime_id repeats the last raw label, or
+// differs from it only at its end, past its 8th or 16th byte, or near the
+// end of the line, decodes as a fresh decoder decodes it.
+func TestLabelCache(t *testing.T) {
+	labels := []string{"calm", "calm2", "windy-with-gusts-a", "windy-with-gusts-b", "windy-with-gusts-b",
+		"a-label-of-30-bytes-and-more-1", "a-label-of-30-bytes-and-more-2", "calm", "calm"}
+	seq := newRowDecoder(irregularComps)
+	n := 0
+	for _, l := range labels {
+		for _, line := range []string{
+			`{"reward":1,"regime_id":"` + l + `","value":2}`,
+			`{"reward":1,"regime_id":"` + l + `"}`,
+			`{"reward":1,"regime_id":"` + l + `x"}`,
+		} {
+			n++
+			decodeAsAlone(t, seq, []byte(line), n)
+			if got := string(seq.label); got != l && got != l+"x" {
+				t.Fatalf("line %d: label %q", n, got)
+			}
+		}
+	}
+}

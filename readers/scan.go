@@ -112,6 +112,7 @@ type rowDecoder struct {
 	cacheGen  uint64         // counts the changes of any top-level key's cached value (keyInfo.gen)
 	exAt      [maxKeys]int16 // where each of them is in extras
 	labelRaw  []byte         // raw text of the last valid regime_id
+	labelP    pattern        // labelRaw, for a quick comparison
 	labelDec  []byte         // and its decoded value
 	labelGen  int            // counts the changes of labelRaw
 	rows      int            // rows decoded since the key tables last adapted
@@ -833,7 +834,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 		if k != kindString {
 			return d.wrongType("string")
 		}
-		if n := len(d.labelRaw); n > 0 && len(d.data)-d.pos >= n && bytes.Equal(d.data[d.pos:d.pos+n], d.labelRaw) {
+		if n := len(d.labelRaw); n > 0 && d.labelP.at(d.data, d.pos, d.labelRaw) {
 			d.pos += n // a string ends at its closing quote: the same label
 			d.label = d.labelDec
 			return nil
@@ -848,6 +849,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 			d.labelBuf = s[:0]
 		}
 		d.labelRaw = append(d.labelRaw[:0], d.data[start:d.pos]...)
+		d.labelP = makePattern(d.labelRaw)
 		d.labelDec = append(d.labelDec[:0], s...)
 		d.labelGen++
 	case fRegimeOrigin, fAliasOf:
