@@ -73,7 +73,10 @@ type keyTable struct {
 	// predictions of the last 64 rows missed more than one key in ten
 	// (keys in another order on every row). adapt decides every 64 rows
 	// from the counts of the prediction's tries and misses; after 16 such
-	// windows of find first, the prediction is tried again.
+	// windows of find first, the prediction is tried again. In find-first
+	// mode every key read counts a try and none a miss (adapt does not
+	// read them then), whichever way it was found: the inline prediction,
+	// tried first all the same, or key.
 	findFirst      bool
 	windows        int
 	nKeys, nMisses int

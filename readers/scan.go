@@ -616,6 +616,7 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 		// The head of the key's bucket first, here (find is not inlined):
 		// with the keys of nearly every row at the heads, find is called
 		// for the few others.
+		t.nKeys++
 		id = noKey
 		if data, p := d.data, d.pos; p >= 0 && p <= len(data)-16 {
 			if h := t.buckets[bucketOf(data[p+1], data[p+2])]; h != noKey {
