@@ -314,7 +314,8 @@
 // prediction misses is looked up among the known keys by its first two
 // bytes, again accepted only on matching raw bytes, before it is scanned;
 // while the predictions of an object level keep missing (keys in another
-// order on most rows, as Python's dicts often are) that lookup goes first.
+// order on most rows, as Python's dicts often are) that lookup comes right
+// after the inline prediction, and the other key that followed is not tried.
 // A value of a
 // non-schema field whose raw bytes repeat that field's last valid value
 // (run identity, gamma, constant metadata) is taken without being scanned

@@ -181,3 +181,97 @@ func TestFindFirstHeads(t *testing.T) {
 		t.Errorf("value is not the head of its bucket")
 	}
 }
+
+// TestLiteral: literal reads null, true and false, or fails, as comparing
+// the bytes does (the word it compares with 8 bytes to read, the bytes
+// nearer the end of the line): at every distance from the end, with each
+// byte of the literal changed, and cut short.
+func TestLiteral(t *testing.T) {
+	ref := func(d *rowDecoder, lit string) *rowError {
+		if len(d.data)-d.pos >= len(lit) && string(d.data[d.pos:d.pos+len(lit)]) == lit {
+			d.pos += len(lit)
+			return nil
+		}
+		for i := 0; i < len(lit) && d.pos < len(d.data) && d.data[d.pos] == lit[i]; i++ {
+			d.pos++
+		}
+		return d.syntax("a JSON value")
+	}
+	lits := map[string]uint64{"null": wordNull, "true": wordTrue, "false": wordFalse}
+	n := 0
+	for lit, w := range lits {
+		var vals []string
+		for i := range len(lit) + 1 {
+			vals = append(vals, lit[:i]) // cut short; whole
+			if i < len(lit) {
+				vals = append(vals, lit[:i]+"x"+lit[i+1:], lit[:i]+strings.ToUpper(lit[i:i+1])+lit[i+1:])
+			}
+		}
+		vals = append(vals, lit+"x", "nulll", "truee", "falsee")
+		for _, v := range vals {
+			for tail := range 10 {
+				line := []byte(`{"a":` + v + strings.Repeat("}", tail))
+				got, want := &rowDecoder{data: line, pos: 5}, &rowDecoder{data: line, pos: 5}
+				gerr, werr := got.literal(lit, w), ref(want, lit)
+				if got.pos != want.pos || (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+					t.Errorf("literal(%q) on %q: pos %d, %v; want pos %d, %v", lit, line, got.pos, gerr, want.pos, werr)
+				}
+				if werr == nil {
+					n++
+				}
+			}
+		}
+	}
+	// Each literal whole, followed by "x" and by its own last byte (read up
+	// to there), at every tail.
+	if n != 3*3*10 {
+		t.Errorf("%d literals read, want %d", n, 90)
+	}
+}
+
+// TestPredictedFindFirst: predicted returns the key that followed prev last
+// time when its quoted form is there, in find-first mode too, and nil on
+// other bytes and with fewer than 16 bytes to read.
+func TestPredictedFindFirst(t *testing.T) {
+	for _, findFirst := range []bool{false, true} {
+		kt := newKeyTable()
+		a, b := kt.intern([]byte("reward"), -1), kt.intern([]byte("regime_id"), -1)
+		kt.follow(startKey, a)
+		kt.follow(a, b)
+		kt.findFirst = findFirst
+		if k := kt.predicted(a, []byte(`"regime_id": "calm", "gamma": 1}`), 0); k == nil || k.id != b {
+			t.Errorf("findFirst %v: predicted after reward = %v, want regime_id", findFirst, k)
+		}
+		if k := kt.predicted(startKey, []byte(`"reward": 1, "regime_id": "a"}`), 0); k == nil || k.id != a {
+			t.Errorf("findFirst %v: predicted first = %v, want reward", findFirst, k)
+		}
+		for _, data := range []string{`"regime_origin": null, "x": 1}`, `"regime_id":1}`} {
+			if k := kt.predicted(a, []byte(data), 0); k != nil {
+				t.Errorf("findFirst %v: predicted on %q = %s, want none", findFirst, data, k.name)
+			}
+		}
+	}
+}
+
+// TestLabelCache: a row whose regime_id repeats the last raw label, or
+// differs from it only at its end, past its 8th or 16th byte, or near the
+// end of the line, decodes as a fresh decoder decodes it.
+func TestLabelCache(t *testing.T) {
+	labels := []string{"calm", "calm2", "windy-with-gusts-a", "windy-with-gusts-b", "windy-with-gusts-b",
+		"a-label-of-30-bytes-and-more-1", "a-label-of-30-bytes-and-more-2", "calm", "calm"}
+	seq := newRowDecoder(irregularComps)
+	n := 0
+	for _, l := range labels {
+		for _, line := range []string{
+			`{"reward":1,"regime_id":"` + l + `","value":2}`,
+			`{"reward":1,"regime_id":"` + l + `"}`,
+			`{"reward":1,"regime_id":"` + l + `x"}`,
+		} {
+			n++
+			decodeAsAlone(t, seq, []byte(line), n)
+			if got := string(seq.label); got != l && got != l+"x" {
+				t.Fatalf("line %d: label %q", n, got)
+			}
+		}
+	}
+}

@@ -113,11 +113,11 @@ func (d *rowDecoder) replayPrefix() (prev uint8, ids uint64) {
 	d.exSeen, d.exHits = p.ids, p.ids
 	p.credit++
 	t := d.top
+	// The row before read the same keys in the same order, so the
+	// prediction tries each and misses only the keys it never predicts
+	// (in find-first mode, misses are not counted: keyTable.findFirst).
+	t.nKeys += p.n
 	if !t.findFirst {
-		// The row before read the same keys in the same order, so the
-		// prediction tries each and misses only the keys it never
-		// predicts.
-		t.nKeys += p.n
 		t.nMisses += p.bare
 	}
 	d.fieldRef = p.last + 1

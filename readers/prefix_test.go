@@ -108,20 +108,30 @@ func TestPrefixReplay(t *testing.T) {
 		lines []string
 		used  int
 	}{"its key's value changes on every row after many", long, 98})
+	// Each case also with the key tables in find-first mode (the irregular
+	// shape's), where the prediction is tried first all the same
+	// (keyTable.predicted) and every key counts a try.
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			seq, plain := newRowDecoder(fuzzComps), newRowDecoder(fuzzComps)
-			plain.noPrefix = true
-			for n, line := range c.lines {
-				samePrefixState(t, n+1, []byte(line), seq, seq.decode([]byte(line)), plain, plain.decode([]byte(line)))
-			}
-			if k := seq.top.lookup("k"); k != noKey && seq.top.keys[k].off {
-				t.Fatalf("the cache of k is off (%d hits, %d misses)", seq.top.keys[k].hits, seq.top.keys[k].misses)
-			}
-			if seq.pfx.used != c.used || plain.pfx.used != 0 {
-				t.Fatalf("%d rows took a prefix over, want %d (%d without prefixes)", seq.pfx.used, c.used, plain.pfx.used)
-			}
-		})
+		for _, findFirst := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/findFirst=%v", c.name, findFirst), func(t *testing.T) {
+				seq, plain := newRowDecoder(fuzzComps), newRowDecoder(fuzzComps)
+				plain.noPrefix = true
+				for n, line := range c.lines {
+					if findFirst {
+						for _, d := range []*rowDecoder{seq, plain} {
+							d.top.findFirst, d.compKeys.findFirst = true, true
+						}
+					}
+					samePrefixState(t, n+1, []byte(line), seq, seq.decode([]byte(line)), plain, plain.decode([]byte(line)))
+				}
+				if k := seq.top.lookup("k"); k != noKey && seq.top.keys[k].off {
+					t.Fatalf("the cache of k is off (%d hits, %d misses)", seq.top.keys[k].hits, seq.top.keys[k].misses)
+				}
+				if seq.pfx.used != c.used || plain.pfx.used != 0 {
+					t.Fatalf("%d rows took a prefix over, want %d (%d without prefixes)", seq.pfx.used, c.used, plain.pfx.used)
+				}
+			})
+		}
 	}
 }
 

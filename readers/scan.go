@@ -112,6 +112,7 @@ type rowDecoder struct {
 	cacheGen  uint64         // counts the changes of any top-level key's cached value (keyInfo.gen)
 	exAt      [maxKeys]int16 // where each of them is in extras
 	labelRaw  []byte         // raw text of the last valid regime_id
+	labelP    pattern        // labelRaw, for a quick comparison
 	labelDec  []byte         // and its decoded value
 	labelGen  int            // counts the changes of labelRaw
 	rows      int            // rows decoded since the key tables last adapted
@@ -615,6 +616,7 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 		// The head of the key's bucket first, here (find is not inlined):
 		// with the keys of nearly every row at the heads, find is called
 		// for the few others.
+		t.nKeys++
 		id = noKey
 		if data, p := d.data, d.pos; p >= 0 && p <= len(data)-16 {
 			if h := t.buckets[bucketOf(data[p+1], data[p+2])]; h != noKey {
@@ -833,7 +835,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 		if k != kindString {
 			return d.wrongType("string")
 		}
-		if n := len(d.labelRaw); n > 0 && len(d.data)-d.pos >= n && bytes.Equal(d.data[d.pos:d.pos+n], d.labelRaw) {
+		if n := len(d.labelRaw); n > 0 && d.labelP.at(d.data, d.pos, d.labelRaw) {
 			d.pos += n // a string ends at its closing quote: the same label
 			d.label = d.labelDec
 			return nil
@@ -848,12 +850,13 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 			d.labelBuf = s[:0]
 		}
 		d.labelRaw = append(d.labelRaw[:0], d.data[start:d.pos]...)
+		d.labelP = makePattern(d.labelRaw)
 		d.labelDec = append(d.labelDec[:0], s...)
 		d.labelGen++
 	case fRegimeOrigin, fAliasOf:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindString:
 		default:
 			return d.wrongType("string or null")
@@ -877,7 +880,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 	case fStep:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindNumber:
 		default:
 			return d.wrongType("integer")
@@ -900,7 +903,7 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 	case fComponents:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindObject:
 		default:
 			return d.wrongType("object")
@@ -909,21 +912,21 @@ func (d *rowDecoder) schemaValue(f int) *rowError {
 	case fInvalidAction:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindBool:
 		default:
 			return d.wrongType("bool")
 		}
 		if d.data[d.pos] == 't' {
 			r.Invalid = 1
-			return d.literal("true")
+			return d.literal("true", wordTrue)
 		}
 		r.Invalid = 0
-		return d.literal("false")
+		return d.literal("false", wordFalse)
 	case fEffectiveRank:
 		switch k {
 		case kindNull:
-			return d.literal("null")
+			return d.literal("null", wordNull)
 		case kindNumber:
 		default:
 			return d.wrongType("number or null")
@@ -1022,7 +1025,22 @@ func (d *rowDecoder) components() *rowError {
 	}
 }
 
-func (d *rowDecoder) literal(lit string) *rowError {
+// The literals as little-endian words, for literal.
+const (
+	wordNull  = 'n' | 'u'<<8 | 'l'<<16 | 'l'<<24
+	wordTrue  = 't' | 'r'<<8 | 'u'<<16 | 'e'<<24
+	wordFalse = 'f' | 'a'<<8 | 'l'<<16 | 's'<<24 | 'e'<<32
+)
+
+// literal reads lit at d.pos: null, true or false, w being its word
+// (wordNull etc.). With 8 bytes to read there (all but the last few bytes
+// of a line), it compares one word instead of calling the runtime's
+// comparison.
+func (d *rowDecoder) literal(lit string, w uint64) *rowError {
+	if p := d.pos; len(d.data)-p >= 8 && binary.LittleEndian.Uint64(d.data[p:])<<(64-8*len(lit)) == w<<(64-8*len(lit)) {
+		d.pos += len(lit)
+		return nil
+	}
 	if len(d.data)-d.pos >= len(lit) && string(d.data[d.pos:d.pos+len(lit)]) == lit {
 		d.pos += len(lit)
 		return nil
@@ -1044,12 +1062,12 @@ func (d *rowDecoder) skipValue(depth int) (byte, *rowError) {
 		_, _, err := d.number(false)
 		return kindNumber, err
 	case kindNull:
-		return kindNull, d.literal("null")
+		return kindNull, d.literal("null", wordNull)
 	case kindBool:
 		if d.data[d.pos] == 't' {
-			return kindBool, d.literal("true")
+			return kindBool, d.literal("true", wordTrue)
 		}
-		return kindBool, d.literal("false")
+		return kindBool, d.literal("false", wordFalse)
 	case kindObject:
 		depth++
 		if depth > maxDepth {
