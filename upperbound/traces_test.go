@@ -265,3 +265,96 @@ func TestDataRelativeLabelsAgreesWithDataRelative(t *testing.T) {
 		check(traces)
 	}
 }
+
+// TestAddPartsAgreesWithAdd: counting a trace in parts (CountPart of each
+// part's rows alone, then AddParts) gives exactly Add's labels, order and
+// counts, for episode-end components of one and of two columns (zeros,
+// negative zeros and NaN among their values) and without any (the trace's
+// last row final: in its last part), on random traces cut at random rows,
+// parts of one row and a label met again in a later part included.
+func TestAddPartsAgreesWithAdd(t *testing.T) {
+	twoEnds, err := upperbound.ParseSpec("two_ends.yaml", []byte(`
+name: two_ends
+components:
+  - {name: progress, weight: 1.0, clip: [0.0, 1.0], cadence: step}
+  - {name: success, weight: 0.5, clip: [0.0, 1.0], cadence: episode_end}
+  - {name: timeout, weight: 0.25, clip: [0.0, 1.0], cadence: episode_end}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := upperbound.Bound{PerStep: 0.5, FinalStep: 2, Derivation: "test"}
+	specs := []*upperbound.Spec{nil, stepOnly(t), loadBundled(t, "paper"), twoEnds}
+	state := uint64(99)
+	next := func() uint64 { state = state*6364136223846793005 + 1442695040888963407; return state >> 33 }
+	values := []float64{0, 0, 0, math.Copysign(0, -1), 1, 0.5, math.NaN()}
+	labels := []string{"a", "b", "c", "d", "e"}
+	comps := []string{"success", "timeout"}
+	type rowc struct {
+		label string
+		c     []float64
+	}
+	build := func(key string, rows []rowc) *skyfall.Trace {
+		bl := skyfall.NewBuilder(key, comps)
+		for _, r := range rows {
+			bl.Add(&skyfall.Row{Reward: 1, Label: r.label, Comps: r.c, Invalid: -1})
+		}
+		return bl.Trace(nil)
+	}
+	for trial := 0; trial < 400; trial++ {
+		spec := specs[trial%len(specs)]
+		whole, err := upperbound.NewLabelBounds(b, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parted, _ := upperbound.NewLabelBounds(b, spec)
+		for r := 0; r < 1+int(next()%3); r++ {
+			var rows []rowc
+			for i := 0; i < 1+int(next()%14); i++ {
+				rows = append(rows, rowc{labels[next()%uint64(len(labels))],
+					[]float64{values[next()%uint64(len(values))], values[next()%uint64(len(values))]}})
+			}
+			if err := whole.Add(build("R", rows)); err != nil {
+				t.Fatal(err)
+			}
+			var parts []upperbound.PartCounts
+			for len(rows) > 0 {
+				k := 1 + int(next()%uint64(len(rows)))
+				pc, err := parted.CountPart(build("R", rows[:k]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, pc)
+				rows = rows[k:]
+			}
+			parted.AddParts(parts)
+		}
+		whole.Finish()
+		parted.Finish()
+		if !reflect.DeepEqual(whole.Labels, parted.Labels) {
+			t.Fatalf("trial %d (spec %v):\n Add      %+v\n AddParts %+v", trial, spec != nil, whole.Labels, parted.Labels)
+		}
+	}
+	// CountPart fails where Add fails: no column for an episode-end
+	// component, a nil trace, an invalid one.
+	lb, _ := upperbound.NewLabelBounds(b, loadBundled(t, "paper"))
+	bare := trace("C", nil, row{"a", 1, 0})
+	if _, err := lb.CountPart(bare); err == nil || !strings.Contains(err.Error(), "the reader must be asked to keep it") {
+		t.Errorf("missing column: %v", err)
+	}
+	if _, err := lb.CountPart(nil); err == nil {
+		t.Error("nil trace counted")
+	}
+	bad := trace("D", []string{"success"}, row{"a", 1, 0})
+	bad.Labels = nil
+	if _, err := lb.CountPart(bad); err == nil || err.Error() != bad.Validate().Error() {
+		t.Errorf("invalid trace: %v", err)
+	}
+	// A part without rows adds nothing, not even a final row.
+	empty := upperbound.PartCounts{Last: -1}
+	lb2, _ := upperbound.NewLabelBounds(b, nil)
+	lb2.AddParts([]upperbound.PartCounts{empty})
+	if len(lb2.Labels) != 0 {
+		t.Errorf("an empty part added %+v", lb2.Labels)
+	}
+}
