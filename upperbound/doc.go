@@ -50,8 +50,9 @@
 // episode-end contribution, or each run's last row when the spec has no
 // episode-end component. The counts add up: a caller that cannot hold the
 // traces adds them one at a time (NewLabelBounds, Add), each trace's counts
-// (AddCounts), or each trace's parts counted on their own (CountPart,
-// AddParts).
+// (AddCounts), or each trace's parts counted on their own (CountPart of a
+// part's trace, or CountBuilder straight from its skyfall.Builder without
+// materialising it; then AddParts).
 //
 // # Choices where the protocol is silent
 //

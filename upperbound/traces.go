@@ -279,6 +279,26 @@ func (out *LabelBounds) CountPart(t *skyfall.Trace) (PartCounts, error) {
 	return pc, nil
 }
 
+// CountBuilder is CountPart of the trace b would materialise (b.Trace),
+// counted straight from b's compact columns without materialising one
+// (skyfall.Builder.CountLabels): the same counts, and the same error for an
+// episode-end component b does not keep. b is not modified; parts may be
+// counted at once on different goroutines.
+func (out *LabelBounds) CountBuilder(b *skyfall.Builder) (PartCounts, error) {
+	if b == nil {
+		return PartCounts{}, errors.New("bounds by configuration: nil builder")
+	}
+	c, err := b.CountLabels(out.EpisodeEnd)
+	if err != nil {
+		var nc *skyfall.NoComponentError
+		if errors.As(err, &nc) {
+			return PartCounts{}, noEpisodeEndColumn(nc.Trace, nc.Component)
+		}
+		return PartCounts{}, err
+	}
+	return PartCounts{Labels: c.Labels, Rows: c.Rows, Final: c.Marked, Last: c.Last}, nil
+}
+
 // AddParts counts one trace given as its parts, in row order (each
 // counted by CountPart on the part's rows alone): the same counts, and
 // the same order of labels, as Add of the whole trace. A label's final
@@ -340,8 +360,7 @@ func episodeEndColumns(t *skyfall.Trace, names []string) ([][]float64, error) {
 	for i, name := range names {
 		c, ok := t.Components[name]
 		if !ok {
-			return nil, fmt.Errorf("trace %s: no column for episode-end component %q; "+
-				"the reader must be asked to keep it, since its contributions mark the episode's final steps", t.Key, name)
+			return nil, noEpisodeEndColumn(t.Key, name)
 		}
 		if len(c) != t.Len() {
 			return nil, fmt.Errorf("trace %s: component %q has %d values for %d rows", t.Key, name, len(c), t.Len())
@@ -349,6 +368,11 @@ func episodeEndColumns(t *skyfall.Trace, names []string) ([][]float64, error) {
 		cols[i] = c
 	}
 	return cols, nil
+}
+
+func noEpisodeEndColumn(key, name string) error {
+	return fmt.Errorf("trace %s: no column for episode-end component %q; "+
+		"the reader must be asked to keep it, since its contributions mark the episode's final steps", key, name)
 }
 
 func nonzeroAny(cols [][]float64, row int) bool {

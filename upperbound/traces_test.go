@@ -358,3 +358,82 @@ components:
 		t.Errorf("an empty part added %+v", lb2.Labels)
 	}
 }
+
+// TestCountBuilderAgreesWithCountPart: CountBuilder, counting straight from
+// a builder's compact columns, gives exactly CountPart of the trace the
+// builder materialises, on random builders: labels in long runs, in short
+// ones and changing on almost every row (the builder's dense labels),
+// episode-end components sparse with zeros, -0, NaN, ±Inf and subnormals,
+// one or two episode-end columns or none, a component no row sets, parts
+// without rows; and the same error where an episode-end column is missing.
+func TestCountBuilderAgreesWithCountPart(t *testing.T) {
+	twoEnds, err := upperbound.ParseSpec("two_ends.yaml", []byte(`
+name: two_ends
+components:
+  - {name: progress, weight: 1.0, clip: [0.0, 1.0], cadence: step}
+  - {name: success, weight: 0.5, clip: [0.0, 1.0], cadence: episode_end}
+  - {name: timeout, weight: 0.25, clip: [0.0, 1.0], cadence: episode_end}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := upperbound.Bound{PerStep: 0.5, FinalStep: 2, Derivation: "test"}
+	specs := []*upperbound.Spec{nil, stepOnly(t), loadBundled(t, "paper"), twoEnds}
+	state := uint64(7)
+	next := func() uint64 { state = state*6364136223846793005 + 1442695040888963407; return state >> 33 }
+	values := []float64{math.Copysign(0, -1), 1, 0.5, math.NaN(), math.Inf(1), math.Inf(-1), math.SmallestNonzeroFloat64, -3}
+	sizes := []int{0, 1, 2, 63, 64, 65, 300, 4095, 4097, 20_000}
+	for trial := 0; trial < 4*len(sizes)*len(specs); trial++ {
+		spec := specs[trial%len(specs)]
+		n := sizes[(trial/len(specs))%len(sizes)]
+		lb, err := upperbound.NewLabelBounds(b, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// "timeout" is never set on some trials; "progress" sometimes is.
+		bl := skyfall.NewBuilder("R", []string{"progress", "success", "timeout"})
+		change := []uint64{1, 20, 1000, 2}[trial%4] // 1 in change rows switches label
+		density := []uint64{2, 50, 1}[trial%3]      // 1 in density rows sets a component
+		label := "a"
+		for range n {
+			if next()%change == 0 {
+				label = string(rune('a' + next()%40))
+			}
+			c := []float64{0, 0, 0}
+			for k := range c {
+				if (k < 2 || trial%5 != 0) && next()%density == 0 {
+					c[k] = values[next()%uint64(len(values))]
+				}
+			}
+			bl.Add(&skyfall.Row{Reward: 1, Label: label, Comps: c, Invalid: -1})
+		}
+		got, gotErr := lb.CountBuilder(bl)
+		want, wantErr := lb.CountPart(bl.Trace(nil))
+		if gotErr != nil || wantErr != nil {
+			t.Fatalf("trial %d: %v, %v", trial, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d (%d rows, spec %v):\n CountBuilder %+v\n CountPart    %+v", trial, n, spec != nil, got, want)
+		}
+	}
+	// A builder without an episode-end column: CountPart's error, for the
+	// first missing name; a nil builder fails.
+	for _, comps := range [][]string{nil, {"success"}, {"progress"}} {
+		for _, rows := range []int{0, 2} {
+			lb, _ := upperbound.NewLabelBounds(b, twoEnds)
+			bl := skyfall.NewBuilder("K", comps)
+			for range rows {
+				bl.Add(&skyfall.Row{Label: "a", Comps: []float64{1}, Invalid: -1})
+			}
+			_, gotErr := lb.CountBuilder(bl)
+			_, wantErr := lb.CountPart(bl.Trace(nil))
+			if gotErr == nil || wantErr == nil || gotErr.Error() != wantErr.Error() {
+				t.Errorf("components %q, %d rows: CountBuilder %v, CountPart %v", comps, rows, gotErr, wantErr)
+			}
+		}
+	}
+	lb, _ := upperbound.NewLabelBounds(b, nil)
+	if _, err := lb.CountBuilder(nil); err == nil {
+		t.Error("nil builder counted")
+	}
+}
