@@ -41,8 +41,8 @@
 // A pass that reads little of each run (a ceiling counting each label's
 // rows) need not assemble: PlanRuns plans the same runs in the same order
 // without reading a row, failing as AssembleEach fails before its first
-// run; ObjectRuns.PartColumns materialises one part's rows on their own (on
-// any goroutine); PlannedRun.CheckLabels gives the --max-labels error
+// run; ObjectRuns.PartBuilder gives one part's rows, to be read on their own
+// (on any goroutine); PlannedRun.CheckLabels gives the --max-labels error
 // that assembling a run spanning objects would stop at.
 //
 // Assembled traces never share memory with the objects. Options.Traces

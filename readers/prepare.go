@@ -7,10 +7,10 @@ import (
 // A lighter pass over the runs, for a caller that reads little of each
 // run's rows (a ceiling counting each label's rows): PlanRuns groups the
 // parts of decoded objects into runs as AssembleEach does, reading no row;
-// PartColumns materialises one part's rows on their own, on any goroutine
-// (the parts of a run are independent); and each PlannedRun gives the
-// run's metadata and the --max-labels error that its assembly would
-// report, so that the caller fails exactly where AssembleEach fails.
+// PartBuilder gives one part's rows, to be read on their own on any
+// goroutine (the parts of a run are independent); and each PlannedRun
+// gives the run's metadata and the --max-labels error that its assembly
+// would report, so that the caller fails exactly where AssembleEach fails.
 
 // PlannedRun is one run of PlanRuns: its key and its pieces in object
 // order, as AssembleEach assembles it.
@@ -84,12 +84,9 @@ func (r *PlannedRun) CheckLabels(labels int) error {
 	return tooManyLabels(pc.obj.URL, pc.p.firstLine, r.Key, r.max)
 }
 
-// PartColumns materialises the rows of part i of o (in order of first row,
-// as PlannedPiece.Part), on their own, as AssembleEach materialises a part
-// before appending it to its run: a trace without metadata whose columns
-// come from pool when it holds some (pool may be nil; put the trace back
-// once done). The object must hold its rows in memory (PlanRuns ok). It
-// may be called for different parts at once; it modifies nothing.
-func (o *ObjectRuns) PartColumns(i int, pool *skyfall.TracePool) *skyfall.Trace {
-	return o.parts[i].b.TraceFrom(pool, nil)
-}
+// PartBuilder is the builder holding the rows of part i of o (in order of
+// first row, as PlannedPiece.Part), as AssembleEach appends it to its run:
+// for reading only (its CountLabels, its Trace), never to add to or reset.
+// The object must hold its rows in memory (PlanRuns ok). Different parts
+// may be read at once on different goroutines.
+func (o *ObjectRuns) PartBuilder(i int) *skyfall.Builder { return o.parts[i].b }

@@ -29,7 +29,7 @@ func plannedOf(t *skyfall.Trace) planned {
 	return p
 }
 
-// lightPass runs PlanRuns and each planned run's pieces (PartColumns),
+// lightPass runs PlanRuns and each planned run's pieces (PartBuilder, materialised),
 // stopping where CheckLabels fails: the runs it got to and the error.
 func lightPass(t *testing.T, objs []*ObjectRuns, opts Options) ([]planned, bool, error) {
 	t.Helper()
@@ -45,10 +45,7 @@ func lightPass(t *testing.T, objs []*ObjectRuns, opts Options) ([]planned, bool,
 	for _, r := range runs {
 		p := planned{key: r.Key, meta: r.Meta()}
 		for _, pc := range r.Pieces {
-			tr := objs[pc.Object].PartColumns(pc.Part, pool)
-			if tr.Meta != nil {
-				t.Errorf("run %s: a part's columns carry metadata %v", r.Key, tr.Meta)
-			}
+			tr := objs[pc.Object].PartBuilder(pc.Part).TraceFrom(pool, nil)
 			q := plannedOf(tr)
 			p.rewards = append(p.rewards, q.rewards...)
 			p.labels = append(p.labels, q.labels...)

@@ -118,13 +118,13 @@ func (d *decoder) Assemble(objs []scoring.Object, fn func(*scoring.Run) error) e
 type countedRun struct{ parts []upperbound.PartCounts }
 
 // AssembleLight hands Prepare's by_configuration pass runs holding each
-// part's counts (upperbound.LabelBounds.CountPart), the parts' rows
-// materialised one at a time on each's goroutines rather than every
-// column of every run assembled (scoring.LightAssembler). It cannot for
-// another pass, for objects whose rows are not all held in memory
-// (spilled, read back from an encoding) or when a part fails to count
-// (then Add fails on the assembled run: the engine assembles, and the
-// error is Assemble's and Add's, as ever).
+// part's counts (upperbound.LabelBounds.CountBuilder), counted on each's
+// goroutines straight from the part's compact columns, none materialised,
+// rather than every column of every run assembled
+// (scoring.LightAssembler). It cannot for another pass, for objects whose
+// rows are not all held in memory (spilled, read back from an encoding)
+// or when a part fails to count (then Add fails on the assembled run: the
+// engine assembles, and the error is Assemble's and Add's, as ever).
 func (d *decoder) AssembleLight(objs []scoring.Object, each func(n int, work func(i int)), fn func(*scoring.Run) error) (bool, error) {
 	lb := d.counting
 	if lb == nil {
@@ -137,9 +137,6 @@ func (d *decoder) AssembleLight(objs []scoring.Object, each func(n int, work fun
 	}
 	if !ok {
 		return false, nil
-	}
-	if d.pool == nil {
-		d.pool = &skyfall.TracePool{Max: d.max}
 	}
 	type slot struct {
 		obj, part int
@@ -156,9 +153,7 @@ func (d *decoder) AssembleLight(objs []scoring.Object, each func(n int, work fun
 	}
 	each(len(slots), func(i int) {
 		s := &slots[i]
-		t := ors[s.obj].PartColumns(s.part, d.pool)
-		*s.out, s.err = lb.CountPart(t)
-		d.pool.Put(t)
+		*s.out, s.err = lb.CountBuilder(ors[s.obj].PartBuilder(s.part))
 	})
 	for _, s := range slots {
 		if s.err != nil {
