@@ -22,7 +22,7 @@ type PlannedRun struct {
 }
 
 // PlannedPiece is the part Part (an index in the parts of its object, in
-// order of first row, as PartColumns takes it) of objects[Object].
+// order of first row, as PartBuilder takes it) of objects[Object].
 type PlannedPiece struct{ Object, Part int }
 
 // PlanRuns plans the runs of objects (in bytewise key order, decoded with
