@@ -2,8 +2,8 @@
 // protocol's scoring.Job and imports no protocol package: it lists the
 // trace objects under an input prefix, reads and decodes them concurrently
 // (Decoder.Decode), assembles runs (Decoder.Assemble), lets the job prepare
-// (a ceiling derived from the data; over the decoder's lighter runs, made
-// on --concurrency goroutines, when it has them: scoring.LightAssembler),
+// (a ceiling derived from the data; over the decoder's lighter runs when
+// it has them: scoring.LightAssembler),
 // scores the runs concurrently
 // (Job.Score), reduces them to families (protocol/family), has the job
 // render its tables and report, encodes them as Parquet and publishes

@@ -60,7 +60,7 @@ var lightPrepare = true
 
 // eachPrepared is each for the preparing pass: through the decoder's light
 // assembly when it has one for these objects and this pass (the runs hold
-// only what Prepare reads, made on --concurrency goroutines), else each.
+// only what Prepare reads), else each.
 // The runs, their order and the errors are each's.
 func (j *job) eachPrepared(rd *read, fn func(*scoring.Run) error) error {
 	la, ok := j.proto.dec.(scoring.LightAssembler)
@@ -69,7 +69,7 @@ func (j *job) eachPrepared(rd *read, fn func(*scoring.Run) error) error {
 	}
 	dec := j.proto.dec
 	var fnErr error
-	done, err := la.AssembleLight(rd.objects, j.parallel, func(r *scoring.Run) error {
+	done, err := la.AssembleLight(rd.objects, func(r *scoring.Run) error {
 		if !j.cfg.keep(r.Meta) {
 			dec.Done(r)
 			return nil

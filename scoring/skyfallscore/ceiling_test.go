@@ -33,12 +33,6 @@ func lightObjects(t *testing.T, j *job) []scoring.Object {
 	return out
 }
 
-func serial(n int, work func(int)) {
-	for i := range n {
-		work(i)
-	}
-}
-
 // TestPrepareLight: Prepare's by_configuration pass over the decoder's
 // light runs (each part counted on its own) gives the ceilings of the
 // pass over assembled runs, and hands over the same runs (keys, metadata,
@@ -71,7 +65,7 @@ func TestPrepareLight(t *testing.T) {
 				return fn(r)
 			}
 			if light {
-				ok, err := j.dec.AssembleLight(objs, serial, func(r *scoring.Run) error {
+				ok, err := j.dec.AssembleLight(objs, func(r *scoring.Run) error {
 					if _, counted := r.Data.(*countedRun); !counted {
 						t.Errorf("run %s: light run of %T", r.Key, r.Data)
 					}
@@ -98,13 +92,13 @@ func TestPrepareLight(t *testing.T) {
 		t.Errorf("light runs %+v\n want %+v", gotRuns, wantRuns)
 	}
 	j := newJob(CeilingByConfiguration)
-	if ok, err := j.dec.AssembleLight(lightObjects(t, j), serial, nil); ok || err != nil {
+	if ok, err := j.dec.AssembleLight(lightObjects(t, j), nil); ok || err != nil {
 		t.Errorf("outside Prepare: ok %v, err %v", ok, err)
 	}
 	j = newJob(CeilingDataRelative)
 	objs := lightObjects(t, j)
 	err = j.Prepare(func(fn func(*scoring.Run) error) error {
-		if ok, err := j.dec.AssembleLight(objs, serial, fn); ok || err != nil {
+		if ok, err := j.dec.AssembleLight(objs, fn); ok || err != nil {
 			t.Errorf("data_relative: ok %v, err %v", ok, err)
 		}
 		return j.dec.Assemble(objs, fn)
