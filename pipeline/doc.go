@@ -2,7 +2,9 @@
 // protocol's scoring.Job and imports no protocol package: it lists the
 // trace objects under an input prefix, reads and decodes them concurrently
 // (Decoder.Decode), assembles runs (Decoder.Assemble), lets the job prepare
-// (a ceiling derived from the data), scores the runs concurrently
+// (a ceiling derived from the data; over the decoder's lighter runs when
+// it has them: scoring.LightAssembler),
+// scores the runs concurrently
 // (Job.Score), reduces them to families (protocol/family), has the job
 // render its tables and report, encodes them as Parquet and publishes
 // everything under an output prefix, the result files four at once and the

@@ -36,6 +36,13 @@ func (j *job) each(rd *read, total *int, fn func(*scoring.Run) error) error {
 		fnErr = fn(r)
 		return fnErr
 	})
+	return j.assemblyErr(rd, err, fnErr)
+}
+
+// assemblyErr is the error of a pass over the runs of rd: fn's (fnErr) as
+// it is, else the assembly's, a data error or, when an object was spilled
+// and the error is no data error, the local disk's.
+func (j *job) assemblyErr(rd *read, err, fnErr error) error {
 	var de *readers.DataError
 	switch {
 	case err == nil || err == fnErr:
@@ -47,6 +54,36 @@ func (j *job) each(rd *read, total *int, fn func(*scoring.Run) error) error {
 	}
 }
 
+// lightPrepare lets the preparing pass use the decoder's light assembly
+// (tests turn it off to compare with each).
+var lightPrepare = true
+
+// eachPrepared is each for the preparing pass: through the decoder's light
+// assembly when it has one for these objects and this pass (the runs hold
+// only what Prepare reads), else each.
+// The runs, their order and the errors are each's.
+func (j *job) eachPrepared(rd *read, fn func(*scoring.Run) error) error {
+	la, ok := j.proto.dec.(scoring.LightAssembler)
+	if !ok || !lightPrepare {
+		return j.each(rd, nil, fn)
+	}
+	dec := j.proto.dec
+	var fnErr error
+	done, err := la.AssembleLight(rd.objects, func(r *scoring.Run) error {
+		if !j.cfg.keep(r.Meta) {
+			dec.Done(r)
+			return nil
+		}
+		fnErr = fn(r)
+		return fnErr
+	})
+	if !done {
+		return j.each(rd, nil, fn)
+	}
+	j.log.Debug("preparing pass over the runs' light assembly")
+	return j.assemblyErr(rd, err, fnErr)
+}
+
 // score runs the protocol's steps over the decoded objects: a pass to
 // prepare (when the protocol asks for one), a pass to score every run kept
 // (at most --concurrency at once, each into its own slot), the reduction to
@@ -56,7 +93,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	cfg, sj, dec := j.cfg, j.proto.job, j.proto.dec
 	if p, ok := sj.(scoring.Preparer); ok {
 		err := p.Prepare(func(fn func(*scoring.Run) error) error {
-			return j.each(rd, nil, func(r *scoring.Run) error {
+			return j.eachPrepared(rd, func(r *scoring.Run) error {
 				defer dec.Done(r)
 				return fn(r)
 			})

@@ -38,6 +38,13 @@
 // files. Release drops an object that will not be assembled. See Spilling
 // below.
 //
+// A pass that reads little of each run (a ceiling counting each label's
+// rows) need not assemble: PlanRuns plans the same runs in the same order
+// without reading a row, failing as AssembleEach fails before its first
+// run; ObjectRuns.PartBuilder gives one part's rows, to be read on their own
+// (on any goroutine); PlannedRun.CheckLabels gives the --max-labels error
+// that assembling a run spanning objects would stop at.
+//
 // Assembled traces never share memory with the objects. Options.Traces
 // lends the assembly functions the row columns of traces the caller is done
 // with (a skyfall.TracePool: put a trace back once scored), so that a pass

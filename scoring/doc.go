@@ -38,6 +38,11 @@
 // between workers. CodecKey names what decoding depends on besides the
 // object, so that an option that changes decoding changes the key.
 //
+// A Decoder that implements LightAssembler hands the Preparer's pass runs
+// holding only what Prepare reads (skyfall's by_configuration ceiling:
+// each label's rows and final rows, counted on the engine's goroutines
+// part by part), with Assemble's errors in Assemble's order.
+//
 // A Preparer that is also a Contributor can replay its pass from what each
 // run contributes to it (PrepareFrom) and say what the result gives one run
 // (PreparedFor): the engine's --cache keeps each run's contribution and

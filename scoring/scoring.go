@@ -146,6 +146,18 @@ type Preparer interface {
 	Prepare(each func(fn func(*Run) error) error) error
 }
 
+// LightAssembler is implemented by decoders that can hand a Preparer's pass
+// lighter runs than Assemble's: each run's Key, Meta, Rows and Labels as
+// Assemble gives them, and in Data only what the job's Prepare reads, made
+// from the objects' rows piece by piece. AssembleLight hands the runs to fn in canonical
+// order and fails where Assemble fails, with the same error, after handing
+// over the same runs; an error of fn stops it and is returned as it is. ok
+// is false, with nothing handed over and no error, when it cannot for objs
+// (or for the pass in progress): the engine assembles then.
+type LightAssembler interface {
+	AssembleLight(objs []Object, fn func(*Run) error) (ok bool, err error)
+}
+
 // Decoder turns objects into runs.
 type Decoder interface {
 	// Check reports invalid reader options before anything is read (a

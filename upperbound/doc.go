@@ -48,7 +48,11 @@
 // label ((L_k − m_k)·PerStep + m_k·FinalStep)/L_k, pooled over all traces,
 // where m_k counts the label's final steps: the rows with a nonzero
 // episode-end contribution, or each run's last row when the spec has no
-// episode-end component.
+// episode-end component. The counts add up: a caller that cannot hold the
+// traces adds them one at a time (NewLabelBounds, Add), each trace's counts
+// (AddCounts), or each trace's parts counted on their own (CountPart of a
+// part's trace, or CountBuilder straight from its skyfall.Builder without
+// materialising it; then AddParts).
 //
 // # Choices where the protocol is silent
 //

@@ -221,6 +221,112 @@ func (out *LabelBounds) Add(t *skyfall.Trace) error {
 	return nil
 }
 
+// PartCounts is what one part of a trace (some of its rows, in order)
+// adds to BoundsByConfiguration: its labels in order of first appearance,
+// and per label its rows and the rows with a nonzero contribution from one
+// of the episode-end components (Final; all zero without any); Last is the
+// index in Labels of the label of the part's last row (-1: no row).
+type PartCounts struct {
+	Labels      []string
+	Rows, Final []int
+	Last        int
+}
+
+// CountPart counts the rows of t, some consecutive rows of a trace, for
+// AddParts: per label, as Add counts them, with t's own label indices.
+// It fails as Add fails on t (Validate, an episode-end column missing).
+func (out *LabelBounds) CountPart(t *skyfall.Trace) (PartCounts, error) {
+	if t == nil {
+		return PartCounts{}, errors.New("bounds by configuration: nil trace")
+	}
+	if err := t.Validate(); err != nil {
+		return PartCounts{}, err
+	}
+	pc := PartCounts{
+		Labels: t.LabelNames,
+		Rows:   make([]int, len(t.LabelNames)),
+		Final:  make([]int, len(t.LabelNames)),
+		Last:   -1,
+	}
+	for _, l := range t.Labels {
+		pc.Rows[l]++
+	}
+	if n := t.Len(); n > 0 {
+		pc.Last = int(t.Labels[n-1])
+	}
+	if len(out.EpisodeEnd) == 0 {
+		return pc, nil
+	}
+	cols, err := episodeEndColumns(t, out.EpisodeEnd)
+	if err != nil {
+		return PartCounts{}, err
+	}
+	if len(cols) == 1 {
+		// One column (the bundled specs): its nonzero rows, compared
+		// as nonzeroAny compares (-0.0 is zero, NaN is not).
+		for i, x := range cols[0] {
+			if x != 0 {
+				pc.Final[t.Labels[i]]++
+			}
+		}
+		return pc, nil
+	}
+	for i, l := range t.Labels {
+		if nonzeroAny(cols, i) {
+			pc.Final[l]++
+		}
+	}
+	return pc, nil
+}
+
+// CountBuilder is CountPart of the trace b would materialise (b.Trace),
+// counted straight from b's compact columns without materialising one
+// (skyfall.Builder.CountLabels): the same counts, and the same error for an
+// episode-end component b does not keep. b is not modified; parts may be
+// counted at once on different goroutines.
+func (out *LabelBounds) CountBuilder(b *skyfall.Builder) (PartCounts, error) {
+	if b == nil {
+		return PartCounts{}, errors.New("bounds by configuration: nil builder")
+	}
+	c, err := b.CountLabels(out.EpisodeEnd)
+	if err != nil {
+		var nc *skyfall.NoComponentError
+		if errors.As(err, &nc) {
+			return PartCounts{}, noEpisodeEndColumn(nc.Trace, nc.Component)
+		}
+		return PartCounts{}, err
+	}
+	return PartCounts{Labels: c.Labels, Rows: c.Rows, Final: c.Marked, Last: c.Last}, nil
+}
+
+// AddParts counts one trace given as its parts, in row order (each
+// counted by CountPart on the part's rows alone): the same counts, and
+// the same order of labels, as Add of the whole trace. A label's final
+// rows are its rows with an episode-end contribution, or without
+// episode-end components the trace's last row: the last row of its last
+// part with a row.
+func (out *LabelBounds) AddParts(parts []PartCounts) {
+	last := -1 // the label slot of the trace's last row
+	for _, p := range parts {
+		for i, name := range p.Labels {
+			j, ok := out.index[name]
+			if !ok {
+				j = len(out.Labels)
+				out.index[name] = j
+				out.Labels = append(out.Labels, LabelBound{Label: name})
+			}
+			out.Labels[j].Rows += p.Rows[i]
+			out.Labels[j].FinalRows += p.Final[i]
+			if i == p.Last {
+				last = j
+			}
+		}
+	}
+	if len(out.EpisodeEnd) == 0 && last >= 0 {
+		out.Labels[last].FinalRows++
+	}
+}
+
 // AddCounts counts rows and final steps of label as Add counts a trace's:
 // Add over traces equals, for each trace in turn, AddCounts of each of its
 // labels in the order of its LabelNames (with the counts Add gave that
@@ -254,8 +360,7 @@ func episodeEndColumns(t *skyfall.Trace, names []string) ([][]float64, error) {
 	for i, name := range names {
 		c, ok := t.Components[name]
 		if !ok {
-			return nil, fmt.Errorf("trace %s: no column for episode-end component %q; "+
-				"the reader must be asked to keep it, since its contributions mark the episode's final steps", t.Key, name)
+			return nil, noEpisodeEndColumn(t.Key, name)
 		}
 		if len(c) != t.Len() {
 			return nil, fmt.Errorf("trace %s: component %q has %d values for %d rows", t.Key, name, len(c), t.Len())
@@ -263,6 +368,11 @@ func episodeEndColumns(t *skyfall.Trace, names []string) ([][]float64, error) {
 		cols[i] = c
 	}
 	return cols, nil
+}
+
+func noEpisodeEndColumn(key, name string) error {
+	return fmt.Errorf("trace %s: no column for episode-end component %q; "+
+		"the reader must be asked to keep it, since its contributions mark the episode's final steps", key, name)
 }
 
 func nonzeroAny(cols [][]float64, row int) bool {

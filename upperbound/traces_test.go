@@ -265,3 +265,175 @@ func TestDataRelativeLabelsAgreesWithDataRelative(t *testing.T) {
 		check(traces)
 	}
 }
+
+// TestAddPartsAgreesWithAdd: counting a trace in parts (CountPart of each
+// part's rows alone, then AddParts) gives exactly Add's labels, order and
+// counts, for episode-end components of one and of two columns (zeros,
+// negative zeros and NaN among their values) and without any (the trace's
+// last row final: in its last part), on random traces cut at random rows,
+// parts of one row and a label met again in a later part included.
+func TestAddPartsAgreesWithAdd(t *testing.T) {
+	twoEnds, err := upperbound.ParseSpec("two_ends.yaml", []byte(`
+name: two_ends
+components:
+  - {name: progress, weight: 1.0, clip: [0.0, 1.0], cadence: step}
+  - {name: success, weight: 0.5, clip: [0.0, 1.0], cadence: episode_end}
+  - {name: timeout, weight: 0.25, clip: [0.0, 1.0], cadence: episode_end}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := upperbound.Bound{PerStep: 0.5, FinalStep: 2, Derivation: "test"}
+	specs := []*upperbound.Spec{nil, stepOnly(t), loadBundled(t, "paper"), twoEnds}
+	state := uint64(99)
+	next := func() uint64 { state = state*6364136223846793005 + 1442695040888963407; return state >> 33 }
+	values := []float64{0, 0, 0, math.Copysign(0, -1), 1, 0.5, math.NaN()}
+	labels := []string{"a", "b", "c", "d", "e"}
+	comps := []string{"success", "timeout"}
+	type rowc struct {
+		label string
+		c     []float64
+	}
+	build := func(key string, rows []rowc) *skyfall.Trace {
+		bl := skyfall.NewBuilder(key, comps)
+		for _, r := range rows {
+			bl.Add(&skyfall.Row{Reward: 1, Label: r.label, Comps: r.c, Invalid: -1})
+		}
+		return bl.Trace(nil)
+	}
+	for trial := 0; trial < 400; trial++ {
+		spec := specs[trial%len(specs)]
+		whole, err := upperbound.NewLabelBounds(b, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parted, _ := upperbound.NewLabelBounds(b, spec)
+		for r := 0; r < 1+int(next()%3); r++ {
+			var rows []rowc
+			for i := 0; i < 1+int(next()%14); i++ {
+				rows = append(rows, rowc{labels[next()%uint64(len(labels))],
+					[]float64{values[next()%uint64(len(values))], values[next()%uint64(len(values))]}})
+			}
+			if err := whole.Add(build("R", rows)); err != nil {
+				t.Fatal(err)
+			}
+			var parts []upperbound.PartCounts
+			for len(rows) > 0 {
+				k := 1 + int(next()%uint64(len(rows)))
+				pc, err := parted.CountPart(build("R", rows[:k]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, pc)
+				rows = rows[k:]
+			}
+			parted.AddParts(parts)
+		}
+		whole.Finish()
+		parted.Finish()
+		if !reflect.DeepEqual(whole.Labels, parted.Labels) {
+			t.Fatalf("trial %d (spec %v):\n Add      %+v\n AddParts %+v", trial, spec != nil, whole.Labels, parted.Labels)
+		}
+	}
+	// CountPart fails where Add fails: no column for an episode-end
+	// component, a nil trace, an invalid one.
+	lb, _ := upperbound.NewLabelBounds(b, loadBundled(t, "paper"))
+	bare := trace("C", nil, row{"a", 1, 0})
+	if _, err := lb.CountPart(bare); err == nil || !strings.Contains(err.Error(), "the reader must be asked to keep it") {
+		t.Errorf("missing column: %v", err)
+	}
+	if _, err := lb.CountPart(nil); err == nil {
+		t.Error("nil trace counted")
+	}
+	bad := trace("D", []string{"success"}, row{"a", 1, 0})
+	bad.Labels = nil
+	if _, err := lb.CountPart(bad); err == nil || err.Error() != bad.Validate().Error() {
+		t.Errorf("invalid trace: %v", err)
+	}
+	// A part without rows adds nothing, not even a final row.
+	empty := upperbound.PartCounts{Last: -1}
+	lb2, _ := upperbound.NewLabelBounds(b, nil)
+	lb2.AddParts([]upperbound.PartCounts{empty})
+	if len(lb2.Labels) != 0 {
+		t.Errorf("an empty part added %+v", lb2.Labels)
+	}
+}
+
+// TestCountBuilderAgreesWithCountPart: CountBuilder, counting straight from
+// a builder's compact columns, gives exactly CountPart of the trace the
+// builder materialises, on random builders: labels in long runs, in short
+// ones and changing on almost every row (the builder's dense labels),
+// episode-end components sparse with zeros, -0, NaN, ±Inf and subnormals,
+// one or two episode-end columns or none, a component no row sets, parts
+// without rows; and the same error where an episode-end column is missing.
+func TestCountBuilderAgreesWithCountPart(t *testing.T) {
+	twoEnds, err := upperbound.ParseSpec("two_ends.yaml", []byte(`
+name: two_ends
+components:
+  - {name: progress, weight: 1.0, clip: [0.0, 1.0], cadence: step}
+  - {name: success, weight: 0.5, clip: [0.0, 1.0], cadence: episode_end}
+  - {name: timeout, weight: 0.25, clip: [0.0, 1.0], cadence: episode_end}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := upperbound.Bound{PerStep: 0.5, FinalStep: 2, Derivation: "test"}
+	specs := []*upperbound.Spec{nil, stepOnly(t), loadBundled(t, "paper"), twoEnds}
+	state := uint64(7)
+	next := func() uint64 { state = state*6364136223846793005 + 1442695040888963407; return state >> 33 }
+	values := []float64{math.Copysign(0, -1), 1, 0.5, math.NaN(), math.Inf(1), math.Inf(-1), math.SmallestNonzeroFloat64, -3}
+	sizes := []int{0, 1, 2, 63, 64, 65, 300, 4095, 4097, 20_000}
+	for trial := 0; trial < 4*len(sizes)*len(specs); trial++ {
+		spec := specs[trial%len(specs)]
+		n := sizes[(trial/len(specs))%len(sizes)]
+		lb, err := upperbound.NewLabelBounds(b, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// "timeout" is never set on some trials; "progress" sometimes is.
+		bl := skyfall.NewBuilder("R", []string{"progress", "success", "timeout"})
+		change := []uint64{1, 20, 1000, 2}[trial%4] // 1 in change rows switches label
+		density := []uint64{2, 50, 1}[trial%3]      // 1 in density rows sets a component
+		label := "a"
+		for range n {
+			if next()%change == 0 {
+				label = string(rune('a' + next()%40))
+			}
+			c := []float64{0, 0, 0}
+			for k := range c {
+				if (k < 2 || trial%5 != 0) && next()%density == 0 {
+					c[k] = values[next()%uint64(len(values))]
+				}
+			}
+			bl.Add(&skyfall.Row{Reward: 1, Label: label, Comps: c, Invalid: -1})
+		}
+		got, gotErr := lb.CountBuilder(bl)
+		want, wantErr := lb.CountPart(bl.Trace(nil))
+		if gotErr != nil || wantErr != nil {
+			t.Fatalf("trial %d: %v, %v", trial, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d (%d rows, spec %v):\n CountBuilder %+v\n CountPart    %+v", trial, n, spec != nil, got, want)
+		}
+	}
+	// A builder without an episode-end column: CountPart's error, for the
+	// first missing name; a nil builder fails.
+	for _, comps := range [][]string{nil, {"success"}, {"progress"}} {
+		for _, rows := range []int{0, 2} {
+			lb, _ := upperbound.NewLabelBounds(b, twoEnds)
+			bl := skyfall.NewBuilder("K", comps)
+			for range rows {
+				bl.Add(&skyfall.Row{Label: "a", Comps: []float64{1}, Invalid: -1})
+			}
+			_, gotErr := lb.CountBuilder(bl)
+			_, wantErr := lb.CountPart(bl.Trace(nil))
+			if gotErr == nil || wantErr == nil || gotErr.Error() != wantErr.Error() {
+				t.Errorf("components %q, %d rows: CountBuilder %v, CountPart %v", comps, rows, gotErr, wantErr)
+			}
+		}
+	}
+	lb, _ := upperbound.NewLabelBounds(b, nil)
+	if _, err := lb.CountBuilder(nil); err == nil {
+		t.Error("nil builder counted")
+	}
+}

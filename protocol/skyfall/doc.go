@@ -15,7 +15,8 @@
 // A Builder collects a run's rows, one at a time (Add) or a column at a
 // time (AddColumns, the same columns), in compact columns (about a third
 // of the dense size on typical traces, every value kept bit for bit) and
-// materialises the dense Trace on demand; a TracePool lends the columns of
+// materialises the dense Trace on demand, or counts the rows per label
+// without materialising (CountLabels, for a ceiling); a TracePool lends the columns of
 // traces already scored to the next one.
 //
 // Arithmetic follows PROTOCOLS exactly so that an independent implementation

@@ -71,12 +71,20 @@ func (j *job) Prepare(each func(fn func(*scoring.Run) error) error) error {
 			if err != nil {
 				return &scoring.DataError{Err: err}
 			}
-			err = traces(func(t *skyfall.Trace) error {
-				if err := lb.Add(t); err != nil {
+			// The decoder may hand over each run's counts rather than
+			// the run (decoder.AssembleLight).
+			j.dec.counting = lb
+			err = each(func(r *scoring.Run) error {
+				if c, ok := r.Data.(*countedRun); ok {
+					lb.AddParts(c.parts)
+					return nil
+				}
+				if err := lb.Add(r.Data.(*skyfall.Trace)); err != nil {
 					return &scoring.DataError{Err: err}
 				}
 				return nil
 			})
+			j.dec.counting = nil
 			if err != nil {
 				return err
 			}

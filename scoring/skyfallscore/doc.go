@@ -9,7 +9,9 @@
 // analytic bound of a reward spec through upperbound.Derive, per label by
 // configuration, or the data-relative ceiling through
 // upperbound.DataRelativeLabels — the last two in a Prepare pass over the
-// runs kept, which PrepareFrom replays from each run's contribution, its
+// runs kept (by configuration over the decoder's light runs when it can:
+// each part's labels counted on its own, scoring.LightAssembler), which
+// PrepareFrom replays from each run's contribution, its
 // labels' rows and final steps or best rewards: scoring.Contributor, for
 // --cache; a run scored under other ceilings has the moved ones re-applied,
 // skyfall.Receil, scoring.Reapplier), scores each run with protocol/skyfall, and renders
