@@ -316,7 +316,7 @@
 // object learns it (keys.go). It numbers the keys it meets (up to 64 per
 // object level), predicts each key from the one before it (either of the
 // last two keys that followed it; the last one is tried inline where a key
-// is read, keyTable.predicted), and accepts a prediction only when the
+// is read with its colon, keyTable.predictedColon), and accepts a prediction only when the
 // raw bytes match; the repeated-key check is then a bit test. A key the
 // prediction misses is looked up among the known keys by its first two
 // bytes, again accepted only on matching raw bytes, before it is scanned;

@@ -229,26 +229,71 @@ func TestLiteral(t *testing.T) {
 	}
 }
 
-// TestPredictedFindFirst: predicted returns the key that followed prev last
-// time when its quoted form is there, in find-first mode too, and nil on
-// other bytes and with fewer than 16 bytes to read.
+// TestPredictedFindFirst: predictedColon returns the key that followed prev
+// last time when its quoted form and colon, as the key's first row wrote
+// them, are there, in find-first mode too, and nil on other bytes, on
+// another colon form and with fewer than 16 bytes to read.
 func TestPredictedFindFirst(t *testing.T) {
 	for _, findFirst := range []bool{false, true} {
 		kt := newKeyTable()
 		a, b := kt.intern([]byte("reward"), -1), kt.intern([]byte("regime_id"), -1)
 		kt.follow(startKey, a)
 		kt.follow(a, b)
+		kt.keys[a].colonForm([]byte(`": 1`), 1)
+		kt.keys[b].colonForm([]byte(`":"a"`), 1)
 		kt.findFirst = findFirst
-		if k := kt.predicted(a, []byte(`"regime_id": "calm", "gamma": 1}`), 0); k == nil || k.id != b {
-			t.Errorf("findFirst %v: predicted after reward = %v, want regime_id", findFirst, k)
+		if k := kt.predictedColon(a, []byte(`"regime_id":"calm", "gamma": 1}`), 0); k == nil || k.id != b || k.qcn != 12 {
+			t.Errorf("findFirst %v: predicted after reward = %v, want regime_id and its colon", findFirst, k)
 		}
-		if k := kt.predicted(startKey, []byte(`"reward": 1, "regime_id": "a"}`), 0); k == nil || k.id != a {
-			t.Errorf("findFirst %v: predicted first = %v, want reward", findFirst, k)
+		if k := kt.predictedColon(startKey, []byte(`"reward": 1, "regime_id": "a"}`), 0); k == nil || k.id != a || k.qcn != 10 {
+			t.Errorf("findFirst %v: predicted first = %v, want reward, its colon and space", findFirst, k)
 		}
-		for _, data := range []string{`"regime_origin": null, "x": 1}`, `"regime_id":1}`} {
-			if k := kt.predicted(a, []byte(data), 0); k != nil {
+		// Whitespace after the colon is the caller's.
+		if k := kt.predictedColon(a, []byte(`"regime_id": "calm", "gamma": 1}`), 0); k == nil || k.id != b || k.qcn != 12 {
+			t.Errorf("findFirst %v: predicted after reward, a space after the colon = %v, want regime_id and its colon", findFirst, k)
+		}
+		for _, data := range []string{`"regime_origin": null, "x": 1}`, `"regime_id" :"a", "x": 1}`, `"regime_id":1}`} {
+			if k := kt.predictedColon(a, []byte(data), 0); k != nil {
 				t.Errorf("findFirst %v: predicted on %q = %s, want none", findFirst, data, k.name)
 			}
+		}
+		for _, data := range []string{`"reward":1, "regime_id": "a"}`, `"reward" : 1, "regime_id": "a"}`} {
+			if k := kt.predictedColon(startKey, []byte(data), 0); k != nil {
+				t.Errorf("findFirst %v: predicted first on %q = %s, want none", findFirst, data, k.name)
+			}
+		}
+	}
+}
+
+// TestColonForm: a key's pattern with its colon is what its first row with
+// a colon right after the quoted form wrote; none for a key without a
+// quoted form, a colon after whitespace or a pattern over 16 bytes.
+func TestColonForm(t *testing.T) {
+	kt := newKeyTable()
+	for _, c := range []struct {
+		name, after string
+		want        string // the pattern's bytes; "" for none
+	}{
+		{"reward", `:1,`, `"reward":`},
+		{"gamma", `: 0.99`, `"gamma": `},
+		{"seed", `:  3`, `"seed": `},
+		{"task", ` : "x"`, ``},
+		{"step", ``, ``},
+		{"regime_origin", `: null`, ``},               // 17 bytes
+		{"invalid_act", `: false`, `"invalid_act": `}, // 16 bytes
+		{"a\b", `:1`, ``},
+	} {
+		id := kt.intern([]byte(c.name), -1)
+		k := &kt.keys[id]
+		k.colonForm([]byte(c.after), 0)
+		if c.want == "" {
+			if k.qc != noPattern {
+				t.Errorf("%s followed by %q: pattern %v, want none", c.name, c.after, k.qc)
+			}
+			continue
+		}
+		if int(k.qcn) != len(c.want) || k.qc != makePattern([]byte(c.want)) {
+			t.Errorf("%s followed by %q: pattern of %d bytes, want %q", c.name, c.after, k.qcn, c.want)
 		}
 	}
 }

@@ -475,6 +475,8 @@ func FuzzDecodeSequence(f *testing.F) {
 		"{\"reward\":1,\"regime_id\":\"a\",\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":\n{\"reward\":1,\"regime_id\":\"a\",\"x\": \n{\"reward\":1,\"regime_id\":\"a\",\"x\":-",
 		// Whitespace around the punctuation of a predicted key.
 		"{\"reward\":1,\"regime_id\":\"a\"}\n{ \"reward\" : 1 , \"regime_id\" :\"a\" }\n{\"reward\"\t:1,\"regime_id\":\"a\"\n",
+		// Another colon form than the first row's, and whitespace after it.
+		"{\"reward\": 1, \"regime_id\": \"a\", \"components\": {\"progress\": 1}}\n{\"reward\":1,\"regime_id\":  \"a\",\"components\":{\"progress\":\t1}}\n{\"reward\": \t1, \"regime_id\":\"a\", \"components\": {\"progress\":  }}\n{\"reward\": 1, \"regime_id\": \"a\", \"components\": {\"progress\": 2}}",
 	} {
 		f.Add([]byte(s))
 	}

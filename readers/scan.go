@@ -404,23 +404,32 @@ func (d *rowDecoder) decode(line []byte) *rowError {
 			var key []byte
 			var id uint8
 			var keyEscaped bool
-			if k := d.top.predicted(prev, d.data, d.pos); k != nil {
+			if k := d.top.predictedColon(prev, d.data, d.pos); k != nil {
+				// The predicted key and its colon in one compare: what
+				// predicted and colon give them.
 				d.top.nKeys++
 				key, id = k.name, k.id
-				d.pos += len(k.quoted)
+				d.pos += int(k.qcn)
+				prev = id
+				d.fieldRef = id + 1
+				if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] <= ' ' {
+					d.skipWS()
+				}
 			} else {
+				// (key tries the prediction again, by its quoted form:
+				// whitespace before the colon, another colon form.)
 				var err *rowError
 				if key, id, keyEscaped, err = d.key(d.top, prev); err != nil {
 					return err
 				}
-			}
-			prev = id
-			if d.fieldRef = id + 1; id == noKey { // noKey + 1 wraps to 0
-				d.field = key
-			}
-			if !d.colonFast() {
-				if err := d.colon(); err != nil {
-					return err
+				prev = id
+				if d.fieldRef = id + 1; id == noKey { // noKey + 1 wraps to 0
+					d.field = key
+				}
+				if !d.colonFast() {
+					if err := d.colon(); err != nil {
+						return err
+					}
 				}
 			}
 			f := -1
@@ -638,6 +647,9 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 	if id != noKey {
 		k := &t.keys[id]
 		d.pos += len(k.quoted)
+		if k.qcn == 0 {
+			k.colonForm(d.data, d.pos)
+		}
 		t.follow(prev, id)
 		return k.name, id, false, nil
 	}
@@ -655,7 +667,11 @@ func (d *rowDecoder) key(t *keyTable, prev uint8) (key []byte, id uint8, escaped
 	}
 	escaped = d.escaped
 	if id = t.intern(key, -1); id != noKey {
-		key = t.keys[id].name
+		k := &t.keys[id]
+		key = k.name
+		if k.qcn == 0 {
+			k.colonForm(d.data, d.pos)
+		}
 	}
 	t.follow(prev, id)
 	return key, id, escaped, nil
@@ -957,10 +973,12 @@ func (d *rowDecoder) components() *rowError {
 		koff := d.pos
 		var key []byte
 		var id uint8
-		if k := t.predicted(prev, d.data, d.pos); k != nil {
+		colon := false // the colon read with the key
+		if k := t.predictedColon(prev, d.data, d.pos); k != nil {
 			t.nKeys++
 			key, id = k.name, k.id
-			d.pos += len(k.quoted)
+			d.pos += int(k.qcn)
+			colon = true
 		} else {
 			var err *rowError
 			if key, id, _, err = d.key(t, prev); err != nil {
@@ -995,7 +1013,11 @@ func (d *rowDecoder) components() *rowError {
 				}
 			}
 		}
-		if !d.colonFast() {
+		if colon {
+			if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] <= ' ' {
+				d.skipWS()
+			}
+		} else if !d.colonFast() {
 			if err := d.colon(); err != nil {
 				return err
 			}
