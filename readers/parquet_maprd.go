@@ -25,10 +25,10 @@ import (
 // anything unexpected while reading sends the object the general way.
 type pqMapReader struct {
 	pf         *file.Reader
-	obj        []byte // pf's bytes when it is held in memory (pqColumnChunk), else nil
-	kcol, vcol int    // leaf columns
-	dk         int16  // definition level of a present entry (its key)
-	dv         int16  // definition level of a present value
+	obj        *pqObject // pf's bytes when it is held in memory (pqColumnChunk), else nil
+	kcol, vcol int       // leaf columns
+	dk         int16     // definition level of a present entry (its key)
+	dv         int16     // definition level of a present value
 	vkind      parquet.Type
 	rg         int
 	kr         *file.ByteArrayColumnChunkReader
@@ -433,7 +433,7 @@ func (m *pqMapReader) close() {
 // level) read by its column chunk reader, row group after row group.
 type pqLeaf struct {
 	pf     *file.Reader
-	obj    []byte // pf's bytes when it is held in memory (pqColumnPages), else nil
+	obj    *pqObject // pf's bytes when it is held in memory (pqColumnPages), else nil
 	col    int
 	maxDef int16
 	rg     int

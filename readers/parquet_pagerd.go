@@ -92,10 +92,24 @@ func (w *pqCapture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// pqObject is a Parquet object held in memory, as its page readers read it.
+type pqObject struct {
+	data    []byte
+	rgIndex []int8 // by row group: 0 not looked at yet, 1 without a page index, -1 with one
+}
+
+// newPQObject returns the pqObject of r's bytes (pqObjectBytes), or nil.
+func newPQObject(r parquet.ReaderAtSeeker) *pqObject {
+	if b := pqObjectBytes(r); b != nil {
+		return &pqObject{data: b}
+	}
+	return nil
+}
+
 // pqColumnPages returns the page reader of leaf col in row group rg of pf:
 // a pqPageReader over obj (pf's bytes, nil when pf is not held in memory)
 // when it reads that column chunk, else arrow-go's.
-func pqColumnPages(pf *file.Reader, obj []byte, rg, col int) (file.PageReader, error) {
+func pqColumnPages(pf *file.Reader, obj *pqObject, rg, col int) (file.PageReader, error) {
 	if pr := newPQPageReader(pf, obj, rg, col); pr != nil {
 		return pr, nil
 	}
@@ -105,7 +119,7 @@ func pqColumnPages(pf *file.Reader, obj []byte, rg, col int) (file.PageReader, e
 // pqColumnChunk returns the column chunk reader of leaf col in row group
 // rg of pf, over pqColumnPages's page reader: the reader
 // RowGroupReader.Column returns, but for the page reader.
-func pqColumnChunk(pf *file.Reader, obj []byte, rg, col int) (file.ColumnChunkReader, error) {
+func pqColumnChunk(pf *file.Reader, obj *pqObject, rg, col int) (file.ColumnChunkReader, error) {
 	pr := newPQPageReader(pf, obj, rg, col)
 	if pr == nil {
 		return pf.RowGroup(rg).Column(col)
@@ -117,7 +131,7 @@ func pqColumnChunk(pf *file.Reader, obj []byte, rg, col int) (file.ColumnChunkRe
 // newPQPageReader returns a pqPageReader of leaf col in row group rg of
 // pf over obj, or nil when obj is nil or arrow-go reads that chunk in a
 // way it does not (see pqPageReader).
-func newPQPageReader(pf *file.Reader, obj []byte, rg, col int) *pqPageReader {
+func newPQPageReader(pf *file.Reader, obj *pqObject, rg, col int) *pqPageReader {
 	if obj == nil || !pqPagesOwn {
 		return nil
 	}
@@ -131,11 +145,21 @@ func newPQPageReader(pf *file.Reader, obj []byte, rg, col int) *pqPageReader {
 	}
 	// A page index anywhere in the row group: arrow-go's reader checks its
 	// location when it opens any of the row group's chunks.
-	for i := 0; i < rmd.NumColumns(); i++ {
-		c, err := rmd.ColumnChunk(i)
-		if err != nil || c.GetColumnIndexLocation() != nil || c.GetOffsetIndexLocation() != nil {
-			return nil
+	if len(obj.rgIndex) != md.NumRowGroups() {
+		obj.rgIndex = make([]int8, md.NumRowGroups())
+	}
+	if obj.rgIndex[rg] == 0 {
+		obj.rgIndex[rg] = 1
+		for i := 0; i < rmd.NumColumns(); i++ {
+			c, err := rmd.ColumnChunk(i)
+			if err != nil || c.GetColumnIndexLocation() != nil || c.GetOffsetIndexLocation() != nil {
+				obj.rgIndex[rg] = -1
+				break
+			}
 		}
+	}
+	if obj.rgIndex[rg] < 0 {
+		return nil
 	}
 	cc, err := rmd.ColumnChunk(col)
 	if err != nil || cc.CryptoMetadata() != nil {
@@ -146,7 +170,7 @@ func newPQPageReader(pf *file.Reader, obj []byte, rg, col int) *pqPageReader {
 		start = cc.DictionaryPageOffset()
 	}
 	n := cc.TotalCompressedSize()
-	if start < 0 || n < 0 || start > int64(len(obj)) || n > int64(len(obj))-start {
+	if start < 0 || n < 0 || start > int64(len(obj.data)) || n > int64(len(obj.data))-start {
 		return nil
 	}
 	var codec compress.Codec
@@ -157,7 +181,7 @@ func newPQPageReader(pf *file.Reader, obj []byte, rg, col int) *pqPageReader {
 	}
 	p := pqPageReaderPool.Get().(*pqPageReader)
 	*p = pqPageReader{
-		rest: obj[start : start+n], nrows: cc.NumValues(), codec: codec,
+		rest: obj.data[start : start+n], nrows: cc.NumValues(), codec: codec,
 		maxC: pqMemReaderProps.GetMaxCompressedPageSize(), maxU: pqMemReaderProps.GetMaxUncompressedPageSize(),
 		dictBuf: p.dictBuf, dataBuf: p.dataBuf,
 	}

@@ -66,7 +66,7 @@ func TestPQPageReader(t *testing.T) {
 		}
 		for rg := 0; rg < pf.NumRowGroups(); rg++ {
 			for col := 0; col < pf.MetaData().Schema.NumColumns(); col++ {
-				own := newPQPageReader(pf, data, rg, col)
+				own := newPQPageReader(pf, &pqObject{data: data}, rg, col)
 				if own == nil {
 					t.Fatalf("%s: row group %d, column %d: not read by pqPageReader", name, rg, col)
 				}
@@ -150,7 +150,7 @@ func TestPQPageReaderDamaged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		own := newPQPageReader(pf, data, rg, col)
+		own := newPQPageReader(pf, &pqObject{data: data}, rg, col)
 		if own == nil {
 			t.Fatalf("%s: not read by pqPageReader", name)
 		}
