@@ -274,17 +274,23 @@
 // general way, so errors, bad rows and limits are those of ParquetLines,
 // word for word (FuzzParquetDirect, TestDecodeParquet*). Its top-level
 // string, number and boolean columns are decoded a page at a time by the package
-// itself (parquet_pages.go: levels and dictionary indices run by run, from
-// the pages arrow-go's page reader reads and decompresses), the
+// itself (parquet_pages.go: levels and dictionary indices run by run), the
 // components map and other leaves by arrow-go's column chunk readers
 // (parquet_maprd.go); TestPQReadersPaged holds the two ways to the same
-// values row by row. A stretch of rows of one run and one regime_id, none
+// values row by row. The pages of an object held in memory (a
+// *bytes.Reader: the engine's small objects) are read from its bytes by
+// the package's own page reader (parquet_pagerd.go: headers decoded here,
+// pages decompressed by arrow-go's codec into a kept buffer, uncompressed
+// ones taken where they lie), which yields arrow-go's pages or stops the
+// direct way (TestPQPageReader, TestPQPageReaderDamaged); other objects'
+// pages by arrow-go's page reader. A stretch of rows of one run and one regime_id, none
 // with a regime_origin or alias_of, goes to its builder a column at a time
 // (skyfall.Builder.AddColumns), the others a row at a time;
 // TestDecodeParquetBulk holds the two to the same decoded object and
 // MemBytes. ConvertToParquet
 // writes a JSON Lines object in that form (parquet.go,
-// parquet_convert.go).
+// parquet_convert.go): zstd pages, but a column zstd would not shrink by
+// an eighth (random float64s: rewards, log-probabilities) uncompressed.
 //
 // ObjectRuns.AppendEncoding and ObjectRecords.AppendEncoding write a
 // decoded object to bytes, DecodeEncodedObject and DecodeEncodedRecords

@@ -88,6 +88,7 @@ type parquetFile struct {
 	fr     *pqarrow.FileReader
 	schema *arrow.Schema
 	cols   []parquetColumn
+	obj    *pqObject // the file's bytes when r is held in memory (pqObjectBytes), else nil
 }
 
 // openParquet opens the Parquet file r (the object at url) for reading
@@ -148,7 +149,7 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 			return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 		}
 	}
-	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols}, nil
+	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols, obj: newPQObject(r)}, nil
 }
 
 // parquetColumn is how one column becomes a field of each row.

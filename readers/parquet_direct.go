@@ -675,6 +675,7 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 	chunked := map[int]bool{} // leaf columns
 	if c := d.byF[fComponents]; c != nil && c.kind == pqCompsMap {
 		if c.mr = newPQMapReader(f.pf, c.name, f.schema.Field(c.idx).Type.(*arrow.MapType).ItemType()); c.mr != nil {
+			c.mr.obj = f.obj
 			chunked[c.mr.kcol], chunked[c.mr.vcol] = true, true
 		}
 	}
@@ -683,14 +684,17 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		switch c.kind {
 		case pqNumber:
 			if c.nr = newPQFlatReader(f.pf, c.name, t); c.nr != nil {
+				c.nr.obj = f.obj
 				chunked[c.nr.col] = true
 			}
 		case pqString, pqJSON:
 			if c.sr = newPQStrReader(f.pf, c.name, t); c.sr != nil {
+				c.sr.obj = f.obj
 				chunked[c.sr.col] = true
 			}
 		case pqBool:
 			if c.br = newPQBoolReader(f.pf, c.name); c.br != nil {
+				c.br.obj = f.obj
 				chunked[c.br.col] = true
 			}
 		}

@@ -634,3 +634,69 @@ func TestDecodeParquetEveryCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertIncompressible: convert writes uncompressed the columns its
+// codec would not shrink by an eighth (random float64s), with the codec
+// the others (a step, random hex strings: 4 bits a byte, text, the
+// components map, dictionaries, booleans); with --compression
+// uncompressed every column; the rows read back the same every way.
+func TestConvertIncompressible(t *testing.T) {
+	var b strings.Builder
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		fmt.Fprintf(&b, `{"run_id":"r","step":%d,"reward":%v,"noise":"%016x","text":"step %d of the run","regime_id":"a","components":{"progress":%d},"invalid_action":%v}`+"\n",
+			i, rng.NormFloat64(), rng.Uint64(), i, i%2, i%3 == 0)
+	}
+	var first []byte
+	for _, tc := range []struct {
+		codec string
+		raw   map[string]bool
+	}{
+		{"", map[string]bool{"reward": true}},
+		{"snappy", map[string]bool{"reward": true}},
+		{"uncompressed", nil},
+	} {
+		var out bytes.Buffer
+		if err := ConvertToParquetCompressed("mem://b/x.jsonl", strings.NewReader(b.String()), &out, 0, 0, tc.codec); err != nil {
+			t.Fatal(err)
+		}
+		pf, err := file.NewParquetReader(bytes.NewReader(out.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := compress.Codecs.Zstd
+		if tc.codec != "" {
+			want = convertCodecs[tc.codec]
+		}
+		md := pf.MetaData()
+		for i := 0; i < md.Schema.NumColumns(); i++ {
+			path := md.Schema.Column(i).ColumnPath().String()
+			cc, err := md.RowGroup(0).ColumnChunk(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want
+			if tc.raw[path] {
+				w = compress.Codecs.Uncompressed
+			}
+			if got := cc.Compression(); got != w {
+				t.Errorf("%q: %s: %s, want %s", tc.codec, path, got, w)
+			}
+		}
+		pf.Close()
+		lines, err := ParquetLines("mem://b/x.parquet", bytes.NewReader(out.Bytes()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(lines)
+		lines.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = got
+		} else if !bytes.Equal(got, first) {
+			t.Errorf("%q: rows read back differ", tc.codec)
+		}
+	}
+}

@@ -25,9 +25,10 @@ import (
 // anything unexpected while reading sends the object the general way.
 type pqMapReader struct {
 	pf         *file.Reader
-	kcol, vcol int   // leaf columns
-	dk         int16 // definition level of a present entry (its key)
-	dv         int16 // definition level of a present value
+	obj        *pqObject // pf's bytes when it is held in memory (pqColumnChunk), else nil
+	kcol, vcol int       // leaf columns
+	dk         int16     // definition level of a present entry (its key)
+	dv         int16     // definition level of a present value
 	vkind      parquet.Type
 	rg         int
 	kr         *file.ByteArrayColumnChunkReader
@@ -146,13 +147,13 @@ func (m *pqMapReader) fill() (bool, error) {
 			m.done = true
 			break
 		}
-		rg := m.pf.RowGroup(m.rg)
+		rg := m.rg
 		m.rg++
-		kc, err := rg.Column(m.kcol)
+		kc, err := pqColumnChunk(m.pf, m.obj, rg, m.kcol)
 		if err != nil {
 			return false, errParquetIndirect
 		}
-		vc, err := rg.Column(m.vcol)
+		vc, err := pqColumnChunk(m.pf, m.obj, rg, m.vcol)
 		if err != nil {
 			return false, errParquetIndirect
 		}
@@ -432,6 +433,7 @@ func (m *pqMapReader) close() {
 // level) read by its column chunk reader, row group after row group.
 type pqLeaf struct {
 	pf     *file.Reader
+	obj    *pqObject // pf's bytes when it is held in memory (pqColumnPages), else nil
 	col    int
 	maxDef int16
 	rg     int
@@ -470,7 +472,7 @@ func (l *pqLeaf) reader() (file.ColumnChunkReader, error) {
 		if l.rg == l.pf.NumRowGroups() {
 			return nil, nil
 		}
-		cr, err := l.pf.RowGroup(l.rg).Column(l.col)
+		cr, err := pqColumnChunk(l.pf, l.obj, l.rg, l.col)
 		if err != nil {
 			return nil, errParquetIndirect
 		}

@@ -194,7 +194,7 @@ func (s *pqLeaf) nextPage(g *pqPaged, readDict func(data []byte, n int) error) (
 			if s.rg == s.pf.NumRowGroups() {
 				return false, nil
 			}
-			pr, err := s.pf.RowGroup(s.rg).GetColumnPageReader(s.col)
+			pr, err := pqColumnPages(s.pf, s.obj, s.rg, s.col)
 			if err != nil {
 				return false, errParquetIndirect
 			}

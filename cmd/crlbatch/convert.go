@@ -23,7 +23,8 @@ func convertCommand() *cli.Command {
 		Usage:     "turn JSON Lines traces into Parquet traces, one Parquet object per object",
 		ArgsUsage: "INPUT",
 		Description: "Reads every JSON Lines object under INPUT (plain, gzip or zstd) and writes the same rows as one\n" +
-			"Parquet object (zstd pages, or --compression) under --out: a.jsonl.gz becomes a.parquet. One\n" +
+			"Parquet object (zstd pages, or --compression; a column it would not shrink by an eighth\n" +
+			"uncompressed) under --out: a.jsonl.gz becomes a.parquet. One\n" +
 			"column per field; a field whose values are of several types, nested or null is kept as each\n" +
 			"row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
 			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.",
