@@ -576,4 +576,27 @@ func samePrefixState(t *testing.T, n int, line []byte, seq *rowDecoder, serr *ro
 				n, line, a.name, a.last, a.gen, a.off, hits, a.misses, b.name, b.last, b.gen, b.off, b.hits, b.misses)
 		}
 	}
+	for _, kt := range []*keyTable{seq.top, seq.compKeys, plain.top, plain.compKeys} {
+		if err := afterKError(kt); err != nil {
+			t.Fatalf("line %d %q: %v", n, line, err)
+		}
+	}
+}
+
+// afterKError reports where kt.afterK is not what kt.after says it is:
+// &kt.keys[after[prev]], or &noKeyInfo for noKey.
+func afterKError(kt *keyTable) error {
+	for prev, id := range kt.after {
+		want := &noKeyInfo
+		if id != noKey {
+			want = &kt.keys[id]
+		}
+		if kt.afterK[prev] != want {
+			return fmt.Errorf("afterK[%d] is not the key after[%d] = %d", prev, prev, id)
+		}
+	}
+	if noKeyInfo.qc != noPattern || noKeyInfo.id != noKey {
+		return fmt.Errorf("noKeyInfo written: %+v", noKeyInfo)
+	}
+	return nil
 }
