@@ -62,11 +62,6 @@ type keyTable struct {
 	// after[prev] is the key that followed key prev last time (keyInfo.next;
 	// after[startKey] is first), noKey when none (after[noKey] always).
 	after [256]uint8
-	// afterK[prev] is &keys[after[prev]], or &noKeyInfo for noKey: what
-	// predictedColon compares, with no test of noKey and no bounds check
-	// (keys is allocated with room for maxKeys and never grows past it, so
-	// the pointers stay valid).
-	afterK [256]*keyInfo
 
 	// The keys with a quoted form and a name of one byte or more, by
 	// bucketOf their first two raw bytes after the quote: the head of each
@@ -101,28 +96,12 @@ func (t *keyTable) adapt() {
 }
 
 func newKeyTable() *keyTable {
-	t := &keyTable{keys: make([]keyInfo, 0, maxKeys), ids: make(map[string]uint8), first: noKey, firstAlt: noKey}
+	t := &keyTable{ids: make(map[string]uint8), first: noKey, firstAlt: noKey}
 	for i := range t.buckets {
 		t.buckets[i] = noKey
 		t.after[i] = noKey
-		t.afterK[i] = &noKeyInfo
 	}
 	return t
-}
-
-// noKeyInfo is what keyTable.afterK holds for no key: its pattern with the
-// colon matches no bytes. It is never written.
-var noKeyInfo = keyInfo{q: noPattern, qc: noPattern, id: noKey, next: noKey, alt: noKey, chain: noKey, field: -1}
-
-// setAfter records id (or noKey) as the key that followed prev: after and
-// afterK.
-func (t *keyTable) setAfter(prev, id uint8) {
-	t.after[prev] = id
-	if id == noKey {
-		t.afterK[prev] = &noKeyInfo
-	} else {
-		t.afterK[prev] = &t.keys[id]
-	}
 }
 
 // bucketOf hashes the two bytes after a key's opening quote (the second
@@ -242,15 +221,16 @@ func (k *keyInfo) colonForm(data []byte, pos int) {
 // testing findFirst here costs the regular shape's keys a load and a
 // branch less (seventh round: regular +1.7 %, irregular unchanged). The
 // colon in the pattern (eighth round): irregular +0.7 to +1.4 %, regular
-// unchanged. The key is read through afterK, a pointer, not after's ID
-// (ninth round): no test of noKey, no bounds check, no multiplication by
-// keyInfo's size on the way to the compare (decoding: regular +6 to +9 %,
-// irregular +1 to +4 %).
+// unchanged.
 func (t *keyTable) predictedColon(prev uint8, data []byte, pos int) *keyInfo {
 	if len(data)-pos < 16 {
 		return nil
 	}
-	k := t.afterK[prev]
+	p := t.after[prev]
+	if p == noKey {
+		return nil
+	}
+	k := &t.keys[p]
 	if (binary.LittleEndian.Uint64(data[pos:])&k.qc.m[0]^k.qc.w[0])|(binary.LittleEndian.Uint64(data[pos+8:])&k.qc.m[1]^k.qc.w[1]) != 0 {
 		return nil
 	}
@@ -324,13 +304,13 @@ func (t *keyTable) follow(prev, id uint8) {
 	case startKey:
 		if t.first != id {
 			t.firstAlt, t.first = t.first, id
-			t.setAfter(startKey, id)
+			t.after[startKey] = id
 		}
 	case noKey:
 	default:
 		if k := &t.keys[prev]; k.next != id {
 			k.alt, k.next = k.next, id
-			t.setAfter(prev, id)
+			t.after[prev] = id
 		}
 	}
 }

@@ -265,46 +265,6 @@ func TestPredictedFindFirst(t *testing.T) {
 	}
 }
 
-// TestAfterKeyPointers: afterK follows after as keys are interned, up to
-// a full table and past it (keys never moves), and predictedColon finds
-// nothing after a key that no key followed or that a key outside the
-// table followed.
-func TestAfterKeyPointers(t *testing.T) {
-	kt := newKeyTable()
-	prev := startKey
-	for i := range maxKeys + 5 {
-		id := kt.intern([]byte(fmt.Sprintf("k%d", i)), -1)
-		if i >= maxKeys && id != noKey {
-			t.Fatalf("key %d interned as %d past a full table", i, id)
-		}
-		kt.follow(prev, id)
-		if err := afterKError(kt); err != nil {
-			t.Fatalf("after key %d: %v", i, err)
-		}
-		if id != noKey {
-			kt.keys[id].colonForm([]byte(`":1`), 1)
-		}
-		prev = id
-	}
-	line := []byte(`"k1":1,"k2":2,"k3":3,"k4":4}`)
-	if k := kt.predictedColon(kt.keys[0].id, line, 0); k == nil || k.id != 1 {
-		t.Errorf("after k0: %v, want k1", k)
-	}
-	if k := kt.predictedColon(kt.keys[maxKeys-1].id, line, 0); k != nil {
-		t.Errorf("after the table's last key, followed by a key outside it: %v, want none", k)
-	}
-	if k := kt.predictedColon(noKey, line, 0); k != nil {
-		t.Errorf("after noKey: %v, want none", k)
-	}
-	kt.follow(3, 1) // k3 now followed by k1, and k2 before
-	if err := afterKError(kt); err != nil {
-		t.Fatal(err)
-	}
-	if k := kt.predictedColon(3, line, 0); k == nil || k.id != 1 {
-		t.Errorf("after k3: %v, want k1", k)
-	}
-}
-
 // TestColonForm: a key's pattern with its colon is what its first row with
 // a colon right after the quoted form wrote; none for a key without a
 // quoted form, a colon after whitespace or a pattern over 16 bytes.

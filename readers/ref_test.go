@@ -475,7 +475,7 @@ func FuzzDecodeSequence(f *testing.F) {
 		"{\"reward\":1,\"regime_id\":\"a\",\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":\n{\"reward\":1,\"regime_id\":\"a\",\"x\": \n{\"reward\":1,\"regime_id\":\"a\",\"x\":-",
 		// Whitespace around the punctuation of a predicted key.
 		"{\"reward\":1,\"regime_id\":\"a\"}\n{ \"reward\" : 1 , \"regime_id\" :\"a\" }\n{\"reward\"\t:1,\"regime_id\":\"a\"\n",
-		// A key's follower changing from row to row (keyTable.afterK), to
+		// A key's follower changing from row to row (keyTable.after), to
 		// a key written with escapes and back, and a key whose colon form is
 		// over 16 bytes.
 		"{\"reward\":1,\"regime_id\":\"a\",\"x\":1,\"invalid_action\":false}\n{\"reward\":1,\"regime_id\":\"a\",\"y\":2,\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"\\u0078x\":1,\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":1,\"invalid_action\":false}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":1,\"invalid_action\": true}",
@@ -580,27 +580,4 @@ func samePrefixState(t *testing.T, n int, line []byte, seq *rowDecoder, serr *ro
 				n, line, a.name, a.last, a.gen, a.off, hits, a.misses, b.name, b.last, b.gen, b.off, b.hits, b.misses)
 		}
 	}
-	for _, kt := range []*keyTable{seq.top, seq.compKeys, plain.top, plain.compKeys} {
-		if err := afterKError(kt); err != nil {
-			t.Fatalf("line %d %q: %v", n, line, err)
-		}
-	}
-}
-
-// afterKError reports where kt.afterK is not what kt.after says it is:
-// &kt.keys[after[prev]], or &noKeyInfo for noKey.
-func afterKError(kt *keyTable) error {
-	for prev, id := range kt.after {
-		want := &noKeyInfo
-		if id != noKey {
-			want = &kt.keys[id]
-		}
-		if kt.afterK[prev] != want {
-			return fmt.Errorf("afterK[%d] is not the key after[%d] = %d", prev, prev, id)
-		}
-	}
-	if noKeyInfo.qc != noPattern || noKeyInfo.id != noKey {
-		return fmt.Errorf("noKeyInfo written: %+v", noKeyInfo)
-	}
-	return nil
 }
