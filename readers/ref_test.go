@@ -475,6 +475,10 @@ func FuzzDecodeSequence(f *testing.F) {
 		"{\"reward\":1,\"regime_id\":\"a\",\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":\n{\"reward\":1,\"regime_id\":\"a\",\"x\": \n{\"reward\":1,\"regime_id\":\"a\",\"x\":-",
 		// Whitespace around the punctuation of a predicted key.
 		"{\"reward\":1,\"regime_id\":\"a\"}\n{ \"reward\" : 1 , \"regime_id\" :\"a\" }\n{\"reward\"\t:1,\"regime_id\":\"a\"\n",
+		// A key's follower changing from row to row (keyTable.after), to
+		// a key written with escapes and back, and a key whose colon form is
+		// over 16 bytes.
+		"{\"reward\":1,\"regime_id\":\"a\",\"x\":1,\"invalid_action\":false}\n{\"reward\":1,\"regime_id\":\"a\",\"y\":2,\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"\\u0078x\":1,\"x\":1}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":1,\"invalid_action\":false}\n{\"reward\":1,\"regime_id\":\"a\",\"x\":1,\"invalid_action\": true}",
 		// Another colon form than the first row's, and whitespace after it.
 		"{\"reward\": 1, \"regime_id\": \"a\", \"components\": {\"progress\": 1}}\n{\"reward\":1,\"regime_id\":  \"a\",\"components\":{\"progress\":\t1}}\n{\"reward\": \t1, \"regime_id\":\"a\", \"components\": {\"progress\":  }}\n{\"reward\": 1, \"regime_id\": \"a\", \"components\": {\"progress\": 2}}",
 	} {
