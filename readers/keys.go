@@ -60,7 +60,8 @@ type keyTable struct {
 	firstAlt uint8 // the first key of an object before, when it was another
 
 	// after[prev] is the key that followed key prev last time (keyInfo.next;
-	// after[startKey] is first), noKey when none (after[noKey] always).
+	// after[startKey] is first), noKey when none (after[noKey] always): what
+	// predictedColon tries, in one load.
 	after [256]uint8
 
 	// The keys with a quoted form and a name of one byte or more, by
