@@ -184,6 +184,18 @@ func NewLabelBounds(b Bound, spec *Spec) (*LabelBounds, error) {
 	return &LabelBounds{Bound: b, EpisodeEnd: episodeEnd, index: map[string]int{}}, nil
 }
 
+// slot returns label name's index in out.Labels, appending it when it is
+// new (labels keep the order they were first met in).
+func (out *LabelBounds) slot(name string) int {
+	j, ok := out.index[name]
+	if !ok {
+		j = len(out.Labels)
+		out.index[name] = j
+		out.Labels = append(out.Labels, LabelBound{Label: name})
+	}
+	return j
+}
+
 // Add counts one trace's rows and final steps per label.
 func (out *LabelBounds) Add(t *skyfall.Trace) error {
 	if t == nil {
@@ -195,13 +207,7 @@ func (out *LabelBounds) Add(t *skyfall.Trace) error {
 	episodeEnd := out.EpisodeEnd
 	slot := make([]int, len(t.LabelNames))
 	for i, name := range t.LabelNames {
-		j, ok := out.index[name]
-		if !ok {
-			j = len(out.Labels)
-			out.index[name] = j
-			out.Labels = append(out.Labels, LabelBound{Label: name})
-		}
-		slot[i] = j
+		slot[i] = out.slot(name)
 	}
 	var cols [][]float64
 	if len(episodeEnd) > 0 {
@@ -309,12 +315,7 @@ func (out *LabelBounds) AddParts(parts []PartCounts) {
 	last := -1 // the label slot of the trace's last row
 	for _, p := range parts {
 		for i, name := range p.Labels {
-			j, ok := out.index[name]
-			if !ok {
-				j = len(out.Labels)
-				out.index[name] = j
-				out.Labels = append(out.Labels, LabelBound{Label: name})
-			}
+			j := out.slot(name)
 			out.Labels[j].Rows += p.Rows[i]
 			out.Labels[j].FinalRows += p.Final[i]
 			if i == p.Last {

@@ -266,14 +266,10 @@ func TestDataRelativeLabelsAgreesWithDataRelative(t *testing.T) {
 	}
 }
 
-// TestAddPartsAgreesWithAdd: counting a trace in parts (CountPart of each
-// part's rows alone, then AddParts) gives exactly Add's labels, order and
-// counts, for episode-end components of one and of two columns (zeros,
-// negative zeros and NaN among their values) and without any (the trace's
-// last row final: in its last part), on random traces cut at random rows,
-// parts of one row and a label met again in a later part included.
-func TestAddPartsAgreesWithAdd(t *testing.T) {
-	twoEnds, err := upperbound.ParseSpec("two_ends.yaml", []byte(`
+// twoEndsSpec is a spec with one step component and two episode-end ones.
+func twoEndsSpec(t *testing.T) *upperbound.Spec {
+	t.Helper()
+	s, err := upperbound.ParseSpec("two_ends.yaml", []byte(`
 name: two_ends
 components:
   - {name: progress, weight: 1.0, clip: [0.0, 1.0], cadence: step}
@@ -283,6 +279,17 @@ components:
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestAddPartsAgreesWithAdd: counting a trace in parts (CountPart of each
+// part's rows alone, then AddParts) gives exactly Add's labels, order and
+// counts, for episode-end components of one and of two columns (zeros,
+// negative zeros and NaN among their values) and without any (the trace's
+// last row final: in its last part), on random traces cut at random rows,
+// parts of one row and a label met again in a later part included.
+func TestAddPartsAgreesWithAdd(t *testing.T) {
+	twoEnds := twoEndsSpec(t)
 	b := upperbound.Bound{PerStep: 0.5, FinalStep: 2, Derivation: "test"}
 	specs := []*upperbound.Spec{nil, stepOnly(t), loadBundled(t, "paper"), twoEnds}
 	state := uint64(99)
@@ -367,16 +374,7 @@ components:
 // one or two episode-end columns or none, a component no row sets, parts
 // without rows; and the same error where an episode-end column is missing.
 func TestCountBuilderAgreesWithCountPart(t *testing.T) {
-	twoEnds, err := upperbound.ParseSpec("two_ends.yaml", []byte(`
-name: two_ends
-components:
-  - {name: progress, weight: 1.0, clip: [0.0, 1.0], cadence: step}
-  - {name: success, weight: 0.5, clip: [0.0, 1.0], cadence: episode_end}
-  - {name: timeout, weight: 0.25, clip: [0.0, 1.0], cadence: episode_end}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	twoEnds := twoEndsSpec(t)
 	b := upperbound.Bound{PerStep: 0.5, FinalStep: 2, Derivation: "test"}
 	specs := []*upperbound.Spec{nil, stepOnly(t), loadBundled(t, "paper"), twoEnds}
 	state := uint64(7)
