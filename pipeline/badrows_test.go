@@ -15,6 +15,7 @@ import (
 // object's in line order), the row named is the (N+1)th in key and line
 // order, the rows kept are the same, and objects after it are abandoned.
 func TestBadRowsLimit(t *testing.T) {
+	t.Parallel()
 	// Bad rows per object: lines.
 	lines := [][]int{{}, {3, 9}, {}, {1}, {2, 4, 8}, {5}}
 	var canon []string
@@ -81,6 +82,7 @@ func TestBadRowsLimit(t *testing.T) {
 // TestBadRowsReplay: a retried read of an object meets its rows again;
 // they count once.
 func TestBadRowsReplay(t *testing.T) {
+	t.Parallel()
 	b := newBadRows(2, 3)
 	for range 2 {
 		for _, l := range []int{2, 5} {
@@ -96,6 +98,7 @@ func TestBadRowsReplay(t *testing.T) {
 
 // TestBadRowsConcurrent: under the race detector, concurrent objects.
 func TestBadRowsConcurrent(t *testing.T) {
+	t.Parallel()
 	b := newBadRows(8, -1)
 	var wg sync.WaitGroup
 	for i := range 8 {
@@ -127,6 +130,7 @@ func TestBadRowsConcurrent(t *testing.T) {
 }
 
 func TestBadRowNotes(t *testing.T) {
+	t.Parallel()
 	var rows []*readers.DataError
 	for l := 1; l <= 7; l++ {
 		rows = append(rows, &readers.DataError{URL: "s3://b/x.jsonl", Line: l, Field: "reward", Msg: "got string, want number"})

@@ -87,6 +87,9 @@ func warmSweep(t *testing.T, op *memOpener) (*blob.Bucket, string) {
 // (the scoring pass releases the objects it read): a later job that has
 // to read every object back finds the changed one's entry, and none of
 // the results differ from a job without a cache.
+//
+// Not parallel (see TestMain): it sets testHookPhase and testHookEntryWrite,
+// which every job in the process calls.
 func TestChangedObjectEntryBesideScoring(t *testing.T) {
 	ctx := context.Background()
 	op := &memOpener{}
@@ -179,6 +182,7 @@ func TestChangedObjectEntryBesideScoring(t *testing.T) {
 // job, whose runs are not served, reads every object from the cache, and
 // no spill file is left.
 func TestSpilledObjectsEntries(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	op := &memOpener{}
 	synthSweep(t, op)
@@ -221,6 +225,9 @@ func TestSpilledObjectsEntries(t *testing.T) {
 // never see. The job waits for them before it returns: a rerun of the
 // same sweep is served every run, family and figure from them, and its
 // results equal the warm job's.
+//
+// Not parallel (see TestMain): it sets testHookPhase and testHookPutLater,
+// which every job in the process calls.
 func TestEntriesWrittenBesideTheJob(t *testing.T) {
 	ctx := context.Background()
 	op := &memOpener{}
@@ -307,6 +314,9 @@ func TestEntriesWrittenBesideTheJob(t *testing.T) {
 // laterQueue writes and then waits for one to be done, so that a job
 // writing many entries never holds more than laterQueue payloads; once
 // the writer goes on, every entry is written.
+//
+// Not parallel (see TestMain): it sets testHookPutLater, which every job in
+// the process calls.
 func TestPutLaterQueueIsBounded(t *testing.T) {
 	var log bytes.Buffer
 	j := reduceJob(t, t.TempDir(), &log)

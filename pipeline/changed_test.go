@@ -13,6 +13,9 @@ import (
 // while it is read) fails the job with a storage error naming it and
 // saying what changed, and nothing is published. It is not re-read: the
 // sweep is not at rest (docs/decisions.md). Issue 13, finding 3.
+//
+// Not parallel (see TestMain): it sets testHookListed and testHookOpen,
+// which every job in the process calls.
 func TestObjectChangedAfterListing(t *testing.T) {
 	cases := []struct {
 		name   string

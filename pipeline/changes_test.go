@@ -20,6 +20,7 @@ import (
 // result that cannot be read is said so and the night still publishes; a
 // one-off job's report has no such section.
 func TestNightlyReportSaysWhatChanged(t *testing.T) {
+	t.Parallel()
 	const heading = "## Changes since the previous result"
 	for _, c := range modeCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,6 +107,7 @@ func TestNightlyReportSaysWhatChanged(t *testing.T) {
 // complete result, as `crlbatch diff --nights 2` will after it, not with
 // the older one LATEST names; with no LATEST at all, too.
 func TestNightlyReportComparesWithTheNewestComplete(t *testing.T) {
+	t.Parallel()
 	for _, c := range modeCases() {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()

@@ -80,6 +80,7 @@ func oneBigObject(t *testing.T, ctx context.Context, b *blob.Bucket) {
 // same error when its bad rows go over --max-bad-rows; plain, and
 // compressed (decoded by decodeCompressed).
 func TestSplitObjectIsInvisible(t *testing.T) {
+	t.Parallel()
 	t.Run("plain", func(t *testing.T) { splitIsInvisible(t, nil) })
 	t.Run("gzip", func(t *testing.T) {
 		splitIsInvisible(t, func(data []byte) []byte {
@@ -304,6 +305,7 @@ func (f *fakeChunks) Close() error {
 // goroutine at work; at most 2×workers chunks of a compressed object are
 // out at once (one more of a plain one, whose reader holds one).
 func TestDecodeChunkedOrder(t *testing.T) {
+	t.Parallel()
 	for _, compressed := range []bool{false, true} {
 		for _, workers := range []int{1, 2, 3, 8} {
 			// decodePlain's reader holds one more chunk while the merge

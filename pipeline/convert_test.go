@@ -17,6 +17,7 @@ import (
 // failure; what OUTPUT held before is left as it was, and a folder it
 // created is removed.
 func TestConvertFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
 	in := localSweep(t)
 	var objs []string
 	filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {

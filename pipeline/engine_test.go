@@ -81,6 +81,7 @@ func engineRun(t *testing.T, cfg Config) (*Summary, bool) {
 // ceiling from the data (a Preparer that needs every run: scored in
 // Finish).
 func TestEngineMatchesRun(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "sweep")
 	if _, err := synth.Run(context.Background(), synth.Config{Out: in, Seeds: 3, Steps: 200, SplitFiles: 3, Compression: "mixed", Seed: 5}); err != nil {
 		t.Fatal(err)

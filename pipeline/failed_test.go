@@ -12,6 +12,7 @@ import (
 // objects, a usage error found after listing) leaves no OUTPUT folder,
 // nor the parents it made, in either layout.
 func TestFailedJobLeavesNoFolder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bad := localSweep(t)
 	write(t, filepath.Join(bad, "zz.jsonl"), "{bad\n")

@@ -15,6 +15,13 @@ import (
 // command it draws, so the bytes are a fresh render's); the engine's tests
 // run the same small inputs through many jobs. CRLBATCH_FIGURE_MEMO=0
 // renders every figure every time.
+//
+// The package's tests call t.Parallel() (up to -parallel, GOMAXPROCS by
+// default, run at once) unless they change what every job in the process
+// sees: a test hook (testHook*), lightPrepare, uploadGraceTime, syncFile or
+// syncDir, the environment, or they count the process's goroutines. Such a
+// test runs sequentially, before every parallel one and never beside it;
+// its comment says why.
 func TestMain(m *testing.M) {
 	figures.Memoize(os.Getenv("CRLBATCH_FIGURE_MEMO") != "0")
 	os.Exit(m.Run())
@@ -36,6 +43,7 @@ func (f *foldJob) Fold(fam string, s *scoring.Scored) {
 // waits for the runs before it (and only until then); a run --min-steps
 // excludes loses its Figure unfolded; a run that failed stops the folding.
 func TestFolderFoldsInCanonicalOrder(t *testing.T) {
+	t.Parallel()
 	fj := &foldJob{}
 	j := &job{cfg: &Config{MinSteps: 10}, proto: bound{job: fj, groupBy: []string{"algorithm_id"}}}
 	fo := j.newFolder()

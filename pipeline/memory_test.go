@@ -3,6 +3,7 @@ package pipeline
 import "testing"
 
 func TestParseBytes(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]int64{
 		"1048576": 1 << 20, "4GiB": 4 << 30, "512MB": 512e6, "1.5G": 3 << 29, "2 KiB": 2048, "10B": 10, "0": 0,
 	} {

@@ -19,6 +19,7 @@ import (
 // listed (it changed under the job) is a storage error, kept in err, not
 // a Parquet reader's opinion.
 func TestParquetRanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var jsonl strings.Builder
 	for i := range 3000 {
@@ -86,6 +87,7 @@ func TestParquetRanges(t *testing.T) {
 // stream left at its end); a stream shorter than the listed size (the
 // object changed under the job) is a storage error, not a DataError.
 func TestParquetReadWhole(t *testing.T) {
+	t.Parallel()
 	obj := []byte("PAR1" + strings.Repeat("x", 5000) + "PAR1")
 	for _, tc := range []struct {
 		name   string

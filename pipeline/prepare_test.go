@@ -61,6 +61,9 @@ func skyfallFlags(t *testing.T, set map[string]any) scoring.Flags {
 // episode-end component (each run's last row final: in its last object),
 // one goroutine. A spilled sweep, and the other ceilings, take the
 // assembled runs.
+//
+// Not parallel (see TestMain): runPrepared sets lightPrepare, which every
+// job in the process reads.
 func TestLightPrepareMatchesAssembly(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "sweep")
 	if _, err := synth.Run(context.Background(), synth.Config{Out: in, Seeds: 3, Steps: 300, SplitFiles: 3, Compression: "mixed", Seed: 7}); err != nil {
@@ -117,6 +120,9 @@ func TestLightPrepareMatchesAssembly(t *testing.T) {
 // scoring pass would reject for the same limit), a run key standing for
 // two identities, --max-runs; each before the scoring pass begins (where
 // the same limit would fail the same run); and nothing is left behind.
+//
+// Not parallel (see TestMain): runPrepared sets lightPrepare, which every
+// job in the process reads.
 func TestLightPrepareErrors(t *testing.T) {
 	row := func(run, label string, success float64) string {
 		s := `{"run_id":"` + run + `","reward":0.5,"regime_id":"` + label + `"`

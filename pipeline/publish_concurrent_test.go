@@ -134,6 +134,9 @@ func (w *putWatch) hold(ctx context.Context, name string) error {
 // fails with that write's error, naming the file; the writes under way
 // are cancelled and no other is started; every file the job wrote, the
 // failed one included, is deleted, and no manifest is written.
+//
+// Not parallel (see TestMain): newPutWatch sets testHookPut, and it counts
+// the goroutines of the process.
 func TestPublishOneFileOfManyFails(t *testing.T) {
 	for _, st := range publishStores {
 		t.Run(st.name, func(t *testing.T) {
@@ -189,6 +192,9 @@ func TestPublishOneFileOfManyFails(t *testing.T) {
 // TestPublishCancelledMidway: a job cancelled while several result files
 // are being written returns context.Canceled and leaves nothing: the
 // files written before the cancel are deleted, those under way aborted.
+//
+// Not parallel (see TestMain): newPutWatch sets testHookPut, and it counts
+// the goroutines of the process.
 func TestPublishCancelledMidway(t *testing.T) {
 	for _, st := range publishStores {
 		t.Run(st.name, func(t *testing.T) {
@@ -249,6 +255,9 @@ func checkGoroutines(t *testing.T, base int) {
 // the manifest lists the outputs in the result's order with the same
 // bytes and digests as a job whose writes end in order, and every file
 // holds what its entry says.
+//
+// Not parallel (see TestMain): it sets testHookPut, which every job in the
+// process calls.
 func TestPublishOrderOfTheManifest(t *testing.T) {
 	in := localSweep(t)
 	run := func(hook func(ctx context.Context, key string, committed bool) error) (string, []writers.ManifestOutput, []byte) {
@@ -323,6 +332,9 @@ func TestPublishOrderOfTheManifest(t *testing.T) {
 // once before the manifest is written; of two that went, the error names
 // the first in the result's order, whichever check ends first, and no
 // manifest is written.
+//
+// Not parallel (see TestMain): it sets testHookBeforeManifest, which every
+// job in the process calls.
 func TestManifestNamesTheFirstMissingFile(t *testing.T) {
 	in := localSweep(t)
 	for range 5 {

@@ -26,6 +26,7 @@ func objectStore(t *testing.T) publishStore {
 // An object store gets a grace for the upload under way; a local folder and
 // an in-memory bucket, where a cancelled write is never committed, none.
 func TestUploadGrace(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		url   string
 		grace bool
@@ -50,6 +51,9 @@ func TestUploadGrace(t *testing.T) {
 
 // outlive's context ends grace after its parent, with the parent's cause,
 // or at once when stopped; its goroutine ends either way.
+//
+// Not parallel (see TestMain): it counts the goroutines of the process and
+// bounds a wait in time.
 func TestOutlive(t *testing.T) {
 	base := runtime.NumGoroutine()
 	cause := errors.New("the job's cause")
@@ -90,6 +94,9 @@ func TestOutlive(t *testing.T) {
 // way when the job is cancelled is not cut: it finishes, clean-up deletes
 // the file it wrote, no other upload starts, and the job returns
 // context.Canceled without waiting for the grace.
+//
+// Not parallel (see TestMain): it sets uploadGraceTime and testHookPut
+// (newPutWatch), process-wide.
 func TestUploadUnderWayFinishes(t *testing.T) {
 	st := objectStore(t)
 	cfg, left := st.job(t)
@@ -161,6 +168,9 @@ func TestUploadUnderWayFinishes(t *testing.T) {
 // TestUploadCutAfterGrace: on an object store, an upload that does not end
 // within the grace after the cancel is cut then, and the job ends soon
 // after, leaving nothing.
+//
+// Not parallel (see TestMain): it sets uploadGraceTime and testHookPut
+// (newPutWatch), process-wide.
 func TestUploadCutAfterGrace(t *testing.T) {
 	st := objectStore(t)
 	cfg, left := st.job(t)
@@ -198,6 +208,9 @@ func TestUploadCutAfterGrace(t *testing.T) {
 // TestNoRetryAfterCancel: on an object store, an upload whose attempt fails
 // with a transient error after the job was cancelled is not tried again,
 // even within the grace.
+//
+// Not parallel (see TestMain): it sets uploadGraceTime and testHookPut
+// (newPutWatch), process-wide.
 func TestNoRetryAfterCancel(t *testing.T) {
 	st := objectStore(t)
 	cfg, left := st.job(t)

@@ -114,6 +114,9 @@ func checkResult(t *testing.T, files map[string][]byte, prefix string) writers.M
 // manifest first, writes the new files, removes the earlier result's files
 // that the new one does not write, and writes the manifest last; files
 // crlbatch does not write stay, and no claim is left.
+//
+// Not parallel (see TestMain): it sets testHookBeforeManifest, which every
+// job in the process calls.
 func TestOverwriteReplacesInPlace(t *testing.T) {
 	for _, c := range modeCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,6 +201,9 @@ func put(t *testing.T, b *blob.Bucket, key string, data []byte) {
 // (with or without --overwrite), one publishes a complete, consistent
 // result and the other fails with a usage error naming the first job
 // (host, pid, start) and touches nothing.
+//
+// Not parallel (see TestMain): it sets testHookBeforeManifest, which every
+// job in the process calls.
 func TestConcurrentOneOffJobs(t *testing.T) {
 	host, _ := os.Hostname()
 	for _, c := range modeCases() {
@@ -257,6 +263,7 @@ func TestConcurrentOneOffJobs(t *testing.T) {
 // this host, or older than a day anywhere) is taken over, with a warning;
 // one of a live or unknown holder is not.
 func TestStaleClaim(t *testing.T) {
+	t.Parallel()
 	host, _ := os.Hostname()
 	dead := deadProcess(t)
 	for _, c := range []struct {
@@ -345,6 +352,9 @@ func partitions(t *testing.T, files map[string][]byte) map[string][]string {
 // OUTPUT at once each publish their own complete result under a distinct
 // attempt id, each with its history partitions, and LATEST names the
 // newest.
+//
+// Not parallel (see TestMain): it sets testHookBeforeManifest, which every
+// job in the process calls.
 func TestConcurrentHistoryJobs(t *testing.T) {
 	for _, c := range modeCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -409,6 +419,7 @@ func TestConcurrentHistoryJobs(t *testing.T) {
 // partitions after each night, never removes the result LATEST names nor
 // an attempt in progress.
 func TestKeep(t *testing.T) {
+	t.Parallel()
 	for _, c := range modeCases() {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -468,6 +479,7 @@ func TestKeep(t *testing.T) {
 // crlbatch.input and crlbatch.commit and are byte-identical across two
 // attempts over the same input, whose manifests differ in attempt id.
 func TestProvenance(t *testing.T) {
+	t.Parallel()
 	host, _ := os.Hostname()
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -544,6 +556,7 @@ func TestProvenance(t *testing.T) {
 // TestLatest: the newest complete result in either layout, as a URL; an
 // OUTPUT without one is a data error (exit 1).
 func TestLatest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, c := range modeCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -585,6 +598,7 @@ func TestLatest(t *testing.T) {
 // refused by both modes, a nightly OUTPUT by a one-off job and a one-off
 // OUTPUT by a nightly job (usage errors), and nothing is written.
 func TestLayoutsAreNotMixed(t *testing.T) {
+	t.Parallel()
 	in := localSweep(t)
 	ctx := context.Background()
 	legacy := filepath.Join(t.TempDir(), "legacy")
@@ -629,6 +643,9 @@ func TestLayoutsAreNotMixed(t *testing.T) {
 // go. The result is complete: tidy must not remove its files (it did,
 // leaving a manifest that named missing files, under three concurrent
 // --history jobs in TestConcurrentHistoryJobs).
+//
+// Not parallel (see TestMain): it sets testHookAfterScan, which every job in
+// the process calls.
 func TestTidyKeepsAResultCompletedAfterItsListing(t *testing.T) {
 	for _, c := range modeCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -684,6 +701,7 @@ func TestTidyKeepsAResultCompletedAfterItsListing(t *testing.T) {
 // result (never a storage error), and the next nightly job makes LATEST
 // name it, so that diff --nights and the next report can read it again.
 func TestLatestNamingNoResult(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, bad := range []string{"results/zzz/\n", "results/20991231T000000Z-000000000000/\n", "results/../../etc/\n", "results/\n"} {
 		for _, c := range modeCases() {
@@ -721,6 +739,7 @@ func TestLatestNamingNoResult(t *testing.T) {
 // written and --keep prunes (the listing did not follow the link, and
 // LATEST was never written, with exit 0).
 func TestOutputThroughALink(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	in := localSweep(t)
 	dir := t.TempDir()
@@ -754,6 +773,7 @@ func TestOutputThroughALink(t *testing.T) {
 // attempts/ one (garbage, an empty file) is refused by both modes as what
 // it is, not as the attempts/ layout, and nothing is written.
 func TestForeignLatest(t *testing.T) {
+	t.Parallel()
 	in := localSweep(t)
 	for _, text := range []string{"garbage\n", "", "attempts/20261101T020000Z/\n"} {
 		for _, history := range []bool{false, true} {
@@ -783,6 +803,7 @@ func TestForeignLatest(t *testing.T) {
 // (".", "..", the claim folder, LATEST): a damaged manifest listing ".."
 // failed the job after the earlier result was gone.
 func TestOverwriteIgnoresNamesOfNoFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cfg := localJob(localSweep(t), filepath.Join(t.TempDir(), "out"), nil)
 	if _, err := Run(ctx, cfg); err != nil {
@@ -809,6 +830,7 @@ func TestOverwriteIgnoresNamesOfNoFile(t *testing.T) {
 // than the limit, as the error message promises ("after 24h"); a recent
 // one still blocks.
 func TestClaimFromTheFuture(t *testing.T) {
+	t.Parallel()
 	claim := `{"host":"elsewhere","pid":1,"started_at":"2099-01-01T00:00:00Z","attempt":"a"}`
 	for _, age := range []time.Duration{25 * time.Hour, time.Minute} {
 		in := localSweep(t)
@@ -832,6 +854,9 @@ func TestClaimFromTheFuture(t *testing.T) {
 // manifest is written has published: its error says where the complete
 // result is (a *PublishedError, still context.Canceled for the exit
 // status), not that nothing was published; the next job moves LATEST.
+//
+// Not parallel (see TestMain): it sets testHookCommitted, which every job in
+// the process calls.
 func TestInterruptedAfterTheManifest(t *testing.T) {
 	cfg := localJob(localSweep(t), filepath.Join(t.TempDir(), "out"), nil)
 	cfg.History = true
@@ -858,6 +883,7 @@ func TestInterruptedAfterTheManifest(t *testing.T) {
 // TestLatestOfAFile: `crlbatch latest FILE` is a usage error saying it is a
 // file (as diff says), not "holds no complete result".
 func TestLatestOfAFile(t *testing.T) {
+	t.Parallel()
 	f := filepath.Join(t.TempDir(), "notes.txt")
 	write(t, f, "x")
 	_, err := Latest(context.Background(), LatestConfig{Output: f})

@@ -93,6 +93,8 @@ func otherFS(t *testing.T, near string) string {
 // than $TMPDIR publishes (the temporary files are made in the destination
 // folder, not in $TMPDIR, so the rename never crosses devices), and nothing
 // is left in $TMPDIR. Issue 13, finding 7.
+//
+// Not parallel (see TestMain): it sets TMPDIR with t.Setenv (process-wide).
 func TestLocalOutputOnAnotherFilesystem(t *testing.T) {
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -153,6 +155,9 @@ func (l *syncLog) install(t *testing.T) {
 // manifest stands beside a file that is empty or missing; under --history,
 // the history partitions and then LATEST come after the manifest. Issue
 // 13, finding 7; issue 12.
+//
+// Not parallel (see TestMain): it replaces syncFile and syncDir, which every
+// job in the process calls.
 func TestLocalOutputIsSynced(t *testing.T) {
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -228,6 +233,7 @@ func TestLocalOutputIsSynced(t *testing.T) {
 // all the same, and the next --history run moves LATEST forward. Issue
 // 13, finding 8; issue 12.
 func TestFailedLatestWriteNamesTheResult(t *testing.T) {
+	t.Parallel()
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
 	ctx := context.Background()
@@ -272,6 +278,7 @@ func TestFailedLatestWriteNamesTheResult(t *testing.T) {
 // "partial output" it could not delete, since it wrote none. Issue 13,
 // finding 11.
 func TestReadOnlyOutputWarnsNothing(t *testing.T) {
+	t.Parallel()
 	in := localSweep(t)
 	out := mountTmpfs(t, "size=1m,ro")
 	var log bytes.Buffer
@@ -292,6 +299,7 @@ func TestReadOnlyOutputWarnsNothing(t *testing.T) {
 // the next --history run, while an attempt whose holder lives, every
 // complete result and files crlbatch does not write stay as they were.
 func TestRerunCleansLeftovers(t *testing.T) {
+	t.Parallel()
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")
 	ctx := context.Background()
@@ -410,6 +418,9 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // A file of the result that goes before the manifest is written (removed
 // by hand, or by a process that ignores the claims) fails the job
 // with a storage error naming it: no manifest ever names a missing file.
+//
+// Not parallel (see TestMain): it sets testHookBeforeManifest, which every
+// job in the process calls.
 func TestManifestNeverNamesAMissingFile(t *testing.T) {
 	in := localSweep(t)
 	out := filepath.Join(t.TempDir(), "out")

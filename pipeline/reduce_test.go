@@ -16,6 +16,7 @@ import (
 // skipped once the context was done made family.Aggregate panic on their
 // empty p values (a crash with exit 2, nothing cleaned up).
 func TestReduceCancelled(t *testing.T) {
+	t.Parallel()
 	cfg := localJob(t.TempDir(), t.TempDir(), nil)
 	j, err := newJob(&cfg)
 	if err != nil {

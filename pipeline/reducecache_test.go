@@ -79,6 +79,7 @@ var familiesRE = regexp.MustCompile(`msg="families from the cache" served=(\d+) 
 // bootstrap options (no entry reused), and after an entry is damaged (a
 // warning, the family's rows served from its cells, the entry rebuilt).
 func TestReduceCached(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var log bytes.Buffer
 	j := reduceJob(t, dir, &log)
@@ -214,6 +215,7 @@ func TestReduceCached(t *testing.T) {
 // (-0, the last bit of a float, absent pointers), and a cut entry is an
 // error.
 func TestEncodeExact(t *testing.T) {
+	t.Parallel()
 	up := false
 	rows := []family.Row{{Family: "a", Metric: "m", HigherIsBetter: &up, N: 3, Mean: protocol.Finite(0.1 + 0.2),
 		Std: protocol.None("fewer than two seeds"), DiffMean: protocol.Value{V: negZero(), OK: true}, NPairs: -1, PowerWarning: true}}

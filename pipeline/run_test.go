@@ -44,6 +44,7 @@ func memJob(t *testing.T, op *memOpener, in, out string) Config {
 }
 
 func TestMemBucketEndToEnd(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	op := &memOpener{}
 	b, _, _ := op.open(ctx, "mem://lab")
@@ -82,6 +83,7 @@ func TestMemBucketEndToEnd(t *testing.T) {
 }
 
 func TestSingleObjectInput(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	op := &memOpener{}
 	b, _, _ := op.open(ctx, "mem://lab")
@@ -98,6 +100,7 @@ func TestSingleObjectInput(t *testing.T) {
 }
 
 func TestFailedJobLeavesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	op := &memOpener{}
 	b, _, _ := op.open(ctx, "mem://lab")

@@ -54,6 +54,7 @@ func same(f scoring.Flag, v *scoring.Values) any {
 // contents of a file it names), and not with the engine's settings that
 // change no score (--concurrency, --out, the bootstrap, --group-by).
 func TestScoreKeyEveryFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tested := 0
 	for _, p := range scoring.Protocols() {
@@ -126,6 +127,7 @@ func TestScoreKeyEveryFlag(t *testing.T) {
 // object, no bigger than the others, is decoded in chunks (it was not on
 // the cold run), and the result files are those of a job without a cache.
 func TestWarmChangedObjectInChunks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	op := &memOpener{}
 	b, keys := synthSweep(t, op)
@@ -173,6 +175,7 @@ func TestWarmChangedObjectInChunks(t *testing.T) {
 // TestGoBuildID: the build ID read from the test binary's note is the one
 // go tool buildid prints, and a file that is no ELF executable has none.
 func TestGoBuildID(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,9 @@ var jobPhases = []string{"list", "read", "score", "reduce", "figures", "render",
 // itself no more than --concurrency (those already past their check). The
 // bounds are on latency, with margins for a loaded machine, not on speed:
 // uncancelled, the job takes a few seconds.
+//
+// Not parallel (see TestMain): it sets testHookPhase and counts the
+// goroutines of the process.
 func TestCancelEndsEveryPhase(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "in")
 	// 4 families × 4 seeds, each run in two objects of 1,500 rows (several
@@ -135,6 +138,9 @@ func checkLeftNothing(t *testing.T, phase string, base int, wait time.Duration, 
 // report.md). Not under -short (the job builds ~200 MB of outputs), nor
 // under the race detector (which slows it 5-10 times: the bounds are the
 // real binary's; TestCancelEndsEveryPhase runs the same paths under it).
+//
+// Not parallel (see TestMain): it sets testHookPhase and counts the
+// goroutines of the process.
 func TestCancelEndsOutputAt100000Labels(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("a 100,000-label job: not under -short or -race")

@@ -37,6 +37,9 @@ func assertEmpty(t *testing.T, dir, when string) {
 
 // TestSpillReleasedOnStorageError: objects that spilled before another
 // object's read failed leave no file behind.
+//
+// Not parallel (see TestMain): it sets testHookOpen, which every job in the
+// process calls.
 func TestSpillReleasedOnStorageError(t *testing.T) {
 	in := spillSweep(t, 200)
 	objs, _ := filepath.Glob(filepath.Join(in, "*", "*.jsonl"))
@@ -78,6 +81,7 @@ func countFiles(t *testing.T, dir string) int {
 // system fills up mid-job; the job fails with a storage error naming the
 // folder and leaves it empty, so the next job is not short of space.
 func TestSpillReleasedWhenTheSpillFolderFills(t *testing.T) {
+	t.Parallel()
 	in := spillSweep(t, 3000)
 	spill := mountTmpfs(t, "size=160k")
 	cfg := localJob(in, filepath.Join(t.TempDir(), "out"), nil)

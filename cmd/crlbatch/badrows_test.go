@@ -79,6 +79,7 @@ func readManifest(t *testing.T, dir string) writers.Manifest {
 // lists them in the manifest and the report, and scores exactly what the
 // sweep without them scores; --max-bad-rows 2 fails on the third.
 func TestMaxBadRows(t *testing.T) {
+	t.Parallel()
 	clean, dirty := badSweep(t, threeBadRows)
 	dir := t.TempDir()
 	score := func(in, out string, extra ...string) (int, string, string) {
@@ -175,6 +176,7 @@ func TestMaxBadRows(t *testing.T) {
 // TestMaxBadRowsNeverSkipsObjects: a corrupt object fails the job whatever
 // --max-bad-rows says.
 func TestMaxBadRowsNeverSkipsObjects(t *testing.T) {
+	t.Parallel()
 	_, dirty := badSweep(t, threeBadRows)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -197,6 +199,7 @@ func TestMaxBadRowsNeverSkipsObjects(t *testing.T) {
 // TestMaxBadRowsRecordProtocols: the record protocols skip bad JSON and
 // rows whose fields their scorer rejects, as skyfall does.
 func TestMaxBadRowsRecordProtocols(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := "../../configs/examples/safecrl"
 	clean, dirty := filepath.Join(dir, "clean"), filepath.Join(dir, "dirty")
@@ -255,6 +258,7 @@ func TestMaxBadRowsRecordProtocols(t *testing.T) {
 // counts them, and exits 1; 0 on a clean sweep, and when the bad rows are
 // all it found and --max-bad-rows covers them.
 func TestValidateListsEveryProblem(t *testing.T) {
+	t.Parallel()
 	bad := map[string]map[int]string{
 		"a.jsonl": {1: `{"run_id":"r1","seed":0,"algorithm_id":"ppo","regime_id":"a","reward":NaN}`, 30: `[1,2]`},
 		"b.jsonl": threeBadRows["b.jsonl"],
@@ -328,6 +332,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 // TestValidateCapsItsList: past 100 problems validate prints the first
 // 100 and counts the rest; --all-problems prints them all.
 func TestValidateCapsItsList(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	var b strings.Builder
 	for i := 0; i < 150; i++ {
@@ -351,6 +356,7 @@ func TestValidateCapsItsList(t *testing.T) {
 // TestValidateRecordProtocols: validate reads a record protocol's rows as
 // its scorer does.
 func TestValidateRecordProtocols(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	writeFile(t, filepath.Join(in, "x.jsonl"),
 		`{"method":"m","site":"s","condition":"c","success":true,"steps":3}`+"\n"+
@@ -366,6 +372,7 @@ func TestValidateRecordProtocols(t *testing.T) {
 // TestValidateRecordRunProblems: rows that contradict each other within a
 // run (a repeated accuracy cell) are a problem of the run, as in score.
 func TestValidateRecordRunProblems(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	writeFile(t, filepath.Join(in, "acc.jsonl"),
 		`{"run_id": "c1", "algorithm_id": "ewc", "kind": "matrix", "after_task": 0, "eval_task": 0, "acc": 0.9}`+"\n"+

@@ -13,6 +13,7 @@ import (
 // and every other family is compared with it; before, "" also meant "no
 // baseline" and every comparison vanished.
 func TestUnlabelledFamilyIsABaselineLikeAnyOther(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	if err := os.CopyFS(in, os.DirFS("../../configs/examples/safecrl")); err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ func chromium(t *testing.T) string {
 // and a desktop's that are not blank. CRLBATCH_SCREENSHOTS=dir keeps the
 // screenshots there for a person to look at.
 func TestReportHTMLInBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
@@ -56,6 +57,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 		{"skillshift", "../../configs/examples/skillshift"},
 	} {
 		t.Run(ex.name, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
 			if code, _, stderr := crl(t, "score", ex.in, "--protocol", ex.name, "--out", out, "--quiet"); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
@@ -82,6 +84,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 // fetches anything (an image from the loopback, a stylesheet beside it)
 // and one that logs an error; else its silence would prove nothing.
 func TestBrowserCheckSeesRequests(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}

@@ -10,6 +10,7 @@ import (
 // takes (1MiB, 256MB, 1048576), on the command line and in a job file, and
 // a bad value is a usage error naming the flag and what it wants.
 func TestByteSizeFlags(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	for _, args := range [][]string{
 		{"--max-line-bytes", "1MiB", "--max-object-bytes", "256MB"},
@@ -51,6 +52,7 @@ func TestByteSizeFlags(t *testing.T) {
 }
 
 func TestByteSizeFlagsInJobFile(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
@@ -72,6 +74,7 @@ func TestByteSizeFlagsInJobFile(t *testing.T) {
 }
 
 func TestByteSizeFlagsHelp(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"score", "validate"} {
 		_, stdout, _ := crl(t, cmd, "--help")
 		for _, tc := range []struct{ flag, def string }{{"--max-line-bytes", "256MiB"}, {"--max-object-bytes", "64GiB"}, {"--memory-limit", ""}} {

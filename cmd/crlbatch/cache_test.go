@@ -48,8 +48,10 @@ func countReads(reads []string, how string) int {
 // writes Parquet files and a report byte-identical to the cold run's, which
 // are those of a run without a cache.
 func TestCacheWarmSameAsCold(t *testing.T) {
+	t.Parallel()
 	for _, c := range parquetCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			in := c.input
 			if in == "" {
 				in = synthSweep(t)
@@ -98,6 +100,7 @@ func copyDir(t *testing.T, src, dst string) {
 // only the changed and added ones are decoded, and the outputs are those
 // of a run without a cache.
 func TestCacheAfterChanges(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	copyDir(t, "../../configs/example-sweep", in)
@@ -157,6 +160,7 @@ func TestCacheAfterChanges(t *testing.T) {
 // a component kept, a limit) keeps the entries from being reused; one that
 // does not (the bootstrap, --gamma, the families) reuses them.
 func TestCacheOptions(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := "../../configs/example-sweep"
 	cdir := filepath.Join(tmp, "cache")
@@ -230,6 +234,7 @@ func entries(t *testing.T, dir string) []string {
 // names them, the object is decoded, the outputs are unchanged, and the
 // entry is rebuilt (the next run serves it).
 func TestCacheCorruptEntries(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := "../../configs/example-sweep"
 	cdir := filepath.Join(tmp, "cache")
@@ -278,6 +283,7 @@ func TestCacheCorruptEntries(t *testing.T) {
 // TestCacheUnwritable: a cache where nothing can be written (its entry
 // folder is a file) costs a warning, never the job.
 func TestCacheUnwritable(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := "../../configs/examples/safecrl"
 	cdir := filepath.Join(tmp, "cache")
@@ -297,6 +303,7 @@ func TestCacheUnwritable(t *testing.T) {
 // the results of a job without it, and the cache then serves a third job
 // whole (go test -race covers the engine's side).
 func TestCacheConcurrentJobs(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := synthSweep(t)
 	cdir := filepath.Join(tmp, "cache")
@@ -324,6 +331,7 @@ func TestCacheConcurrentJobs(t *testing.T) {
 // --max-bad-rows is decoded on every run, so that its bad rows are listed
 // and counted every time.
 func TestCacheBadRowsNotCached(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	writeFile(t, filepath.Join(in, "a.jsonl"), `{"run_id":"a","reward":0.5,"regime_id":"r"}`+"\n"+`{"run_id":"a","reward":"x","regime_id":"r"}`+"\n")
@@ -347,6 +355,7 @@ func TestCacheBadRowsNotCached(t *testing.T) {
 // --max-bytes 0 and --older-than remove them; prune without a bound is a
 // usage error.
 func TestCacheCommand(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cdir := filepath.Join(tmp, "cache")
 	scoreCached(t, "../../configs/examples/skillshift", filepath.Join(tmp, "a"), cdir, "--protocol", "skillshift")
@@ -383,6 +392,7 @@ func TestCacheCommand(t *testing.T) {
 // could be read as traces) or inside, or around, the output is a usage
 // error.
 func TestCacheInsideInputOrOutput(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	copyDir(t, "../../configs/examples/skillshift", in)
@@ -400,6 +410,10 @@ func TestCacheInsideInputOrOutput(t *testing.T) {
 // nightly job's by_configuration ceiling (a pass over every run before the
 // scoring pass), they give outputs byte-identical to a run without a cache,
 // and no spill file is left.
+//
+// Not parallel (see TestMain): --memory-limit sets the runtime's soft memory
+// limit for the process and restores the previous one at the end; two such
+// jobs overlapping could leave the wrong one behind.
 func TestCacheWarmSpilledAndTwoPasses(t *testing.T) {
 	in := synthSweep(t)
 	tmp := t.TempDir()

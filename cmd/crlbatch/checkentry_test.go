@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckEntry(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)

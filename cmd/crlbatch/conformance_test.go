@@ -22,9 +22,11 @@ var conformanceExamples = map[string]string{
 // TestConformance runs scoring/protocoltest for every registered protocol,
 // through the command as a user runs it.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	duck := protocoltest.NodeDuckDB("../../integration", os.Getenv("CRLBATCH_REQUIRE_INTEGRATION") != "")
 	for _, p := range scoring.Protocols() {
 		t.Run(p.Name(), func(t *testing.T) {
+			t.Parallel()
 			ex, ok := conformanceExamples[p.Name()]
 			if !ok {
 				t.Fatalf("protocol %s is registered but has no example for the conformance suite", p.Name())

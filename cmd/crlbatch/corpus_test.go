@@ -83,6 +83,7 @@ type corpusParquet struct {
 }
 
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	ents, err := os.ReadDir(corpusDir)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,10 @@ func TestCorpus(t *testing.T) {
 			continue
 		}
 		n++
-		t.Run(e.Name(), func(t *testing.T) { runCorpusCase(t, dir, c) })
+		t.Run(e.Name(), func(t *testing.T) {
+			t.Parallel()
+			runCorpusCase(t, dir, c)
+		})
 	}
 	if n < corpusMinCases {
 		t.Errorf("the corpus holds %d cases, want at least %d", n, corpusMinCases)

@@ -61,6 +61,7 @@ func familiesRow(t *testing.T, dir, family, metric string) map[string]any {
 }
 
 func TestDiffReportsExactlyTheChanges(t *testing.T) {
+	t.Parallel()
 	old, new, wantDelta := diffFixture(t)
 	code, stdout, stderr := crl(t, "diff", old, new, "--format", "json")
 	if code != 0 {
@@ -159,6 +160,7 @@ func TestDiffReportsExactlyTheChanges(t *testing.T) {
 }
 
 func TestDiffOfAResultWithItselfIsEmpty(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, dir string }{
 		{"sweep", "testdata/golden/sweep"}, {"safecrl", "testdata/golden/safecrl"},
 		{"contilab", "testdata/golden/contilab"}, {"skillshift", "testdata/golden/skillshift"},
@@ -194,6 +196,7 @@ func copyResult(t *testing.T, from, to string) {
 }
 
 func TestDiffNights(t *testing.T) {
+	t.Parallel()
 	old, new, _ := diffFixture(t)
 	hist := filepath.Join(t.TempDir(), "nightly")
 	ids := []string{"20261129T020000Z-0a1b", "20261130T020000Z-9f3c", "20261201T020000Z-77aa", "20261202T020000Z-1234"}
@@ -251,6 +254,7 @@ func TestDiffNights(t *testing.T) {
 }
 
 func TestDiffErrors(t *testing.T) {
+	t.Parallel()
 	notResult := t.TempDir()
 	broken := filepath.Join(t.TempDir(), "broken")
 	copyResult(t, "testdata/golden/sweep", broken)
@@ -286,6 +290,7 @@ func TestDiffErrors(t *testing.T) {
 // error that writes nothing: `--out OLD/manifest.json` replaced a complete
 // result's manifest with Markdown.
 func TestDiffOutInsideAResult(t *testing.T) {
+	t.Parallel()
 	old := filepath.Join(t.TempDir(), "old")
 	copyResult(t, "testdata/golden/sweep", old)
 	hist := filepath.Join(t.TempDir(), "nightly")

@@ -141,6 +141,7 @@ func writeRows(t *testing.T, path string, rows int, label string) {
 // naming it, instead of being skipped in silence; so does an unreadable
 // INPUT folder (not "no object matches").
 func TestUnreadableFoldersAreStorageErrors(t *testing.T) {
+	t.Parallel()
 	dir := sharedDir(t)
 	in := filepath.Join(dir, "in")
 	writeRows(t, filepath.Join(in, "a.jsonl"), 12, "a")
@@ -175,6 +176,7 @@ func TestUnreadableFoldersAreStorageErrors(t *testing.T) {
 // hanging on its first read; one whose name does not match is ignored like
 // any other file.
 func TestSpecialFilesAreRefused(t *testing.T) {
+	t.Parallel()
 	dir := sharedDir(t)
 	in := filepath.Join(dir, "in")
 	writeRows(t, filepath.Join(in, "a.jsonl"), 12, "a")
@@ -206,6 +208,7 @@ func TestSpecialFilesAreRefused(t *testing.T) {
 // into the input is refused; a dangling link or a loop is a storage error
 // naming it.
 func TestSymlinks(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	in := filepath.Join(root, "in")
 	outside := filepath.Join(root, "elsewhere")
@@ -269,6 +272,7 @@ func symlink(t *testing.T, target, link string) {
 // TestLocalNamesAreLiteral (issue 13, finding 11): a local name that
 // looks like one of gocloud's escapes (__0x41__) is read as it is.
 func TestLocalNamesAreLiteral(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	writeRows(t, filepath.Join(in, "a__0x41__.jsonl"), 12, "a")
 	writeRows(t, filepath.Join(in, "aB.jsonl"), 12, "b")
@@ -289,6 +293,8 @@ func TestLocalNamesAreLiteral(t *testing.T) {
 // TestOutLocations (issue 13, finding 11): --out night:1 is a folder, not
 // a URL; --out mem:// is refused with a usage error (the result would be
 // gone when the process ends).
+//
+// Not parallel (see TestMain): it changes the working folder (t.Chdir).
 func TestOutLocations(t *testing.T) {
 	in := workedExample(t)
 	t.Chdir(t.TempDir())
@@ -326,6 +332,8 @@ func sharedMem() pipeline.Opener {
 // credentials in the user part, in any query parameter, nested in a
 // parameter once or twice percent-encoded, and in the errors of the store,
 // no secret reaches any output file, log line, error, stdout or stderr.
+//
+// Not parallel (see TestMain): it sets AWS_* with t.Setenv (process-wide).
 func TestRedactionProperty(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "testkey")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "testsecret123")
@@ -344,7 +352,7 @@ func TestRedactionProperty(t *testing.T) {
 		w.WriteHeader(http.StatusForbidden)
 		fmt.Fprintf(w, "<Error><Code>AccessDenied</Code><Message>denied %s</Message></Error>", r.URL)
 	}))
-	defer deny.Close()
+	t.Cleanup(deny.Close) // after the parallel cases below, not when this function returns
 	denied := strings.TrimPrefix(deny.URL, "http://")
 
 	in := workedExample(t)
@@ -353,88 +361,94 @@ func TestRedactionProperty(t *testing.T) {
 		id, secret := "AKIA"+randWord(rng, 12), randWord(rng, 10)+"/+="+randWord(rng, 6)
 		secrets := []string{id, secret}
 		loc := credentialURL(rng, id, secret, denied)
-		check := func(what, text string) {
-			t.Helper()
-			for _, s := range secrets {
-				for _, form := range []string{s, url.QueryEscape(s), url.PathEscape(s), strings.TrimRight(s[:len(s)-7], "/+=")} {
-					if len(form) >= 6 && strings.Contains(text, form) {
-						t.Errorf("case %d, %s: %s shows %q:\n%s", i, loc, what, form, text)
+		// Each case is a subtest of its own, run beside the others (the
+		// parent's environment holds for them all): the locations are drawn
+		// here, in order, so every case is the one it was.
+		t.Run(fmt.Sprintf("case%02d", i), func(t *testing.T) {
+			t.Parallel()
+			check := func(what, text string) {
+				t.Helper()
+				for _, s := range secrets {
+					for _, form := range []string{s, url.QueryEscape(s), url.PathEscape(s), strings.TrimRight(s[:len(s)-7], "/+=")} {
+						if len(form) >= 6 && strings.Contains(text, form) {
+							t.Errorf("case %d, %s: %s shows %q:\n%s", i, loc, what, form, text)
+						}
 					}
 				}
 			}
-		}
 
-		// Through the engine, to and from an in-memory bucket under the
-		// location's parameters: every output file and log line.
-		var logs bytes.Buffer
-		cfg := pipeline.DefaultConfig()
-		mem := "mem://" + strings.TrimPrefix(loc, "s3://")
-		op := sharedMem()
-		b, _, _ := op(context.Background(), "")
-		data, _ := os.ReadFile(filepath.Join(in, "seed000.jsonl"))
-		b.WriteAll(context.Background(), "in/seed000.jsonl", data, nil)
-		cfg.Input, cfg.Output, cfg.Opener, cfg.Resamples = withPath(mem, "in"), withPath(mem, "out"), op, 200
-		cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		sum, err := pipeline.Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatalf("case %d: %s: %v", i, mem, err)
-		}
-		check("the summary", fmt.Sprint(*sum))
-		check("the log", logs.String())
-		it := b.List(&blob.ListOptions{Prefix: "out/"})
-		for {
-			o, err := it.Next(context.Background())
-			if err == io.EOF {
-				break
-			}
-			data, _ := b.ReadAll(context.Background(), o.Key)
-			check(o.Key, string(data))
-		}
-
-		// A store that fails quoting the location in its error.
-		cfg.Opener = func(_ context.Context, u string) (*blob.Bucket, func() error, error) {
-			return nil, nil, fmt.Errorf("dial %s (%s): connection refused", u, url.QueryEscape(u))
-		}
-		logs.Reset()
-		_, err = pipeline.Run(context.Background(), cfg)
-		check("the error of a failing opener", fmt.Sprint(err))
-		check("the log", logs.String())
-
-		// An S3 endpoint nobody answers (one attempt: the SDK retries a
-		// refused connection for seconds on its own).
-		if i < 2 {
+			// Through the engine, to and from an in-memory bucket under the
+			// location's parameters: every output file and log line.
+			var logs bytes.Buffer
 			cfg := pipeline.DefaultConfig()
-			cfg.Input, cfg.Output = strings.Replace(loc, denied, closed, 1), filepath.Join(t.TempDir(), "out")
-			cfg.Retry.Attempts = 1
-			logs.Reset()
+			mem := "mem://" + strings.TrimPrefix(loc, "s3://")
+			op := sharedMem()
+			b, _, _ := op(context.Background(), "")
+			data, _ := os.ReadFile(filepath.Join(in, "seed000.jsonl"))
+			b.WriteAll(context.Background(), "in/seed000.jsonl", data, nil)
+			cfg.Input, cfg.Output, cfg.Opener, cfg.Resamples = withPath(mem, "in"), withPath(mem, "out"), op, 200
 			cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_, err := pipeline.Run(ctx, cfg)
-			cancel()
-			if err == nil {
-				t.Errorf("case %d: %s: read from a closed port", i, cfg.Input)
+			sum, err := pipeline.Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatalf("case %d: %s: %v", i, mem, err)
 			}
-			check("the error of an unreachable store", fmt.Sprint(err))
+			check("the summary", fmt.Sprint(*sum))
 			check("the log", logs.String())
-		}
-
-		// Through the command, against an S3 endpoint that refuses every
-		// request: as INPUT (a listing error), as --out beside a local
-		// INPUT, and with a parameter the driver does not know.
-		if i%8 == 0 {
-			for _, args := range [][]string{
-				{"score", loc, "--out", filepath.Join(t.TempDir(), "out"), "--log-level", "debug"},
-				{"score", in, "--out", withPath(loc, "out"), "--log-level", "debug"},
-				{"validate", loc + "&bogus_option=" + url.QueryEscape(secret)},
-			} {
-				code, stdout, stderr := crl(t, args...)
-				if code == 0 {
-					t.Errorf("case %d: crlbatch %s succeeded", i, strings.Join(args, " "))
+			it := b.List(&blob.ListOptions{Prefix: "out/"})
+			for {
+				o, err := it.Next(context.Background())
+				if err == io.EOF {
+					break
 				}
-				check("stdout", stdout)
-				check("stderr", stderr)
+				data, _ := b.ReadAll(context.Background(), o.Key)
+				check(o.Key, string(data))
 			}
-		}
+
+			// A store that fails quoting the location in its error.
+			cfg.Opener = func(_ context.Context, u string) (*blob.Bucket, func() error, error) {
+				return nil, nil, fmt.Errorf("dial %s (%s): connection refused", u, url.QueryEscape(u))
+			}
+			logs.Reset()
+			_, err = pipeline.Run(context.Background(), cfg)
+			check("the error of a failing opener", fmt.Sprint(err))
+			check("the log", logs.String())
+
+			// An S3 endpoint nobody answers (one attempt: the SDK retries a
+			// refused connection for seconds on its own).
+			if i < 2 {
+				cfg := pipeline.DefaultConfig()
+				cfg.Input, cfg.Output = strings.Replace(loc, denied, closed, 1), filepath.Join(t.TempDir(), "out")
+				cfg.Retry.Attempts = 1
+				logs.Reset()
+				cfg.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				_, err := pipeline.Run(ctx, cfg)
+				cancel()
+				if err == nil {
+					t.Errorf("case %d: %s: read from a closed port", i, cfg.Input)
+				}
+				check("the error of an unreachable store", fmt.Sprint(err))
+				check("the log", logs.String())
+			}
+
+			// Through the command, against an S3 endpoint that refuses every
+			// request: as INPUT (a listing error), as --out beside a local
+			// INPUT, and with a parameter the driver does not know.
+			if i%8 == 0 {
+				for _, args := range [][]string{
+					{"score", loc, "--out", filepath.Join(t.TempDir(), "out"), "--log-level", "debug"},
+					{"score", in, "--out", withPath(loc, "out"), "--log-level", "debug"},
+					{"validate", loc + "&bogus_option=" + url.QueryEscape(secret)},
+				} {
+					code, stdout, stderr := crl(t, args...)
+					if code == 0 {
+						t.Errorf("case %d: crlbatch %s succeeded", i, strings.Join(args, " "))
+					}
+					check("stdout", stdout)
+					check("stderr", stderr)
+				}
+			}
+		})
 	}
 }
 

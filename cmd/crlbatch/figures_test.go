@@ -56,6 +56,7 @@ var tQuantile975 = map[int]float64{1: 12.706204736174705, 2: 4.302652729911275}
 // no curve (the engine folds the others as they are scored, at
 // --concurrency 8 in any order).
 func TestCurvesParquet(t *testing.T) {
+	t.Parallel()
 	for _, minSteps := range []int{0, 2000} {
 		t.Run(fmt.Sprintf("min-steps-%d", minSteps), func(t *testing.T) { testCurvesParquet(t, minSteps) })
 	}
@@ -207,6 +208,7 @@ func testCurvesParquet(t *testing.T, minSteps int) {
 // curves.parquet of every bundled example are byte-identical at
 // --concurrency 1 and 8.
 func TestFiguresSameAtAnyConcurrency(t *testing.T) {
+	t.Parallel()
 	for _, ex := range []struct{ name, in string }{
 		{"skyfall", "../../configs/example-sweep"},
 		{"safecrl", "../../configs/examples/safecrl"},
@@ -214,6 +216,7 @@ func TestFiguresSameAtAnyConcurrency(t *testing.T) {
 		{"skillshift", "../../configs/examples/skillshift"},
 	} {
 		t.Run(ex.name, func(t *testing.T) {
+			t.Parallel()
 			outs := map[string]map[string][]byte{}
 			for _, conc := range []string{"1", "8"} {
 				out := filepath.Join(t.TempDir(), "out")
@@ -255,6 +258,7 @@ func TestFiguresSameAtAnyConcurrency(t *testing.T) {
 // figures; the manifest lists exactly the files written, with their sizes
 // and SHA-256.
 func TestFiguresOff(t *testing.T) {
+	t.Parallel()
 	for _, ex := range []struct{ name, in string }{
 		{"skyfall", "../../configs/example-sweep"},
 		{"safecrl", "../../configs/examples/safecrl"},
@@ -262,6 +266,7 @@ func TestFiguresOff(t *testing.T) {
 		{"skillshift", "../../configs/examples/skillshift"},
 	} {
 		t.Run(ex.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			on, off, offJob := filepath.Join(dir, "on"), filepath.Join(dir, "off"), filepath.Join(dir, "off-job")
 			if code, _, stderr := crl(t, "score", ex.in, "--protocol", ex.name, "--out", on, "--quiet"); code != 0 {

@@ -12,6 +12,7 @@ import (
 // Go's 4 MiB minimum for a smaller heap, the base one once the base goal
 // reaches the floor, never more than maxFloorPercent.
 func TestFloorPercent(t *testing.T) {
+	t.Parallel()
 	const mib = 1 << 20
 	for _, c := range []struct {
 		live, floor uint64
@@ -69,6 +70,9 @@ func collectUntil(t *testing.T, what string, ok func(int) bool) {
 // nothing; stopping restores the base and stops the tuning; GOGC in the
 // environment turns it off. The floor is set from this test process's own
 // live heap (other tests leave some).
+//
+// Not parallel (see TestMain): it sets GOGC and reads the process's GC
+// percent, which a job running beside it would move.
 func TestHeapFloor(t *testing.T) {
 	t.Setenv("GOGC", "") // unset for heapFloor, whatever the runner's
 	base := debug.SetGCPercent(100)

@@ -43,8 +43,10 @@ var goldenCases = []struct {
 }
 
 func TestGoldenOutputs(t *testing.T) {
+	t.Parallel()
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
 			args := append([]string{"score"}, c.args...)
 			args = append(args, "--out", out, "--quiet", "--concurrency", "3")
@@ -144,6 +146,7 @@ func sortedCopy(xs []string) []string {
 // --compression zstd --seeds 6 writes (the README says so), and that its
 // seeds 0-2 are the rows of the three-seed sweep.
 func TestExampleSweep6SeedsIsSynth(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "sweep")
 	if code, _, stderr := crl(t, "synth", "--out", out, "--seed", "7", "--steps", "400", "--compression", "zstd", "--seeds", "6"); code != 0 {
 		t.Fatalf("synth: exit %d: %s", code, stderr)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseJobFile(t *testing.T) {
+	t.Parallel()
 	entries, err := parseJobFile("job.yaml", []byte("anchor: ceiling\nepisode-end: [success, bonus]\nbound: 1.5\n"))
 	if err != nil {
 		t.Fatal(err)

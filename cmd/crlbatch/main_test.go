@@ -86,6 +86,7 @@ func listDir(t *testing.T, dir string) []string {
 }
 
 func TestWorkedExampleEndToEnd(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := crl(t, "score", in, "--out", out, "--quiet")
@@ -204,6 +205,7 @@ func TestWorkedExampleEndToEnd(t *testing.T) {
 // (report where it was); a failed --overwrite leaves no result at all (no
 // manifest: nothing to take for complete) and nothing it wrote.
 func TestExistingOutputIsNotOverwritten(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	out := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 0 {
@@ -261,6 +263,7 @@ func TestExistingOutputIsNotOverwritten(t *testing.T) {
 // --overwrite, and a one-off job into a nightly OUTPUT are usage errors;
 // latest on an empty folder exits 1.
 func TestHistoryCommand(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	out := filepath.Join(t.TempDir(), "nightly")
 	code, stdout, stderr := crl(t, "score", in, "--out", out, "--quiet", "--history")
@@ -303,6 +306,7 @@ func TestHistoryCommand(t *testing.T) {
 }
 
 func TestDateTemplate(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	dir := t.TempDir()
 	code, stdout, stderr := crl(t, "score", in, "--out", filepath.Join(dir, "scores", "{date}"), "--quiet")
@@ -316,6 +320,7 @@ func TestDateTemplate(t *testing.T) {
 }
 
 func TestCorruptObjectFailsCleanly(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	bad := `{"reward": 1, "regime_id": "a"}` + "\n" + `{"reward": "oops", "regime_id": "a"}` + "\n"
 	if err := os.WriteFile(filepath.Join(in, "z-broken.jsonl"), []byte(bad), 0o644); err != nil {
@@ -356,6 +361,7 @@ func TestCorruptObjectFailsCleanly(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	dir := t.TempDir()
 	badSpec := filepath.Join(dir, "bad.yaml")
@@ -402,6 +408,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestBoundCommand(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -419,6 +426,7 @@ func TestBoundCommand(t *testing.T) {
 }
 
 func TestJobFile(t *testing.T) {
+	t.Parallel()
 	in := workedExample(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -440,6 +448,7 @@ func TestJobFile(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	code, out, _ := crl(t, "version")
 	if code != 0 || out != "crlbatch "+version+"\n" {
 		t.Errorf("version: %d %q", code, out)

@@ -9,6 +9,9 @@ import (
 // TestSoftMemoryLimit: an explicit --memory-limit sets the runtime's soft
 // limit to it plus the headroom, and the returned func restores the one
 // before; no --memory-limit, or GOMEMLIMIT in the environment, leaves it.
+//
+// Not parallel (see TestMain): it sets GOMEMLIMIT and reads the runtime's
+// soft memory limit, process-wide.
 func TestSoftMemoryLimit(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	restore := softMemoryLimit(16 << 20)

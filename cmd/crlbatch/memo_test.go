@@ -15,6 +15,15 @@ import (
 // at full precision, so a figure that differs in anything is rendered
 // afresh, and what a test reads is byte for byte what a fresh render
 // writes. CRLBATCH_FIGURE_MEMO=0 renders every figure every time.
+//
+// The package's tests call t.Parallel() (up to -parallel, GOMAXPROCS by
+// default, run at once), since most of their jobs keep one core busy:
+// each has its own temporary folders and runs the program in-process with
+// its own stdout and stderr. A test stays sequential (and then runs before
+// every parallel one, never beside it) when it touches state of the whole
+// process: the environment (t.Setenv), the working folder, the runtime's
+// soft memory limit (--memory-limit), its GC percent, or runtime/trace
+// (--trace). Its comment says which.
 func TestMain(m *testing.M) {
 	on := os.Getenv("CRLBATCH_FIGURE_MEMO") != "0"
 	figures.Memoize(on)

@@ -74,8 +74,10 @@ func copyRenamed(t *testing.T, src, dst string) {
 // byte-identical to scoring the JSON Lines objects under the same keys;
 // the manifests differ only in how each object was read (and its size).
 func TestParquetInputSameResults(t *testing.T) {
+	t.Parallel()
 	for _, c := range parquetCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			src := c.input
 			if src == "" {
 				src = synthSweep(t)
@@ -125,8 +127,10 @@ func TestParquetInputSameResults(t *testing.T) {
 // outputs and a report byte-identical to the JSON Lines objects' under the
 // same keys; an unknown codec is a usage error before anything is written.
 func TestParquetInputEveryCompression(t *testing.T) {
+	t.Parallel()
 	for _, c := range parquetCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			src := c.input
 			if src == "" {
 				src = synthSweep(t)
@@ -177,6 +181,7 @@ func sameOutputs(t *testing.T, a, b string) {
 // Parquet file whose column has the wrong type, or lacks a required field,
 // fails naming the object and the column.
 func TestParquetInputSameOutcome(t *testing.T) {
+	t.Parallel()
 	const ok1 = `{"run_id":"a","reward":0.5,"regime_id":"r"}`
 	cases := []struct {
 		name    string
@@ -283,6 +288,7 @@ func errorLines(stderr string) string {
 // same exit status, the same error (a row number for a line number), and,
 // when it succeeds, the same Parquet files and report.
 func TestCorpusParquetEquivalents(t *testing.T) {
+	t.Parallel()
 	ents, err := os.ReadDir(corpusDir)
 	if err != nil {
 		t.Fatal(err)
@@ -351,6 +357,7 @@ func TestCorpusParquetEquivalents(t *testing.T) {
 // (every row would count twice), naming both objects; scoring one form of
 // that folder works.
 func TestParquetBesideItsSource(t *testing.T) {
+	t.Parallel()
 	src := "../../configs/example-sweep"
 	in := filepath.Join(t.TempDir(), "in")
 	if code, _, stderr := crl(t, "convert", src, "--out", in); code != 0 {
@@ -397,6 +404,7 @@ func TestParquetBesideItsSource(t *testing.T) {
 // pattern that names them fails as an empty listing does (exit 1, nothing
 // written), and the error says how to read them.
 func TestParquetNeedsItsPattern(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	if code, _, stderr := crl(t, "convert", "../../configs/example-sweep", "--out", in); code != 0 {
 		t.Fatalf("convert: exit %d: %s", code, stderr)

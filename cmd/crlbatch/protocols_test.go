@@ -40,6 +40,7 @@ func scoreExample(t *testing.T, protocol string, extra ...string) string {
 }
 
 func TestSafecrlEndToEnd(t *testing.T) {
+	t.Parallel()
 	out := scoreExample(t, "safecrl")
 	runs := readParquet(t, filepath.Join(out, "runs.parquet"))
 	hasColumns(t, "runs.parquet", runs, "run_key", "source", "family", "run_id", "seed", "algorithm_id", "policy_id", "run_meta",
@@ -88,6 +89,7 @@ func TestSafecrlEndToEnd(t *testing.T) {
 }
 
 func TestContilabEndToEnd(t *testing.T) {
+	t.Parallel()
 	out := scoreExample(t, "contilab")
 	runs := readParquet(t, filepath.Join(out, "runs.parquet"))
 	hasColumns(t, "runs.parquet", runs, "run_key", "n_tasks", "scenario", "acc", "aia", "bwt", "fwt", "forgetting",
@@ -153,6 +155,7 @@ func TestContilabEndToEnd(t *testing.T) {
 }
 
 func TestSkillshiftEndToEnd(t *testing.T) {
+	t.Parallel()
 	out := scoreExample(t, "skillshift")
 	cells := readParquet(t, filepath.Join(out, "cells.parquet"))
 	hasColumns(t, "cells.parquet", cells, "run_key", "site", "condition", "tasks", "successes", "sr", "as", "asc", "sfr", "skill_calls", "sfr_unstable")

@@ -119,8 +119,10 @@ func reasonOf(row map[string]any, col string) string {
 }
 
 func TestReportNumbersAreParquet(t *testing.T) {
+	t.Parallel()
 	for _, tc := range reportNumberCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
 			args := append(append([]string{"score"}, tc.args...), "--out", out, "--quiet")
 			if code, _, stderr := crl(t, args...); code != 0 {

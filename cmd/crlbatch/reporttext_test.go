@@ -34,6 +34,7 @@ func jsonString(s string) string {
 }
 
 func TestReportEscapesDataTextSkyfall(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	var objs []string
 	for f, fam := range hostile[:2] {
@@ -70,6 +71,7 @@ func TestReportEscapesDataTextSkyfall(t *testing.T) {
 }
 
 func TestReportEscapesDataTextRecordProtocols(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		protocol string
 		families int
@@ -336,6 +338,7 @@ func closingRun(s string, i, n int) int {
 // Labels quoted in skyfall's ceiling sentence (per-label ceilings) are
 // code spans that a backtick in the label cannot break.
 func TestCeilingSentenceQuotesLabels(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	if err := os.MkdirAll(in, 0o755); err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ var nightly = []string{"--spec", "experiment", "--ceiling", "by_configuration", 
 // whole), and its Parquet files and report are those of a job without a
 // cache.
 func TestRunCacheServedWhole(t *testing.T) {
+	t.Parallel()
 	cases := append(parquetCases[:len(parquetCases):len(parquetCases)],
 		struct {
 			name  string
@@ -60,6 +61,7 @@ func TestRunCacheServedWhole(t *testing.T) {
 		}{"data-relative", "../../configs/example-sweep", []string{"--ceiling", "data_relative", "--anchor", "ceiling"}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			in := c.input
 			if in == "" {
 				in = synthSweep(t)
@@ -108,6 +110,7 @@ var rewardRE = regexp.MustCompile(`"reward":[^,]+,`)
 // rows, the same move scores every run with the label again. Each time
 // the outputs are those of a job without a cache.
 func TestRunCacheChangedObject(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	copyDir(t, "../../configs/example-sweep", in)
@@ -175,6 +178,7 @@ func TestRunCacheChangedObject(t *testing.T) {
 // score (--concurrency, another --out, --bootstrap-resamples, --group-by)
 // serves every run whole; --where serves the runs it keeps.
 func TestRunCacheFlags(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := "../../configs/example-sweep"
 	cdir := filepath.Join(tmp, "cache")
@@ -213,6 +217,7 @@ func TestRunCacheFlags(t *testing.T) {
 // is scored again (its object read back from its own entry), the outputs
 // are unchanged, and the next job serves every run whole again.
 func TestRunCacheCorrupt(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := "../../configs/example-sweep"
 	cdir := filepath.Join(tmp, "cache")
@@ -262,6 +267,7 @@ func TestRunCacheCorrupt(t *testing.T) {
 // differs) is not trusted either: a warning, the run scored again, the
 // outputs unchanged.
 func TestRunCacheScoredUnreadable(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := "../../configs/example-sweep"
 	cdir := filepath.Join(tmp, "cache")
@@ -304,6 +310,7 @@ func TestRunCacheScoredUnreadable(t *testing.T) {
 // both give the results of a job without a cache, and a third job then
 // serves every run whole (go test -race covers the engine's side).
 func TestRunCacheConcurrentJobs(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	copyDir(t, "../../configs/example-sweep", in)
@@ -363,6 +370,7 @@ func counts(t *testing.T, re *regexp.Regexp, stderr string) [2]int {
 // figure entries are warned about and rebuilt. Every time, the Parquet
 // files and report are those of a job without a cache.
 func TestWarmFamiliesAndFigures(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	copyDir(t, "../../configs/example-sweep", in)
@@ -430,6 +438,7 @@ func TestWarmFamiliesAndFigures(t *testing.T) {
 // re-applied where they moved; each time the outputs are those of a job
 // without a cache.
 func TestRunCacheNightlySweep(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	copyDir(t, synthSweep(t), in)

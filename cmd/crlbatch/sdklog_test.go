@@ -19,6 +19,9 @@ import (
 // stderr holds none of the SDK's lines (issue 12: nine "SDK … DEBUG
 // Response has no supported checksum" lines per run before); at
 // --log-level debug they are there, as structured log lines.
+//
+// Not parallel (see TestMain): it sets the SDK environment with t.Setenv
+// (process-wide).
 func TestSDKLogsOnlyAtDebug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an S3 server")

@@ -15,6 +15,7 @@ import (
 // TestSynthRoundTrip writes a sweep with synth (mixed compression, runs split
 // across objects) and scores it: every run comes back whole, with its family.
 func TestSynthRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "sweep")
 	code, stdout, stderr := crl(t, "synth", "--out", in, "--seed", "3", "--seeds", "2", "--steps", "240",
@@ -63,6 +64,7 @@ func TestSynthRoundTrip(t *testing.T) {
 // TestConcurrencyIsInvisible: --concurrency 1 and 8 give byte-identical
 // result files, and manifests equal but for their timestamps.
 func TestConcurrencyIsInvisible(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "sweep")
 	if code, _, stderr := crl(t, "synth", "--out", in, "--seed", "11", "--seeds", "4", "--steps", "300",
@@ -109,6 +111,9 @@ func TestConcurrencyIsInvisible(t *testing.T) {
 // TestBundledExample scores the committed example sweep with the example
 // nightly job file, as the README's first command does, so that neither can
 // rot.
+//
+// Not parallel (see TestMain): it changes the working folder (os.Chdir),
+// against which every other test resolves ../../configs.
 func TestBundledExample(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "nightly")
 	code, stdout, stderr := crl(t, "score", "--config", "../../configs/nightly.yaml", "--input-override-for-test")
@@ -144,6 +149,10 @@ func TestBundledExample(t *testing.T) {
 // rows spill to disk and runs are scored one at a time (with a ceiling
 // derived from every run first); the results are byte-identical and the
 // spill folder is empty afterwards.
+//
+// Not parallel (see TestMain): --memory-limit sets the runtime's soft memory
+// limit for the process and restores the previous one at the end; two such
+// jobs overlapping could leave the wrong one behind.
 func TestSpillIsInvisible(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "sweep")

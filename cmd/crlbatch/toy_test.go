@@ -191,6 +191,7 @@ func (j *toyJob) Render(res *scoring.Results) (*scoring.Rendered, error) {
 // TestToyNumbers checks the toy's numbers against the rows, recomputed here
 // from the JSON with no code of crlbatch.
 func TestToyNumbers(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr := crl(t, "score", "testdata/toymean", "--protocol", toyName, "--out", out, "--quiet"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -11,6 +11,10 @@ import (
 // TestTraceFlag: the hidden --trace FILE writes a Go execution trace of
 // the job (the header go tool trace reads), and a file it cannot create is
 // a usage error that names the flag.
+//
+// Not parallel (see TestMain): runtime/trace is process-wide: a second job
+// with --trace would fail to start its trace, and the trace would hold other
+// jobs.
 func TestTraceFlag(t *testing.T) {
 	in := workedExample(t)
 	dir := t.TempDir()

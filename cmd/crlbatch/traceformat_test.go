@@ -15,6 +15,7 @@ import (
 // identity field of its Description, and every JSON example in it is a
 // valid input of that protocol (crlbatch validate finds no problem).
 func TestTraceFormatDoc(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../docs/trace-format.md")
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +75,7 @@ func TestTraceFormatDoc(t *testing.T) {
 // TestFieldErrorsPointToTheTraceFormat: an error about a row's field ends
 // with the page that describes the fields.
 func TestFieldErrorsPointToTheTraceFormat(t *testing.T) {
+	t.Parallel()
 	in := filepath.Join(t.TempDir(), "in")
 	if err := os.MkdirAll(in, 0o755); err != nil {
 		t.Fatal(err)

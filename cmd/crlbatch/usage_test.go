@@ -63,6 +63,7 @@ var usageCases = []struct {
 }
 
 func TestMistakesAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	sweep, err := filepath.Abs("../../configs/example-sweep")
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +113,7 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 // and fish that asks crlbatch itself for the candidates, and crlbatch
 // answers with its commands and a command's flags.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	for shell, want := range map[string][]string{
 		"bash": {"__crlbatch_bash_autocomplete", "complete ", "--generate-shell-completion"},
 		"zsh":  {"#compdef crlbatch", "compdef _crlbatch crlbatch", "--generate-shell-completion"},
@@ -158,6 +160,7 @@ func TestCompletion(t *testing.T) {
 // usage as the placeholder: `anchor: ceiling` made "--config anchor:
 // ceiling"), no stray backquote, and one default per flag.
 func TestHelpReadsWell(t *testing.T) {
+	t.Parallel()
 	placeholder := regexp.MustCompile(`^\s+--[a-z0-9-]+(?:, -[a-z])? ([^ ]+(?: [^ -][^ ]*)?)\s{2,}`)
 	for _, c := range []string{"score", "validate", "bound", "check-entry", "synth", "completion"} {
 		_, stdout, _ := crl(t, c, "--help")
