@@ -1,9 +1,6 @@
 package skyfall
 
-import (
-	"sync"
-	"unsafe"
-)
+import "sync"
 
 // DefaultPoolTraces is the number of traces' columns a TracePool keeps when
 // its Max is 0.
@@ -118,23 +115,8 @@ func column[T any](p *TracePool, list func(*TracePool) *colList[T], n int, zero 
 			return s
 		}
 	}
-	return newColumn[T](n)
-}
-
-// newColumn makes a dense column of n elements, zeroed: from the slabs of
-// the chunks (slabs.go) when it takes between denseSlabMin and a quarter
-// of a slab, as a buffer of its own otherwise.
-func newColumn[T any](n int) []T {
-	var zero T
-	if b := n * int(unsafe.Sizeof(zero)); b >= denseSlabMin && b <= slabSize/4 {
-		return slabSlice[T](n)
-	}
 	return make([]T, n)
 }
-
-// denseSlabMin is the smallest dense column taken from a slab: a short
-// trace's columns, freed soon, do not keep a slab alive.
-const denseSlabMin = 256 << 10
 
 func poolF64(p *TracePool) *colList[float64] { return &p.f64 }
 func poolI64(p *TracePool) *colList[int64]   { return &p.i64 }

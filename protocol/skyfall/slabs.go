@@ -40,15 +40,11 @@ var slab struct {
 }
 
 // slabChunk returns an empty chunk of capacity chunkLen, zeroed and never
-// touched before, from the current slab.
-func slabChunk[T any]() []T { return slabSlice[T](chunkLen)[:0] }
-
-// slabSlice returns n zeroed elements never touched before, from the
-// current slab; T must hold no pointers, and n elements at most slabSize/4
-// bytes.
-func slabSlice[T any](n int) []T {
+// touched before, from the current slab. T must hold no pointers (the
+// collector does not look for pointers in a slab).
+func slabChunk[T any]() []T {
 	var zero T
-	size := (int(unsafe.Sizeof(zero))*n + 7) &^ 7 // 8-byte aligned
+	size := (int(unsafe.Sizeof(zero))*chunkLen + 7) &^ 7 // 8-byte aligned
 	slab.Lock()
 	s := slab.cur.Value()
 	if s == nil || slab.off+size > slabSize {
@@ -59,5 +55,5 @@ func slabSlice[T any](n int) []T {
 	p := unsafe.Pointer(&s[slab.off])
 	slab.off += size
 	slab.Unlock()
-	return unsafe.Slice((*T)(p), n)
+	return unsafe.Slice((*T)(p), chunkLen)[:0]
 }

@@ -7,8 +7,8 @@ import (
 	"unsafe"
 )
 
-// TestSlabTypesPointerFree: chunks and dense columns carved out of []byte
-// slabs must hold no pointers (the collector would not see them).
+// TestSlabTypesPointerFree: chunks carved out of []byte slabs must hold no
+// pointers (the collector would not see them).
 func TestSlabTypesPointerFree(t *testing.T) {
 	var hasPtr func(reflect.Type) bool
 	hasPtr = func(ty reflect.Type) bool {
@@ -63,12 +63,6 @@ func TestSlabTypesPointerFree(t *testing.T) {
 	}
 	if n < 6 {
 		t.Errorf("found %d chunked types in Builder, want 6 or more", n)
-	}
-	// The dense columns newColumn makes.
-	for _, v := range []any{float64(0), int64(0), int32(0), int8(0), false} {
-		if hasPtr(reflect.TypeOf(v)) {
-			t.Errorf("%T holds pointers", v)
-		}
 	}
 }
 
@@ -142,24 +136,6 @@ func TestSlabChunks(t *testing.T) {
 			}
 		}
 		kf++
-	}
-}
-
-// TestNewColumn: dense columns, from a slab or not, are zero and of the
-// length asked.
-func TestNewColumn(t *testing.T) {
-	for _, n := range []int{0, 1, 1000, denseSlabMin/8 - 1, denseSlabMin / 8, slabSize / 32, slabSize/32 + 1, slabSize / 4} {
-		f := newColumn[float64](n)
-		b := newColumn[bool](n)
-		if len(f) != n || len(b) != n {
-			t.Fatalf("newColumn(%d): len %d, %d", n, len(f), len(b))
-		}
-		for i := range f {
-			if f[i] != 0 || b[i] {
-				t.Fatalf("newColumn(%d)[%d] not zero", n, i)
-			}
-			f[i], b[i] = float64(i), true
-		}
 	}
 }
 
