@@ -72,6 +72,10 @@ func (c *chunked[T]) grow() {
 		return
 	}
 	c.full = append(c.full, c.last)
+	if slabsOff.Load() {
+		c.last = make([]T, 0, chunkLen)
+		return
+	}
 	c.last = slabChunk[T]()
 }
 
