@@ -16,6 +16,7 @@ import (
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/storage"
@@ -283,9 +284,17 @@ type reading struct {
 	rd    *read
 }
 
+// slabLimitMin is the smallest memory limit under which the builders take
+// their chunks from skyfall's shared slabs (32 slabs of 8 MiB).
+const slabLimitMin = 256 << 20
+
 func (j *job) startRead(objs []object) *reading {
 	bud := &budget{limit: j.cfg.MemoryLimit, dir: j.cfg.SpillDir}
 	bud.defaults()
+	// Shared slabs for the builders' chunks save first touches of fresh
+	// pages, but keep spilled runs' chunks in memory beside live ones: not
+	// under a tight limit.
+	skyfall.UseSlabs(bud.limit >= slabLimitMin)
 	return &reading{objs: objs, bud: bud, bad: newBadRows(len(objs), j.cfg.MaxBadRows), split: j.splitObjects(objs),
 		rd: &read{objects: make([]scoring.Object, len(objs)), how: make([]string, len(objs)), counts: map[string]int{}}}
 }

@@ -291,6 +291,9 @@
 // writes a JSON Lines object in that form (parquet.go,
 // parquet_convert.go): zstd pages, but a column zstd would not shrink by
 // an eighth (random float64s: rewards, log-probabilities) uncompressed.
+// The page buffers and the buffers of objects read whole come from pools
+// by power-of-two size (parquet_pool.go); a new one of 4 MiB or more is
+// advised for transparent huge pages before it is filled (internal/hugemem).
 //
 // ObjectRuns.AppendEncoding and ObjectRecords.AppendEncoding write a
 // decoded object to bytes, DecodeEncodedObject and DecodeEncodedRecords

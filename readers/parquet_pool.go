@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+
+	"github.com/crlbatch/crlbatch/internal/hugemem"
 )
 
 // pqPages is the allocator of the Parquet reader's page buffers (each
@@ -67,7 +69,7 @@ func (pqPool) Allocate(size int) []byte {
 		clear(b)
 		return b
 	}
-	return make([]byte, size, 1<<c)
+	return pqNew(size, 1<<c)
 }
 
 func (p pqPool) Reallocate(size int, b []byte) []byte {
@@ -94,6 +96,18 @@ func (pqPool) Free(b []byte) {
 	pqPoolClasses[bits.Len(uint(c-1))].Put(&b)
 }
 
+// pqNew makes a pool buffer of capacity bytes (a power of two); one large
+// enough to hold a whole 2 MiB page is advised for transparent huge pages
+// (internal/hugemem) before anything touches it: the object buffers and
+// large page buffers are filled whole, and fault in a few huge pages
+// instead of hundreds of small ones.
+func pqNew(size, capacity int) []byte {
+	if capacity >= 2*hugemem.PageSize {
+		return hugemem.Bytes(capacity)[:size]
+	}
+	return make([]byte, size, capacity)
+}
+
 // ParquetObjectBuffer returns a buffer of size bytes, not cleared, for a
 // Parquet object read whole (the engine's small objects), from the pool of
 // the page buffers: the next object's bytes reuse it instead of faulting
@@ -105,7 +119,7 @@ func ParquetObjectBuffer(size int) []byte {
 		if v, ok := pqPoolClasses[c].Get().(*[]byte); ok {
 			return (*v)[:size]
 		}
-		return make([]byte, size, 1<<c)
+		return pqNew(size, 1<<c)
 	}
 	return make([]byte, size)
 }

@@ -25,7 +25,8 @@ import (
 //	                 is listed with its row; neither means -1
 //
 // Every column lives in fixed-size chunks: a chunk is never copied once
-// full, and only the last one has spare room. Every value round-trips bit
+// full, and only the last one has spare room. Full-size chunks are carved
+// out of slabs advised for huge pages (slabs.go). Every value round-trips bit
 // for bit.
 
 // chunkLen is the number of elements of a full chunk (32 KiB of float64).
@@ -71,7 +72,11 @@ func (c *chunked[T]) grow() {
 		return
 	}
 	c.full = append(c.full, c.last)
-	c.last = make([]T, 0, chunkLen)
+	if slabsOff.Load() {
+		c.last = make([]T, 0, chunkLen)
+		return
+	}
+	c.last = slabChunk[T]()
 }
 
 // reset empties the sequence, keeping its full-size chunks for the

@@ -28,5 +28,12 @@
 // Every unavailable number is a protocol.Value with OK false and a reason from
 // the Reason* constants; nothing absent is ever reported as zero.
 //
-// The package is pure: no I/O, goroutines, clocks or contexts.
+// A Builder's full-size chunks are carved out of 8 MiB slabs shared by the process's Builders and
+// advised for transparent huge pages (internal/hugemem): fewer first
+// touches of fresh 4 KiB pages (slabs.go says what that means for how
+// long memory is held).
+//
+// The package is pure: no I/O, goroutines, clocks or contexts (the huge
+// page advice is a madvise system call, and internal/hugemem reads once
+// whether the kernel offers huge pages).
 package skyfall

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package hugemem
+
+func available() bool { return false }
+
+func addr(b []byte) uintptr { return 0 }
+
+func advise(p, n uintptr) {}
