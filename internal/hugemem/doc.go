@@ -17,10 +17,6 @@
 // advise only memory that will be filled: a half-used advised buffer holds
 // more resident memory than the same buffer unadvised.
 //
-// AlignOffset says where the first 2 MiB boundary of an allocation lies, for
-// a caller that allocates PageSize bytes more and starts its buffer there,
-// so that every whole 2 MiB of it can be advised (skyfall's slabs).
-//
 // Advice is given at most once per buffer; the package keeps no state but
 // whether huge pages are available (read once).
 package hugemem

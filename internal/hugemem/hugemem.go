@@ -18,12 +18,6 @@ func Bytes(n int) []byte {
 	return b
 }
 
-// AlignOffset returns how many bytes past base the first 2 MiB boundary at
-// or above it lies (0 when base is one).
-func AlignOffset(base uintptr) int {
-	return int((PageSize - base%PageSize) % PageSize)
-}
-
 // Advise advises the 2 MiB-aligned interior of b for huge pages, where they
 // are available; call it before touching b. It never fails.
 func Advise(b []byte) {

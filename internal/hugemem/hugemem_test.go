@@ -80,17 +80,6 @@ func TestBytes(t *testing.T) {
 	Advise(nil) // nothing to advise, no panic
 }
 
-func TestAlignOffset(t *testing.T) {
-	for _, c := range []struct {
-		base uintptr
-		off  int
-	}{{0, 0}, {PageSize, 0}, {PageSize + 8192, PageSize - 8192}, {2*PageSize - 1, 1}, {1, PageSize - 1}} {
-		if got := AlignOffset(c.base); got != c.off {
-			t.Errorf("AlignOffset(%#x) = %d, want %d", c.base, got, c.off)
-		}
-	}
-}
-
 func TestModeAllows(t *testing.T) {
 	for mode, want := range map[string]bool{
 		"always [madvise] never\n": true,

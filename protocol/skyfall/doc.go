@@ -28,8 +28,8 @@
 // Every unavailable number is a protocol.Value with OK false and a reason from
 // the Reason* constants; nothing absent is ever reported as zero.
 //
-// A Builder's full-size chunks are carved out of 8 MiB slabs shared by the process's Builders,
-// starting at a 2 MiB boundary and advised for transparent huge pages (internal/hugemem): fewer first
+// A Builder's full-size chunks are carved out of 8 MiB slabs shared by the process's Builders and
+// advised for transparent huge pages (internal/hugemem): fewer first
 // touches of fresh 4 KiB pages (slabs.go says what that means for how
 // long memory is held).
 //

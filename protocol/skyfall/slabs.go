@@ -10,9 +10,9 @@ import (
 )
 
 // Full-size chunks (chunkLen elements: 16 to 128 KiB) are carved out of
-// larger buffers, slabs of slabSize bytes starting at a 2 MiB boundary
-// (slabAlloc) and advised whole for transparent huge pages
-// (internal/hugemem) before anything touches them: on a machine where the first touch of a fresh 4 KiB page is
+// larger buffers, slabs of slabSize bytes whose 2 MiB-aligned interior is
+// advised for transparent huge pages (internal/hugemem) before anything
+// touches them: on a machine where the first touch of a fresh 4 KiB page is
 // dear, the rows Builders hold until their runs are scored fault in a few
 // huge pages instead of hundreds of small ones. Only full-size chunks come
 // from slabs: a run too short to fill one (the first chunk grows by
@@ -36,21 +36,9 @@ const slabSize = 8 << 20
 // a new one.
 var slab struct {
 	sync.Mutex
-	cur weak.Pointer[[slabAlloc]byte]
-	off int // where the next chunk of cur starts
-	end int // where cur's usable room ends (off's start + slabSize)
+	cur weak.Pointer[[slabSize]byte]
+	off int // bytes of cur handed out
 }
-
-// slabAlloc is the size of a slab's allocation: slabSize bytes and room to
-// start them at a 2 MiB boundary. A Go allocation of 8 MiB starts wherever
-// the heap has room (8 KiB-aligned), and only its 2 MiB-aligned interior
-// can be advised: three huge pages of four, on average 2 MiB of every slab
-// faulted in small pages. From the boundary the slab's 8 MiB are four whole
-// huge pages; the rest of the allocation (under 2 MiB, split before and
-// after) is never handed out, and, never touched, is no resident memory
-// when the heap gives fresh pages (reused heap memory is cleared by the
-// runtime as any other allocation).
-const slabAlloc = slabSize + hugemem.PageSize
 
 // slabChunk returns an empty chunk of capacity chunkLen, zeroed and never
 // touched before, from the current slab. T must hold no pointers (the
@@ -60,11 +48,10 @@ func slabChunk[T any]() []T {
 	size := (int(unsafe.Sizeof(zero))*chunkLen + 7) &^ 7 // 8-byte aligned
 	slab.Lock()
 	s := slab.cur.Value()
-	if s == nil || slab.off+size > slab.end {
-		s = new([slabAlloc]byte)
-		lo := hugemem.AlignOffset(uintptr(unsafe.Pointer(s)))
-		hugemem.Advise(s[lo : lo+slabSize])
-		slab.cur, slab.off, slab.end = weak.Make(s), lo, lo+slabSize
+	if s == nil || slab.off+size > slabSize {
+		s = new([slabSize]byte)
+		hugemem.Advise(s[:])
+		slab.cur, slab.off = weak.Make(s), 0
 	}
 	p := unsafe.Pointer(&s[slab.off])
 	slab.off += size

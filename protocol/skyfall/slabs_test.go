@@ -5,9 +5,6 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
-	"weak"
-
-	"github.com/crlbatch/crlbatch/internal/hugemem"
 )
 
 // TestSlabTypesPointerFree: chunks carved out of []byte slabs must hold no
@@ -170,31 +167,4 @@ func TestSlabReleased(t *testing.T) {
 			t.Fatal("chunk not zero")
 		}
 	}
-}
-
-// TestSlabAligned: a new slab's first chunk starts at a 2 MiB boundary, and
-// its chunks stay within the slabSize bytes from there (the part of the
-// allocation that was advised).
-func TestSlabAligned(t *testing.T) {
-	slab.Lock()
-	slab.cur = weak.Pointer[[slabAlloc]byte]{} // the next chunk starts a new slab
-	slab.Unlock()
-	first := slabChunk[float64]()[:1]
-	lo := uintptr(unsafe.Pointer(&first[0]))
-	if lo%hugemem.PageSize != 0 {
-		t.Fatalf("a new slab's first chunk at %#x, not at a 2 MiB boundary", lo)
-	}
-	keep := [][]float64{first}
-	for range slabSize / (chunkLen * 8) {
-		c := slabChunk[float64]()[:chunkLen]
-		keep = append(keep, c)
-		p := uintptr(unsafe.Pointer(&c[0]))
-		if p < lo || p+chunkLen*8 > lo+slabSize {
-			if p%hugemem.PageSize != 0 {
-				t.Fatalf("chunk at %#x outside the slab [%#x, %#x) and not a new slab's first", p, lo, lo+slabSize)
-			}
-			lo = p
-		}
-	}
-	runtime.KeepAlive(keep)
 }
