@@ -63,6 +63,13 @@ func TestIdleParquetMemory(t *testing.T) {
 	if got == 0 && !raceEnabled {
 		t.Error("no memory carved out of 20 idle buffers")
 	}
+	// Switched off: nothing, whatever is idle.
+	UseIdleParquetMemory(false)
+	ReleaseParquetObjectBuffer(ParquetObjectBuffer(1 << 20))
+	if b := IdleParquetMemory(100); b != nil {
+		t.Error("memory carved after UseIdleParquetMemory(false)")
+	}
+	UseIdleParquetMemory(true)
 	// A piece larger than any idle buffer: nil, nothing allocated.
 	if b := IdleParquetMemory(1 << 30); b != nil {
 		t.Errorf("IdleParquetMemory(1 GiB) = %d bytes", len(b))
