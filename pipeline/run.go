@@ -295,6 +295,10 @@ func (j *job) startRead(objs []object) *reading {
 	// pages, but keep spilled runs' chunks in memory beside live ones: not
 	// under a tight limit.
 	skyfall.UseSlabs(bud.limit >= slabLimitMin)
+	// The traces' columns carved out of the Parquet reader's idle
+	// buffers: likewise not under a tight limit, where objects are still
+	// read while runs are scored.
+	readers.UseIdleParquetMemory(bud.limit >= slabLimitMin)
 	return &reading{objs: objs, bud: bud, bad: newBadRows(len(objs), j.cfg.MaxBadRows), split: j.splitObjects(objs),
 		rd: &read{objects: make([]scoring.Object, len(objs)), how: make([]string, len(objs)), counts: map[string]int{}}}
 }

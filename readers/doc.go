@@ -294,6 +294,11 @@
 // The page buffers and the buffers of objects read whole come from pools
 // by power-of-two size (parquet_pool.go); a new one of 4 MiB or more is
 // advised for transparent huge pages before it is filled (internal/hugemem).
+// Once a Parquet job's objects are read, IdleParquetMemory carves the
+// pool's idle buffers (already touched) into the memory of the traces'
+// dense columns (the skyfall decoder's TracePool.Mem), unless
+// UseIdleParquetMemory(false) (the pipeline's rule: not under a memory
+// limit below 256 MiB).
 //
 // ObjectRuns.AppendEncoding and ObjectRecords.AppendEncoding write a
 // decoded object to bytes, DecodeEncodedObject and DecodeEncodedRecords

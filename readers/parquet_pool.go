@@ -3,6 +3,9 @@ package readers
 import (
 	"math/bits"
 	"sync"
+	"sync/atomic"
+	"unsafe"
+	"weak"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -126,3 +129,56 @@ func ParquetObjectBuffer(size int) []byte {
 
 // ReleaseParquetObjectBuffer gives back a buffer of ParquetObjectBuffer.
 func ReleaseParquetObjectBuffer(b []byte) { pqPages.Free(b) }
+
+// pqIdle is the pool buffer IdleParquetMemory carves, held weakly (its
+// start): once nothing carved out of it is referenced, it is garbage.
+var pqIdle struct {
+	sync.Mutex
+	cur  weak.Pointer[byte]
+	size int // its capacity
+	off  int // bytes of it handed out
+}
+
+// IdleParquetMemory returns n bytes (rounded up to 64) carved out of a
+// Parquet pool buffer nobody holds (a page buffer or an object buffer the
+// Parquet reader gave back), not zeroed, or nil when the pool has none of
+// the size: it never allocates. It is skyfall.TracePool's Mem for the
+// columns of the traces a Parquet job scores: once the objects are read,
+// their idle buffers, already touched (the large ones in huge pages), hold
+// the traces' columns instead of new memory faulting in fresh pages. A
+// buffer carved from never goes back to the pool: what is handed out is
+// its holder's for as long as it likes, and the buffer is garbage once no
+// part of it is referenced. JSON Lines jobs, which use no Parquet buffers,
+// always get nil, and so does every caller after UseIdleParquetMemory(false).
+func IdleParquetMemory(n int) []byte {
+	if n <= 0 || pqIdleOff.Load() {
+		return nil
+	}
+	n = (n + 63) &^ 63
+	pqIdle.Lock()
+	defer pqIdle.Unlock()
+	if p := pqIdle.cur.Value(); p != nil && pqIdle.off+n <= pqIdle.size {
+		b := unsafe.Slice(p, pqIdle.size)[pqIdle.off : pqIdle.off+n : pqIdle.off+n]
+		pqIdle.off += n
+		return b
+	}
+	for c := pqPoolClass(n); c <= pqPoolMax; c++ {
+		if v, ok := pqPoolClasses[c].Get().(*[]byte); ok {
+			b := (*v)[:cap(*v)]
+			pqIdle.cur, pqIdle.size, pqIdle.off = weak.Make(&b[0]), len(b), n
+			return b[:n:n]
+		}
+	}
+	return nil
+}
+
+// pqIdleOff, when set, has IdleParquetMemory hand out nothing.
+var pqIdleOff atomic.Bool
+
+// UseIdleParquetMemory says whether IdleParquetMemory carves idle buffers
+// (the default) or hands out nothing. Under a tight memory limit, where
+// runs are spilled and scored while objects are still read, a buffer it
+// takes is one the reader then makes anew: the Parquet job under
+// --memory-limit 16MiB faulted 1.4-1.9k more pages (1 of 6 rounds fewer),
+// CPU not lower. The pipeline sets it per job, as skyfall.UseSlabs.
+func UseIdleParquetMemory(on bool) { pqIdleOff.Store(!on) }

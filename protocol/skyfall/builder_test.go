@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // denseBuilder is the Builder as it was before its columns were compact:
@@ -632,5 +633,70 @@ func TestTracePool(t *testing.T) {
 	nilPool.Put(t2)
 	if t2.Rewards != nil {
 		t.Errorf("Put on a nil pool left the columns")
+	}
+}
+
+// TestTracePoolMem: with a Mem handing out dirty memory (every byte 0xA5,
+// no bool), traces are exactly those made without a pool, their columns
+// come from Mem and never overlap; a Mem returning nil, too little or
+// misaligned memory has the columns made.
+func TestTracePoolMem(t *testing.T) {
+	var arena []byte
+	var handed [][2]uintptr
+	dirty := func(bytes int) []byte {
+		if len(arena) < bytes+8 {
+			arena = make([]byte, 1<<20)
+			for i := range arena {
+				arena[i] = 0xA5
+			}
+		}
+		b := arena[:bytes:bytes]
+		arena = arena[(bytes+7)&^7:]
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		handed = append(handed, [2]uintptr{p, p + uintptr(bytes)})
+		return b
+	}
+	rng := rand.New(rand.NewPCG(10, 11))
+	for k := range 40 {
+		n := []int{0, 1, 5, 100, 1000, 5000}[rng.IntN(6)]
+		comps := [][]string{nil, {"a"}, {"a", "b", "c"}}[rng.IntN(3)]
+		b := NewBuilder("k", comps)
+		g := &rowGen{rng: rng, nComps: len(comps), labels: 1 + rng.IntN(20)}
+		var r Row
+		for range n {
+			g.next(&r)
+			b.Add(&r)
+		}
+		what := fmt.Sprintf("trace %d (%d rows)", k, n)
+		want := b.Trace(nil)
+		handed = handed[:0]
+		got := b.TraceFrom(&TracePool{Mem: dirty}, nil)
+		checkSameTrace(t, what, got, want)
+		inMem := func(p unsafe.Pointer) bool {
+			for _, h := range handed {
+				if uintptr(p) >= h[0] && uintptr(p) < h[1] {
+					return true
+				}
+			}
+			return false
+		}
+		if n > 0 && (!inMem(unsafe.Pointer(&got.Rewards[0])) || !inMem(unsafe.Pointer(&got.Labels[0]))) {
+			t.Fatalf("%s: columns not from Mem", what)
+		}
+		for i, a := range handed {
+			for _, c := range handed[i+1:] {
+				if a[0] < c[1] && c[0] < a[1] {
+					t.Fatalf("%s: Mem's memory handed out twice", what)
+				}
+			}
+		}
+		// The same from Mems that do not give what is asked.
+		for name, mem := range map[string]func(int) []byte{
+			"nil":        func(int) []byte { return nil },
+			"short":      func(n int) []byte { return make([]byte, n-1) },
+			"misaligned": func(n int) []byte { return make([]byte, n+8)[1 : n+1] },
+		} {
+			checkSameTrace(t, what+", Mem "+name, b.TraceFrom(&TracePool{Mem: mem}, nil), want)
+		}
 	}
 }

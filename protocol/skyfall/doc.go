@@ -17,7 +17,8 @@
 // of the dense size on typical traces, every value kept bit for bit) and
 // materialises the dense Trace on demand, or counts the rows per label
 // without materialising (CountLabels, for a ceiling); a TracePool lends the columns of
-// traces already scored to the next one.
+// traces already scored to the next one, and may take the memory of new
+// ones from its caller (TracePool.Mem: idle buffers already touched).
 //
 // Arithmetic follows PROTOCOLS exactly so that an independent implementation
 // agrees to 1e-9: float64 sums accumulated sequentially in row order; a

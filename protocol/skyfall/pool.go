@@ -1,6 +1,9 @@
 package skyfall
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // DefaultPoolTraces is the number of traces' columns a TracePool keeps when
 // its Max is 0.
@@ -18,6 +21,17 @@ type TracePool struct {
 	// Max is the number of traces' columns kept; 0 means
 	// DefaultPoolTraces. Set it before the pool is first used.
 	Max int
+
+	// Mem, when set, is asked for the memory of a column the pool has none
+	// for, before one is made: it returns at least bytes bytes, 8-byte
+	// aligned, that nothing else uses or will use (the column may hold them
+	// as long as it likes; the garbage collector frees them), not
+	// necessarily zeroed, or nil to have the column made. It must return
+	// memory holding no pointers: columns hold none, and the collector does
+	// not look for any in them. Memory already touched (idle buffers of
+	// another kind) spares the first touches of fresh pages a new column
+	// costs. Set it before the pool is first used.
+	Mem func(bytes int) []byte
 
 	mu  sync.Mutex
 	f64 colList[float64]
@@ -100,9 +114,10 @@ func (l *colList[T]) take(n int) []T {
 	return nil
 }
 
-// column returns a column of n elements from the list of pool (nil: none)
-// or a new one. A column from the pool is zeroed only when zero is set; a
-// new one is always zero.
+// column returns a column of n elements from the list of pool (nil: none),
+// else from pool's Mem, else a new one. A column from the pool or Mem is
+// zeroed only when zero is set (a bool column from Mem always is); a new
+// one is always zero.
 func column[T any](p *TracePool, list func(*TracePool) *colList[T], n int, zero bool) []T {
 	if p != nil && n > 0 {
 		p.mu.Lock()
@@ -110,6 +125,21 @@ func column[T any](p *TracePool, list func(*TracePool) *colList[T], n int, zero 
 		p.mu.Unlock()
 		if s != nil {
 			if zero {
+				clear(s)
+			}
+			return s
+		}
+	}
+	if p != nil && p.Mem != nil && n > 0 {
+		var zeroT T
+		size := int(unsafe.Sizeof(zeroT))
+		if b := p.Mem(n * size); len(b) >= n*size && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%8 == 0 {
+			s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+			// Not zeroed unless asked, as a column from the pool; a bool
+			// column is, whatever its caller fills: a byte of the memory
+			// that is not 0 or 1 is no bool.
+			var anyT any = zeroT
+			if _, isBool := anyT.(bool); zero || isBool {
 				clear(s)
 			}
 			return s

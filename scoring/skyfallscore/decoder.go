@@ -104,7 +104,9 @@ func (d *decoder) Conflicts(objs []scoring.Object) []*readers.DataError {
 
 func (d *decoder) Assemble(objs []scoring.Object, fn func(*scoring.Run) error) error {
 	if d.pool == nil {
-		d.pool = &skyfall.TracePool{Max: d.max}
+		// Columns the pool has none for are carved out of the Parquet
+		// reader's idle buffers when there are some (a Parquet job's).
+		d.pool = &skyfall.TracePool{Max: d.max, Mem: readers.IdleParquetMemory}
 	}
 	opts := d.opts
 	opts.Traces = d.pool
