@@ -1,0 +1,61 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/crlbatch/crlbatch/protocol/skyfall"
+	"github.com/crlbatch/crlbatch/scoring"
+)
+
+// TestUseSlabs: the builders take their chunks from skyfall's shared slabs
+// only when the read step decodes at least slabInputMin bytes (objects
+// read already, not wanted now or served from --cache do not count) under
+// a memory limit of at least slabLimitMin.
+//
+// Not parallel (see TestMain): whether slabs are used is process-wide.
+func TestUseSlabs(t *testing.T) {
+	defer skyfall.UseSlabs(true)
+	big, small := int64(slabInputMin), int64(slabInputMin/4)
+	var done readObject
+	for _, c := range []struct {
+		name  string
+		sizes []int64
+		read  []bool // read already
+		want  []bool
+		limit int64
+		slabs bool
+	}{
+		{"one object of slabInputMin", []int64{big}, nil, nil, 1 << 30, true},
+		{"four small objects adding up", []int64{small, small, small, small}, nil, nil, 1 << 30, true},
+		{"three small objects", []int64{small, small, small}, nil, nil, 1 << 30, false},
+		{"the big object read already", []int64{big, small}, []bool{true, false}, nil, 1 << 30, false},
+		{"the big object not wanted now", []int64{big, small}, nil, []bool{false, true}, 1 << 30, false},
+		{"the big object wanted", []int64{big, small}, nil, []bool{true, false}, 1 << 30, true},
+		{"under a tight limit", []int64{big}, nil, nil, slabLimitMin - 1, false},
+		{"at the limit", []int64{big}, nil, nil, slabLimitMin, true},
+	} {
+		objs := make([]object, len(c.sizes))
+		for i, s := range c.sizes {
+			objs[i].Size = s
+		}
+		rd := &read{objects: make([]scoring.Object, len(objs))}
+		for i, r := range c.read {
+			if r {
+				rd.objects[i] = done
+			}
+		}
+		skyfall.UseSlabs(!c.slabs)
+		j := &job{}
+		j.useSlabs(&reading{objs: objs, bud: &budget{limit: c.limit}, rd: rd}, c.want)
+		if got := skyfall.SlabsInUse(); got != c.slabs {
+			t.Errorf("%s: slabs in use %v, want %v", c.name, got, c.slabs)
+		}
+	}
+}
+
+// readObject stands for an object read already.
+type readObject struct{}
+
+func (readObject) Rows() int      { return 1 }
+func (readObject) NumRuns() int   { return 1 }
+func (readObject) Release() error { return nil }
