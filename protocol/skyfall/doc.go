@@ -32,7 +32,9 @@
 // A Builder's full-size chunks are carved out of 8 MiB slabs shared by the process's Builders and
 // advised for transparent huge pages (internal/hugemem): fewer first
 // touches of fresh 4 KiB pages (slabs.go says what that means for how
-// long memory is held).
+// long memory is held), unless UseSlabs(false) has them made alone (the
+// pipeline uses slabs only for a read step that decodes 64 MiB or more
+// under a memory limit of 256 MiB or more).
 //
 // The package is pure: no I/O, goroutines, clocks or contexts (the huge
 // page advice is a madvise system call, and internal/hugemem reads once
