@@ -16,7 +16,6 @@ import (
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/storage"
@@ -308,7 +307,7 @@ func (j *job) useSlabs(rs *reading, want []bool) {
 			decode += o.Size
 		}
 	}
-	skyfall.UseSlabs(rs.bud.limit >= slabLimitMin && decode >= slabInputMin)
+	readers.UseSlabs(rs.bud.limit >= slabLimitMin && decode >= slabInputMin)
 }
 
 func (j *job) startRead(objs []object) *reading {

@@ -3,7 +3,7 @@ package pipeline
 import (
 	"testing"
 
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
+	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 )
 
@@ -14,7 +14,7 @@ import (
 //
 // Not parallel (see TestMain): whether slabs are used is process-wide.
 func TestUseSlabs(t *testing.T) {
-	defer skyfall.UseSlabs(true)
+	defer readers.UseSlabs(true)
 	big, small := int64(slabInputMin), int64(slabInputMin/4)
 	var done readObject
 	for _, c := range []struct {
@@ -44,10 +44,10 @@ func TestUseSlabs(t *testing.T) {
 				rd.objects[i] = done
 			}
 		}
-		skyfall.UseSlabs(!c.slabs)
+		readers.UseSlabs(!c.slabs)
 		j := &job{}
 		j.useSlabs(&reading{objs: objs, bud: &budget{limit: c.limit}, rd: rd}, c.want)
-		if got := skyfall.SlabsInUse(); got != c.slabs {
+		if got := readers.SlabsInUse(); got != c.slabs {
 			t.Errorf("%s: slabs in use %v, want %v", c.name, got, c.slabs)
 		}
 	}

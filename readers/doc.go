@@ -298,7 +298,9 @@
 // pool's idle buffers (already touched) into the memory of the traces'
 // dense columns (the skyfall decoder's TracePool.Mem), unless
 // UseIdleParquetMemory(false) (the pipeline's rule: not under a memory
-// limit below 256 MiB).
+// limit below 256 MiB). UseSlabs passes the pipeline's choice of shared
+// slabs for the decoded rows' chunks on to skyfall (skyfall.UseSlabs), so
+// the pipeline names no protocol.
 //
 // ObjectRuns.AppendEncoding and ObjectRecords.AppendEncoding write a
 // decoded object to bytes, DecodeEncodedObject and DecodeEncodedRecords
