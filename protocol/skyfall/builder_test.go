@@ -528,6 +528,21 @@ func BenchmarkBuilder(b *testing.B) {
 	})
 }
 
+// randomBuilder returns a builder of 0 to 5000 rows from rowGen, with no,
+// one or three components, all drawn from rng, and its number of rows.
+func randomBuilder(rng *rand.Rand) (*Builder, int) {
+	n := []int{0, 1, 5, 100, 1000, 5000}[rng.IntN(6)]
+	comps := [][]string{nil, {"a"}, {"a", "b", "c"}}[rng.IntN(3)]
+	b := NewBuilder("k", comps)
+	g := &rowGen{rng: rng, nComps: len(comps), labels: 1 + rng.IntN(20)}
+	var r Row
+	for range n {
+		g.next(&r)
+		b.Add(&r)
+	}
+	return b, n
+}
+
 // TestTracePool: traces made from a pool holding dirty columns of every
 // size are exactly the traces made without one; Put clears the trace's row
 // columns; columns are reused when large enough, and the pool does not
@@ -536,15 +551,7 @@ func TestTracePool(t *testing.T) {
 	pool := new(TracePool)
 	rng := rand.New(rand.NewPCG(8, 9))
 	for k := range 60 {
-		n := []int{0, 1, 5, 100, 1000, 5000}[rng.IntN(6)]
-		comps := [][]string{nil, {"a"}, {"a", "b", "c"}}[rng.IntN(3)]
-		b := NewBuilder("k", comps)
-		g := &rowGen{rng: rng, nComps: len(comps), labels: 1 + rng.IntN(20)}
-		var r Row
-		for range n {
-			g.next(&r)
-			b.Add(&r)
-		}
+		b, n := randomBuilder(rng)
 		what := fmt.Sprintf("trace %d (%d rows)", k, n)
 		got := b.TraceFrom(pool, map[string]string{"m": "1"})
 		checkSameTrace(t, what, got, b.Trace(map[string]string{"m": "1"}))
@@ -658,15 +665,7 @@ func TestTracePoolMem(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(10, 11))
 	for k := range 40 {
-		n := []int{0, 1, 5, 100, 1000, 5000}[rng.IntN(6)]
-		comps := [][]string{nil, {"a"}, {"a", "b", "c"}}[rng.IntN(3)]
-		b := NewBuilder("k", comps)
-		g := &rowGen{rng: rng, nComps: len(comps), labels: 1 + rng.IntN(20)}
-		var r Row
-		for range n {
-			g.next(&r)
-			b.Add(&r)
-		}
+		b, n := randomBuilder(rng)
 		what := fmt.Sprintf("trace %d (%d rows)", k, n)
 		want := b.Trace(nil)
 		handed = handed[:0]
