@@ -77,6 +77,12 @@ func build(r *run, ld *loader, opts Options) (*skyfall.Trace, error) {
 	} else {
 		b := skyfall.NewBuilder(r.key, opts.Components)
 		for _, pc := range r.pieces {
+			if pc.p.b != nil {
+				// Held in memory: straight from the part's compact columns.
+				b.AppendRows(pc.p.b, opts.Components, pc.p.origin)
+				ld.done(pc)
+				continue
+			}
 			pt, err := ld.columns(pc)
 			if err != nil {
 				return nil, err
@@ -97,6 +103,9 @@ func build(r *run, ld *loader, opts Options) (*skyfall.Trace, error) {
 
 // appendPart adds the rows of one part, pt, to b, in line order. po holds
 // the first origin and alias of each label within the part (part.origins).
+// A part whose builder is held adds its rows by Builder.AppendRows (the
+// same rows, columns and chunks, a column at a time); appendPart adds
+// those read back from their encoding or a spill file.
 func appendPart(b *skyfall.Builder, pt *skyfall.Trace, po map[string]labelOrigin, comps []string) {
 	// Per label of the part: its first origin and alias within the part.
 	origins := make([]labelOrigin, len(pt.LabelNames))

@@ -476,3 +476,77 @@ func TestChunksMatchDecodeObjectOnCorpus(t *testing.T) {
 		})
 	}
 }
+
+// A plain object's chunk buffers of the default size come out of slabs of
+// chunkSlabBufs buffers (newBuf), each capped at its own length: with every
+// chunk read before any is decoded (two slabs and more in use at once), a
+// bad row, a CRLF line, a line longer than a chunk and lines cut from the
+// stream give DecodeObject's object and bad rows; a compressed object's
+// buffers are made one by one; Close lets go of the slab.
+func TestChunksPlainSlabs(t *testing.T) {
+	var data []byte
+	for i := 0; len(data) < 13*DefaultChunkBytes; i++ {
+		switch {
+		case i == 5000:
+			data = append(data, "{\"run_id\":\"r1\",\"reward\":\n"...) // a bad row
+		case i == 9000:
+			data = fmt.Appendf(data, `{"run_id":"r2","step":%d,"reward":1,"regime_id":"b","note":"%s"}`+"\n", i, strings.Repeat("x", 3*DefaultChunkBytes))
+		case i%7 == 0:
+			data = fmt.Appendf(data, `{"run_id":"r%d","step":%d,"reward":%d.25,"regime_id":"a"}`+"\r\n", i%3, i, i%11)
+		default:
+			data = fmt.Appendf(data, `{"run_id":"r%d","step":%d,"reward":%d,"regime_id":"a","components":{"progress":%d}}`+"\n", i%3, i, i%5, i%4)
+		}
+	}
+	opts := Options{Components: []string{"progress"}}
+	for _, parallel := range []bool{false, true} {
+		checkChunked(t, data, opts, DefaultChunkBytes, 1, 0, parallel)
+		checkChunked(t, data, opts, DefaultChunkBytes, 1, 2, parallel)
+	}
+
+	n := DefaultChunkBytes + DefaultChunkBytes/8
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		slabby bool
+	}{{"plain", data, true}, {"zstd", zst(t, data), false}} {
+		c, err := SplitObject(testURL, "x.jsonl", bytes.NewReader(tc.data), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var chunks []*Chunk
+		for {
+			ch, err := c.Next(DefaultChunkBytes)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks = append(chunks, ch)
+		}
+		if len(chunks) < 2*chunkSlabBufs {
+			t.Fatalf("%s: %d chunks, want at least %d", tc.name, len(chunks), 2*chunkSlabBufs)
+		}
+		if (c.slab != nil) != tc.slabby {
+			t.Errorf("%s: slab %d bytes left", tc.name, len(c.slab))
+		}
+		for i, ch := range chunks[1:] { // the first chunk is read line by line
+			if ch.rawLines > 0 && cap(ch.data) != n {
+				t.Errorf("%s: chunk %d: buffer of capacity %d, want %d", tc.name, i+1, cap(ch.data), n)
+			}
+		}
+		for _, ch := range chunks {
+			if err := c.Merge(DecodeChunk(ch)); err != nil && !strings.Contains(err.Error(), "line 5001") {
+				t.Fatalf("%s: %v", tc.name, err)
+			} else if err != nil {
+				break
+			}
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if c.slab != nil {
+			t.Errorf("%s: slab kept after Close", tc.name)
+		}
+	}
+}

@@ -93,6 +93,13 @@ type labelOrigin struct {
 	hasOrigin, hasAlias bool
 }
 
+// origin returns the first origin and alias of label within the part, as
+// Builder.AppendRows takes them.
+func (p *part) origin(label string) skyfall.LabelOrigin {
+	lo := p.origins[label]
+	return skyfall.LabelOrigin{Origin: lo.origin, AliasOf: lo.alias, HasOrigin: lo.hasOrigin, HasAliasOf: lo.hasAlias}
+}
+
 // addOrigin keeps lo's origin and alias as label's in the part unless the
 // label has one already: a label keeps the first of each.
 func (p *part) addOrigin(label string, lo labelOrigin) {

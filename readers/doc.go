@@ -54,12 +54,17 @@
 // whole lines (Chunks.Next: past the first, each read straight into its
 // chunk's buffer, a piece at a time, and cut at its last '\n', its lines
 // counted but not copied out of the line buffer one by one; DecodeChunk
-// splits them), DecodeChunk decodes each on its own (on any
+// splits them; a decoded chunk's buffer serves a later one, and a plain
+// object's fresh buffers are carved four at a time out of a slab advised
+// for transparent huge pages, internal/hugemem), DecodeChunk decodes each on its own (on any
 // goroutine the caller likes), and Chunks.Merge puts them back together in
 // order, into exactly what DecodeObject returns, the same error at the same
 // line included, with the bad rows before it handed to OnBadRow in line
 // order from the goroutine that merges (one at a time). FuzzDecodeChunked holds the two ways to
-// the same result.
+// the same result. A later chunk's rows of a run are appended to the run's
+// builder from the chunk's compact columns (skyfall.Builder.AppendRows), as
+// Assemble appends the parts of a run spanning objects that are held in
+// memory; parts read back from an encoding or a spill file go row by row.
 //
 // DecodeObject does not close r. To cancel a long decode, cancel the reader
 // (the blob reader's context): DecodeObject then returns the reader's error.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package skyfall
+
+const raceEnabled = false
