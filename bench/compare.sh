@@ -83,7 +83,9 @@
 #                       many seconds in all (0)
 #   CRLBATCH            the binary (bin/crlbatch; `make bench-compare` builds it)
 #   DUCKDBQ             DuckDB's query (bin/duckdbq; `make bench-duckdbq` builds it);
-#                       both binaries are copied to DIR/bin and run from there
+#                       both binaries are copied to BENCH_BIN_DIR and run from there
+#   BENCH_BIN_DIR       where the copies go (a fresh directory on /dev/shm, removed
+#                       at the end; DIR/bin when /dev/shm is not writable)
 #   BENCH_CRLBATCH_REV  what to call its version in the tables (default: the
 #                       repo's commit, marked when Go files are uncommitted)
 #   BENCH_PYTHON        Python with pandas (/usr/bin/python3, Debian's)
@@ -170,15 +172,31 @@ done
 case "$BYTES$SLICE_BYTES$ROUNDS" in *[!0-9]*) die "BENCH_BYTES, BENCH_SLICE_BYTES and BENCH_ROUNDS must be whole numbers" ;; esac
 
 mkdir -p "$DIR"
-# Both tools run from copies (cp) of their binaries: a binary the linker has
-# just written peaks 10-17 MiB higher in RSS than a copy of itself (its
-# file-backed pages; docs/performance.md, "Peak RSS"), which would load
-# whichever tool was built last. The copies are refreshed on every run.
-mkdir -p "$DIR/bin"
-cp "$CRLBATCH" "$DIR/bin/crlbatch.tmp" && mv "$DIR/bin/crlbatch.tmp" "$DIR/bin/crlbatch"
-cp "$DUCKDBQ" "$DIR/bin/duckdbq.tmp" && mv "$DIR/bin/duckdbq.tmp" "$DIR/bin/duckdbq"
-CRLBATCH="$DIR/bin/crlbatch"
-DUCKDBQ="$DIR/bin/duckdbq"
+# Both tools run from copies (cp) of their binaries on a tmpfs (BENCH_BIN_DIR,
+# /dev/shm when writable, else DIR/bin). A binary's text and read-only data
+# pages count in its RSS, and how many of them a run maps depends on how the
+# file sits in the page cache, not on its bytes: a file the linker has just
+# written is partly held in 2 MiB folios, which the kernel maps whole (the
+# same crlbatch bytes peaked 13 MiB higher run from the linker's output than
+# from a cp copy), and on this machine a copy on disk changes too (pages
+# unused for a minute are paged out, and read(2) brings them back in 2 MiB
+# folios). A tmpfs copy has 4 KiB pages (shmem THP off, as here) that stay
+# in memory: the same bytes give the same peak (docs/performance.md, "How it
+# is measured"). The copies are made afresh on every run.
+BIN_DIR="${BENCH_BIN_DIR:-}"
+if [ -z "$BIN_DIR" ]; then
+	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+		BIN_DIR=$(mktemp -d /dev/shm/crlbatch-bench-bin.XXXXXX)
+		trap 'rm -rf "$BIN_DIR"' EXIT
+	else
+		BIN_DIR="$DIR/bin"
+	fi
+fi
+mkdir -p "$BIN_DIR"
+cp "$CRLBATCH" "$BIN_DIR/crlbatch.tmp" && mv "$BIN_DIR/crlbatch.tmp" "$BIN_DIR/crlbatch"
+cp "$DUCKDBQ" "$BIN_DIR/duckdbq.tmp" && mv "$BIN_DIR/duckdbq.tmp" "$BIN_DIR/duckdbq"
+CRLBATCH="$BIN_DIR/crlbatch"
+DUCKDBQ="$BIN_DIR/duckdbq"
 DIR="$(cd "$DIR" && pwd)"
 
 # has_shape SHAPE: SHAPE is measured.

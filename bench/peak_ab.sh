@@ -24,9 +24,12 @@
 # INPUTS (startup and the eight 1 GB inputs), ROUNDS (3), CONCURRENCY (2), OUT
 # (/tmp/crlbatch-peak-ab.tsv).
 #
-# Copy both binaries the same way (e.g. both with cp): a file just written
-# by the linker measured 10-17 MiB above a copy of itself on the same input
-# (docs/performance.md).
+# The three binaries are run from copies on a tmpfs (/dev/shm when writable,
+# else the work directory), made at the start: a binary's text and read-only
+# data count in its RSS, and how much of them a run maps depends on how the
+# file sits in the page cache (a file just written by the linker measured
+# 10-17 MiB above a copy of itself on the same input), not on its bytes
+# (docs/performance.md, "How it is measured").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=${BASE:?set BASE to the crlbatch binary to compare against}
@@ -46,7 +49,11 @@ done
 FLAGS=(--quiet --spec experiment --ceiling by_configuration --episode-end-from-spec --solve-component progress
 	--group-by algorithm_id --baseline ppo --bootstrap-seed 0 --concurrency "$CONCURRENCY")
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bins=$work
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then bins=$(mktemp -d /dev/shm/crlbatch-peak-ab.XXXXXX); fi
+trap 'rm -rf "$work" "$bins"' EXIT
+cp "$BASE" "$bins/base" && cp "$NEW" "$bins/new" && cp "$DUCKDBQ" "$bins/duckdbq"
+BASE=$bins/base NEW=$bins/new DUCKDBQ=$bins/duckdbq
 
 # dir_of INPUT, files_of INPUT: the folder crlbatch reads, the files DuckDB reads.
 dir_of() { case $1 in scale:*) echo "$SCALE_DIR/${1#scale:}" ;; *) echo "$BENCH_DIR/$1" ;; esac; }

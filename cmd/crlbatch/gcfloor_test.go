@@ -67,8 +67,9 @@ func collectUntil(t *testing.T, what string, ok func(int) bool) {
 // raises it after a collection that leaves the live heap under half the
 // floor, gives the base back when the live heap passes that, raises it
 // again when it shrinks; a second heapFloor in the process changes
-// nothing; stopping restores the base and stops the tuning; GOGC in the
-// environment turns it off. The floor is set from this test process's own
+// nothing; stopping restores the base and stops the tuning; a percent of
+// its own replaces the base past the floor; GOGC in the environment turns
+// it off, percent included. The floor is set from this test process's own
 // live heap (other tests leave some).
 //
 // Not parallel (see TestMain): it sets GOGC and reads the process's GC
@@ -83,7 +84,7 @@ func TestHeapFloor(t *testing.T) {
 	live := liveHeap()
 	floor := 3*live + 16<<20 // a goal of about 3× the live heap: 200 % or more
 
-	stop := heapFloor(floor)
+	stop := heapFloor(floor, 0)
 	if got, want := gcPercent(), floorPercent(0, floor, 100); got != want {
 		t.Errorf("GC percent at the start %d, want %d", got, want)
 	}
@@ -96,7 +97,7 @@ func TestHeapFloor(t *testing.T) {
 
 	// A second heapFloor while the first runs changes nothing: a floor of
 	// 1 TiB would set maxFloorPercent, and its stop would restore 100.
-	stop2 := heapFloor(1 << 40)
+	stop2 := heapFloor(1<<40, 0)
 	if got := gcPercent(); got == maxFloorPercent || got < 200 {
 		t.Errorf("a second heapFloor: GC percent %d, want the first's", got)
 	}
@@ -117,9 +118,23 @@ func TestHeapFloor(t *testing.T) {
 		t.Errorf("collections after stop changed the GC percent to %d", got)
 	}
 
+	// A percent of its own: past the floor the GC percent is that one,
+	// below it raised as before; stopping restores what it found (100).
+	stop = heapFloor(floor, 50)
+	collectUntil(t, "percent 50, with the live heap under a third of the floor", func(p int) bool { return p >= 200 })
+	big = make([]byte, floor) // live × 1.5 > floor: percent 50 is enough
+	collectUntil(t, "percent 50, with the floor live", func(p int) bool { return p == 50 })
+	runtime.KeepAlive(big)
+	big = nil
+	collectUntil(t, "percent 50, with the heap small again", func(p int) bool { return p >= 200 })
+	stop()
+	if got := gcPercent(); got != 100 {
+		t.Errorf("percent 50, after stop, GC percent %d, want 100", got)
+	}
+
 	t.Setenv("GOGC", "150")
 	debug.SetGCPercent(150)
-	stop = heapFloor(floor)
+	stop = heapFloor(floor, 50)
 	for range 3 {
 		runtime.GC()
 		time.Sleep(time.Millisecond)

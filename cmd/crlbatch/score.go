@@ -131,7 +131,7 @@ func scoreCommand() *cli.Command {
 				defer stop()
 			}
 			defer softMemoryLimit(cfg.MemoryLimit)()
-			defer heapFloor(gcFloorBytes)()
+			defer heapFloor(gcFloorBytes, scoreGCPercent)()
 			sum, err := pipeline.Run(ctx, cfg)
 			if err != nil {
 				return err
