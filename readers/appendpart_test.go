@@ -14,7 +14,8 @@ import (
 // invalid_action, effective_rank, components, regime_origin, alias_of and
 // gamma are on some stretches only, or on some of their rows; one row in
 // about 300 is bad. Chunks and objects cut such rows into parts with long
-// stretches of one label, which appendPart adds to the part before.
+// stretches of one label, which Assemble appends to the part before
+// (skyfall.Builder.AppendRows, or AddTrace for a part read back).
 func stretchLines(seed uint64, n int) []string {
 	rng := rand.New(rand.NewPCG(seed, seed^0x51ed27))
 	type runState struct {

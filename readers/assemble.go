@@ -87,7 +87,7 @@ func build(r *run, ld *loader, opts Options) (*skyfall.Trace, error) {
 			if err != nil {
 				return nil, err
 			}
-			appendPart(b, pt, pc.p.origins, opts.Components)
+			b.AddTrace(pt, opts.Components, pc.p.origin) // read back: row by row
 			opts.Traces.Put(pt)
 			ld.done(pc)
 		}
@@ -99,47 +99,4 @@ func build(r *run, ld *loader, opts Options) (*skyfall.Trace, error) {
 	}
 	t.Key = r.key
 	return t, nil
-}
-
-// appendPart adds the rows of one part, pt, to b, in line order. po holds
-// the first origin and alias of each label within the part (part.origins).
-// A part whose builder is held adds its rows by Builder.AppendRows (the
-// same rows, columns and chunks, a column at a time); appendPart adds
-// those read back from their encoding or a spill file.
-func appendPart(b *skyfall.Builder, pt *skyfall.Trace, po map[string]labelOrigin, comps []string) {
-	// Per label of the part: its first origin and alias within the part.
-	origins := make([]labelOrigin, len(pt.LabelNames))
-	for i, name := range pt.LabelNames {
-		origins[i] = po[name]
-	}
-	cols := make([][]float64, len(comps))
-	for j, c := range comps {
-		cols[j] = pt.Components[c]
-	}
-	row := skyfall.Row{Comps: make([]float64, len(comps))}
-	for i := range pt.Rewards {
-		li := pt.Labels[i]
-		lo := origins[li]
-		row.Reward = pt.Rewards[i]
-		row.Label = pt.LabelNames[li]
-		row.Origin, row.HasOrigin = lo.origin, lo.hasOrigin
-		row.AliasOf, row.HasAliasOf = lo.alias, lo.hasAlias
-		row.Step, row.HasStep = 0, false
-		if pt.Steps != nil {
-			row.Step, row.HasStep = pt.Steps[i], pt.HasStep[i]
-		}
-		for j := range cols {
-			row.Comps[j] = cols[j][i]
-		}
-		row.Invalid = -1
-		if pt.Invalid != nil {
-			row.Invalid = pt.Invalid[i]
-		}
-		row.EffRank, row.HasEffRank = 0, false
-		if pt.EffRank != nil {
-			row.EffRank, row.HasEffRank = pt.EffRank[i], pt.HasEffRank[i]
-		}
-		row.Gamma, row.HasGamma = pt.Gamma, pt.HasGamma && i == 0
-		b.Add(&row)
-	}
 }

@@ -94,7 +94,7 @@ type labelOrigin struct {
 }
 
 // origin returns the first origin and alias of label within the part, as
-// Builder.AppendRows takes them.
+// Builder.AppendRows and Builder.AddTrace take them.
 func (p *part) origin(label string) skyfall.LabelOrigin {
 	lo := p.origins[label]
 	return skyfall.LabelOrigin{Origin: lo.origin, AliasOf: lo.alias, HasOrigin: lo.hasOrigin, HasAliasOf: lo.hasAlias}

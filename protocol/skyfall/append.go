@@ -11,6 +11,55 @@ type LabelOrigin struct {
 	HasAliasOf bool
 }
 
+// AddTrace adds every row of t to b, in t's row order, one Row at a time
+// through Add: row i has t's reward, label, step and HasStep (0 and false
+// where t holds no steps), invalid_action (-1 where t holds none) and
+// effective_rank; its components are t.Components[comps[j]] for b's
+// component j (b's components past len(comps): 0); its origin and alias
+// are origin(label) for every row of the label (nil origin: none); t's
+// gamma is on its first row only. It is the row-by-row form of
+// AppendRows, for rows held as a dense Trace (read back from an encoding
+// or a spill file); every name in comps must be one of t's components.
+func (b *Builder) AddTrace(t *Trace, comps []string, origin func(label string) LabelOrigin) {
+	// Per label of t: its origin and alias, asked once.
+	origins := make([]LabelOrigin, len(t.LabelNames))
+	if origin != nil {
+		for i, name := range t.LabelNames {
+			origins[i] = origin(name)
+		}
+	}
+	cols := make([][]float64, len(comps))
+	for j, c := range comps {
+		cols[j] = t.Components[c]
+	}
+	row := Row{Comps: make([]float64, len(comps))}
+	for i := range t.Rewards {
+		li := t.Labels[i]
+		lo := origins[li]
+		row.Reward = t.Rewards[i]
+		row.Label = t.LabelNames[li]
+		row.Origin, row.HasOrigin = lo.Origin, lo.HasOrigin
+		row.AliasOf, row.HasAliasOf = lo.AliasOf, lo.HasAliasOf
+		row.Step, row.HasStep = 0, false
+		if t.Steps != nil {
+			row.Step, row.HasStep = t.Steps[i], t.HasStep[i]
+		}
+		for j := range cols {
+			row.Comps[j] = cols[j][i]
+		}
+		row.Invalid = -1
+		if t.Invalid != nil {
+			row.Invalid = t.Invalid[i]
+		}
+		row.EffRank, row.HasEffRank = 0, false
+		if t.EffRank != nil {
+			row.EffRank, row.HasEffRank = t.EffRank[i], t.HasEffRank[i]
+		}
+		row.Gamma, row.HasGamma = t.Gamma, t.HasGamma && i == 0
+		b.Add(&row)
+	}
+}
+
 // AppendRows appends every row of o to b, in o's row order, exactly as
 // Add would add them one at a time (the same Trace, columns, chunks and
 // MemBytes) as Rows made from o.Trace: row i of o has o's reward, label,

@@ -7,49 +7,6 @@ import (
 	"testing"
 )
 
-// appendByRows is the row-by-row reference for AppendRows (as readers'
-// appendPart adds a part): o materialised, then one Row at a time
-// through Add.
-func appendByRows(b, o *Builder, comps []string, origin func(string) LabelOrigin) {
-	pt := o.Trace(nil)
-	origins := make([]LabelOrigin, len(pt.LabelNames))
-	for i, name := range pt.LabelNames {
-		if origin != nil {
-			origins[i] = origin(name)
-		}
-	}
-	cols := make([][]float64, len(comps))
-	for j, c := range comps {
-		cols[j] = pt.Components[c]
-	}
-	row := Row{Comps: make([]float64, len(comps))}
-	for i := range pt.Rewards {
-		li := pt.Labels[i]
-		lo := origins[li]
-		row.Reward = pt.Rewards[i]
-		row.Label = pt.LabelNames[li]
-		row.Origin, row.HasOrigin = lo.Origin, lo.HasOrigin
-		row.AliasOf, row.HasAliasOf = lo.AliasOf, lo.HasAliasOf
-		row.Step, row.HasStep = 0, false
-		if pt.Steps != nil {
-			row.Step, row.HasStep = pt.Steps[i], pt.HasStep[i]
-		}
-		for j := range cols {
-			row.Comps[j] = cols[j][i]
-		}
-		row.Invalid = -1
-		if pt.Invalid != nil {
-			row.Invalid = pt.Invalid[i]
-		}
-		row.EffRank, row.HasEffRank = 0, false
-		if pt.EffRank != nil {
-			row.EffRank, row.HasEffRank = pt.EffRank[i], pt.HasEffRank[i]
-		}
-		row.Gamma, row.HasGamma = pt.Gamma, pt.HasGamma && i == 0
-		b.Add(&row)
-	}
-}
-
 // sameBuilders fails unless got and want hold the same rows in the same
 // compact columns: the same Trace bit for bit, Len, NumLabels, MemBytes,
 // label bookkeeping and columns.
@@ -143,7 +100,7 @@ func TestAppendRowsMatchesAdd(t *testing.T) {
 					before := part.Trace(nil)
 					beforeMem := part.MemBytes()
 					got.AppendRows(part, given, origin)
-					appendByRows(want, part, given, origin)
+					want.AddTrace(part.Trace(nil), given, origin) // the row-by-row reference
 					if k == 0 || k == 3 || m < 5000 {
 						sameBuilders(t, fmt.Sprintf("%s, part %d of %d rows", what, k, m), got, want)
 					} else if got.Len() != want.Len() || got.NumLabels() != want.NumLabels() || got.MemBytes() != want.MemBytes() {
