@@ -235,11 +235,13 @@
 //
 // Lifecycle of a spill file. Spill writes the row columns of every run of
 // the object (a skyfall binary trace per run, one after the other) to one
-// new file made by os.CreateTemp in the spill directory, and drops them
-// from memory; what stays is the header that Assemble needs without reading
-// rows (identities, run keys, the fields constant over each run, label
-// origins, row counts, where each run's columns lie in the file): some
-// hundreds of bytes a run, against tens of bytes a row. AssembleEach then
+// new file made by os.CreateTemp in the spill directory, materialising one
+// run's dense columns at a time (each run's lent to the next through a
+// skyfall.TracePool), and drops them from memory; what stays is the header
+// that Assemble needs without reading rows (identities, run keys, the
+// fields constant over each run, label origins, row counts, where each
+// run's columns lie in the file): some hundreds of bytes a run, against
+// tens of bytes a row. AssembleEach then
 // holds, besides the objects left in memory, one run's columns and the
 // encoding of one of its parts. The file is removed
 //

@@ -53,10 +53,17 @@ func (o *ObjectRuns) Spill(dir string) (err error) {
 		}
 	}()
 	offs := make([]int64, len(o.parts)+1)
+	// One run's dense columns at a time, each run's lent to the next: an
+	// object of many runs (one large object under a memory limit) made a
+	// trace per run, all garbage at once, while the object's compact rows
+	// were still held (docs/performance.md, branch peak).
+	pool := &skyfall.TracePool{Max: 1}
 	for i, p := range o.parts {
 		var n int64
 		if p.b != nil {
-			n, err = p.b.Trace(nil).WriteTo(f)
+			t := p.b.TraceFrom(pool, nil)
+			n, err = t.WriteTo(f)
+			pool.Put(t)
 		} else {
 			var m int
 			m, err = f.Write(p.enc)

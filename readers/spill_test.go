@@ -135,6 +135,22 @@ var spillCases = []struct {
 		{"b", lines(`{"run_id":"s","reward":1,"regime_id":"z"}`)},
 	}},
 	{"no objects", Options{}, nil},
+	// Spill lends one run's dense columns to the next (a TracePool): a
+	// longer run's columns reused for shorter ones must carry none of its
+	// steps, invalid actions, effective ranks or components over.
+	{"one object of many runs, longest first", spillOpts, []object{
+		{"runs/one.jsonl", lines(
+			`{"run_id":"long","step":10,"reward":1,"regime_id":"x","invalid_action":true,"effective_rank":3,"components":{"progress":1,"success":2}}`,
+			`{"run_id":"long","step":11,"reward":2,"regime_id":"x","invalid_action":false,"effective_rank":4,"components":{"progress":2,"success":3}}`,
+			`{"run_id":"long","step":12,"reward":3,"regime_id":"y","invalid_action":true,"effective_rank":5,"components":{"progress":3}}`,
+			`{"run_id":"long","step":13,"reward":4,"regime_id":"y","invalid_action":true,"effective_rank":6,"components":{"progress":4}}`,
+			`{"run_id":"short","reward":5,"regime_id":"x"}`,
+			`{"run_id":"short","step":1,"reward":6,"regime_id":"x","components":{"success":1}}`,
+			`{"run_id":"mid","step":7,"reward":7,"regime_id":"z","effective_rank":1}`,
+			`{"run_id":"mid","reward":8,"regime_id":"z"}`,
+			`{"run_id":"mid","step":9,"reward":9,"regime_id":"z","invalid_action":false}`,
+		)},
+	}},
 }
 
 // TestSpillAssembleEach: AssembleEach over spilled objects (all of them,
