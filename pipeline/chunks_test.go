@@ -139,8 +139,10 @@ func splitIsInvisible(t *testing.T, encode func([]byte) []byte) {
 			}
 			objs = append(objs, object{Key: key, Size: a.Size})
 		}
-		if split := j.splitObjects(objs); split[0] != (concurrency > 1) || split[1] {
-			t.Fatalf("concurrency %d: the big object must be split exactly when there are several cores, the small one never", concurrency)
+		// The big object as more than a core's share, the small one as
+		// the last of several (it is more than two chunks long).
+		if split := j.splitObjects(objs); split[0] != (concurrency > 1) || split[1] != (concurrency > 1) {
+			t.Fatalf("concurrency %d: both objects must be split exactly when there are several cores", concurrency)
 		}
 		if _, err := Run(ctx, cfg); err != nil {
 			return nil, err
@@ -199,6 +201,59 @@ func splitIsInvisible(t *testing.T, encode func([]byte) []byte) {
 	_, serr := score("split-over", 3, 300, 1)
 	if werr == nil || serr == nil || werr.Error() != serr.Error() {
 		t.Errorf("over --max-bad-rows: whole %v, split %v", werr, serr)
+	}
+}
+
+// TestSplitObjects: with more than one core, an object is decoded in
+// chunks when it is at least two chunks long and either holds more than
+// 1/--concurrency of the sweep's bytes or is the last of several objects
+// (read last, it would otherwise end alone on one core) and not named as
+// gzip or zstd; with one core, never.
+func TestSplitObjects(t *testing.T) {
+	t.Parallel()
+	const chunk = 100
+	for _, tc := range []struct {
+		name        string
+		concurrency int
+		sizes       []int64
+		want        []bool
+		keys        []string // the objects' names (default: N.jsonl)
+	}{
+		{"one core", 1, []int64{1000, 1000, 1000}, []bool{false, false, false}, nil},
+		{"one core, one big object", 1, []int64{5000, 100}, []bool{false, false}, nil},
+		{"equal objects: the last", 2, []int64{1000, 1000, 1000, 1000}, []bool{false, false, false, true}, nil},
+		{"equal objects, four cores: the last", 4, []int64{1000, 1000, 1000, 1000, 1000}, []bool{false, false, false, false, true}, nil},
+		{"the last under two chunks", 2, []int64{1000, 1000, 199}, []bool{false, false, false}, nil},
+		{"the last at two chunks", 2, []int64{1000, 1000, 200}, []bool{false, false, true}, nil},
+		{"one object of two chunks", 2, []int64{200}, []bool{true}, nil},
+		{"one object under two chunks", 2, []int64{199}, []bool{false}, nil},
+		{"a big one first and the last", 2, []int64{5000, 300, 300}, []bool{true, false, true}, nil},
+		{"a core's share exactly is not more", 2, []int64{1000, 1000}, []bool{false, true}, nil},
+		{"two of three cores' shares", 3, []int64{1000, 1000, 200}, []bool{true, true, true}, nil},
+		{"the last compressed, zstd", 2, []int64{1000, 1000, 1000}, []bool{false, false, false}, []string{"a.jsonl.zst", "b.jsonl.zst", "c.jsonl.zst"}},
+		{"the last compressed, gzip", 2, []int64{1000, 1000}, []bool{false, false}, []string{"a.jsonl", "b.jsonl.gz"}},
+		{"the last compressed, .zstd", 2, []int64{1000, 1000}, []bool{false, false}, []string{"a.jsonl", "b.zstd"}},
+		{"only the last plain", 2, []int64{1000, 1000}, []bool{false, true}, []string{"a.jsonl.zst", "b.jsonl"}},
+		{"a big compressed one still split", 2, []int64{5000, 300}, []bool{true, false}, []string{"a.jsonl.zst", "b.jsonl.gz"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := memJob(t, &memOpener{}, "mem://lab/sweep", "mem://lab/out")
+			cfg.Concurrency, cfg.chunkBytes = tc.concurrency, chunk
+			j, err := newJob(&cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := make([]object, len(tc.sizes))
+			for i, size := range tc.sizes {
+				objs[i] = object{Key: fmt.Sprintf("sweep/%d.jsonl", i), Size: size}
+				if tc.keys != nil {
+					objs[i].Key = "sweep/" + tc.keys[i]
+				}
+			}
+			if got := j.splitObjects(objs); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("sizes %v, concurrency %d: split %v, want %v", tc.sizes, tc.concurrency, got, tc.want)
+			}
+		})
 	}
 }
 

@@ -30,9 +30,10 @@
 // that every output is in the canonical order of PROTOCOLS whatever the
 // number of workers, and the first failing run in that order is the one
 // reported. An object holding more than 1/--concurrency of the sweep's
-// bytes is decoded in chunks on --concurrency goroutines and merged in
-// order (chunks.go), when the protocol's decoder can (scoring.Splitter),
-// with exactly the result of decoding it on one.
+// bytes, and the last of several objects unless named as gzip or zstd, is
+// decoded in chunks on --concurrency goroutines and merged in order
+// (chunks.go), when the protocol's decoder can (scoring.Splitter), with
+// exactly the result of decoding it on one.
 //
 // Input forms: an object whose first bytes are PAR1 is a Parquet trace
 // object (parquet.go), read whole from the stream that is checked for
