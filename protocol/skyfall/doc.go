@@ -12,9 +12,10 @@
 // A Trace is columnar: rewards as []float64 and a label index per row. Score
 // walks it in a few linear passes (the post_shift window is inherently
 // O(shifts × length)) and allocates per interval and per label, never per row.
-// A Builder collects a run's rows, one at a time (Add), a column at a
-// time (AddColumns, the same columns) or all of another Builder's at once
-// (AppendRows, straight from its compact columns), in compact columns (about a third
+// A Builder collects a run's rows, one at a time (Add, or AddTrace for
+// every row of a dense Trace), a column at a time (AddColumns, the same
+// columns) or all of another Builder's at once (AppendRows, straight from
+// its compact columns), in compact columns (about a third
 // of the dense size on typical traces, every value kept bit for bit) and
 // materialises the dense Trace on demand, or counts the rows per label
 // without materialising (CountLabels, for a ceiling); a TracePool lends the columns of
