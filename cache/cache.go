@@ -412,6 +412,43 @@ type Stats struct {
 	Entries        int
 	Bytes          int64
 	Oldest, Newest time.Time // by when each entry was written; zero when empty
+
+	// Temps and TempBytes count the temporary files of writes that never
+	// finished: a local cache's entry is written to a file beside its
+	// final name and renamed once whole, and a job killed in between
+	// (kill -9, a crash, the machine going down) leaves that file. They
+	// are not entries and are never read; Prune removes those last
+	// written over TempGrace ago.
+	Temps     int
+	TempBytes int64
+}
+
+// TempGrace is how long after its last write a temporary file is taken
+// for a killed job's and removed by Prune: a live job writes an entry
+// whole, at once, and renames its file within seconds of the last byte,
+// so a younger one may be a write under way in a job that shares the
+// cache (removed, it would cost that job its entry, never a wrong
+// result).
+const TempGrace = time.Hour
+
+// isTemp reports whether key names a temporary file of a local cache's
+// write: gocloud.dev's fileblob, told no_tmp_dir (Open), writes an entry
+// to <entry>.<nanoseconds in hex>.tmp beside it before renaming it.
+func isTemp(key string) bool {
+	rest, ok := strings.CutSuffix(key, ".tmp")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 || i == len(rest)-1 {
+		return false
+	}
+	for _, c := range rest[i+1:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return strings.HasSuffix(rest[:i], EntrySuffix)
 }
 
 type entryInfo struct {
@@ -420,29 +457,35 @@ type entryInfo struct {
 	mod  time.Time
 }
 
-func (c *Cache) list(ctx context.Context) ([]entryInfo, error) {
-	var out []entryInfo
-	err := storage.ListEach(ctx, c.b, &blob.ListOptions{Prefix: c.loc.Prefix}, func(o *blob.ListObject) error {
-		if !o.IsDir && strings.HasSuffix(o.Key, EntrySuffix) {
-			out = append(out, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
+// list returns the cache's entries, oldest first, and the temporary
+// files of its unfinished writes (isTemp).
+func (c *Cache) list(ctx context.Context) (ents, temps []entryInfo, err error) {
+	err = storage.ListEach(ctx, c.b, &blob.ListOptions{Prefix: c.loc.Prefix}, func(o *blob.ListObject) error {
+		switch {
+		case o.IsDir:
+		case strings.HasSuffix(o.Key, EntrySuffix):
+			ents = append(ents, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
+		case isTemp(o.Key):
+			temps = append(temps, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, storage.RedactErr(err)
+		return nil, nil, storage.RedactErr(err)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].mod.Equal(out[j].mod) {
-			return out[i].mod.Before(out[j].mod)
+	sort.Slice(ents, func(i, j int) bool {
+		if !ents[i].mod.Equal(ents[j].mod) {
+			return ents[i].mod.Before(ents[j].mod)
 		}
-		return out[i].key < out[j].key
+		return ents[i].key < ents[j].key
 	})
-	return out, nil
+	return ents, temps, nil
 }
 
-// Stats lists the cache's entries (of every format version).
+// Stats lists the cache's entries (of every format version) and the
+// temporary files of its unfinished writes.
 func (c *Cache) Stats(ctx context.Context) (Stats, error) {
-	ents, err := c.list(ctx)
+	ents, temps, err := c.list(ctx)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -454,17 +497,34 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	if len(ents) > 0 {
 		s.Oldest, s.Newest = ents[0].mod, ents[len(ents)-1].mod
 	}
+	for _, e := range temps {
+		s.Temps++
+		s.TempBytes += e.size
+	}
 	return s, nil
 }
 
 // Prune removes, oldest first, the entries written before olderThan (when
 // not zero), then more until the rest hold at most maxBytes (when not
-// negative). It returns what it removed. An entry removed while a job
-// reads it costs that job a decode, never a wrong result.
+// negative), and the temporary files of unfinished writes last written
+// over TempGrace ago, whatever the two bounds. It returns what it
+// removed. An entry removed while a job reads it costs that job a decode,
+// never a wrong result.
 func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) (removed Stats, err error) {
-	ents, err := c.list(ctx)
+	ents, temps, err := c.list(ctx)
 	if err != nil {
 		return Stats{}, err
+	}
+	stale := time.Now().Add(-TempGrace)
+	for _, e := range temps {
+		if !e.mod.Before(stale) {
+			continue
+		}
+		if err := c.b.Delete(ctx, e.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return removed, storage.RedactErr(err)
+		}
+		removed.Temps++
+		removed.TempBytes += e.size
 	}
 	var total int64
 	for _, e := range ents {

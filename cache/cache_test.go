@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob"
 )
 
@@ -364,5 +365,124 @@ func TestPutSealedCancelledLeavesNothing(t *testing.T) {
 	})
 	if len(files) > 0 {
 		t.Errorf("a cancelled PutSealed left %v", files)
+	}
+}
+
+// unfinishedWrite starts the write of key's entry through the cache's own
+// bucket and leaves it open, as a job killed while writing leaves it: the
+// local driver's temporary file beside the entry's name, never renamed.
+// It returns that file's path, its modification time set to mod.
+func unfinishedWrite(t *testing.T, c *Cache, dir, key string, size int, mod time.Time) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := c.b.NewWriter(ctx, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"}) // as publish writes
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(bytes.Repeat([]byte{7}, size)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); w.Close() }) // aborted: nothing published
+	name := filepath.Join(dir, filepath.FromSlash(c.name(key)))
+	temps, err := filepath.Glob(name + ".*.tmp")
+	if err != nil || len(temps) != 1 {
+		t.Fatalf("the unfinished write of %s left %v (%v), want one temporary file", name, temps, err)
+	}
+	if fi, err := os.Stat(temps[0]); err != nil || fi.Size() != int64(size) {
+		t.Fatalf("temporary file %s: %v, %v", temps[0], fi, err)
+	}
+	if err := os.Chtimes(temps[0], mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	return temps[0]
+}
+
+// TestPruneUnfinishedWrites: the temporary files of writes a killed job
+// left are counted by Stats apart from the entries, and Prune removes
+// those last written over TempGrace ago, whatever its bounds, and leaves
+// younger ones (a write under way in another job) and files that are not
+// the cache's.
+func TestPruneUnfinishedWrites(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	for _, tc := range []struct {
+		name      string
+		maxBytes  int64
+		olderThan time.Time
+		// removedEntries is how many of the two entries the bounds remove.
+		removedEntries int
+	}{
+		{"no bounds", -1, time.Time{}, 0},
+		{"max-bytes above the entries", 1 << 30, time.Time{}, 0},
+		{"older-than now", -1, now.Add(time.Minute), 2},
+		{"max-bytes 0", 0, time.Time{}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dir := openTemp(t)
+			for _, k := range []string{Key("kept a"), Key("kept b")} {
+				if err := c.Put(ctx, k, Entry{Payload: []byte(k)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stale := unfinishedWrite(t, c, dir, Key("killed at night"), 3000, now.Add(-TempGrace-time.Minute))
+			young := unfinishedWrite(t, c, dir, Key("being written"), 500, now.Add(-TempGrace+10*time.Minute))
+			// Not the cache's: a temporary-looking file of another name,
+			// and one whose stamp is not hex.
+			foreign := []string{filepath.Join(dir, "notes.1a2b.tmp"), filepath.Join(dir, "v2", "zz", "x"+EntrySuffix+".1g.tmp")}
+			for _, f := range foreign {
+				if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				old := now.Add(-48 * time.Hour)
+				if err := os.Chtimes(f, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			s, err := c.Stats(ctx)
+			if err != nil || s.Entries != 2 || s.Temps != 2 || s.TempBytes != 3500 {
+				t.Fatalf("stats %+v, %v: want 2 entries and 2 temporary files of 3500 bytes", s, err)
+			}
+			removed, err := c.Prune(ctx, tc.maxBytes, tc.olderThan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if removed.Temps != 1 || removed.TempBytes != 3000 || removed.Entries != tc.removedEntries {
+				t.Errorf("removed %+v: want the stale temporary file (3000 bytes) and %d entries", removed, tc.removedEntries)
+			}
+			if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the stale temporary file is still there (%v)", err)
+			}
+			for _, f := range append([]string{young}, foreign...) {
+				if _, err := os.Stat(f); err != nil {
+					t.Errorf("%s was removed: %v", f, err)
+				}
+			}
+			s, err = c.Stats(ctx)
+			if err != nil || s.Entries != 2-tc.removedEntries || s.Temps != 1 || s.TempBytes != 500 {
+				t.Errorf("left %+v, %v", s, err)
+			}
+		})
+	}
+}
+
+func TestIsTemp(t *testing.T) {
+	for key, want := range map[string]bool{
+		"v2/fa/fa42" + EntrySuffix + ".18ee0b3927f63a37.tmp":   true,
+		"p/v2/runs/ab" + EntrySuffix + ".0.tmp":                true,
+		"v2/fa/fa42" + EntrySuffix:                             false,
+		"v2/fa/fa42" + EntrySuffix + ".tmp":                    false, // no stamp
+		"v2/fa/fa42" + EntrySuffix + "..tmp":                   false,
+		"v2/fa/fa42" + EntrySuffix + ".18EE.tmp":               false, // fileblob writes lower-case hex
+		"v2/fa/fa42" + EntrySuffix + ".18ee0b3927f63a37.tmp/x": false,
+		"v2/fa/fa42.parquet.18ee.tmp":                          false,
+		"notes.1a2b.tmp":                                       false,
+	} {
+		if got := isTemp(key); got != want {
+			t.Errorf("isTemp(%q) = %v, want %v", key, got, want)
+		}
 	}
 }

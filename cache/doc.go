@@ -38,4 +38,11 @@
 // entry's SHA-256 guards both. Stats and Prune list the entries of every
 // version; Prune removes the oldest first (by when each was written: a hit
 // does not refresh an entry).
+//
+// A job killed while it writes an entry to a local cache leaves the
+// temporary file beside the entry's name (<entry>.<hex>.tmp), which no
+// read ever opens. Stats counts such files apart from the entries, and
+// Prune removes those last written over TempGrace (an hour) ago, whatever
+// its bounds: a younger one may be the write under way of a job that
+// shares the cache.
 package cache

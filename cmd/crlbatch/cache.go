@@ -43,12 +43,16 @@ func cacheCommand() *cli.Command {
 					if s.Entries > 0 {
 						fmt.Fprintf(w, "oldest: %s\nnewest: %s\n", s.Oldest.UTC().Format(time.RFC3339), s.Newest.UTC().Format(time.RFC3339))
 					}
+					if s.Temps > 0 {
+						fmt.Fprintf(w, "unfinished writes: %d temporary files, %d bytes (%s), left by jobs stopped while writing an entry; prune removes those over %s old\n",
+							s.Temps, s.TempBytes, humanBytes(s.TempBytes), shortDuration(cache.TempGrace))
+					}
 					return nil
 				},
 			},
 			{
 				Name:      "prune",
-				Usage:     "remove entries, oldest first: those older than --older-than, then more until at most --max-bytes are left",
+				Usage:     "remove entries, oldest first: those older than --older-than, then more until at most --max-bytes are left; and the temporary files of writes a stopped job left",
 				ArgsUsage: "URL",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "max-bytes", Usage: "keep at most `SIZE` of entries (the newest)"},
@@ -87,8 +91,12 @@ func cacheCommand() *cli.Command {
 					if err != nil {
 						return &pipeline.StorageError{Op: "list", URL: c.String(), Err: err}
 					}
-					fmt.Fprintf(cmd.Root().Writer, "removed %d entries (%d bytes); %d entries (%d bytes) left in %s\n",
-						removed.Entries, removed.Bytes, left.Entries, left.Bytes, c)
+					w := cmd.Root().Writer
+					fmt.Fprintf(w, "removed %d entries (%d bytes)", removed.Entries, removed.Bytes)
+					if removed.Temps > 0 {
+						fmt.Fprintf(w, " and %d temporary files of unfinished writes (%d bytes)", removed.Temps, removed.TempBytes)
+					}
+					fmt.Fprintf(w, "; %d entries (%d bytes) left in %s\n", left.Entries, left.Bytes, c)
 					return nil
 				},
 			},
@@ -118,6 +126,16 @@ func parseAge(s string) (time.Duration, error) {
 		return d, nil
 	}
 	return 0, pipeline.Usagef("--older-than %q: want an age such as 90m, 36h or 7d", s)
+}
+
+// shortDuration writes d as Go does, without zero minutes and seconds
+// after hours (1h, not 1h0m0s).
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "h0m0s") {
+		return strings.TrimSuffix(s, "0m0s")
+	}
+	return s
 }
 
 func humanBytes(n int64) string {
