@@ -73,7 +73,10 @@
 // Memory: decoded objects hold their rows in the decoder's compact form;
 // every pass over the runs assembles them one at a time, the runs being
 // scored lend what they hold to the next ones (Decoder.Done), and past
-// --memory-limit objects that can spill (scoring.Spiller) go to local disk.
+// --memory-limit objects that can spill (scoring.Spiller) go to local disk,
+// into a folder of the job's own under --spill-dir (spill.go), removed when
+// the job ends; the first spill of a job removes the folders this host's
+// killed jobs left (their process gone).
 // Once the scoring pass is over the decoded rows are dropped and collected
 // at once (runtime.GC), before the reduction and the writers allocate.
 //

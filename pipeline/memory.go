@@ -73,7 +73,8 @@ func ParseBytes(s string) (int64, error) {
 type budget struct {
 	mu      sync.Mutex
 	limit   int64
-	dir     string
+	dir     string      // the spill directory
+	space   *spillSpace // the job's folder in it
 	used    int64
 	spilled int
 }
@@ -109,7 +110,11 @@ func (b *budget) admit(obj scoring.Object, beforeSpill func()) error {
 	if beforeSpill != nil {
 		beforeSpill()
 	}
-	if err := o.Spill(b.dir); err != nil {
+	dir, err := b.space.folder()
+	if err != nil {
+		return &StorageError{Op: "spill", URL: b.dir, Err: err}
+	}
+	if err := o.Spill(dir); err != nil {
 		return &StorageError{Op: "spill", URL: b.dir, Err: err}
 	}
 	b.mu.Lock()

@@ -54,7 +54,8 @@ type job struct {
 	prog  *progress
 	start time.Time
 	proto bound
-	cache *jobCache // --cache; nil without
+	cache *jobCache   // --cache; nil without
+	spill *spillSpace // the job's spill folder (spill.go), from its first read step
 
 	// Publishing (publish.go): this job's attempt id, its host, the
 	// claim it holds under OUTPUT ("" once released), and whether it
@@ -205,6 +206,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	defer j.release(ctx, outB)
+	defer func() {
+		if j.spill != nil {
+			j.spill.remove()
+		}
+	}()
 
 	phase("list")
 	objs, err := list(ctx, inB, j.in, cfg.Patterns, cfg.Retry)
@@ -313,6 +319,10 @@ func (j *job) useSlabs(rs *reading, want []bool) {
 func (j *job) startRead(objs []object) *reading {
 	bud := &budget{limit: j.cfg.MemoryLimit, dir: j.cfg.SpillDir}
 	bud.defaults()
+	if j.spill == nil {
+		j.spill = &spillSpace{parent: bud.dir, host: j.host, log: j.log}
+	}
+	bud.space = j.spill
 	// The traces' columns carved out of the Parquet reader's idle
 	// buffers: likewise not under a tight limit, where objects are still
 	// read while runs are scored.

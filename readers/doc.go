@@ -254,9 +254,10 @@
 //     or not, that will not be assembled;
 //   - by Spill itself, when writing fails.
 //
-// Nothing else deletes it: a process killed meanwhile leaves it behind, so
-// the spill directory should be a temporary one (the files are named
-// crlbatch-spill-*).
+// Nothing else here deletes it: a process killed meanwhile leaves it
+// behind, so the spill directory should be a temporary one (the files are
+// named crlbatch-spill-*; the pipeline gives each job a folder of its own,
+// and removes the folders killed jobs left).
 //
 // Reading a spill file back can fail only through the local disk (or
 // someone deleting or changing the file): those errors are plain errors,

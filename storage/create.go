@@ -58,10 +58,7 @@ func CreateExclusive(ctx context.Context, b *blob.Bucket, key, file string, data
 // created with O_CREATE|O_EXCL and written.
 func createLocal(file string, data []byte) (bool, error) {
 	dir := filepath.Dir(file)
-	host, _ := os.Hostname()
-	var r [4]byte
-	rand.Read(r[:])
-	tmp := fmt.Sprintf("%s%s%s-%d-%x", file, localTempMark, host, os.Getpid(), r)
+	tmp := LocalTempName(file)
 	var f *os.File
 	var err error
 	for try := 0; try < 3; try++ {
@@ -138,9 +135,19 @@ func syncFolder(dir string) {
 // suffix: <name>.tmp-<host>-<pid>-<random hex>.
 const localTempMark = ".tmp-"
 
-// LocalTempOwner reports, for the base name of a temporary file that
-// CreateExclusive left (its process killed between writing and linking),
-// the host and pid that wrote it.
+// LocalTempName is a name for a temporary file or folder of this process
+// beside name: <name>.tmp-<host>-<pid>-<random hex>, which LocalTempOwner
+// parses back, so that a later job can tell one a killed process left.
+func LocalTempName(name string) string {
+	host, _ := os.Hostname()
+	var r [4]byte
+	rand.Read(r[:])
+	return fmt.Sprintf("%s%s%s-%d-%x", name, localTempMark, host, os.Getpid(), r)
+}
+
+// LocalTempOwner reports, for the base name of a temporary file or folder
+// LocalTempName named (such as one CreateExclusive left, its process
+// killed between writing and linking), the host and pid that made it.
 func LocalTempOwner(name string) (host string, pid int, ok bool) {
 	i := strings.LastIndex(name, localTempMark)
 	if i < 0 {
