@@ -1,7 +1,6 @@
 package skyfall
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -112,79 +111,72 @@ func TestAddColumnsMatchesAdd(t *testing.T) {
 	if !testing.Short() {
 		sizes = append(sizes, 64*chunkLen+1)
 	}
-	seed := uint64(1000)
-	for _, n := range sizes {
-		for _, labels := range []int{1, 5, 3000} {
-			for _, comps := range [][]string{nil, {"a"}, {"progress", "collision", "success"}, {"x", "x"}} {
-				seed++
-				rng := rand.New(rand.NewPCG(seed, 7))
-				what := fmt.Sprintf("%d rows, %d labels, components %q (seed %d)", n, labels, comps, seed)
-				g := &rowGen{rng: rng, nComps: len(comps), labels: labels}
-				rows := make([]Row, n)
-				for i := range rows {
-					g.next(&rows[i])
-					rows[i].Comps = append([]float64(nil), rows[i].Comps...)
-					if rng.IntN(3) > 0 { // most rows fit Columns
-						rows[i].HasOrigin, rows[i].HasAliasOf = false, false
-						rows[i].Origin, rows[i].AliasOf = "", ""
-						if rows[i].Invalid > 1 || rows[i].Invalid < -1 {
-							rows[i].Invalid = 1
-						}
-					}
-				}
-				got, want := NewBuilder("k", comps), NewBuilder("k", comps)
-				mid := rng.IntN(n + 1)
-				batches := 0
-				for i := 0; i < n; {
-					r := rows[i]
-					fits := !r.HasOrigin && !r.HasAliasOf && r.Invalid >= -1 && r.Invalid <= 1
-					if !fits || rng.IntN(4) == 0 {
-						want.Add(&rows[i])
-						got.Add(&rows[i])
-						i++
-					} else {
-						e := i + 1
-						limit := i + 1 + rng.IntN([]int{3, 70, 5000}[rng.IntN(3)])
-						for e < n && e < limit && rows[e].Label == r.Label && !rows[e].HasOrigin && !rows[e].HasAliasOf &&
-							rows[e].Invalid >= -1 && rows[e].Invalid <= 1 {
-							e++
-						}
-						for k := i; k < e; k++ {
-							if !rows[k].HasStep {
-								rows[k].Step = 0 // Columns hold no step where none is carried
-							}
-							want.Add(&rows[k])
-						}
-						got.AddColumns(columnsOf(rng, rows[i:e], len(comps)))
-						batches++
-						i = e
-					}
-					if i >= mid && mid >= 0 {
-						checkSameTrace(t, what+", midway", got.Trace(nil), want.Trace(nil))
-						mid = -1
-					}
-					if got.Len() != want.Len() || got.NumLabels() != want.NumLabels() || got.MemBytes() != want.MemBytes() {
-						t.Fatalf("%s: after row %d: Len %d/%d, NumLabels %d/%d, MemBytes %d/%d", what, i,
-							got.Len(), want.Len(), got.NumLabels(), want.NumLabels(), got.MemBytes(), want.MemBytes())
-					}
-				}
-				if n >= 64 && batches == 0 {
-					t.Fatalf("%s: no batch", what)
-				}
-				checkSameTrace(t, what, got.Trace(map[string]string{"m": "v"}), want.Trace(map[string]string{"m": "v"}))
-				if !reflect.DeepEqual(got.labels, want.labels) || !reflect.DeepEqual(got.steps, want.steps) ||
-					!reflect.DeepEqual(got.invalid, want.invalid) || !reflect.DeepEqual(got.rank.mask, want.rank.mask) ||
-					got.anyStep != want.anyStep || got.anyInv != want.anyInv || got.anyRank != want.anyRank {
-					t.Fatalf("%s: the builders' columns differ", what)
-				}
-				for k := range comps {
-					if !reflect.DeepEqual(got.comps[k].mask, want.comps[k].mask) || got.comps[k].vals.len() != want.comps[k].vals.len() {
-						t.Fatalf("%s: component %d's column differs", what, k)
-					}
+	cases := eachGridCase(sizes, 1000, 7, func(c *gridCase) {
+		n, comps, rng, what, g := c.n, c.comps, c.rng, c.what, c.gen
+		rows := make([]Row, n)
+		for i := range rows {
+			g.next(&rows[i])
+			rows[i].Comps = append([]float64(nil), rows[i].Comps...)
+			if rng.IntN(3) > 0 { // most rows fit Columns
+				rows[i].HasOrigin, rows[i].HasAliasOf = false, false
+				rows[i].Origin, rows[i].AliasOf = "", ""
+				if rows[i].Invalid > 1 || rows[i].Invalid < -1 {
+					rows[i].Invalid = 1
 				}
 			}
 		}
-	}
+		got, want := NewBuilder("k", comps), NewBuilder("k", comps)
+		mid := rng.IntN(n + 1)
+		batches := 0
+		for i := 0; i < n; {
+			r := rows[i]
+			fits := !r.HasOrigin && !r.HasAliasOf && r.Invalid >= -1 && r.Invalid <= 1
+			if !fits || rng.IntN(4) == 0 {
+				want.Add(&rows[i])
+				got.Add(&rows[i])
+				i++
+			} else {
+				e := i + 1
+				limit := i + 1 + rng.IntN([]int{3, 70, 5000}[rng.IntN(3)])
+				for e < n && e < limit && rows[e].Label == r.Label && !rows[e].HasOrigin && !rows[e].HasAliasOf &&
+					rows[e].Invalid >= -1 && rows[e].Invalid <= 1 {
+					e++
+				}
+				for k := i; k < e; k++ {
+					if !rows[k].HasStep {
+						rows[k].Step = 0 // Columns hold no step where none is carried
+					}
+					want.Add(&rows[k])
+				}
+				got.AddColumns(columnsOf(rng, rows[i:e], len(comps)))
+				batches++
+				i = e
+			}
+			if i >= mid && mid >= 0 {
+				checkSameTrace(t, what+", midway", got.Trace(nil), want.Trace(nil))
+				mid = -1
+			}
+			if got.Len() != want.Len() || got.NumLabels() != want.NumLabels() || got.MemBytes() != want.MemBytes() {
+				t.Fatalf("%s: after row %d: Len %d/%d, NumLabels %d/%d, MemBytes %d/%d", what, i,
+					got.Len(), want.Len(), got.NumLabels(), want.NumLabels(), got.MemBytes(), want.MemBytes())
+			}
+		}
+		if n >= 64 && batches == 0 {
+			t.Fatalf("%s: no batch", what)
+		}
+		checkSameTrace(t, what, got.Trace(map[string]string{"m": "v"}), want.Trace(map[string]string{"m": "v"}))
+		if !reflect.DeepEqual(got.labels, want.labels) || !reflect.DeepEqual(got.steps, want.steps) ||
+			!reflect.DeepEqual(got.invalid, want.invalid) || !reflect.DeepEqual(got.rank.mask, want.rank.mask) ||
+			got.anyStep != want.anyStep || got.anyInv != want.anyInv || got.anyRank != want.anyRank {
+			t.Fatalf("%s: the builders' columns differ", what)
+		}
+		for k := range comps {
+			if !reflect.DeepEqual(got.comps[k].mask, want.comps[k].mask) || got.comps[k].vals.len() != want.comps[k].vals.len() {
+				t.Fatalf("%s: component %d's column differs", what, k)
+			}
+		}
+	})
+	t.Logf("%d cases", cases)
 }
 
 // TestAddColumnsEmpty: no rows add nothing, not even a label.

@@ -2,7 +2,6 @@ package skyfall
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 )
@@ -52,77 +51,70 @@ func TestAppendRowsMatchesAdd(t *testing.T) {
 			sizes = append(sizes, 64*chunkLen+1)
 		}
 	}
-	seed := uint64(5000)
-	for _, n := range sizes {
-		for _, labels := range []int{1, 5, 3000} {
-			for _, comps := range [][]string{nil, {"a"}, {"progress", "collision", "success"}, {"x", "x"}} {
-				seed++
-				rng := rand.New(rand.NewPCG(seed, 11))
-				what := fmt.Sprintf("%d rows, %d labels, components %q (seed %d)", n, labels, comps, seed)
-				g := &rowGen{rng: rng, nComps: len(comps), labels: labels}
-				got, want := NewBuilder("k", comps), NewBuilder("k", comps)
-				var r Row
-				for range rng.IntN(3) * rng.IntN(n+1) / 2 {
-					g.next(&r)
-					got.Add(&r)
-					want.Add(&r)
-				}
-				given := comps
-				if len(comps) == 3 && rng.IntN(2) == 0 {
-					given = []string{"success", "progress"} // another order, one short
-				}
-				origins := map[string]LabelOrigin{}
-				for range 1 + rng.IntN(8) {
-					origins[fmt.Sprintf("L%d", rng.IntN(max(labels, 1)))] = LabelOrigin{
-						Origin: fmt.Sprintf("P%d", rng.IntN(3)), HasOrigin: rng.IntN(2) == 0,
-						AliasOf: fmt.Sprintf("B%d", rng.IntN(3)), HasAliasOf: rng.IntN(2) == 0,
-					}
-				}
-				origin := func(l string) LabelOrigin { return origins[l] }
-				if rng.IntN(4) == 0 {
-					origin = nil
-				}
-				part := NewBuilder("p", comps)
-				for k := range 4 {
-					part.Reset("p")
-					m := rng.IntN(n + 1)
-					if k == 0 {
-						m = n
-					}
-					if rng.IntN(3) == 0 {
-						// a fresh regime for the part
-						g = &rowGen{rng: rng, nComps: len(comps), labels: labels}
-					}
-					for range m {
-						g.next(&r)
-						part.Add(&r)
-					}
-					before := part.Trace(nil)
-					beforeMem := part.MemBytes()
-					got.AppendRows(part, given, origin)
-					want.AddTrace(part.Trace(nil), given, origin) // the row-by-row reference
-					if k == 0 || k == 3 || m < 5000 {
-						sameBuilders(t, fmt.Sprintf("%s, part %d of %d rows", what, k, m), got, want)
-					} else if got.Len() != want.Len() || got.NumLabels() != want.NumLabels() || got.MemBytes() != want.MemBytes() {
-						t.Fatalf("%s, part %d: Len %d/%d, NumLabels %d/%d, MemBytes %d/%d", what, k,
-							got.Len(), want.Len(), got.NumLabels(), want.NumLabels(), got.MemBytes(), want.MemBytes())
-					}
-					checkSameTrace(t, what+", the part after", part.Trace(nil), before)
-					if part.MemBytes() != beforeMem {
-						t.Fatalf("%s: the part's MemBytes changed", what)
-					}
-					for range rng.IntN(50) {
-						g.next(&r)
-						got.Add(&r)
-						want.Add(&r)
-					}
-					if k == 3 {
-						sameBuilders(t, what+", rows after the last part", got, want)
-					}
-				}
+	cases := eachGridCase(sizes, 5000, 11, func(c *gridCase) {
+		n, labels, comps, rng, what, g := c.n, c.labels, c.comps, c.rng, c.what, c.gen
+		got, want := NewBuilder("k", comps), NewBuilder("k", comps)
+		var r Row
+		for range rng.IntN(3) * rng.IntN(n+1) / 2 {
+			g.next(&r)
+			got.Add(&r)
+			want.Add(&r)
+		}
+		given := comps
+		if len(comps) == 3 && rng.IntN(2) == 0 {
+			given = []string{"success", "progress"} // another order, one short
+		}
+		origins := map[string]LabelOrigin{}
+		for range 1 + rng.IntN(8) {
+			origins[fmt.Sprintf("L%d", rng.IntN(max(labels, 1)))] = LabelOrigin{
+				Origin: fmt.Sprintf("P%d", rng.IntN(3)), HasOrigin: rng.IntN(2) == 0,
+				AliasOf: fmt.Sprintf("B%d", rng.IntN(3)), HasAliasOf: rng.IntN(2) == 0,
 			}
 		}
-	}
+		origin := func(l string) LabelOrigin { return origins[l] }
+		if rng.IntN(4) == 0 {
+			origin = nil
+		}
+		part := NewBuilder("p", comps)
+		for k := range 4 {
+			part.Reset("p")
+			m := rng.IntN(n + 1)
+			if k == 0 {
+				m = n
+			}
+			if rng.IntN(3) == 0 {
+				// a fresh regime for the part
+				g = &rowGen{rng: rng, nComps: len(comps), labels: labels}
+			}
+			for range m {
+				g.next(&r)
+				part.Add(&r)
+			}
+			before := part.Trace(nil)
+			beforeMem := part.MemBytes()
+			got.AppendRows(part, given, origin)
+			want.AddTrace(part.Trace(nil), given, origin) // the row-by-row reference
+			if k == 0 || k == 3 || m < 5000 {
+				sameBuilders(t, fmt.Sprintf("%s, part %d of %d rows", what, k, m), got, want)
+			} else if got.Len() != want.Len() || got.NumLabels() != want.NumLabels() || got.MemBytes() != want.MemBytes() {
+				t.Fatalf("%s, part %d: Len %d/%d, NumLabels %d/%d, MemBytes %d/%d", what, k,
+					got.Len(), want.Len(), got.NumLabels(), want.NumLabels(), got.MemBytes(), want.MemBytes())
+			}
+			checkSameTrace(t, what+", the part after", part.Trace(nil), before)
+			if part.MemBytes() != beforeMem {
+				t.Fatalf("%s: the part's MemBytes changed", what)
+			}
+			for range rng.IntN(50) {
+				g.next(&r)
+				got.Add(&r)
+				want.Add(&r)
+			}
+			if k == 3 {
+				sameBuilders(t, what+", rows after the last part", got, want)
+			}
+		}
+	})
+	t.Logf("%d cases", cases)
 }
 
 // TestAppendRowsEmpty: a part of no rows adds nothing, not even its gamma.
