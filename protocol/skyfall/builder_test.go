@@ -334,33 +334,25 @@ func TestBuilderMatchesDense(t *testing.T) {
 	if !testing.Short() {
 		sizes = append(sizes, 64*chunkLen+1) // a second bitmap chunk
 	}
-	seed := uint64(0)
-	for _, n := range sizes {
-		for _, labels := range []int{1, 5, 3000} {
-			for _, comps := range [][]string{nil, {"a"}, {"progress", "collision", "success"}, {"x", "x"}} {
-				seed++
-				rng := rand.New(rand.NewPCG(seed, 99))
-				what := fmt.Sprintf("%d rows, %d labels, components %q (seed %d)", n, labels, comps, seed)
-				got, want := NewBuilder("k", comps), newDenseBuilder("k", comps)
-				g := &rowGen{rng: rng, nComps: len(comps), labels: labels}
-				var r Row
-				mid := rng.IntN(n + 1)
-				for i := range n {
-					if i == mid {
-						checkSameTrace(t, what+", midway", got.Trace(nil), want.Trace(nil))
-					}
-					g.next(&r)
-					got.Add(&r)
-					want.Add(&r)
-					if got.Len() != i+1 || got.NumLabels() != len(want.t.LabelNames) {
-						t.Fatalf("%s: Len %d, NumLabels %d after %d rows", what, got.Len(), got.NumLabels(), i+1)
-					}
-				}
-				meta := map[string]string{"source": "s"}
-				checkSameTrace(t, what, got.Trace(meta), want.Trace(meta))
+	cases := eachGridCase(sizes, 0, 99, func(c *gridCase) {
+		got, want := NewBuilder("k", c.comps), newDenseBuilder("k", c.comps)
+		var r Row
+		mid := c.rng.IntN(c.n + 1)
+		for i := range c.n {
+			if i == mid {
+				checkSameTrace(t, c.what+", midway", got.Trace(nil), want.Trace(nil))
+			}
+			c.gen.next(&r)
+			got.Add(&r)
+			want.Add(&r)
+			if got.Len() != i+1 || got.NumLabels() != len(want.t.LabelNames) {
+				t.Fatalf("%s: Len %d, NumLabels %d after %d rows", c.what, got.Len(), got.NumLabels(), i+1)
 			}
 		}
-	}
+		meta := map[string]string{"source": "s"}
+		checkSameTrace(t, c.what, got.Trace(meta), want.Trace(meta))
+	})
+	t.Logf("%d cases", cases)
 }
 
 // TestBuilderReset: a builder reset after any rows builds the next run
