@@ -212,9 +212,18 @@ func convertWith(t testing.TB, jsonl string, props []parquet.WriterProperty) []b
 // chunk readers) into exactly what the general way gives.
 func TestDecodeParquetDirectPages(t *testing.T) {
 	opts := Options{Components: []string{"success", "progress", "absent"}}
+	bench, interleaved := 1500, 3000
+	if raceEnabled {
+		// Half the rows under the race detector (this test was 185 s of
+		// CI's readers run): every variant still makes many pages, row
+		// groups and dictionary overflows ("small row groups" needs 700
+		// rows for its 100 groups), and the statements covered are the
+		// same as with the full inputs (docs/decisions.md, CI time).
+		bench, interleaved = 750, 1500
+	}
 	cases := map[string]string{
-		"bench":       string(benchRows(1500)),
-		"interleaved": interleavedRows(3000),
+		"bench":       string(benchRows(bench)),
+		"interleaved": interleavedRows(interleaved),
 	}
 	for _, v := range writerVariants {
 		for name, jsonl := range cases {
