@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
 
 // TestCacheKilledWhileWriting kills crlbatch -9 the moment its first cache
@@ -88,7 +88,7 @@ func TestCacheKilledWhileWriting(t *testing.T) {
 	if r := f.score(ctx, nil, in, warm, "--cache", cdir); r.code != 0 {
 		t.Fatalf("rerun on the cache the killed job left: %s", r)
 	}
-	sameResult(t, (&localStore{dir: cold}).files(t), (&localStore{dir: warm}).files(t))
+	protocoltest.SameOutputs(t, cold, warm)
 	if left := tempFiles(t, cdir); len(left) != len(temps) {
 		t.Errorf("the rerun changed the temporary files: %v, before %v", left, temps)
 	}
@@ -138,23 +138,4 @@ func tempFiles(t *testing.T, dir string) []string {
 		return nil
 	})
 	return out
-}
-
-// sameResult fails unless two results hold the same files with the same
-// bytes, manifest.json (which says where each object came from) aside.
-func sameResult(t *testing.T, a, b map[string][]byte) {
-	t.Helper()
-	for k, v := range a {
-		if k == "manifest.json" {
-			continue
-		}
-		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
-			t.Errorf("%s differs (present: %v)", k, ok)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			t.Errorf("%s only in the second result", k)
-		}
-	}
 }

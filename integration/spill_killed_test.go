@@ -22,7 +22,7 @@ func TestSpillFilesOfAKilledJobGo(t *testing.T) {
 		return append([]string{"score", filepath.Join(f.sweep, inPrefix), "--out", out, "--quiet",
 			"--memory-limit", "1", "--spill-dir", spill, "--concurrency", "1"}, scoreFlags...)
 	}
-	var left []string
+	var left map[string][]byte
 	for try := 1; try <= 5 && len(left) == 0; try++ {
 		var proc atomic.Pointer[os.Process]
 		disarm := (&localStore{dir: spill}).killAt(t, func() {
@@ -35,13 +35,7 @@ func TestSpillFilesOfAKilledJobGo(t *testing.T) {
 		if r.code != -1 {
 			t.Logf("try %d: not killed (%s)", try, r)
 		}
-		left = nil
-		filepath.Walk(spill, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && !fi.IsDir() {
-				left = append(left, p)
-			}
-			return nil
-		})
+		left = (&localStore{dir: spill}).files(t)
 	}
 	if len(left) == 0 {
 		t.Fatal("in 5 tries no killed job left a spill file: the test tests nothing")
