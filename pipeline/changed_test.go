@@ -34,6 +34,19 @@ func TestObjectChangedAfterListing(t *testing.T) {
 			_, err = f.WriteString(`{"reward": 1, "regime_id": "late"}` + "\n")
 			return err
 		}, "while the job read it"},
+		// A writer caught mid-line: the read meets a cut row (a bad row,
+		// over the default --max-bad-rows 0). The error says the object
+		// changed and gives that row's own error (its line), not the
+		// engine's internal reason for stopping the decode.
+		{"grown mid-line while read", true, func(p string) error {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteString(`{"reward": 1, "regime_`)
+			return err
+		}, "the read failed: "},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +79,12 @@ func TestObjectChangedAfterListing(t *testing.T) {
 			_, err := Run(context.Background(), cfg)
 			if !IsStorage(err) || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), "changed") || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("error %v: want a storage error naming %s, saying it changed (%q)", err, victim, tc.says)
+			}
+			if msg := err.Error(); strings.Contains(msg, "abandoned") || strings.Contains(msg, "max-bad-rows") {
+				t.Errorf("error %v: names the engine's reason to stop decoding, not the row", err)
+			}
+			if tc.says == "the read failed: " && !strings.Contains(err.Error(), "line ") {
+				t.Errorf("error %v: want the cut row's line", err)
 			}
 			if _, err := os.Stat(filepath.Join(out, ManifestName)); err == nil {
 				t.Errorf("a result was published")
