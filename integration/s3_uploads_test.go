@@ -1,0 +1,263 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/cache"
+)
+
+// TestCacheS3IncompleteUploads: on S3, an entry over 16 MiB is uploaded in
+// parts, and a job killed during the upload leaves an incomplete multipart
+// upload, which S3 keeps and bills. Made here as a kill leaves it
+// (CreateMultipartUpload and UploadPart through the AWS SDK, never
+// completed) under a cache on the real S3 server, beside uploads that are
+// not the cache's: `cache stats` counts the entries' uploads with the bytes
+// of their parts, `cache prune` aborts those initiated over the grace ago
+// whatever its bounds, and leaves the young one, the uploads under the
+// prefix not named as an entry and those outside the prefix. An upload
+// another prune aborts first is not an error; a store that refuses to list
+// uploads costs a warning, and the rest of stats and prune is done.
+func TestCacheS3IncompleteUploads(t *testing.T) {
+	f := getFixture(t)
+	c := getCloud(t, "s3")
+	ctx := context.Background()
+	const prefix = "s3uploads-cache/"
+	cacheURL := c.url(outBucket, prefix)
+
+	// Entries of a real job.
+	r := f.score(ctx, nil, filepath.Join(f.sweep, filepath.FromSlash(singleKey)), filepath.Join(t.TempDir(), "out"), "--cache", cacheURL)
+	if r.code != 0 {
+		t.Fatalf("scoring with the cache on S3: %s", r)
+	}
+	stats := func() result {
+		t.Helper()
+		r := f.crl(ctx, nil, nil, "cache", "stats", cacheURL)
+		if r.code != 0 {
+			t.Fatalf("cache stats: %s", r)
+		}
+		if strings.Contains(r.stdout+r.stderr, S3SecretKey) {
+			t.Errorf("cache stats printed the secret key: %s", r)
+		}
+		return r
+	}
+	before := stats()
+	entriesLine := regexpLine(t, before.stdout, "entries: ")
+	if entriesLine == "entries: 0" || strings.Contains(before.stdout, "unfinished") || before.stderr != "" {
+		t.Fatalf("cache stats of a fresh cache: %s", before)
+	}
+
+	client := s3Client(t, c.url(outBucket, ""))
+	hex := func(first string) string { return first + strings.Repeat("0", 62) }
+	mk := func(key string, part int) mpu {
+		return makeUpload(t, client, outBucket, key, part)
+	}
+	oldEntry := mk(prefix+"v2/ab/"+hex("ab")+cache.EntrySuffix, 1234)
+	oldKind := mk(prefix+"v2/runs/"+hex("cd")+cache.EntrySuffix, 0) // no part yet
+	young := mk(prefix+"v2/ef/"+hex("ef")+cache.EntrySuffix, 500)
+	keep := []mpu{
+		young,
+		mk(prefix+"notes/big.bin", 700), // under the prefix, not an entry's
+		mk(prefix+"v2/ab/short"+cache.EntrySuffix, 700),         // not a key
+		mk(prefix+"v2/ab/"+hex("12")+cache.EntrySuffix+".x", 1), // not an entry's name
+		mk("s3uploads-other/v2/ab/"+hex("ab")+cache.EntrySuffix, 900),
+	}
+	old := time.Now().Add(-cache.TempGrace - 10*time.Minute)
+	for _, u := range append([]mpu{oldEntry, oldKind}, keep[1:]...) {
+		ageUpload(t, c, outBucket, u, old)
+	}
+
+	r = stats()
+	want := "unfinished writes: 3 incomplete multipart uploads on S3, 1734 bytes (1.7 KiB) in their parts, left by jobs stopped while uploading an entry"
+	if !strings.Contains(r.stdout, want) || regexpLine(t, r.stdout, "entries: ") != entriesLine || r.stderr != "" {
+		t.Errorf("cache stats with three uploads of entries (two old):\n%s\nwant %q and %q", r, want, entriesLine)
+	}
+
+	// Another prune aborts oldKind just before this one does: the abort
+	// answers NoSuchUpload, which is not an error, nor counted.
+	direct := s3Client(t, s3URL("http://"+c.srv.Addr, outBucket, ""))
+	c.proxy.SetPolicy(func(req *Request) Fault {
+		if req.Method == http.MethodDelete && req.Query.Get("uploadId") == oldKind.id {
+			abortUpload(t, direct, outBucket, oldKind)
+		}
+		return Pass
+	})
+	r = f.crl(ctx, nil, nil, "cache", "prune", cacheURL, "--older-than", "100000h")
+	c.proxy.SetPolicy(nil)
+	want = "removed 0 entries (0 bytes) and aborted 1 incomplete multipart uploads, 1234 bytes (1.2 KiB) in their parts; "
+	if r.code != 0 || !strings.HasPrefix(r.stdout, want) || r.stderr != "" {
+		t.Errorf("cache prune --older-than 100000h:\n%s\nwant stdout starting %q", r, want)
+	}
+	left := listUploads(t, client, outBucket)
+	for _, u := range []mpu{oldEntry, oldKind} {
+		if slices.Contains(left, u) {
+			t.Errorf("the old upload of %s is still there", u.key)
+		}
+	}
+	for _, u := range keep {
+		if !slices.Contains(left, u) {
+			t.Errorf("prune aborted the upload of %s, not an old one of an entry of the cache", u.key)
+		}
+	}
+	r = stats()
+	if want := "unfinished writes: 1 incomplete multipart uploads on S3, 500 bytes (500 B) in their parts"; !strings.Contains(r.stdout, want) || regexpLine(t, r.stdout, "entries: ") != entriesLine {
+		t.Errorf("cache stats after prune:\n%s\nwant %q and %q", r, want, entriesLine)
+	}
+
+	// A store that does not let the caller list uploads: a warning naming
+	// the cache; the entries are still counted, and still pruned.
+	c.proxy.SetPolicy(Always(func(req *Request) bool {
+		return req.Method == http.MethodGet && req.Key == "" && req.Query.Has("uploads")
+	}, InternalError))
+	r = stats()
+	warned := func(r result) bool {
+		return strings.Contains(r.stderr, "level=WARN") && strings.Contains(r.stderr, "incomplete multipart uploads of entries not listed") &&
+			strings.Contains(r.stderr, "cache s3://"+outBucket+"/"+prefix) && !strings.Contains(r.stderr, S3SecretKey)
+	}
+	if regexpLine(t, r.stdout, "entries: ") != entriesLine || strings.Contains(r.stdout, "unfinished") || !warned(r) {
+		t.Errorf("cache stats when uploads cannot be listed:\n%s", r)
+	}
+	r = f.crl(ctx, nil, nil, "cache", "prune", cacheURL, "--max-bytes", "0")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "removed "+strings.TrimPrefix(entriesLine, "entries: ")+" entries") || !strings.Contains(r.stdout, "; 0 entries (0 bytes) left") || !warned(r) {
+		t.Errorf("cache prune --max-bytes 0 when uploads cannot be listed:\n%s", r)
+	}
+	if n := strings.Count(r.stderr, "level=WARN"); n != 1 {
+		t.Errorf("prune warned %d times, want once:\n%s", n, r.stderr)
+	}
+	c.proxy.SetPolicy(nil)
+	if left := listUploads(t, client, outBucket); len(left) != len(keep) {
+		t.Errorf("uploads left: %v, want the %d kept", left, len(keep))
+	}
+	for _, u := range keep {
+		abortUpload(t, client, outBucket, u)
+	}
+}
+
+// regexpLine returns the line of text starting with start.
+func regexpLine(t *testing.T, text, start string) string {
+	t.Helper()
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, start) {
+			return l
+		}
+	}
+	t.Fatalf("no line starting %q in:\n%s", start, text)
+	return ""
+}
+
+// mpu is one multipart upload.
+type mpu struct{ key, id string }
+
+// s3Client is the AWS SDK client of the bucket of a blob URL (gocloud.dev's
+// s3blob gives it to As).
+func s3Client(t *testing.T, bucketURL string) *s3.Client {
+	t.Helper()
+	b, err := blob.OpenBucket(context.Background(), bucketURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	var client *s3.Client
+	if !b.As(&client) {
+		t.Fatalf("%s: no *s3.Client", bucketURL)
+	}
+	return client
+}
+
+// makeUpload starts a multipart upload of key and uploads one part of n
+// bytes (none when n is 0), never completing it: what a job killed during
+// an upload leaves.
+func makeUpload(t *testing.T, client *s3.Client, bucket, key string, n int) mpu {
+	t.Helper()
+	ctx := context.Background()
+	out, err := client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: &key})
+	if err != nil {
+		t.Fatalf("CreateMultipartUpload %s: %v", key, err)
+	}
+	if n > 0 {
+		part := int32(1)
+		if _, err := client.UploadPart(ctx, &s3.UploadPartInput{Bucket: &bucket, Key: &key, UploadId: out.UploadId,
+			PartNumber: &part, Body: bytes.NewReader(bytes.Repeat([]byte{'x'}, n))}); err != nil {
+			t.Fatalf("UploadPart %s: %v", key, err)
+		}
+	}
+	return mpu{key: key, id: *out.UploadId}
+}
+
+func abortUpload(t *testing.T, client *s3.Client, bucket string, u mpu) {
+	t.Helper()
+	_, err := client.AbortMultipartUpload(context.Background(), &s3.AbortMultipartUploadInput{Bucket: &bucket, Key: &u.key, UploadId: &u.id})
+	var ae smithy.APIError
+	if err != nil && !(errors.As(err, &ae) && ae.ErrorCode() == "NoSuchUpload") {
+		t.Errorf("aborting %s: %v", u.key, err)
+	}
+}
+
+// listUploads lists the bucket's incomplete multipart uploads.
+func listUploads(t *testing.T, client *s3.Client, bucket string) []mpu {
+	t.Helper()
+	var ups []mpu
+	p := s3.NewListMultipartUploadsPaginator(client, &s3.ListMultipartUploadsInput{Bucket: &bucket})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("ListMultipartUploads: %v", err)
+		}
+		for _, u := range page.Uploads {
+			ups = append(ups, mpu{key: *u.Key, id: *u.UploadId})
+		}
+	}
+	return ups
+}
+
+// ageUpload sets when u was initiated, as S3 lists it, to at. S3 has no
+// call for it; versitygw's posix backend lists the modification time of
+// the upload's folder, <bucket>/.sgwtmp/multipart/<hash>/<upload id>, so
+// that is set. The listing is checked, so that a versitygw that keeps the
+// time elsewhere fails this test rather than passing it untested.
+func ageUpload(t *testing.T, c *cloud, bucket string, u mpu, at time.Time) {
+	t.Helper()
+	var dirs []string
+	filepath.WalkDir(filepath.Join(c.srv.Dir, bucket, ".sgwtmp", "multipart"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == u.id {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	if len(dirs) != 1 {
+		t.Fatalf("versitygw's folder of the upload of %s: found %v", u.key, dirs)
+	}
+	if err := os.Chtimes(dirs[0], at, at); err != nil {
+		t.Fatal(err)
+	}
+	client := s3Client(t, c.url(bucket, ""))
+	p := s3.NewListMultipartUploadsPaginator(client, &s3.ListMultipartUploadsInput{Bucket: &bucket, Prefix: &u.key})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range page.Uploads {
+			if *l.UploadId == u.id {
+				if d := l.Initiated.Sub(at); d < -time.Second || d > time.Second {
+					t.Fatalf("the upload of %s is listed as initiated at %v, not %v: versitygw keeps the time elsewhere", u.key, l.Initiated, at)
+				}
+				return
+			}
+		}
+	}
+	t.Fatalf("the upload of %s is not listed", u.key)
+}
