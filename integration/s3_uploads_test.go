@@ -1,23 +1,30 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/klauspost/compress/zstd"
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
 
 // TestCacheS3IncompleteUploads: on S3, an entry over 16 MiB is uploaded in
@@ -260,4 +267,149 @@ func ageUpload(t *testing.T, c *cloud, bucket string, u mpu, at time.Time) {
 		}
 	}
 	t.Fatalf("the upload of %s is not listed", u.key)
+}
+
+// TestCacheS3KilledWhileUploading is the real thing: `score --cache s3://…`
+// killed -9 while it uploads an entry over 16 MiB in parts (at its second
+// UploadPart, seen by the proxy: the parts under way may not be stored),
+// then what the nightly user relies on:
+// `cache stats` counts the upload the kill left, a rerun on the cache
+// scores exactly what a run without one scores, `cache prune` keeps the
+// upload while it may be a live job's and aborts it once it was initiated
+// over the grace ago, and S3 holds no upload of the cache's after that.
+func TestCacheS3KilledWhileUploading(t *testing.T) {
+	f := getFixture(t)
+	c := getCloud(t, "s3")
+	ctx := context.Background()
+	in := filepath.Join(t.TempDir(), "in")
+	writeIncompressibleRun(t, filepath.Join(in, "r.jsonl.zst"), 1_300_000)
+	client := s3Client(t, c.url(outBucket, ""))
+	var prefix, cacheURL string
+	cacheUploads := func() []mpu {
+		var ups []mpu
+		for _, u := range listUploads(t, client, outBucket) {
+			if strings.HasPrefix(u.key, prefix) {
+				ups = append(ups, u)
+			}
+		}
+		return ups
+	}
+
+	var killed []mpu
+	for attempt := 1; attempt <= 3 && len(killed) == 0; attempt++ {
+		prefix = fmt.Sprintf("s3kill-cache-%d/", attempt) // a cold cache each time
+		cacheURL = c.url(outBucket, prefix)
+		var proc atomic.Pointer[os.Process]
+		parts := 0
+		c.proxy.SetPolicy(func(req *Request) Fault {
+			if req.Method == http.MethodPut && req.Query.Has("uploadId") && strings.HasPrefix(req.Key, prefix) {
+				if parts++; parts == 2 {
+					if p := proc.Load(); p != nil {
+						p.Kill()
+					}
+				}
+			}
+			return Pass
+		})
+		args := append([]string{"score", in, "--out", filepath.Join(t.TempDir(), "killed"), "--quiet", "--cache", cacheURL}, scoreFlags...)
+		r := f.crl(ctx, nil, func(p *os.Process) { proc.Store(p) }, args...)
+		c.proxy.SetPolicy(nil)
+		if r.code != -1 {
+			t.Logf("attempt %d: the job was not killed (%d parts uploaded): %s", attempt, parts, r)
+		}
+		killed = cacheUploads()
+	}
+	if len(killed) == 0 {
+		t.Fatal("in 3 attempts no kill left an incomplete multipart upload of the cache")
+	}
+	for _, u := range killed {
+		if !cacheEntryKey.MatchString(strings.TrimPrefix(u.key, prefix)) {
+			t.Errorf("the kill left an upload of %s: not an entry's name", u.key)
+		}
+	}
+
+	stats := func() string {
+		t.Helper()
+		r := f.crl(ctx, nil, nil, "cache", "stats", cacheURL)
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("cache stats: %s", r)
+		}
+		return r.stdout
+	}
+	want := regexp.MustCompile(fmt.Sprintf(`(?m)^unfinished writes: %d incomplete multipart uploads on S3, [0-9]+ bytes \(`, len(killed)))
+	if s := stats(); !want.MatchString(s) {
+		t.Errorf("cache stats after the kill:\n%s\nwant a line matching %s", s, want)
+	}
+
+	// A rerun on the cache: the result of a run without one.
+	tmp := t.TempDir()
+	if r := f.score(ctx, nil, in, filepath.Join(tmp, "none")); r.code != 0 {
+		t.Fatalf("without a cache: %s", r)
+	}
+	if r := f.score(ctx, nil, in, filepath.Join(tmp, "rerun"), "--cache", cacheURL); r.code != 0 || strings.Contains(r.stderr, "WARN") {
+		t.Fatalf("rerun on the cache the killed job left: %s", r)
+	}
+	protocoltest.SameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "rerun"))
+
+	// Young: may be a live job's upload.
+	if r := f.crl(ctx, nil, nil, "cache", "prune", cacheURL, "--older-than", "7d"); r.code != 0 || strings.Contains(r.stdout, "aborted") {
+		t.Errorf("prune of an upload younger than the grace: %s", r)
+	}
+	if left := cacheUploads(); !slices.Equal(left, killed) {
+		t.Errorf("uploads after the prune of young ones: %v, want %v", left, killed)
+	}
+	for _, u := range killed {
+		ageUpload(t, c, outBucket, u, time.Now().Add(-2*time.Hour))
+	}
+	r := f.crl(ctx, nil, nil, "cache", "prune", cacheURL, "--older-than", "7d")
+	if wantAborted := fmt.Sprintf(" and aborted %d incomplete multipart uploads, ", len(killed)); r.code != 0 || !strings.Contains(r.stdout, wantAborted) {
+		t.Errorf("prune of uploads initiated two hours ago: %s\nwant %q", r, wantAborted)
+	}
+	if left := cacheUploads(); len(left) != 0 {
+		t.Errorf("uploads left after prune: %v", left)
+	}
+	if s := stats(); strings.Contains(s, "unfinished") {
+		t.Errorf("cache stats after prune:\n%s", s)
+	}
+}
+
+// cacheEntryKey is an entry's name under the cache's prefix.
+var cacheEntryKey = regexp.MustCompile(`^v[0-9]+/[^/]+/[0-9a-f]{64}\.crlc$`)
+
+// writeIncompressibleRun writes one skyfall run of n rows, zstd-compressed,
+// whose reward and success are uniform random float64s: a cache entry of
+// about 16 bytes a row (1,300,000 rows: about 21 MB, over the 16 MiB that
+// S3 uploads in parts), where a synthetic sweep's smooth values compress
+// some 40 times.
+func writeIncompressibleRun(t *testing.T, path string, n int) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := zstd.NewWriter(file, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(z, 1<<20)
+	rng := rand.New(rand.NewPCG(15, 4))
+	labels := []string{"calm", "gusty", "storm"}
+	var b []byte
+	for i := range n {
+		b = fmt.Appendf(b[:0], `{"run_id":"r","seed":0,"algorithm_id":"ppo","step":%d,"reward":%v,"regime_id":%q,"components":{"success":%v}}`+"\n",
+			i, rng.Float64(), labels[i*len(labels)/n], rng.Float64())
+		w.Write(b)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
