@@ -421,6 +421,21 @@ type Stats struct {
 	// written over TempGrace ago.
 	Temps     int
 	TempBytes int64
+
+	// Uploads counts the incomplete multipart uploads of entries on S3:
+	// an entry over 16 MiB is uploaded in parts, and a job killed during
+	// the upload leaves one, which S3 keeps, and bills, until it is
+	// aborted. They are not entries and are never read; Prune aborts those
+	// initiated over TempGrace ago. UploadBytes is the bytes of the parts
+	// of those whose parts could be listed, all but UploadsUnsized of them.
+	Uploads        int
+	UploadBytes    int64
+	UploadsUnsized int
+
+	// Warnings are what could not be done without failing: the uploads
+	// not listed (a store that does not let the caller list them) or not
+	// aborted. Each names the cache, redacted.
+	Warnings []error
 }
 
 // TempGrace is how long after its last write a temporary file is taken
@@ -482,14 +497,23 @@ func (c *Cache) list(ctx context.Context) (ents, temps []entryInfo, err error) {
 	return ents, temps, nil
 }
 
-// Stats lists the cache's entries (of every format version) and the
-// temporary files of its unfinished writes.
+// Stats lists the cache's entries (of every format version), the
+// temporary files of its unfinished writes and, on S3, the incomplete
+// multipart uploads of its entries (a failure to list those is a warning,
+// in Stats.Warnings).
 func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	ents, temps, err := c.list(ctx)
 	if err != nil {
 		return Stats{}, err
 	}
 	var s Stats
+	ups, err := c.uploads(ctx, nil)
+	if err != nil {
+		s.Warnings = append(s.Warnings, c.uploadsNotListed(err))
+	}
+	for _, u := range ups {
+		s.count(u)
+	}
 	for _, e := range ents {
 		s.Entries++
 		s.Bytes += e.size
@@ -506,16 +530,43 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 
 // Prune removes, oldest first, the entries written before olderThan (when
 // not zero), then more until the rest hold at most maxBytes (when not
-// negative), and the temporary files of unfinished writes last written
-// over TempGrace ago, whatever the two bounds. It returns what it
-// removed. An entry removed while a job reads it costs that job a decode,
-// never a wrong result.
+// negative); and, whatever the two bounds, the temporary files of
+// unfinished writes last written over TempGrace ago and, on S3, the
+// incomplete multipart uploads of entries initiated over TempGrace ago
+// (aborted). It returns what it removed; uploads it could not list or
+// abort are warnings (removed.Warnings), not errors. An entry removed
+// while a job reads it costs that job a decode, never a wrong result.
 func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) (removed Stats, err error) {
 	ents, temps, err := c.list(ctx)
 	if err != nil {
 		return Stats{}, err
 	}
 	stale := time.Now().Add(-TempGrace)
+	isStale := func(u upload) bool { return u.initiated.Before(stale) }
+	ups, err := c.uploads(ctx, isStale)
+	if err != nil {
+		removed.Warnings = append(removed.Warnings, c.uploadsNotListed(err))
+	}
+	var failed int
+	var firstErr error
+	for _, u := range ups {
+		if !isStale(u) {
+			continue
+		}
+		gone, err := c.abort(ctx, u)
+		switch {
+		case err != nil:
+			failed++
+			if firstErr == nil {
+				firstErr = err
+			}
+		case !gone:
+			removed.count(u)
+		}
+	}
+	if failed > 0 {
+		removed.Warnings = append(removed.Warnings, fmt.Errorf("cache %s: %d incomplete multipart uploads of entries not aborted: %w", c, failed, firstErr))
+	}
 	for _, e := range temps {
 		if !e.mod.Before(stale) {
 			continue
@@ -548,4 +599,20 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 		removed.Newest = e.mod
 	}
 	return removed, nil
+}
+
+// count adds u to s's uploads.
+func (s *Stats) count(u upload) {
+	s.Uploads++
+	if u.sized {
+		s.UploadBytes += u.size
+	} else {
+		s.UploadsUnsized++
+	}
+}
+
+// uploadsNotListed is the warning of a failure to list the cache's
+// incomplete multipart uploads.
+func (c *Cache) uploadsNotListed(err error) error {
+	return fmt.Errorf("cache %s: incomplete multipart uploads of entries not listed (neither counted nor aborted): %w", c, storage.RedactErr(err))
 }

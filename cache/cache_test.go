@@ -486,3 +486,47 @@ func TestIsTemp(t *testing.T) {
 		}
 	}
 }
+
+// TestIsEntryName: the names whose incomplete S3 uploads Stats counts and
+// Prune aborts (with the cache's prefix cut off).
+func TestIsEntryName(t *testing.T) {
+	k := Key("an object")
+	for rel, want := range map[string]bool{
+		"v2/" + k[:2] + "/" + k + EntrySuffix:       true,
+		"v2/runs/" + k + EntrySuffix:                true,
+		"v1/" + k[:2] + "/" + k + EntrySuffix:       true, // another version: Prune removes its entries too
+		"v12/index/" + k + EntrySuffix:              true,
+		"v2/" + k + EntrySuffix:                     false, // no folder
+		"v2//" + k + EntrySuffix:                    false,
+		"v2/ab/cd/" + k + EntrySuffix:               false,
+		"x2/ab/" + k + EntrySuffix:                  false,
+		"v/ab/" + k + EntrySuffix:                   false,
+		"v2/ab/" + k[:63] + EntrySuffix:             false,
+		"v2/ab/" + strings.ToUpper(k) + EntrySuffix: false,
+		"v2/ab/" + k + EntrySuffix + ".x":           false,
+		"v2/ab/" + k + ".parquet":                   false,
+		"notes/big.bin":                             false,
+	} {
+		if got := isEntryName(rel); got != want {
+			t.Errorf("isEntryName(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+// TestS3Plain: the prefixes gocloud.dev's s3blob stores as they are, so
+// that the keys S3 lists start with them.
+func TestS3Plain(t *testing.T) {
+	for key, want := range map[string]bool{
+		"":                  true,
+		"crlcache/":         true,
+		"team a/ü+=/cache/": true,
+		"a/../b/":           false,
+		"tab\there/":        false,
+		"x__0x2f__y/":       false,
+		"..a/":              true,
+	} {
+		if got := s3Plain(key); got != want {
+			t.Errorf("s3Plain(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

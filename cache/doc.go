@@ -45,4 +45,18 @@
 // Prune removes those last written over TempGrace (an hour) ago, whatever
 // its bounds: a younger one may be the write under way of a job that
 // shares the cache.
+//
+// On S3 an entry over 16 MiB (the transfer manager's threshold) is
+// uploaded in parts, and a job killed during the upload leaves an
+// incomplete multipart upload, which S3 keeps, and bills, until it is
+// aborted. When the bucket's As gives gocloud.dev s3blob's *s3.Client,
+// Stats also lists (ListMultipartUploads, paged to the end) the
+// incomplete uploads under the cache's prefix whose key is an entry's
+// name (v<version>/<folder>/<64 hex>.crlc; others are left alone and not
+// counted), with the bytes of their parts (ListParts); Prune aborts those
+// initiated over TempGrace ago, whatever its bounds (NoSuchUpload, another
+// prune's doing, is no error). A store that does not let the caller list
+// or abort uploads costs a warning (Stats.Warnings), not the rest of
+// Stats or Prune. GCS and Azure need nothing of the kind: they expire
+// uncommitted uploads themselves.
 package cache

@@ -26,7 +26,7 @@ func cacheCommand() *cli.Command {
 		Commands: []*cli.Command{
 			{
 				Name:      "stats",
-				Usage:     "print the cache's entries, bytes, oldest and newest entry",
+				Usage:     "print the cache's entries, bytes, oldest and newest entry, and what the writes of stopped jobs left (temporary files, S3's incomplete multipart uploads)",
 				ArgsUsage: "URL",
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					c, err := openCacheArg(ctx, cmd)
@@ -47,12 +47,17 @@ func cacheCommand() *cli.Command {
 						fmt.Fprintf(w, "unfinished writes: %d temporary files, %d bytes (%s), left by jobs stopped while writing an entry; prune removes those over %s old\n",
 							s.Temps, s.TempBytes, humanBytes(s.TempBytes), shortDuration(cache.TempGrace))
 					}
+					if s.Uploads > 0 {
+						fmt.Fprintf(w, "unfinished writes: %d incomplete multipart uploads on S3, %s, left by jobs stopped while uploading an entry (S3 bills them until they are aborted); prune aborts those started over %s ago\n",
+							s.Uploads, uploadBytes(s), shortDuration(cache.TempGrace))
+					}
+					warn(cmd, s.Warnings)
 					return nil
 				},
 			},
 			{
 				Name:      "prune",
-				Usage:     "remove entries, oldest first: those older than --older-than, then more until at most --max-bytes are left; and the temporary files of writes a stopped job left",
+				Usage:     "remove entries, oldest first: those older than --older-than, then more until at most --max-bytes are left; and what the writes of a stopped job left (temporary files, S3's incomplete multipart uploads)",
 				ArgsUsage: "URL",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "max-bytes", Usage: "keep at most `SIZE` of entries (the newest)"},
@@ -96,7 +101,13 @@ func cacheCommand() *cli.Command {
 					if removed.Temps > 0 {
 						fmt.Fprintf(w, " and %d temporary files of unfinished writes (%d bytes)", removed.Temps, removed.TempBytes)
 					}
+					if removed.Uploads > 0 {
+						fmt.Fprintf(w, " and aborted %d incomplete multipart uploads, %s", removed.Uploads, uploadBytes(removed))
+					}
 					fmt.Fprintf(w, "; %d entries (%d bytes) left in %s\n", left.Entries, left.Bytes, c)
+					if warn(cmd, removed.Warnings); len(removed.Warnings) == 0 {
+						warn(cmd, left.Warnings) // said once: the same listing failed twice
+					}
 					return nil
 				},
 			},
@@ -114,6 +125,30 @@ func openCacheArg(ctx context.Context, cmd *cli.Command) (*cache.Cache, error) {
 		op = sdkOpener(slog.New(slog.DiscardHandler))
 	}
 	return cache.Open(ctx, raw, op)
+}
+
+// uploadBytes says the bytes of s's incomplete multipart uploads, and of
+// how many they are unknown (their parts could not be listed).
+func uploadBytes(s cache.Stats) string {
+	switch {
+	case s.UploadsUnsized == 0:
+		return fmt.Sprintf("%d bytes (%s) in their parts", s.UploadBytes, humanBytes(s.UploadBytes))
+	case s.UploadsUnsized == s.Uploads:
+		return "bytes unknown (their parts could not be listed)"
+	}
+	return fmt.Sprintf("%d bytes (%s) in the parts of %d of them, bytes unknown for the other %d (their parts could not be listed)",
+		s.UploadBytes, humanBytes(s.UploadBytes), s.Uploads-s.UploadsUnsized, s.UploadsUnsized)
+}
+
+// warn writes errs as warnings on stderr, as score writes its warnings.
+func warn(cmd *cli.Command, errs []error) {
+	if len(errs) == 0 {
+		return
+	}
+	log := slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, nil))
+	for _, err := range errs {
+		log.Warn(pipeline.Redact(err.Error()))
+	}
 }
 
 // parseAge reads a duration: Go's (90m, 36h) or a number of days (7d).

@@ -442,3 +442,21 @@ func TestCacheWarmSpilledAndTwoPasses(t *testing.T) {
 		t.Errorf("spill files left: %v", left)
 	}
 }
+
+// TestUploadBytes: what `cache stats` and `cache prune` say of the bytes of
+// S3's incomplete multipart uploads, known or not.
+func TestUploadBytes(t *testing.T) {
+	for _, tc := range []struct {
+		s    cache.Stats
+		want string
+	}{
+		{cache.Stats{Uploads: 2, UploadBytes: 1734}, "1734 bytes (1.7 KiB) in their parts"},
+		{cache.Stats{Uploads: 1}, "0 bytes (0 B) in their parts"},
+		{cache.Stats{Uploads: 2, UploadsUnsized: 2}, "bytes unknown (their parts could not be listed)"},
+		{cache.Stats{Uploads: 3, UploadBytes: 8 << 20, UploadsUnsized: 1}, "8388608 bytes (8.0 MiB) in the parts of 2 of them, bytes unknown for the other 1 (their parts could not be listed)"},
+	} {
+		if got := uploadBytes(tc.s); got != tc.want {
+			t.Errorf("uploadBytes(%+v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
