@@ -26,6 +26,7 @@ import (
 // keeps it while it may still be a live job's write and removes it once
 // it is older than the grace, and nothing of it is left.
 func TestCacheKilledWhileWriting(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	ctx := context.Background()
 	in := filepath.Join(root, "cache-crash-in")

@@ -16,6 +16,7 @@ import (
 // bucket (results/<attempt-id>/, LATEST) gives with --nights 2 what diff
 // gives on its two newest results.
 func TestDiffInABucket(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	c := getCloud(t, "s3")
 	ctx := context.Background()

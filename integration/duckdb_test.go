@@ -426,6 +426,7 @@ func fromArrow(v any) any {
 // TestDuckDBReadsLocalOutputs is the notebook's view of the local result
 // that every bucket's result must equal byte for byte.
 func TestDuckDBReadsLocalOutputs(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	t.Run("sweep", func(t *testing.T) { checkParquet(t, f, f.ref, f.runs) })
 	t.Run("one object", func(t *testing.T) { checkParquet(t, f, f.refSingle, 1) })
@@ -434,6 +435,7 @@ func TestDuckDBReadsLocalOutputs(t *testing.T) {
 // TestFixture checks the sweep: the local job read exactly the objects it
 // must, of every compression, and none of the files it must skip.
 func TestFixture(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	var man writers.Manifest
 	data, err := os.ReadFile(filepath.Join(f.ref, "manifest.json"))

@@ -18,6 +18,7 @@ import (
 func TestCloudEndToEnd(t *testing.T) {
 	for _, name := range []string{"s3", "gcs", "azure"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			f := getFixture(t)
 			c := getCloud(t, name)
 			ctx := context.Background()

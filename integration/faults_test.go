@@ -66,6 +66,7 @@ func faulted(log []Entry) int {
 // (a read broken after some chunks were decoded and merged), against
 // decoding it on one goroutine from the local folder.
 func TestS3TransientFaults(t *testing.T) {
+	t.Parallel()
 	// Per-object faults hit the sac family's three objects (plain, gzip
 	// and zstd), to keep the backoffs short; the random mix hits everything.
 	get, put, list := And(Kinds("get"), KeyContains("/sac/")), Kinds("put"), Kinds("list")
@@ -126,6 +127,7 @@ func TestS3TransientFaults(t *testing.T) {
 // and leaves no result file in the output bucket: S3 through every fault,
 // Azure through a throttled and a reset read.
 func TestPersistentFaults(t *testing.T) {
+	t.Parallel()
 	get, put, list := And(Kinds("get"), KeySuffix(singleKey)), Kinds("put"), Kinds("list")
 	s3Object := "s3://" + inBucket + "/" + singleKey
 	cases := []struct {
@@ -180,6 +182,7 @@ func firstLine(s string) string {
 // other persistent faults: every attempt is abandoned after the retry
 // policy's idle timeout, and no attempt starts past its MaxElapsed.
 func TestStallsAreBounded(t *testing.T) {
+	t.Parallel()
 	get := And(Kinds("get"), KeySuffix(singleKey))
 	check := func(t *testing.T, f *fixture, c *cloud, r result, prefix, object string) {
 		t.Helper()
@@ -226,6 +229,7 @@ func TestAzureInterrupt(t *testing.T) { testInterrupt(t, "azure") }
 // name (behind a FaultProxy that holds one request): the job exits with
 // the signal's code within seconds and leaves nothing in the output.
 func testInterrupt(t *testing.T, name string) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		match  Match

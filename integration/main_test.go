@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,7 @@ var required = os.Getenv("CRLBATCH_REQUIRE_INTEGRATION") == "1"
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	raiseParallel()
 	var err error
 	root, err = os.MkdirTemp("", "crlbatch-integration-")
 	if err != nil {
@@ -45,6 +47,33 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "integration: servers' data and logs, and outputs, are in %s\n", root)
 	}
 	os.Exit(code)
+}
+
+// parallelTests is how many tests (and subtests) that call t.Parallel run
+// at once when -test.parallel is not given: GOMAXPROCS (go test's default,
+// 2 in CI) is too few for this package, whose tests spend their time
+// waiting on crlbatch processes (retry backoffs, stalls held by the fault
+// proxy, kills) and on the servers, not on this process's cores.
+//
+// A top-level test is parallel unless it reads or resets a shared server
+// proxy's request log (countRequests(c.proxy.Log()) after c.proxy.Reset())
+// or sets a shared proxy's policy, or drives the GCS server beside a test
+// that does (TestStallsAreBounded's "gcs 503"): those run first, one at a
+// time (go test runs every sequential top-level test before the parallel
+// ones), so no other test's requests reach the logs and policies they use;
+// their subtests, one per server, run beside each other, each on its own
+// server's proxy. A fault test that needs a proxy of its own gets one from
+// faulty.
+const parallelTests = 8
+
+// raiseParallel sets -test.parallel to parallelTests unless the command
+// line set it.
+func raiseParallel() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(parallelTests))
+	}
 }
 
 // setClientEnv gives this process (which uploads the sweep and reads the

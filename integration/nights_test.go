@@ -161,11 +161,13 @@ func mirror(t *testing.T, files map[string][]byte, dir string) {
 // history view returns every night kept, each with its date and attempt,
 // and each attempt's numbers as its result's.
 func TestTenNights(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	nights := tenNights(t)
 	newestSQL, historySQL := readmeSQL(t, f)
 	for _, store := range []string{"local", "s3"} {
 		t.Run(store, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			var out string
 			var st crashStore
@@ -282,10 +284,12 @@ func resultURL(out, store string) string {
 // OUTPUT: one publishes a complete result, the other exits 2 naming the
 // first job or its result, and the result is consistent.
 func TestConcurrentNightlyJobs(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	in := tenNights(t)[0]
 	for _, store := range []string{"local", "s3"} {
 		t.Run(store, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			outFor := func(name string) (string, crashStore) {
 				if store == "local" {
@@ -365,6 +369,7 @@ func TestConcurrentNightlyJobs(t *testing.T) {
 // storage.CreateExclusive relies on for claims): a second create of one
 // key reports that it exists and leaves the first's bytes.
 func TestS3ConditionalCreate(t *testing.T) {
+	t.Parallel()
 	c := getCloud(t, "s3")
 	ctx := context.Background()
 	b, err := blob.OpenBucket(ctx, c.url(outBucket, ""))

@@ -31,6 +31,7 @@ func TestCloudParquetInput(t *testing.T) {
 	}
 	for _, name := range []string{"s3", "gcs", "azure"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			c := getCloud(t, name)
 			const prefix = "parquettest"
 			if err := upload(ctx, c, pq, prefix+"/"); err != nil {

@@ -17,6 +17,7 @@ import (
 // TestFaultProxy checks each fault against a plain upstream, without any
 // object store: what the client sees is what the fault promises.
 func TestFaultProxy(t *testing.T) {
+	t.Parallel()
 	body := strings.Repeat("0123456789", 1000)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Host == "" {
@@ -149,6 +150,7 @@ func TestFaultProxy(t *testing.T) {
 // TestPolicies checks the policies' counting and that Random is the same
 // sequence for the same seed.
 func TestPolicies(t *testing.T) {
+	t.Parallel()
 	req := func(method, key string) *Request {
 		return &Request{Method: method, Kind: strings.ToLower(method), Bucket: "b", Key: key}
 	}
@@ -205,6 +207,7 @@ func equalFaults(a, b []Fault) bool {
 
 // TestClassify names the requests of each client as the tests rely on.
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	u := func(s string) *url.URL {
 		x, err := url.Parse(s)
 		if err != nil {

@@ -39,6 +39,7 @@ func TestNoSecretInOutput(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"s3", "gcs", "azure"} {
 		t.Run(name+" success", func(t *testing.T) {
+			t.Parallel()
 			f := getFixture(t)
 			c := getCloud(t, name)
 			prefix := "secrets-ok"
@@ -61,6 +62,7 @@ func TestNoSecretInOutput(t *testing.T) {
 		})
 	}
 	t.Run("s3 persistent fault", func(t *testing.T) {
+		t.Parallel()
 		f, _, _, url := faultyS3(t, Always(And(Kinds("get"), KeySuffix(singleKey)), Truncate))
 		r := f.crl(ctx, nil, nil, append([]string{"score", url(inBucket, inPrefix), "--out", url(outBucket, "secrets-fault"),
 			"--log-level", "debug"}, scoreFlags...)...)
@@ -71,6 +73,7 @@ func TestNoSecretInOutput(t *testing.T) {
 		assertNoSecret(t, "stderr", r.stderr)
 	})
 	t.Run("s3 wrong secret", func(t *testing.T) {
+		t.Parallel()
 		f := getFixture(t)
 		c := getCloud(t, "s3")
 		r := f.crl(ctx, []string{"AWS_SECRET_ACCESS_KEY=wrong-secret-4711"}, nil, append([]string{"score", c.url(inBucket, inPrefix),
@@ -83,6 +86,7 @@ func TestNoSecretInOutput(t *testing.T) {
 		assertNoSecret(t, "stderr", r.stderr)
 	})
 	t.Run("azure wrong key", func(t *testing.T) {
+		t.Parallel()
 		f := getFixture(t)
 		c := getCloud(t, "azure")
 		r := f.crl(ctx, []string{"AZURE_STORAGE_KEY=d3JvbmcgYWNjb3VudCBrZXkgNDcxMQ=="}, nil, append([]string{"score", c.url(inBucket, inPrefix),
@@ -95,6 +99,7 @@ func TestNoSecretInOutput(t *testing.T) {
 		assertNoSecret(t, "stderr", r.stderr)
 	})
 	t.Run("secret in the URL", func(t *testing.T) {
+		t.Parallel()
 		f := getFixture(t)
 		c := getCloud(t, "s3")
 		in := c.url(inBucket, inPrefix) + "&secret_access_key=url-secret-0815"

@@ -15,6 +15,7 @@ import (
 // same folder removes them, says so, and leaves the folder empty when it
 // ends. SIGTERM: TestSpillFilesGoOnSIGTERM.
 func TestSpillFilesOfAKilledJobGo(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	ctx := context.Background()
 	spill := t.TempDir()

@@ -14,6 +14,7 @@ import (
 // folder empty (issue 13, finding 6; the storage-error and full-disk paths
 // are pipeline's TestSpillReleased…).
 func TestSpillFilesGoOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	f := getFixture(t)
 	for try := 1; ; try++ {
 		spill := t.TempDir()
