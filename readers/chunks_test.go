@@ -463,7 +463,7 @@ func TestChunksMatchDecodeObjectOnCorpus(t *testing.T) {
 	// a 2 GB history ring in the package's idle decoders (zstdDecoders):
 	// let go of them at the end, as the engine does once a job's objects
 	// are read. Kept, they stayed live through every later test of the
-	// package, the heap's goal at 4 GB and more (under -race, 12 GB RSS).
+	// package, the heap's goal at 4 GB and more.
 	t.Cleanup(func() { ReleaseDecoders() })
 	for _, f := range files {
 		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {

@@ -211,7 +211,7 @@ func TestPQPageReaderDamaged(t *testing.T) {
 		// find the end there too). After pqPageReader's error its next page
 		// is not read: nothing below looks at it, and a damaged header made
 		// arrow-go's reader try buffers of up to 16 MiB to read it (8.5 GB
-		// allocated in all, most of the test's time under -race).
+		// allocated in all).
 		limit := len(got)
 		if gerr == nil {
 			limit++

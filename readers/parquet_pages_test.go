@@ -75,9 +75,8 @@ func TestPQRLE(t *testing.T) {
 // within a chunk, version 2 pages.
 //
 // The files are written once per test binary (pagesCasesMemo) and each
-// caller gets its own map of its own copies of the bytes: four tests read
-// them (and pqPageFiles' three), and under the race detector writing them
-// again was a share of each test's time.
+// caller gets its own map of its own copies of the bytes: three tests read
+// them, and pqPageFiles' three, and each wrote them again.
 func pagesCases(t *testing.T) map[string][]byte {
 	t.Helper()
 	pagesCasesMemo.Lock()
