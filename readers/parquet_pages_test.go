@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -72,7 +73,39 @@ func TestPQRLE(t *testing.T) {
 // inside a run (row groups of 7 rows), nulls in columns written without
 // statistics, plain pages, dictionaries that overflow to plain pages
 // within a chunk, version 2 pages.
+//
+// The files are written once per test binary (pagesCasesMemo) and each
+// caller gets its own map of its own copies of the bytes: three tests read
+// them, and pqPageFiles' three, and each wrote them again.
 func pagesCases(t *testing.T) map[string][]byte {
+	t.Helper()
+	pagesCasesMemo.Lock()
+	defer pagesCasesMemo.Unlock()
+	if pagesCasesMemo.files == nil {
+		pagesCasesMemo.files = writePagesCases(t)
+	}
+	return cloneFiles(pagesCasesMemo.files)
+}
+
+// pagesCasesMemo holds pagesCases' files once written (nil until a test
+// wrote them all: a test whose conversion failed leaves it to the next).
+var pagesCasesMemo struct {
+	sync.Mutex
+	files map[string][]byte
+}
+
+// cloneFiles returns a map of copies of files' bytes: no test sees what
+// another test's reading could have done to its input.
+func cloneFiles(files map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(files))
+	for name, data := range files {
+		out[name] = bytes.Clone(data)
+	}
+	return out
+}
+
+// writePagesCases writes pagesCases' files.
+func writePagesCases(t *testing.T) map[string][]byte {
 	t.Helper()
 	var b strings.Builder
 	for i := range 400 {
