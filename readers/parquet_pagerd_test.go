@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -51,19 +50,11 @@ func pqPagesOf(pr file.PageReader) ([]string, error) {
 // each caller gets its own copies.
 func pqPageFiles(t *testing.T) map[string][]byte {
 	t.Helper()
-	pqPageFilesMemo.Lock()
-	defer pqPageFilesMemo.Unlock()
-	if pqPageFilesMemo.files == nil {
-		pqPageFilesMemo.files = writePQPageFiles(t)
-	}
-	return cloneFiles(pqPageFilesMemo.files)
+	return pqPageFilesMemo.get(t, writePQPageFiles)
 }
 
 // pqPageFilesMemo holds pqPageFiles' files once all are written.
-var pqPageFilesMemo struct {
-	sync.Mutex
-	files map[string][]byte
-}
+var pqPageFilesMemo filesMemo
 
 // writePQPageFiles writes pqPageFiles' files.
 func writePQPageFiles(t *testing.T) map[string][]byte {

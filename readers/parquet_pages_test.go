@@ -79,19 +79,29 @@ func TestPQRLE(t *testing.T) {
 // them, and pqPageFiles' three, and each wrote them again.
 func pagesCases(t *testing.T) map[string][]byte {
 	t.Helper()
-	pagesCasesMemo.Lock()
-	defer pagesCasesMemo.Unlock()
-	if pagesCasesMemo.files == nil {
-		pagesCasesMemo.files = writePagesCases(t)
-	}
-	return cloneFiles(pagesCasesMemo.files)
+	return pagesCasesMemo.get(t, writePagesCases)
 }
 
-// pagesCasesMemo holds pagesCases' files once written (nil until a test
-// wrote them all: a test whose conversion failed leaves it to the next).
-var pagesCasesMemo struct {
+// pagesCasesMemo holds pagesCases' files once written.
+var pagesCasesMemo filesMemo
+
+// filesMemo holds a set of test files once written (nil until a test
+// wrote them all: a test whose writing failed leaves it to the next).
+type filesMemo struct {
 	sync.Mutex
 	files map[string][]byte
+}
+
+// get returns copies of the files (cloneFiles), written by write the
+// first time.
+func (m *filesMemo) get(t *testing.T, write func(*testing.T) map[string][]byte) map[string][]byte {
+	t.Helper()
+	m.Lock()
+	defer m.Unlock()
+	if m.files == nil {
+		m.files = write(t)
+	}
+	return cloneFiles(m.files)
 }
 
 // cloneFiles returns a map of copies of files' bytes: no test sees what
