@@ -85,6 +85,22 @@ func (b *badRows) skip(i int) bool {
 	return i >= b.cut
 }
 
+// stopRow is the row at which the decode of object i stopped with
+// errAbandoned, for an object that changed while it was read: nil when
+// the bad rows of the objects before it already exceed --max-bad-rows (the
+// object no longer matters, changed or not: the job fails on an earlier
+// object's row), else the last of the object's own rows found (rows are
+// added in line order, the decode stops at the one that breaks the limit,
+// and a row cut by the change is the object's last).
+func (b *badRows) stopRow(i int) *readers.DataError {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if rs := b.rows[i]; b.cut == i && len(rs) > 0 {
+		return rs[len(rs)-1]
+	}
+	return nil
+}
+
 // count is the number of bad rows found.
 func (b *badRows) count() int {
 	b.mu.Lock()

@@ -147,3 +147,60 @@ func TestBadRowNotes(t *testing.T) {
 		t.Error("notes without bad rows")
 	}
 }
+
+// TestBadRowsStopRow: the row an object's abandoned decode stopped at,
+// which a job names when the object changed while it was read, is the
+// object's own row that broke the limit (the last it found, not its
+// first), and none when the rows of the objects before it broke the limit
+// (the object no longer matters).
+func TestBadRowsStopRow(t *testing.T) {
+	t.Parallel()
+	row := func(i, line int) *readers.DataError {
+		return &readers.DataError{URL: fmt.Sprintf("o%d", i), Line: line, Msg: "bad"}
+	}
+	cases := []struct {
+		name  string
+		max   int
+		rows  [][2]int // object, line, in arrival order
+		obj   int
+		want  int // line; 0: none
+		abort bool
+	}{
+		// Object 1's second row (line 9, say cut by a writer) breaks the
+		// limit of 1: its decode stopped there, not at line 3.
+		{"own rows", 1, [][2]int{{1, 3}, {1, 9}}, 1, 9, true},
+		// Object 0's rows break the limit of 1; object 1, still decoding,
+		// is abandoned at its next row.
+		{"rows before it", 1, [][2]int{{1, 3}, {0, 2}, {0, 5}, {1, 9}}, 1, 0, true},
+		// Object 1 stopped at its own row first; then object 0's rows
+		// alone break the limit, and object 1 no longer matters.
+		{"cut moved back", 1, [][2]int{{1, 3}, {1, 9}, {0, 2}, {0, 5}}, 1, 0, true},
+		// One row of object 0 comes later: the limit is still broken in
+		// object 1 (its line 3 is the sweep's second bad row).
+		{"a row before it", 1, [][2]int{{1, 3}, {1, 9}, {0, 2}}, 1, 9, true},
+		// Under the limit nothing stopped.
+		{"within the limit", 5, [][2]int{{1, 3}, {1, 9}}, 1, 9, false},
+	}
+	for _, c := range cases {
+		b := newBadRows(3, c.max)
+		var last error
+		for _, r := range c.rows {
+			if err := b.add(r[0], row(r[0], r[1])); r[0] == c.obj {
+				last = err
+			}
+		}
+		if got := errors.Is(last, errAbandoned); got != c.abort {
+			t.Errorf("%s: object %d abandoned %v, want %v", c.name, c.obj, got, c.abort)
+		}
+		if !c.abort {
+			continue
+		}
+		got := b.stopRow(c.obj)
+		switch {
+		case c.want == 0 && got != nil:
+			t.Errorf("%s: stopped at %v, want none (the object no longer matters)", c.name, got)
+		case c.want != 0 && (got == nil || got.Line != c.want):
+			t.Errorf("%s: stopped at %v, want line %d", c.name, got, c.want)
+		}
+	}
+}

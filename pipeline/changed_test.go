@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,9 +23,13 @@ func TestObjectChangedAfterListing(t *testing.T) {
 		opened bool // change it once opened, else before opening
 		change func(path string) error
 		says   string
+		// maxBad is --max-bad-rows; badLine2, a bad row at the object's
+		// line 2 before the job (within the limit).
+		maxBad   int
+		badLine2 bool
 	}{
-		{"truncated before the read", false, func(p string) error { return os.Truncate(p, 10) }, "listed with"},
-		{"truncated while read", true, func(p string) error { return os.Truncate(p, 10) }, "while the job read it"},
+		{"truncated before the read", false, func(p string) error { return os.Truncate(p, 10) }, "listed with", 0, false},
+		{"truncated while read", true, func(p string) error { return os.Truncate(p, 10) }, "while the job read it", 0, false},
 		{"grown while read", true, func(p string) error {
 			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
@@ -33,7 +38,7 @@ func TestObjectChangedAfterListing(t *testing.T) {
 			defer f.Close()
 			_, err = f.WriteString(`{"reward": 1, "regime_id": "late"}` + "\n")
 			return err
-		}, "while the job read it"},
+		}, "while the job read it", 0, false},
 		// A writer caught mid-line: the read meets a cut row (a bad row,
 		// over the default --max-bad-rows 0). The error says the object
 		// changed and gives that row's own error (its line), not the
@@ -46,7 +51,19 @@ func TestObjectChangedAfterListing(t *testing.T) {
 			defer f.Close()
 			_, err = f.WriteString(`{"reward": 1, "regime_`)
 			return err
-		}, "the read failed: "},
+		}, "the read failed: ", 0, false},
+		// The same with a bad row of its own before, within
+		// --max-bad-rows 1: the cut row breaks the limit, and is the row
+		// named (not the object's first bad row).
+		{"grown mid-line while read, a bad row before", true, func(p string) error {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteString(`{"reward": 1, "regime_`)
+			return err
+		}, "the read failed: ", 1, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,6 +78,19 @@ func TestObjectChangedAfterListing(t *testing.T) {
 			}
 			victim := objs[0]
 			key := filepath.ToSlash(filepath.Base(victim))
+			data, err := os.ReadFile(victim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.badLine2 {
+				first, rest, _ := strings.Cut(string(data), "\n")
+				data = []byte(first + "\n{\"reward\": \"x\", \"regime_id\": \"a\"}\n" + rest)
+				if err := os.WriteFile(victim, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A row cut by the change is the line after the object's last.
+			cutLine := fmt.Sprintf("line %d: ", strings.Count(string(data), "\n")+1)
 			hook := &testHookOpen
 			if !tc.opened {
 				hook = &testHookListed
@@ -76,15 +106,16 @@ func TestObjectChangedAfterListing(t *testing.T) {
 			}
 			cfg := localJob(in, out, nil)
 			cfg.Concurrency = 1
-			_, err := Run(context.Background(), cfg)
+			cfg.MaxBadRows = tc.maxBad
+			_, err = Run(context.Background(), cfg)
 			if !IsStorage(err) || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), "changed") || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("error %v: want a storage error naming %s, saying it changed (%q)", err, victim, tc.says)
 			}
 			if msg := err.Error(); strings.Contains(msg, "abandoned") || strings.Contains(msg, "max-bad-rows") {
 				t.Errorf("error %v: names the engine's reason to stop decoding, not the row", err)
 			}
-			if tc.says == "the read failed: " && !strings.Contains(err.Error(), "line ") {
-				t.Errorf("error %v: want the cut row's line", err)
+			if tc.says == "the read failed: " && !strings.Contains(err.Error(), cutLine) {
+				t.Errorf("error %v: want the cut row's line (%q)", err, cutLine)
 			}
 			if _, err := os.Stat(filepath.Join(out, ManifestName)); err == nil {
 				t.Errorf("a result was published")

@@ -519,11 +519,16 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 					if a, aerr := b.Attributes(actx, o.Key); aerr == nil && (a.Size != r.Size() || !a.ModTime.Equal(r.ModTime())) {
 						// A cut row is a bad row: past --max-bad-rows the
 						// decode stops with errAbandoned, which says why
-						// the engine stopped, not what the read met.
+						// the engine stopped, not what the read met: name
+						// the row it stopped at. An object abandoned for
+						// the rows of objects before it no longer matters,
+						// changed or not.
 						if bad != nil && errors.Is(err, errAbandoned) {
-							if rows := bad.of(i); len(rows) > 0 {
-								err = rows[0]
+							row := bad.stopRow(i)
+							if row == nil {
+								return err
 							}
+							err = row
 						}
 						return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes when opened, %d now (listed with %d); the read failed: %v", r.Size(), a.Size, o.Size, err))
 					}
