@@ -108,10 +108,11 @@ func uploadAttempt(rel string) string {
 // abortAttemptUploads aborts the uploads of attempts that are provably
 // dead: not in progress (a claim whose holder is alive), and either
 // their claim's holder is dead or the upload was initiated, by the
-// store's clock, longer ago than jobClaimAge, the bound past which a
-// claim is taken for its holder's whatever the host (claimRecord, dead):
-// a job older than that is taken for dead by every claim, so is its
-// upload. listErr is the listing's failure.
+// store's clock, longer ago than jobClaimAge: past that bound a claim's
+// holder is taken for dead whatever the host (dead), so a job that
+// initiated an upload longer ago than that is taken for dead by every
+// claim it could hold (docs/decisions.md has the argument). listErr is
+// the listing's failure.
 func (j *job) abortAttemptUploads(ctx context.Context, s3u *storage.S3Uploads, ups []attemptUpload, listErr error, inProgress, dead map[string]bool) {
 	if s3u == nil {
 		return
