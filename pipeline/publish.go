@@ -163,14 +163,19 @@ func (j *job) readLatest(ctx context.Context, b *blob.Bucket) (string, bool, err
 
 // tidy runs once a job has listed its input, before it reads it. A
 // one-off job, which holds OUTPUT's claim, removes the local driver's
-// temporary files a killed job left at OUTPUT's top and, on S3, aborts
-// the incomplete multipart uploads of OUTPUT's result files
-// (abortTopUploads). A nightly job tidies after publishing (tidyHistory).
+// temporary files a killed job left at OUTPUT's top; on S3, where no
+// driver writes temporary files (s3blob uploads in place), what a killed
+// job leaves there is an incomplete multipart upload instead, and the
+// listing of those takes the place of the files' (abortTopUploads). A
+// nightly job tidies after publishing (tidyHistory).
 func (j *job) tidy(ctx context.Context, b *blob.Bucket) error {
 	if j.cfg.History {
 		return nil
 	}
-	j.abortTopUploads(ctx, b)
+	if s3u, ok := storage.S3UploadsOf(b, j.out); ok {
+		j.abortTopUploads(ctx, s3u)
+		return nil
+	}
 	var temps []string
 	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
 		temps = temps[:0]

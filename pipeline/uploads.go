@@ -18,7 +18,8 @@ import (
 // of provably dead jobs with the proofs they use for files
 // (docs/decisions.md, "A killed job's incomplete S3 multipart uploads of
 // outputs…"): a one-off job, holding OUTPUT's claim, those of OUTPUT's
-// result files (tidy, abortTopUploads); a nightly job, after publishing,
+// result files (tidy, abortTopUploads, in place of the listing of the
+// local driver's temporary files, which no S3 job writes); a nightly job, after publishing,
 // those of attempts whose claim's holder is dead (tidyHistory,
 // listAttemptUploads, abortAttemptUploads). GCS and Azure expire
 // uncommitted uploads themselves, a local folder has none: nothing is
@@ -37,11 +38,7 @@ var resultName = regexp.MustCompile(`^([^/]+\.parquet|figure-[^/]+\.(svg|png)|re
 // let the claim go has finished or abandoned its writes (a failed write
 // is aborted by the transfer manager), while one whose claim was taken
 // over was provably dead. Uploads of other keys are left, as files are.
-func (j *job) abortTopUploads(ctx context.Context, b *blob.Bucket) {
-	s3u, ok := storage.S3UploadsOf(b, j.out)
-	if !ok {
-		return
-	}
+func (j *job) abortTopUploads(ctx context.Context, s3u *storage.S3Uploads) {
 	ups, err := j.listUploads(ctx, s3u, j.out.Prefix)
 	var doomed []storage.Upload
 	for _, u := range ups {
@@ -61,7 +58,8 @@ type attemptUpload struct {
 
 // listAttemptUploads lists, on S3, the incomplete multipart uploads of the
 // keys of attempts of a nightly OUTPUT: under results/<id>/, and the
-// attempt's history partitions (historyKey). tidyHistory calls it before
+// attempt's history partitions (historyKey); one listing of OUTPUT (an
+// upload is rare: one page). tidyHistory calls it before
 // it lists the attempts' claims: an upload listed there was started after
 // its attempt's claim was created, so the claim is listed unless the
 // attempt let it go. s3u is nil when OUTPUT is not on S3.
@@ -70,15 +68,13 @@ func (j *job) listAttemptUploads(ctx context.Context, b *blob.Bucket) (s3u *stor
 	if !ok {
 		return nil, nil, nil
 	}
-	for _, dir := range []string{ResultsDir, HistoryDir} {
-		listed, err := j.listUploads(ctx, s3u, j.out.Prefix+dir)
-		if err != nil {
-			return s3u, nil, err
-		}
-		for _, u := range listed {
-			if id := uploadAttempt(strings.TrimPrefix(u.Key, j.out.Prefix)); id != "" {
-				ups = append(ups, attemptUpload{Upload: u, attempt: id})
-			}
+	listed, err := j.listUploads(ctx, s3u, j.out.Prefix)
+	if err != nil {
+		return s3u, nil, err
+	}
+	for _, u := range listed {
+		if id := uploadAttempt(strings.TrimPrefix(u.Key, j.out.Prefix)); id != "" {
+			ups = append(ups, attemptUpload{Upload: u, attempt: id})
 		}
 	}
 	return s3u, ups, nil
