@@ -512,21 +512,3 @@ func TestIsEntryName(t *testing.T) {
 		}
 	}
 }
-
-// TestS3Plain: the prefixes gocloud.dev's s3blob stores as they are, so
-// that the keys S3 lists start with them.
-func TestS3Plain(t *testing.T) {
-	for key, want := range map[string]bool{
-		"":                  true,
-		"crlcache/":         true,
-		"team a/ü+=/cache/": true,
-		"a/../b/":           false,
-		"tab\there/":        false,
-		"x__0x2f__y/":       false,
-		"..a/":              true,
-	} {
-		if got := s3Plain(key); got != want {
-			t.Errorf("s3Plain(%q) = %v, want %v", key, got, want)
-		}
-	}
-}

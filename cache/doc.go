@@ -49,8 +49,8 @@
 // On S3 an entry over 16 MiB (the transfer manager's threshold) is
 // uploaded in parts, and a job killed during the upload leaves an
 // incomplete multipart upload, which S3 keeps, and bills, until it is
-// aborted. When the bucket's As gives gocloud.dev s3blob's *s3.Client,
-// Stats also lists (ListMultipartUploads, paged to the end) the
+// aborted. When the bucket is on S3 (storage.S3UploadsOf), Stats also
+// lists (ListMultipartUploads, paged to the end) the
 // incomplete uploads under the cache's prefix whose key is an entry's
 // name (v<version>/<folder>/<64 hex>.crlc; others are left alone and not
 // counted), with the bytes of their parts (ListParts); Prune aborts those

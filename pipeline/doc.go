@@ -19,9 +19,12 @@
 // in place by --overwrite; nightly (--history), one results/<attempt-id>/
 // per job, a LATEST pointer that only moves forward, a Hive-partitioned
 // history/ view, --keep, and the removal of what provably dead jobs left.
-// Latest finds the newest complete result of either. Parquet files carry
-// only the provenance that is the same for the same inputs (provenance.go);
-// the manifest carries the rest.
+// On S3 that includes their incomplete multipart uploads (uploads.go): a
+// one-off job aborts those of OUTPUT's result files, a nightly job those
+// of attempts whose claim's holder is dead. Latest finds the newest
+// complete result of either. Parquet files carry only the provenance that
+// is the same for the same inputs (provenance.go); the manifest carries
+// the rest.
 //
 // Storage is reached only through package storage (gocloud.dev/blob URLs:
 // plain local paths, file://, s3://, gs://, azblob://, mem://); the drivers

@@ -163,10 +163,17 @@ func (j *job) readLatest(ctx context.Context, b *blob.Bucket) (string, bool, err
 
 // tidy runs once a job has listed its input, before it reads it. A
 // one-off job, which holds OUTPUT's claim, removes the local driver's
-// temporary files a killed job left at OUTPUT's top. A nightly job tidies
-// after publishing (tidyHistory).
+// temporary files a killed job left at OUTPUT's top; on S3, where no
+// driver writes temporary files (s3blob uploads in place), what a killed
+// job leaves there is an incomplete multipart upload instead, and the
+// listing of those takes the place of the files' (abortTopUploads). A
+// nightly job tidies after publishing (tidyHistory).
 func (j *job) tidy(ctx context.Context, b *blob.Bucket) error {
 	if j.cfg.History {
+		return nil
+	}
+	if s3u, ok := storage.S3UploadsOf(b, j.out); ok {
+		j.abortTopUploads(ctx, s3u)
 		return nil
 	}
 	var temps []string
@@ -608,9 +615,12 @@ func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(ke
 // not, and under --keep N removes the oldest complete results beyond N
 // (never the one LATEST names, never an attempt in progress). A result
 // goes partitions first, then its manifest, then its files: a job killed
-// midway leaves an attempt without a manifest, removed next time.
+// midway leaves an attempt without a manifest, removed next time. On S3
+// it aborts the incomplete multipart uploads of the attempts whose claim's
+// holder is dead (abortAttemptUploads), listed before the claims.
 func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 	j.tidyClaims(ctx, b)
+	s3u, ups, upErr := j.listAttemptUploads(ctx, b)
 	st, err := j.scanHistory(ctx, b)
 	if err != nil {
 		return err
@@ -722,6 +732,8 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 			removeAttempt(id, st.results[id])
 		}
 	}
+	// Before the dead claims go: they are the uploads' proof.
+	j.abortAttemptUploads(ctx, s3u, ups, upErr, inProgress, dead)
 	for _, k := range append(doomed, deadClaims...) {
 		if err := j.delete(ctx, b, k); err != nil {
 			return err

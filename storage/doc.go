@@ -32,6 +32,13 @@
 //     is cancelled before Close when the write fails, so that nothing
 //     partial is committed: publishing, the cache's entries, synth and
 //     CreateExclusive all write that way.
+//   - S3UploadsOf reaches, on S3 (the *s3.Client gocloud.dev's s3blob
+//     gives As), the incomplete multipart uploads a job killed while
+//     uploading in parts leaves: List (a prefix, paged to the end; a
+//     prefix s3blob would escape, S3Plain false, is an error), PartBytes,
+//     and Abort (an upload gone meanwhile, NoSuchUpload, is no error).
+//     Which uploads may be aborted is the caller's business: the cache's
+//     prune, a job tidying its OUTPUT.
 //   - Within tells whether an OUTPUT lies inside an INPUT, comparing
 //     canonical locations (links resolved, hosts by address, prefixes
 //     cleaned).
