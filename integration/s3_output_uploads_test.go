@@ -339,7 +339,7 @@ func TestS3NightlyKilledWhileUploadingOutput(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
-	writeManyRuns(t, filepath.Join(in, "r.jsonl"), 99_000, 6) // --max-runs is 100,000
+	writeBigMetaRuns(t, filepath.Join(in, "r.jsonl"), 2000, 20480)
 	ref := filepath.Join(tmp, "ref")
 	if r := f.score(ctx, nil, in, ref); r.code != 0 {
 		t.Fatalf("one-off reference: %s", r)
@@ -423,11 +423,14 @@ func TestS3NightlyKilledWhileUploadingOutput(t *testing.T) {
 	}
 }
 
-// writeManyRuns writes runs skyfall runs of steps rows each, whose ids,
-// rewards and successes are random: 99,000 runs make a runs.parquet of
-// some 19 MB (90,000 runs of 16-digit ids: 16.8 MB), over the 16 MiB that
-// S3 uploads in parts.
-func writeManyRuns(t *testing.T, path string, runs, steps int) {
+// writeBigMetaRuns writes runs skyfall runs of one row each, whose ids,
+// rewards and successes are random and whose rows carry a random hex
+// string of metaHex digits (run metadata: runs.parquet's and
+// run_summary.parquet's run_meta). 2,000 runs of 20,480 digits make both
+// files some 21 MB, over the 16 MiB that S3 uploads in parts, from 41 MB
+// of input scored in a few seconds (a runs.parquet that size from small
+// runs takes some 99,000 of them, and a minute a job).
+func writeBigMetaRuns(t *testing.T, path string, runs, metaHex int) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -438,13 +441,14 @@ func writeManyRuns(t *testing.T, path string, runs, steps int) {
 	}
 	w := bufio.NewWriterSize(file, 1<<20)
 	rng := rand.New(rand.NewPCG(16, 5))
-	labels := []string{"calm", "gusty", "storm"}
+	notes := make([]byte, metaHex)
+	const hex = "0123456789abcdef"
 	for r := range runs {
-		id := fmt.Sprintf("%016x%016x", rng.Uint64(), rng.Uint64())
-		for i := range steps {
-			fmt.Fprintf(w, `{"run_id":"%s","seed":%d,"algorithm_id":"ppo","step":%d,"reward":%v,"regime_id":%q,"components":{"success":%v}}`+"\n",
-				id, r, i, rng.Float64(), labels[i*len(labels)/steps], rng.Float64())
+		for i := range notes {
+			notes[i] = hex[rng.IntN(16)]
 		}
+		fmt.Fprintf(w, `{"run_id":"%016x%016x","seed":%d,"algorithm_id":"ppo","step":0,"reward":%v,"regime_id":"calm","notes":"%s","components":{"success":%v}}`+"\n",
+			rng.Uint64(), rng.Uint64(), r, rng.Float64(), notes, rng.Float64())
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
