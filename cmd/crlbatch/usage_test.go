@@ -60,6 +60,13 @@ var usageCases = []struct {
 		[]string{`crlbatch: --window-episodes "1.5": want a whole number`}},
 	{"number in a job file", []string{"score", "--config", "BADNUM", "--out", "OUT"},
 		[]string{`BADNUM.yaml: line 2: concurrency "four": want a whole number`}},
+
+	// synth: a 0 given on the command line is a 0, not "the default" (it
+	// wrote 3 seeds of 600 rows in one object each).
+	{"synth no seeds", []string{"synth", "--out", "OUT", "--seeds", "0"}, []string{"crlbatch: synth: seeds = 0 (want ≥ 1)"}},
+	{"synth no steps", []string{"synth", "--out", "OUT", "--steps", "0"}, []string{"crlbatch: synth: steps = 0 (want ≥ 6, the intervals)"}},
+	{"synth no intervals", []string{"synth", "--out", "OUT", "--intervals", "0"}, []string{"crlbatch: synth: intervals = 0 (want ≥ 2)"}},
+	{"synth no files", []string{"synth", "--out", "OUT", "--split-files", "0"}, []string{"crlbatch: synth: split files = 0 (want ≥ 1)"}},
 }
 
 func TestMistakesAreUsageErrors(t *testing.T) {
