@@ -67,6 +67,11 @@ var usageCases = []struct {
 	{"synth no steps", []string{"synth", "--out", "OUT", "--steps", "0"}, []string{"crlbatch: synth: steps = 0 (want ≥ 6, the intervals)"}},
 	{"synth no intervals", []string{"synth", "--out", "OUT", "--intervals", "0"}, []string{"crlbatch: synth: intervals = 0 (want ≥ 2)"}},
 	{"synth no files", []string{"synth", "--out", "OUT", "--split-files", "0"}, []string{"crlbatch: synth: split files = 0 (want ≥ 1)"}},
+
+	// bound: a bad flag fails before the ceiling is printed (it printed
+	// the first line, then failed).
+	{"bound interval 0", []string{"bound", "experiment", "--interval", "0"}, []string{"crlbatch: --interval 0: want at least 1"}},
+	{"bound contains-final alone", []string{"bound", "experiment", "--contains-final"}, []string{"crlbatch: --contains-final needs --interval"}},
 }
 
 func TestMistakesAreUsageErrors(t *testing.T) {
@@ -98,6 +103,9 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 			code, stdout, stderr := crl(t, args...)
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d (usage)\nstdout: %s\nstderr: %s", code, exitUsage, stdout, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("a usage error printed on stdout: %q", stdout)
 			}
 			rest := stderr
 			for _, w := range c.want {
