@@ -68,6 +68,11 @@ var usageCases = []struct {
 	{"synth no intervals", []string{"synth", "--out", "OUT", "--intervals", "0"}, []string{"crlbatch: synth: intervals = 0 (want ≥ 2)"}},
 	{"synth no files", []string{"synth", "--out", "OUT", "--split-files", "0"}, []string{"crlbatch: synth: split files = 0 (want ≥ 1)"}},
 
+	// convert: a concurrency below 1 is refused as score refuses it (it
+	// converted on one goroutine).
+	{"convert concurrency 0", []string{"convert", "SWEEP", "--out", "OUT", "--concurrency", "0"}, []string{"crlbatch: --concurrency 0: want at least 1"}},
+	{"convert concurrency -2", []string{"convert", "SWEEP", "--out", "OUT", "--concurrency", "-2"}, []string{"crlbatch: --concurrency -2: want at least 1"}},
+
 	// bound: a bad flag fails before the ceiling is printed (it printed
 	// the first line, then failed).
 	{"bound interval 0", []string{"bound", "experiment", "--interval", "0"}, []string{"crlbatch: --interval 0: want at least 1"}},
