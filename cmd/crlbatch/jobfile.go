@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"go.yaml.in/yaml/v3"
@@ -37,6 +38,13 @@ func applyJobFile(cmd *cli.Command) (input string, err error) {
 		}
 	}
 	for _, e := range entries {
+		for _, v := range e.values {
+			if v == "~" || strings.HasPrefix(v, "~/") {
+				// YAML is read by no shell: the path would name a folder
+				// "~" under the working directory.
+				return "", pipeline.Usagef("%s: line %d: %s %q: ~ is not expanded in a job file (no shell reads it): write the path in full", file, e.line, e.key, v)
+			}
+		}
 		switch {
 		case e.key == "input":
 			if len(e.values) != 1 {

@@ -61,6 +61,13 @@ var usageCases = []struct {
 	{"number in a job file", []string{"score", "--config", "BADNUM", "--out", "OUT"},
 		[]string{`BADNUM.yaml: line 2: concurrency "four": want a whole number`}},
 
+	// A job file is read by no shell: "out: ~/results" wrote into a folder
+	// named "~" under the working directory.
+	{"tilde in a job file", []string{"score", "--config", "TILDE", "--out", "OUT"},
+		[]string{`TILDE.yaml: line 2: spill-dir "~/spill": ~ is not expanded in a job file (no shell reads it): write the path in full`}},
+	{"tilde input in a job file", []string{"score", "--config", "HOMEIN", "--out", "OUT"},
+		[]string{`HOMEIN.yaml: line 1: input "~": ~ is not expanded in a job file`}},
+
 	// synth: a 0 given on the command line is a 0, not "the default" (it
 	// wrote 3 seeds of 600 rows in one object each).
 	{"synth no seeds", []string{"synth", "--out", "OUT", "--seeds", "0"}, []string{"crlbatch: synth: seeds = 0 (want ≥ 1)"}},
@@ -89,7 +96,7 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out")
-			files := map[string]string{"JOB": "baseline: sac2\n", "BADKEY": "baselin: ppo\n", "BADNUM": "concurrency: four\n"}
+			files := map[string]string{"JOB": "baseline: sac2\n", "BADKEY": "baselin: ppo\n", "BADNUM": "concurrency: four\n", "TILDE": "spill-dir: ~/spill\n"}
 			r := []string{"SWEEP", sweep, "OUT", out}
 			for name, body := range files {
 				f := filepath.Join(dir, name+".yaml")
@@ -98,6 +105,11 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 				}
 				r = append(r, name, f)
 			}
+			homeIn := filepath.Join(dir, "HOMEIN.yaml")
+			if err := os.WriteFile(homeIn, []byte("input: \"~\"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r = append(r, "HOMEIN", homeIn)
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
 				args[i] = strings.NewReplacer(r...).Replace(a)
