@@ -68,6 +68,11 @@ var usageCases = []struct {
 	{"tilde input in a job file", []string{"score", "--config", "HOMEIN", "--out", "OUT"},
 		[]string{`HOMEIN.yaml: line 1: input "~": ~ is not expanded in a job file`}},
 
+	// --out holds {date} and no other placeholder: "{Date}" or "{time}"
+	// became a folder of that name.
+	{"out placeholder case", []string{"score", "SWEEP", "--out", "OUT/{Date}"}, []string{"{Date} is not a placeholder: only {date} (the job's UTC date) is replaced"}},
+	{"out placeholder unknown", []string{"score", "SWEEP", "--out", "OUT/{date}/{time}"}, []string{"{time} is not a placeholder"}},
+
 	// synth: a 0 given on the command line is a 0, not "the default" (it
 	// wrote 3 seeds of 600 rows in one object each).
 	{"synth no seeds", []string{"synth", "--out", "OUT", "--seeds", "0"}, []string{"crlbatch: synth: seeds = 0 (want ≥ 1)"}},
