@@ -73,6 +73,11 @@ var usageCases = []struct {
 	{"out placeholder case", []string{"score", "SWEEP", "--out", "OUT/{Date}"}, []string{"{Date} is not a placeholder: only {date} (the job's UTC date) is replaced"}},
 	{"out placeholder unknown", []string{"score", "SWEEP", "--out", "OUT/{date}/{time}"}, []string{"{time} is not a placeholder"}},
 
+	// cache stats and prune of a folder that does not exist: a typo, not an
+	// empty cache (it printed "entries: 0", exit 0).
+	{"cache stats of no folder", []string{"cache", "stats", "OUT/nope"}, []string{"nope: no such file or folder"}},
+	{"cache prune of no folder", []string{"cache", "prune", "OUT/nope", "--max-bytes", "0"}, []string{"nope: no such file or folder"}},
+
 	// synth: a 0 given on the command line is a 0, not "the default" (it
 	// wrote 3 seeds of 600 rows in one object each).
 	{"synth no seeds", []string{"synth", "--out", "OUT", "--seeds", "0"}, []string{"crlbatch: synth: seeds = 0 (want ≥ 1)"}},
