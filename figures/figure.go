@@ -67,6 +67,21 @@ func fixRange(a *plot.Axis) {
 		d := math.Max(math.Abs(a.Min)*0.1, 0.5)
 		a.Min, a.Max = a.Min-d, a.Max+d
 	}
+	a.Min, a.Max, _ = finiteSpan(a.Min, a.Max)
+}
+
+// finiteSpan returns a range gonum/plot can draw for lo < hi, either of
+// which widening may have pushed past float64: an end beyond ±MaxFloat64
+// comes back to it, and a span that leaves float64 (data near ±MaxFloat64
+// of both signs) is cut to ±MaxFloat64/2, as gonum/plot's tick search
+// never ends over an infinite span. clipped reports a cut.
+func finiteSpan(lo, hi float64) (float64, float64, bool) {
+	lo, hi = max(lo, -math.MaxFloat64), min(hi, math.MaxFloat64)
+	if !math.IsInf(hi-lo, 0) {
+		return lo, hi, false
+	}
+	const half = math.MaxFloat64 / 2
+	return max(lo, -half), min(hi, half), true
 }
 
 func (f *Figure) draw(c draw.Canvas) {

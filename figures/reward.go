@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/crlbatch/crlbatch/protocol"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -100,13 +102,24 @@ func Reward(name, fam string, runs int, ln Line) *Figure {
 		if i == 0 || pt.Max > hi {
 			hi = pt.Max
 		}
-		if pt.BandLow.OK {
+		if pt.BandLow.OK && pt.BandHigh.OK {
 			lo, hi = min(lo, pt.BandLow.V), max(hi, pt.BandHigh.V)
 		}
 	}
 	if hi == lo {
 		hi = lo + 1
 	}
+	if hi == lo { // |lo| ≥ 2^53: a step of 1 is lost in its rounding
+		// Widened towards zero, which never leaves float64.
+		if d := math.Abs(lo) * 0.1; lo > 0 {
+			lo -= d
+		} else {
+			hi += d
+		}
+	}
+	// Rewards near ±MaxFloat64 of both signs: the axis is cut to a span
+	// float64 holds, and the caption says so.
+	lo, hi, clipped := finiteSpan(lo, hi)
 	regimes := Regimes(ln)
 	fig := &Figure{Name: name, Title: "Reward of " + fam, Panels: []*plot.Plot{p}}
 	// The data area's width before anything is drawn, the axes' ranges set
@@ -148,7 +161,8 @@ func Reward(name, fam string, runs int, ln Line) *Figure {
 	// buckets at the same step; a merged span's regimes are one segment
 	// through their buckets in step order.
 	c := Color(0)
-	missingBand := 0
+	missingBand := map[string]int{}
+	missingMean := 0
 	in := regimePoints(ln, regimes)
 	for _, s := range sp {
 		ks := in[s.first]
@@ -162,19 +176,36 @@ func Reward(name, fam string, runs int, ln Line) *Figure {
 				return cmp.Compare(pa.Start+pa.End, pb.Start+pb.End)
 			})
 		}
+		// means are the mean line's pieces: a bucket whose mean left
+		// float64 is a gap between two.
+		var means []plotter.XYs
 		var mean, env, band plotter.XYs
 		var bandLow plotter.XYs
 		for _, k := range ks {
 			pt := ln.Points[k]
 			x := float64(pt.Start+pt.End) / 2
-			mean = append(mean, plotter.XY{X: x, Y: pt.Mean})
+			if math.IsInf(pt.Mean, 0) || math.IsNaN(pt.Mean) {
+				missingMean++
+				if len(mean) > 0 {
+					means = append(means, mean)
+				}
+				mean = nil
+			} else {
+				mean = append(mean, plotter.XY{X: x, Y: pt.Mean})
+			}
 			env = append(env, plotter.XY{X: x, Y: pt.Max})
-			if pt.BandLow.OK {
+			switch {
+			case pt.BandLow.OK && pt.BandHigh.OK:
 				band = append(band, plotter.XY{X: x, Y: pt.BandHigh.V})
 				bandLow = append(bandLow, plotter.XY{X: x, Y: pt.BandLow.V})
-			} else {
-				missingBand++
+			case !pt.BandLow.OK:
+				missingBand[pt.BandLow.Reason]++
+			default:
+				missingBand[pt.BandHigh.Reason]++
 			}
+		}
+		if len(mean) > 0 {
+			means = append(means, mean)
 		}
 		var envLow plotter.XYs
 		for _, k := range ks {
@@ -182,18 +213,24 @@ func Reward(name, fam string, runs int, ln Line) *Figure {
 			envLow = append(envLow, plotter.XY{X: float64(pt.Start+pt.End) / 2, Y: pt.Min})
 		}
 		addRibbon(p, env, envLow, fade(c, 0x30))
-		if len(band) == len(mean) {
+		if len(band) == len(ks) {
 			addRibbon(p, band, bandLow, fade(c, 0x70))
 		}
-		if l, err := plotter.NewLine(mean); err == nil {
-			l.Color = c
-			l.Width = vg.Points(1.2)
-			if s.n > 1 {
-				p.Add(&denseLine{Line: l})
-			} else {
-				p.Add(l)
+		for _, mean := range means {
+			if l, err := plotter.NewLine(mean); err == nil {
+				l.Color = c
+				l.Width = vg.Points(1.2)
+				if s.n > 1 {
+					p.Add(&denseLine{Line: l})
+				} else {
+					p.Add(l)
+				}
 			}
 		}
+	}
+	if clipped {
+		// The lines and ribbons widened the axis to the data again.
+		p.Y.Min, p.Y.Max = lo, hi
 	}
 	// Each stretch labelled at its start where its label fits within its
 	// width on the data area as drawn (the lines' ends may narrow it: it is
@@ -230,8 +267,19 @@ func Reward(name, fam string, runs int, ln Line) *Figure {
 	if unlabelled > 0 {
 		caption += fmt.Sprintf(" %d of the %d shaded stretches are too narrow to hold their label and are not labelled.", unlabelled, len(sp))
 	}
-	if missingBand > 0 {
-		caption += fmt.Sprintf(" The band is absent at %d bucket(s): %s.", missingBand, ReasonOneRun)
+	if n := missingBand[ReasonOneRun]; n > 0 {
+		caption += fmt.Sprintf(" The band is absent at %d bucket(s): %s.", n, ReasonOneRun)
+	}
+	for _, why := range slices.Sorted(maps.Keys(missingBand)) {
+		if why != ReasonOneRun {
+			caption += fmt.Sprintf(" The band is absent at %d bucket(s): %s.", missingBand[why], why)
+		}
+	}
+	if missingMean > 0 {
+		caption += fmt.Sprintf(" The mean is absent at %d bucket(s), a gap in the line: %s.", missingMean, protocol.ReasonOverflow)
+	}
+	if clipped {
+		caption += fmt.Sprintf(" The reward axis is cut to [%g, %g], a span float64 holds: what lies beyond is clipped (every value is in the Parquet files).", lo, hi)
 	}
 	fig.Caption = strings.TrimSpace(caption)
 	k := newKeyer(kindReward)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -116,6 +117,11 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	g.SetLimit(cfg.Concurrency)
 	for _, o := range objs {
 		g.Go(func() error {
+			// A signal (the context cancelled) starts no further object.
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			phase("convert")
 			url := in.ObjectURL(o.Key)
 			var buf bytes.Buffer
 			err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
@@ -125,7 +131,8 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 					return err
 				}
 				defer r.Close()
-				return readers.ConvertToParquetCompressed(url, r, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
+				// and stops the one under way at its next read.
+				return readers.ConvertToParquetCompressed(url, ctxReader{actx, r}, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
 			})
 			if err != nil {
 				var de *readers.DataError
@@ -159,7 +166,13 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	err = g.Wait()
+	if err == nil {
+		// Cancelled after the last object's last check: interrupted all
+		// the same (exit 130 or 143, never 0).
+		err = ctx.Err()
+	}
+	if err != nil {
 		dctx := context.WithoutCancel(ctx)
 		for _, key := range created {
 			if !local {
@@ -174,6 +187,20 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		return 0, err
 	}
 	return len(objs), nil
+}
+
+// ctxReader is an io.Reader that fails with its context's error once the
+// context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // localDir is the folder of a local location.

@@ -26,7 +26,8 @@ const (
 	// or, for the record protocols, when a run is scored (rows that
 	// contradict each other).
 	ProblemRuns = "runs"
-	// ProblemInput is an error of the input as a whole (no object).
+	// ProblemInput is an error of the input as a whole (no object, or no
+	// row in any object).
 	ProblemInput = "input"
 )
 
@@ -140,6 +141,13 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 		return nil, err
 	}
 	good := rep.collect(j, objs, bad, errs, func(i int) int64 { return int64(decoded[i].Rows()) })
+	if rep.Rows == 0 && len(good) == len(objs) && rep.BadRows <= cfg.MaxBadRows {
+		// Every object read, none holds a row to score (blank lines, empty
+		// objects, bad rows --max-bad-rows skips): score, which got this
+		// far, fails here with this error.
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemInput,
+			Err: &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}})
+	}
 	var ok []scoring.Object
 	for _, i := range good {
 		ok = append(ok, decoded[i])

@@ -113,6 +113,9 @@ func Analytic(spec *Spec) (Bound, error) {
 			return Bound{}, &UnboundedRewardError{Spec: spec.Name, Component: c.Name, Weight: c.Weight, Side: side}
 		}
 		best[i] = float64(c.Weight * end)
+		if !finite(best[i]) {
+			return Bound{}, fmt.Errorf("reward spec %q: component %q: its largest contribution %v × %v overflows float64", spec.Name, c.Name, c.Weight, end)
+		}
 	}
 	perStep := 0.0
 	for i, c := range spec.Components {
@@ -120,11 +123,17 @@ func Analytic(spec *Spec) (Bound, error) {
 			perStep += best[i]
 		}
 	}
+	if !finite(perStep) {
+		return Bound{}, fmt.Errorf("reward spec %q: the per-step ceiling (the sum over step components) overflows float64", spec.Name)
+	}
 	final := perStep
 	for i, c := range spec.Components {
 		if c.Cadence == CadenceEpisodeEnd {
 			final += best[i]
 		}
+	}
+	if !finite(final) {
+		return Bound{}, fmt.Errorf("reward spec %q: the final-step ceiling (the per-step one plus the episode-end components) overflows float64", spec.Name)
 	}
 	return Bound{PerStep: perStep, FinalStep: final, Derivation: DerivationAnalytic, Spec: spec.Name}, nil
 }

@@ -159,3 +159,61 @@ func TestExplicit(t *testing.T) {
 		t.Error("a bound without a derivation validated")
 	}
 }
+
+// TestAnalyticOverflow: a spec whose analytic ceiling leaves float64 (a
+// weight times a clip end, or the sum over components, past ±MaxFloat64)
+// is an error naming the spec and what overflowed; it was a bound of +Inf,
+// which `crlbatch bound` printed (exit 0) and score rejected later as bad
+// data (exit 1) rather than as the spec's fault (exit 2). Bounds at the
+// edge of float64 still derive.
+func TestAnalyticOverflow(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      string // in the error; "" for a bound
+	}{
+		{"weight times clip end", `
+name: product
+components:
+  - {name: a, weight: 1e308, clip: [0, 1e308], cadence: step}
+`, `reward spec "product": component "a": its largest contribution 1e+308 × 1e+308 overflows float64`},
+		{"negative weight times low end", `
+name: negproduct
+components:
+  - {name: a, weight: -1e308, clip: [-1e308, 0], cadence: step}
+`, `component "a": its largest contribution -1e+308 × -1e+308 overflows float64`},
+		{"sum of step components", `
+name: stepsum
+components:
+  - {name: a, weight: 1, clip: [0, 1.7e308], cadence: step}
+  - {name: b, weight: 1, clip: [0, 1.7e308], cadence: step}
+`, `reward spec "stepsum": the per-step ceiling (the sum over step components) overflows float64`},
+		{"episode-end on top", `
+name: finalsum
+components:
+  - {name: a, weight: 1, clip: [0, 1.7e308], cadence: step}
+  - {name: b, weight: 1, clip: [0, 1.7e308], cadence: episode_end}
+`, `reward spec "finalsum": the final-step ceiling (the per-step one plus the episode-end components) overflows float64`},
+		{"at the edge", `
+name: edge
+components:
+  - {name: a, weight: 1, clip: [0, 1.7976931348623157e308], cadence: step}
+  - {name: b, weight: -1, clip: [-1, 0], cadence: episode_end}
+`, ""},
+	}
+	for _, c := range cases {
+		s, err := upperbound.ParseSpec(c.name, []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := upperbound.Analytic(s)
+		if c.want == "" {
+			if err != nil || b.Validate() != nil {
+				t.Errorf("%s: %v, %v", c.name, err, b.Validate())
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: bound %+v, error %v; want an error holding %q", c.name, b, err, c.want)
+		}
+	}
+}

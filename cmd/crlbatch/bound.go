@@ -25,6 +25,13 @@ func boundCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			// Flags are checked before anything is printed.
+			if L := cmd.Int("interval"); cmd.IsSet("interval") && L < 1 {
+				return pipeline.Usagef("--interval %d: want at least 1", L)
+			}
+			if cmd.Bool("contains-final") && !cmd.IsSet("interval") {
+				return pipeline.Usagef("--contains-final needs --interval")
+			}
 			spec, err := skyfallscore.LoadSpec(name)
 			if err != nil {
 				return err
@@ -37,16 +44,11 @@ func boundCommand() *cli.Command {
 			fmt.Fprintf(w, "%-12s per step %.4f   final step %.4f\n", spec.Name, b.PerStep, b.FinalStep)
 			if cmd.IsSet("interval") {
 				L := cmd.Int("interval")
-				if L < 1 {
-					return pipeline.Usagef("--interval %d: want at least 1", L)
-				}
 				what := "not holding"
 				if cmd.Bool("contains-final") {
 					what = "holding"
 				}
 				fmt.Fprintf(w, "interval of %d %s the final step: %.4f\n", L, what, b.ForInterval(L, cmd.Bool("contains-final")))
-			} else if cmd.Bool("contains-final") {
-				return pipeline.Usagef("--contains-final needs --interval")
 			}
 			return nil
 		},

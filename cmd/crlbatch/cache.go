@@ -120,6 +120,13 @@ func openCacheArg(ctx context.Context, cmd *cli.Command) (*cache.Cache, error) {
 	if err != nil {
 		return nil, err
 	}
+	if raw != "auto" {
+		// A local folder that does not exist is a typo, not an empty
+		// cache (score --cache makes it; auto's may not exist yet).
+		if _, err := storage.ParseLocation(raw, false); err != nil {
+			return nil, err
+		}
+	}
 	var op storage.Opener
 	if u, err := url.Parse(raw); err == nil && u.Scheme == s3blob.Scheme {
 		op = sdkOpener(slog.New(slog.DiscardHandler))

@@ -46,6 +46,10 @@ func convertCommand() *cli.Command {
 			if cfg.Output == "" {
 				return storage.Usagef("convert: --out OUTPUT is required")
 			}
+			if cfg.Concurrency < 1 {
+				// As score says: ConvertConfig would read it as 1.
+				return storage.Usagef("--concurrency %d: want at least 1", cfg.Concurrency)
+			}
 			lineBytes, err := sizeFlag(cmd, "max-line-bytes")
 			if err != nil {
 				return err

@@ -31,7 +31,9 @@ func diffCommand() *cli.Command {
 			"(OUTPUT/results/<attempt-id>/, OUTPUT/LATEST) and compares the newest complete result with\n" +
 			"the one N-1 results before it (--nights 2: the previous one). It prints Markdown to stdout,\n" +
 			"or JSON; Parquet (one row per change) needs --out. Changes are not errors: it exits 0\n" +
-			"whenever it ran, 2 on a usage error (a folder that is no complete result), 3 when the store fails.",
+			"whenever it ran, 1 when a result cannot be read as one (a damaged manifest.json or Parquet\n" +
+			"file, a LATEST naming no complete result), 2 on a usage error (a folder that is no complete\n" +
+			"result), 3 when the store fails.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT` of the comparison: markdown, json or parquet"},
 			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "write the comparison to `FILE` (a path or blob URL) instead of stdout"},

@@ -261,6 +261,18 @@ func TestDiffErrors(t *testing.T) {
 	if err := os.Remove(filepath.Join(broken, "run_summary.parquet")); err != nil {
 		t.Fatal(err)
 	}
+	// A result whose manifest or families.parquet is damaged is bad data
+	// (exit 1), which diff's help must say among its exit statuses.
+	badManifest := filepath.Join(t.TempDir(), "badmanifest")
+	copyResult(t, "testdata/golden/sweep", badManifest)
+	writeFile(t, filepath.Join(badManifest, "manifest.json"), "{broken")
+	badFamilies := filepath.Join(t.TempDir(), "badfamilies")
+	copyResult(t, "testdata/golden/sweep", badFamilies)
+	writeFile(t, filepath.Join(badFamilies, "families.parquet"), "garbage")
+	_, help, _ := crl(t, "diff", "--help")
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), "1 when a result cannot be read as one") {
+		t.Errorf("diff --help does not give exit status 1:\n%s", help)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -273,6 +285,8 @@ func TestDiffErrors(t *testing.T) {
 		{"format", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--format", "xml"}, 2, "want markdown, json or parquet"},
 		{"parquet to stdout", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--format", "parquet"}, 2, "needs --out"},
 		{"nights 1", []string{"diff", notResult, "--nights", "1"}, 2, "want at least 2"},
+		{"damaged manifest", []string{"diff", badManifest, "testdata/golden/sweep"}, 1, filepath.Join(badManifest, "manifest.json") + ": invalid character"},
+		{"damaged families.parquet", []string{"diff", "testdata/golden/sweep", badFamilies}, 1, filepath.Join(badFamilies, "families.parquet") + ": "},
 		{"missing table", []string{"diff", broken, "testdata/golden/sweep"}, 3, "run_summary.parquet: listed in manifest.json but missing"},
 		{"out a folder", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--out", notResult}, 2, "is a folder: want a file"},
 	} {

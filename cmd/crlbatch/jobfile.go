@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"go.yaml.in/yaml/v3"
@@ -37,6 +38,13 @@ func applyJobFile(cmd *cli.Command) (input string, err error) {
 		}
 	}
 	for _, e := range entries {
+		for _, v := range e.values {
+			if (v == "~" || strings.HasPrefix(v, "~/")) && takesPath(cmd, e.key) {
+				// YAML is read by no shell: the path would name a folder
+				// "~" under the working directory.
+				return "", pipeline.Usagef("%s: line %d: %s %q: ~ is not expanded in a job file (no shell reads it): write the path in full", file, e.line, e.key, v)
+			}
+		}
 		switch {
 		case e.key == "input":
 			if len(e.values) != 1 {
@@ -134,6 +142,30 @@ func parseJobFile(file string, data []byte) ([]jobEntry, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].line < out[j].line })
 	return out, nil
+}
+
+// takesPath reports whether the job file's key names a path or location:
+// input, out, or a flag that takes a file (spec, bound-map, reference,
+// cache, spill-dir). Other values, a family named "~", are left alone.
+func takesPath(cmd *cli.Command, name string) bool {
+	if name == "input" || name == "out" {
+		return true
+	}
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n != name {
+				continue
+			}
+			switch f := f.(type) {
+			case *cli.StringFlag:
+				return f.TakesFile
+			case *cli.StringSliceFlag:
+				return f.TakesFile
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // isSliceFlag reports whether the named flag may be given several times.

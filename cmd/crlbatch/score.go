@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -157,6 +158,10 @@ func reportPath(out string) string {
 	return strings.TrimSuffix(out, "/") + "/report.md"
 }
 
+// placeholder matches what reads as a placeholder in --out: a word in
+// braces ({date}, {Date}, {time}, {date:%Y}).
+var placeholder = regexp.MustCompile(`\{[A-Za-z_][A-Za-z0-9_:%-]*\}`)
+
 // scoreConfig turns the flags (after the job file) into a pipeline.Config.
 func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	cfg := pipeline.DefaultConfig()
@@ -170,6 +175,11 @@ func scoreConfig(cmd *cli.Command) (pipeline.Config, error) {
 	cfg.Output = cmd.String("out")
 	if cfg.Output == "" {
 		return cfg, pipeline.Usagef("score: --out OUTPUT is required")
+	}
+	for _, p := range placeholder.FindAllString(cfg.Output, -1) {
+		if p != "{date}" {
+			return cfg, pipeline.Usagef("--out %s: %s is not a placeholder: only {date} (the job's UTC date) is replaced", pipeline.Redact(cfg.Output), p)
+		}
 	}
 	if err := checkProtocolFlags(cmd, cfg.Protocol); err != nil {
 		return cfg, err

@@ -41,6 +41,20 @@ func synthCommand() *cli.Command {
 			if cmd.String("out") == "" {
 				return storage.Usagef("synth: --out is required")
 			}
+			// synth.Config reads 0 as "the default"; on the command line a 0
+			// is what the user asked for, and none of these can be 0.
+			if cmd.Int("seeds") == 0 {
+				return storage.Usagef("synth: seeds = 0 (want ≥ 1)")
+			}
+			if cmd.Int("intervals") == 0 {
+				return storage.Usagef("synth: intervals = 0 (want ≥ 2)")
+			}
+			if cmd.Int("split-files") == 0 {
+				return storage.Usagef("synth: split files = 0 (want ≥ 1)")
+			}
+			if cmd.Int("steps") == 0 {
+				return storage.Usagef("synth: steps = 0 (want ≥ %d, the intervals)", max(cmd.Int("intervals"), 2))
+			}
 			var opener storage.Opener
 			if u, err := url.Parse(cmd.String("out")); err == nil && u.Scheme == s3blob.Scheme {
 				opener = sdkOpener(slog.New(slog.DiscardHandler)) // synth has no --log-level

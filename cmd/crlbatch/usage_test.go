@@ -60,6 +60,40 @@ var usageCases = []struct {
 		[]string{`crlbatch: --window-episodes "1.5": want a whole number`}},
 	{"number in a job file", []string{"score", "--config", "BADNUM", "--out", "OUT"},
 		[]string{`BADNUM.yaml: line 2: concurrency "four": want a whole number`}},
+
+	// A job file is read by no shell: "out: ~/results" wrote into a folder
+	// named "~" under the working directory.
+	{"tilde in a job file", []string{"score", "--config", "TILDE", "--out", "OUT"},
+		[]string{`TILDE.yaml: line 2: spill-dir "~/spill": ~ is not expanded in a job file (no shell reads it): write the path in full`}},
+	{"tilde input in a job file", []string{"score", "--config", "HOMEIN", "--out", "OUT"},
+		[]string{`HOMEIN.yaml: line 1: input "~": ~ is not expanded in a job file`}},
+
+	// --out holds {date} and no other placeholder: "{Date}" or "{time}"
+	// became a folder of that name.
+	{"out placeholder case", []string{"score", "SWEEP", "--out", "OUT/{Date}"}, []string{"{Date} is not a placeholder: only {date} (the job's UTC date) is replaced"}},
+	{"out placeholder unknown", []string{"score", "SWEEP", "--out", "OUT/{date}/{time}"}, []string{"{time} is not a placeholder"}},
+
+	// cache stats and prune of a folder that does not exist: a typo, not an
+	// empty cache (it printed "entries: 0", exit 0).
+	{"cache stats of no folder", []string{"cache", "stats", "OUT/nope"}, []string{"nope: no such file or folder"}},
+	{"cache prune of no folder", []string{"cache", "prune", "OUT/nope", "--max-bytes", "0"}, []string{"nope: no such file or folder"}},
+
+	// synth: a 0 given on the command line is a 0, not "the default" (it
+	// wrote 3 seeds of 600 rows in one object each).
+	{"synth no seeds", []string{"synth", "--out", "OUT", "--seeds", "0"}, []string{"crlbatch: synth: seeds = 0 (want ≥ 1)"}},
+	{"synth no steps", []string{"synth", "--out", "OUT", "--steps", "0"}, []string{"crlbatch: synth: steps = 0 (want ≥ 6, the intervals)"}},
+	{"synth no intervals", []string{"synth", "--out", "OUT", "--intervals", "0"}, []string{"crlbatch: synth: intervals = 0 (want ≥ 2)"}},
+	{"synth no files", []string{"synth", "--out", "OUT", "--split-files", "0"}, []string{"crlbatch: synth: split files = 0 (want ≥ 1)"}},
+
+	// convert: a concurrency below 1 is refused as score refuses it (it
+	// converted on one goroutine).
+	{"convert concurrency 0", []string{"convert", "SWEEP", "--out", "OUT", "--concurrency", "0"}, []string{"crlbatch: --concurrency 0: want at least 1"}},
+	{"convert concurrency -2", []string{"convert", "SWEEP", "--out", "OUT", "--concurrency", "-2"}, []string{"crlbatch: --concurrency -2: want at least 1"}},
+
+	// bound: a bad flag fails before the ceiling is printed (it printed
+	// the first line, then failed).
+	{"bound interval 0", []string{"bound", "experiment", "--interval", "0"}, []string{"crlbatch: --interval 0: want at least 1"}},
+	{"bound contains-final alone", []string{"bound", "experiment", "--contains-final"}, []string{"crlbatch: --contains-final needs --interval"}},
 }
 
 func TestMistakesAreUsageErrors(t *testing.T) {
@@ -72,7 +106,7 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out")
-			files := map[string]string{"JOB": "baseline: sac2\n", "BADKEY": "baselin: ppo\n", "BADNUM": "concurrency: four\n"}
+			files := map[string]string{"JOB": "baseline: sac2\n", "BADKEY": "baselin: ppo\n", "BADNUM": "concurrency: four\n", "TILDE": "spill-dir: ~/spill\n"}
 			r := []string{"SWEEP", sweep, "OUT", out}
 			for name, body := range files {
 				f := filepath.Join(dir, name+".yaml")
@@ -81,6 +115,11 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 				}
 				r = append(r, name, f)
 			}
+			homeIn := filepath.Join(dir, "HOMEIN.yaml")
+			if err := os.WriteFile(homeIn, []byte("input: \"~\"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r = append(r, "HOMEIN", homeIn)
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
 				args[i] = strings.NewReplacer(r...).Replace(a)
@@ -91,6 +130,9 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 			code, stdout, stderr := crl(t, args...)
 			if code != exitUsage {
 				t.Fatalf("exit %d, want %d (usage)\nstdout: %s\nstderr: %s", code, exitUsage, stdout, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("a usage error printed on stdout: %q", stdout)
 			}
 			rest := stderr
 			for _, w := range c.want {

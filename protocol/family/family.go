@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/stats"
@@ -153,6 +157,9 @@ const (
 	NoteExcluded        = "excluded"
 	NoteIdentical       = "identical_seed_values"
 	NoteBaselineMissing = "baseline_missing"
+	// NoteNormalization names family names that differ only in Unicode
+	// normalisation (NFC): they print alike but are different families.
+	NoteNormalization = "unicode_normalization"
 )
 
 // Result is the reduction of all runs.
@@ -219,6 +226,7 @@ func Aggregate(metrics []Metric, runs []Run, opt Options) (*Result, error) {
 		res.Notes = append(res.Notes, Note{Global: true, Kind: NoteBaselineMissing,
 			Text: fmt.Sprintf("the baseline family %q is not in the data; every comparison column is null", opt.Baseline)})
 	}
+	res.Notes = append(res.Notes, normalizationNotes(names)...)
 
 	// Seed values per family and metric, included runs only, in run order.
 	values := func(f *Family, m int) []float64 {
@@ -444,6 +452,41 @@ func Adjust(rows []Row) {
 			rows[i].PValueAdjusted = protocol.None(rows[i].PValue.Reason)
 		}
 	}
+}
+
+// normalizationNotes notes each group of family names that are equal
+// under Unicode NFC but differ in their bytes (a precomposed é against e
+// and a combining accent): they print alike in every table and figure,
+// yet are two families, as names compare by their bytes (run keys and
+// JSON values do). Nothing is merged: the note names them, escaped so
+// that the difference shows. Groups in order of their first name.
+func normalizationNotes(names []string) []Note {
+	groups := map[string][]string{}
+	var order []string
+	for _, n := range names {
+		k := n
+		if !norm.NFC.IsNormalString(n) {
+			k = norm.NFC.String(n)
+		}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], n)
+	}
+	var out []Note
+	for _, k := range order {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		quoted := make([]string, len(g))
+		for i, n := range g {
+			quoted[i] = strconv.QuoteToASCII(n)
+		}
+		out = append(out, Note{Global: true, Kind: NoteNormalization,
+			Text: fmt.Sprintf("families %s differ only in Unicode normalisation (NFC): they print alike but are scored as %d families; write the name one way in the traces to make them one", strings.Join(quoted, ", "), len(g))})
+	}
+	return out
 }
 
 func familyNotes(f *Family, runs []Run, opt Options) []Note {
