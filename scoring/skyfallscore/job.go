@@ -121,31 +121,13 @@ func (j *job) Decoder() scoring.Decoder { return j.dec }
 
 func (j *job) AdvantageMetric() string { return family.DefaultOptions().AdvantageMetric }
 
-// Check finds, beyond the rows, a recorded gamma that is not a discount;
-// a skyfall run's other problems depend on score's flags (a ceiling
-// missing a label).
-func (j *job) Check(run *scoring.Run) error {
-	return j.checkGamma(run, run.Data.(*skyfall.Trace))
-}
-
-// checkGamma refuses a run whose recorded gamma, the first numeric one,
-// which discounts its return, lies outside 0 < γ ≤ 1, the range of
-// --gamma: a gamma of 2 made a "discounted" return grow. --gamma
-// overrides it.
-func (j *job) checkGamma(run *scoring.Run, t *skyfall.Trace) error {
-	if j.p.Gamma != nil || !t.HasGamma || (t.Gamma > 0 && t.Gamma <= 1) {
-		return nil
-	}
-	return &scoring.DataError{Err: fmt.Errorf("run %s (from %s): recorded gamma %s is not a discount (want 0 < γ ≤ 1; --gamma overrides it)",
-		t.Key, run.Source(), strconv.FormatFloat(t.Gamma, 'g', -1, 64))}
-}
+// Check finds nothing beyond the rows: a skyfall run's problems depend on
+// score's flags (a ceiling missing a label).
+func (j *job) Check(*scoring.Run) error { return nil }
 
 // Score scores one trace.
 func (j *job) Score(run *scoring.Run) (*scoring.Scored, error) {
 	t := run.Data.(*skyfall.Trace)
-	if err := j.checkGamma(run, t); err != nil {
-		return nil, err
-	}
 	s := &scoring.Scored{Key: t.Key, Meta: t.Meta, Rows: t.Len()}
 	if _, constant := t.Meta["gamma"]; t.HasGamma && !constant && j.p.Gamma == nil {
 		s.DataNotes = append(s.DataNotes, fmt.Sprintf("run %s: gamma differs between rows (or is missing from some); the first recorded, %s, discounts its return",
