@@ -274,7 +274,7 @@
 // (ParquetField): decoding that text gives exactly what the same rows in
 // JSON Lines give, and DataError.Row makes errors say "row N". A decimal
 // column is a number column: a cell is written as its exact decimal text
-// (0.016979, 2.50; 12e3 for a negative scale), as JSON Lines holds it.
+// (0.016979, 2.50), as JSON Lines holds it.
 // DecodeParquet is skyfall's direct way (parquet_direct.go): the same
 // checks, then the columns read a batch of rows at a time straight into
 // the parts' builders, with the grouping core and metadata candidates of

@@ -209,13 +209,17 @@ func isStringType(t arrow.DataType) bool {
 }
 
 // isNumberType says whether t is a number column's: integers, floating
-// point, and decimals (read as their exact decimal text, as JSON Lines
-// holds such a number).
+// point, and decimals of a scale from 0 to their precision, as Parquet
+// allows (read as their exact decimal text, as JSON Lines holds such a
+// number; a damaged file's scale of 2^31 would be that many digits a cell).
 func isNumberType(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256:
+		arrow.FLOAT32, arrow.FLOAT64:
 		return true
+	case arrow.DECIMAL128, arrow.DECIMAL256:
+		d := t.(arrow.DecimalType)
+		return d.GetScale() >= 0 && d.GetScale() <= d.GetPrecision()
 	}
 	return false
 }
@@ -445,21 +449,17 @@ func appendValue(b []byte, a arrow.Array, i int) []byte {
 	return append(b, "null"...) // checkJSONType let no other type through
 }
 
-// appendDecimal appends the decimal n × 10^-scale as the JSON number of its
-// exact digits: the scale's digits after the point (0.016979, 2.50, as the
-// JSON Lines text of the same rows would hold them), or for a negative
-// scale an exponent (12e3).
+// appendDecimal appends the decimal n × 10^-scale (isNumberType: 0 ≤ scale
+// ≤ precision) as the JSON number of its exact digits: the scale's digits
+// after the point (0.016979, 2.50, as the JSON Lines text of the same rows
+// would hold them).
 func appendDecimal(b []byte, n *big.Int, scale int32) []byte {
 	if n.Sign() < 0 {
 		b = append(b, '-')
 		n = new(big.Int).Neg(n)
 	}
 	digits := n.Text(10)
-	switch {
-	case scale < 0:
-		b = append(b, digits...)
-		return strconv.AppendInt(append(b, 'e'), int64(-scale), 10)
-	case scale == 0:
+	if scale <= 0 {
 		return append(b, digits...)
 	}
 	if pad := int(scale) + 1 - len(digits); pad > 0 {

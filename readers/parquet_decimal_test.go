@@ -129,3 +129,24 @@ func TestDecodeParquetDecimals(t *testing.T) {
 		})
 	}
 }
+
+// TestDecimalScaleOutsidePrecision: a decimal type whose scale lies outside
+// 0 to its precision (which Parquet forbids: only a damaged or hand-forged
+// footer says so) is not a number column, so no cell is written as that
+// many digits.
+func TestDecimalScaleOutsidePrecision(t *testing.T) {
+	for _, typ := range []arrow.DataType{
+		&arrow.Decimal128Type{Precision: 5, Scale: 7},
+		&arrow.Decimal128Type{Precision: 5, Scale: -1},
+		&arrow.Decimal256Type{Precision: 40, Scale: 1 << 30},
+	} {
+		if isNumberType(typ) || checkJSONType(typ) == nil {
+			t.Errorf("%s: read as a number column", typ)
+		}
+	}
+	for _, typ := range []arrow.DataType{&arrow.Decimal128Type{Precision: 5, Scale: 5}, &arrow.Decimal256Type{Precision: 76, Scale: 0}} {
+		if !isNumberType(typ) || checkJSONType(typ) != nil {
+			t.Errorf("%s: not read as a number column", typ)
+		}
+	}
+}
