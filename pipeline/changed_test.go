@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestObjectChangedAfterListing: an object whose bytes differ from what
@@ -121,5 +122,32 @@ func TestObjectChangedAfterListing(t *testing.T) {
 				t.Errorf("a result was published")
 			}
 		})
+	}
+}
+
+// TestSameModTime: an object's modification time from its attributes and
+// from a reader are the same when equal, or equal to the second when one
+// of them has whole seconds only (GCS: the reader's Last-Modified header,
+// the attributes' microseconds); a zero time is not compared.
+func TestSameModTime(t *testing.T) {
+	at := time.Date(2026, 12, 4, 19, 19, 37, 955405000, time.UTC)
+	cases := []struct {
+		name string
+		a, b time.Time
+		same bool
+	}{
+		{"equal", at, at, true},
+		{"equal in other zones", at, at.In(time.FixedZone("x", 3600)), true},
+		{"GCS: the reader's whole seconds", at, at.Truncate(time.Second), true},
+		{"whole seconds either way", at.Truncate(time.Second), at, true},
+		{"no time from the store", at, time.Time{}, true},
+		{"a second later", at, at.Add(time.Second).Truncate(time.Second), false},
+		{"a microsecond later", at, at.Add(time.Microsecond), false},
+		{"whole seconds apart", at.Truncate(time.Second), at.Truncate(time.Second).Add(time.Second), false},
+	}
+	for _, c := range cases {
+		if got := sameModTime(c.a, c.b); got != c.same {
+			t.Errorf("%s: %v", c.name, got)
+		}
 	}
 }

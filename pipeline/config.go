@@ -123,6 +123,25 @@ func DefaultConfig() Config {
 }
 
 // Check validates the configuration, returning a *UsageError.
+// CheckPatterns refuses, as usage errors, a --pattern that can match no
+// object's base name: an empty glob, one that does not parse, and one
+// holding a "/" (a base name has none: the job would find nothing and fail
+// as bad input, every night).
+func CheckPatterns(patterns []string) error {
+	for _, p := range patterns {
+		if p == "" {
+			return Usagef("--pattern: an empty glob matches no object")
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return Usagef("--pattern %q: %v", p, err)
+		}
+		if strings.Contains(p, "/") {
+			return Usagef("--pattern %q: a pattern matches an object's base name (after its last /), which has no /: give the folder in INPUT", p)
+		}
+	}
+	return nil
+}
+
 func (c *Config) Check() error {
 	if c.Input == "" {
 		return Usagef("no INPUT given")
@@ -139,13 +158,8 @@ func (c *Config) Check() error {
 	if len(c.Patterns) == 0 {
 		return Usagef("--pattern: at least one glob is needed")
 	}
-	for _, p := range c.Patterns {
-		if p == "" {
-			return Usagef("--pattern: an empty glob matches no object")
-		}
-		if _, err := path.Match(p, ""); err != nil {
-			return Usagef("--pattern %q: %v", p, err)
-		}
+	if err := CheckPatterns(c.Patterns); err != nil {
+		return err
 	}
 	if c.GroupBy != nil && len(c.GroupBy) == 0 {
 		return Usagef("--group-by: at least one field is needed")

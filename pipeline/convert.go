@@ -62,6 +62,9 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
 	}
+	if err := CheckPatterns(cfg.Patterns); err != nil {
+		return 0, err
+	}
 	if cfg.Compression != "" && !slices.Contains(readers.ConvertCompressions, cfg.Compression) {
 		return 0, Usagef("--compression %s: want one of %s", cfg.Compression, strings.Join(readers.ConvertCompressions, ", "))
 	}

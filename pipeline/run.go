@@ -516,7 +516,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				if err != nil {
 					// Bad data in an object that changed under the job
 					// (cut mid-line) is the change's doing: say so.
-					if a, aerr := b.Attributes(actx, o.Key); aerr == nil && (a.Size != r.Size() || !a.ModTime.Equal(r.ModTime())) {
+					if a, aerr := b.Attributes(actx, o.Key); aerr == nil && (a.Size != r.Size() || !sameModTime(a.ModTime, r.ModTime())) {
 						// A cut row is a bad row: past --max-bad-rows the
 						// decode stops with errAbandoned, which says why
 						// the engine stopped, not what the read met: name
@@ -600,6 +600,22 @@ func phase(name string) {
 	if testHookPhase != nil {
 		testHookPhase(name)
 	}
+}
+
+// sameModTime says whether two modification times of one object, one from
+// its attributes and one from a reader, can be the same: equal, or, when
+// either has no fraction of a second (GCS's reader reports the
+// Last-Modified header's whole seconds, its attributes the object's
+// microseconds), equal to the second. A store that reports no time (zero)
+// is not compared on it.
+func sameModTime(a, b time.Time) bool {
+	if a.IsZero() || b.IsZero() || a.Equal(b) {
+		return true
+	}
+	if a.Nanosecond() == 0 || b.Nanosecond() == 0 {
+		return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
+	}
+	return false
 }
 
 // unchanged checks an object as opened against its listing and, on a

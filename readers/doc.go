@@ -272,7 +272,9 @@
 // as the JSON Lines text of the same rows, one row a line, row group by row
 // group, after checking the columns of the protocol's fields
 // (ParquetField): decoding that text gives exactly what the same rows in
-// JSON Lines give, and DataError.Row makes errors say "row N".
+// JSON Lines give, and DataError.Row makes errors say "row N". A decimal
+// column is a number column: a cell is written as its exact decimal text
+// (0.016979, 2.50), as JSON Lines holds it.
 // DecodeParquet is skyfall's direct way (parquet_direct.go): the same
 // checks, then the columns read a batch of rows at a time straight into
 // the parts' builders, with the grouping core and metadata candidates of

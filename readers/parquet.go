@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -206,11 +208,18 @@ func isStringType(t arrow.DataType) bool {
 	return false
 }
 
+// isNumberType says whether t is a number column's: integers, floating
+// point, and decimals of a scale from 0 to their precision, as Parquet
+// allows (read as their exact decimal text, as JSON Lines holds such a
+// number; a damaged file's scale of 2^31 would be that many digits a cell).
 func isNumberType(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 		arrow.FLOAT32, arrow.FLOAT64:
 		return true
+	case arrow.DECIMAL128, arrow.DECIMAL256:
+		d := t.(arrow.DecimalType)
+		return d.GetScale() >= 0 && d.GetScale() <= d.GetPrecision()
 	}
 	return false
 }
@@ -387,6 +396,10 @@ func appendValue(b []byte, a arrow.Array, i int) []byte {
 		return strconv.AppendUint(b, uint64(a.Value(i)), 10)
 	case *array.Uint8:
 		return strconv.AppendUint(b, uint64(a.Value(i)), 10)
+	case *array.Decimal128:
+		return appendDecimal(b, a.Value(i).BigInt(), a.DataType().(*arrow.Decimal128Type).Scale)
+	case *array.Decimal256:
+		return appendDecimal(b, a.Value(i).BigInt(), a.DataType().(*arrow.Decimal256Type).Scale)
 	case *array.Boolean:
 		return strconv.AppendBool(b, a.Value(i))
 	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary:
@@ -434,6 +447,28 @@ func appendValue(b []byte, a arrow.Array, i int) []byte {
 		return append(b, '}')
 	}
 	return append(b, "null"...) // checkJSONType let no other type through
+}
+
+// appendDecimal appends the decimal n × 10^-scale (isNumberType: 0 ≤ scale
+// ≤ precision) as the JSON number of its exact digits: the scale's digits
+// after the point (0.016979, 2.50, as the JSON Lines text of the same rows
+// would hold them).
+func appendDecimal(b []byte, n *big.Int, scale int32) []byte {
+	if n.Sign() < 0 {
+		b = append(b, '-')
+		n = new(big.Int).Neg(n)
+	}
+	digits := n.Text(10)
+	if scale <= 0 {
+		return append(b, digits...)
+	}
+	if pad := int(scale) + 1 - len(digits); pad > 0 {
+		digits = strings.Repeat("0", pad) + digits
+	}
+	point := len(digits) - int(scale)
+	b = append(b, digits[:point]...)
+	b = append(b, '.')
+	return append(b, digits[point:]...)
 }
 
 // appendFloat appends v as the shortest JSON number that parses back to v;

@@ -129,3 +129,49 @@ func TestListPageNotFoundStore(t *testing.T) {
 		t.Fatalf("second page %v, next %q, %v", page, next, err)
 	}
 }
+
+// TestListObjectAndFolderOfOneName: a store may hold an object and a
+// "folder" of one name (od/x.jsonl and od/x.jsonl/inner.jsonl). A location
+// with a trailing slash names the folder: its objects are listed, never
+// the object of that name, which it read in the folder's place (a sweep
+// silently swapped for one run). Without the slash the object named
+// exactly is read, as before.
+func TestListObjectAndFolderOfOneName(t *testing.T) {
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	defer b.Close()
+	for _, k := range []string{"od/x.jsonl", "od/x.jsonl/inner.jsonl", "od/x.jsonl/inner2.jsonl", "od/y.jsonl"} {
+		if err := b.WriteAll(ctx, k, []byte("{}\n"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"s3://bkt/od/x.jsonl", []string{"od/x.jsonl"}},
+		{"s3://bkt/od/x.jsonl/", []string{"od/x.jsonl/inner.jsonl", "od/x.jsonl/inner2.jsonl"}},
+		{"gs://bkt/od/x.jsonl/", []string{"od/x.jsonl/inner.jsonl", "od/x.jsonl/inner2.jsonl"}},
+		{"azblob://bkt/od/x.jsonl/?localemu=true", []string{"od/x.jsonl/inner.jsonl", "od/x.jsonl/inner2.jsonl"}},
+		{"s3://bkt/od/y.jsonl/", nil},
+		{"s3://bkt/od", []string{"od/x.jsonl", "od/x.jsonl/inner.jsonl", "od/x.jsonl/inner2.jsonl", "od/y.jsonl"}},
+		{"s3://bkt/od/", []string{"od/x.jsonl", "od/x.jsonl/inner.jsonl", "od/x.jsonl/inner2.jsonl", "od/y.jsonl"}},
+	}
+	for _, c := range cases {
+		loc, err := ParseLocation(c.in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := List(ctx, b, loc, []string{"*.jsonl"}, RetryPolicy{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		var got []string
+		for _, o := range objs {
+			got = append(got, o.Key)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %v, want %v", c.in, got, c.want)
+		}
+	}
+}

@@ -23,6 +23,10 @@ type Location struct {
 	// Path is the key part as given (without a trailing "/"): a candidate
 	// single object when the input names one.
 	Path string
+	// Folder is set for a bucket location given with a trailing "/": it
+	// names a folder, never the object of its Path (a store may hold both
+	// od/x.jsonl and od/x.jsonl/inner.jsonl).
+	Folder bool
 	// Local is set for plain paths and file:// URLs.
 	Local bool
 	// read is set for a location parsed to be read (create false): a
@@ -71,7 +75,7 @@ func parseLocation(s string, create bool) (Location, error) {
 	q.Del("prefix")
 	b := url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: q.Encode()}
 	p := strings.TrimPrefix(u.Path, "/")
-	loc := Location{Raw: s, BucketURL: b.String(), Path: strings.TrimSuffix(p, "/")}
+	loc := Location{Raw: s, BucketURL: b.String(), Path: strings.TrimSuffix(p, "/"), Folder: strings.HasSuffix(p, "/")}
 	if loc.Path != "" {
 		loc.Prefix = loc.Path + "/"
 	}

@@ -204,7 +204,8 @@ type Object struct {
 
 // List returns the objects under the location's prefix whose base names
 // match a pattern, in bytewise key order. When the location names one object
-// exactly, that object alone is returned.
+// exactly (with no trailing "/": that names a folder), that object alone is
+// returned.
 //
 // A local INPUT folder is walked here, links followed (see local.go): a
 // folder or link that cannot be followed is a *StorageError naming it, and
@@ -214,7 +215,7 @@ func List(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, 
 	if loc.Local && loc.read {
 		return listLocal(ctx, b, loc, patterns)
 	}
-	if loc.Path != "" {
+	if loc.Path != "" && !loc.Folder {
 		var attrs *blob.Attributes
 		err := rp.Retry(ctx, func(ctx context.Context, _ func()) error {
 			var err error

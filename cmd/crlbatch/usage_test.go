@@ -92,6 +92,15 @@ var usageCases = []struct {
 
 	// bound: a bad flag fails before the ceiling is printed (it printed
 	// the first line, then failed).
+	// A --pattern that matches no base name: a "/" (a base name has none),
+	// and for convert as for score, an empty or broken glob (convert said
+	// "no object matches", exit 1).
+	{"pattern with a folder", []string{"score", "SWEEP", "--out", "OUT", "--pattern", "ppo/*.jsonl"},
+		[]string{`crlbatch: --pattern "ppo/*.jsonl": a pattern matches an object's base name (after its last /), which has no /: give the folder in INPUT`}},
+	{"validate pattern with a folder", []string{"validate", "SWEEP", "--pattern", "*/*.jsonl"}, []string{`crlbatch: --pattern "*/*.jsonl": a pattern matches an object's base name`}},
+	{"convert pattern with a folder", []string{"convert", "SWEEP", "--out", "OUT", "--pattern", "ppo/*.jsonl"}, []string{`crlbatch: --pattern "ppo/*.jsonl": a pattern matches an object's base name`}},
+	{"convert broken pattern", []string{"convert", "SWEEP", "--out", "OUT", "--pattern", "["}, []string{`crlbatch: --pattern "[": syntax error in pattern`}},
+	{"convert empty pattern", []string{"convert", "SWEEP", "--out", "OUT", "--pattern", ""}, []string{`crlbatch: --pattern: an empty glob matches no object`}},
 	{"bound interval 0", []string{"bound", "experiment", "--interval", "0"}, []string{"crlbatch: --interval 0: want at least 1"}},
 	{"bound contains-final alone", []string{"bound", "experiment", "--contains-final"}, []string{"crlbatch: --contains-final needs --interval"}},
 }
