@@ -19,6 +19,18 @@ import (
 // Not parallel (see TestMain): it sets testHookListed and testHookOpen,
 // which every job in the process calls.
 func TestObjectChangedAfterListing(t *testing.T) {
+	// appendText is a change appending s to the object, as a writer does.
+	appendText := func(s string) func(path string) error {
+		return func(p string) error {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteString(s)
+			return err
+		}
+	}
 	cases := []struct {
 		name   string
 		opened bool // change it once opened, else before opening
@@ -31,40 +43,16 @@ func TestObjectChangedAfterListing(t *testing.T) {
 	}{
 		{"truncated before the read", false, func(p string) error { return os.Truncate(p, 10) }, "listed with", 0, false},
 		{"truncated while read", true, func(p string) error { return os.Truncate(p, 10) }, "while the job read it", 0, false},
-		{"grown while read", true, func(p string) error {
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = f.WriteString(`{"reward": 1, "regime_id": "late"}` + "\n")
-			return err
-		}, "while the job read it", 0, false},
+		{"grown while read", true, appendText(`{"reward": 1, "regime_id": "late"}` + "\n"), "while the job read it", 0, false},
 		// A writer caught mid-line: the read meets a cut row (a bad row,
 		// over the default --max-bad-rows 0). The error says the object
 		// changed and gives that row's own error (its line), not the
 		// engine's internal reason for stopping the decode.
-		{"grown mid-line while read", true, func(p string) error {
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = f.WriteString(`{"reward": 1, "regime_`)
-			return err
-		}, "the read failed: ", 0, false},
+		{"grown mid-line while read", true, appendText(`{"reward": 1, "regime_`), "the read failed: ", 0, false},
 		// The same with a bad row of its own before, within
 		// --max-bad-rows 1: the cut row breaks the limit, and is the row
 		// named (not the object's first bad row).
-		{"grown mid-line while read, a bad row before", true, func(p string) error {
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = f.WriteString(`{"reward": 1, "regime_`)
-			return err
-		}, "the read failed: ", 1, true},
+		{"grown mid-line while read, a bad row before", true, appendText(`{"reward": 1, "regime_`), "the read failed: ", 1, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
