@@ -805,3 +805,18 @@ func (j *job) readKey(ctx context.Context, b *blob.Bucket, key string, missingOK
 	}
 	return data, true, nil
 }
+
+// attemptStart is the start of the job of an attempt id, to the
+// microsecond (the zero time for an id that is not one).
+func attemptStart(id string) time.Time {
+	if !attemptID.MatchString(id) {
+		return time.Time{}
+	}
+	t, err := time.Parse("20060102T150405Z", id[:16])
+	if err != nil {
+		return time.Time{}
+	}
+	var us int
+	fmt.Sscanf(id[17:23], "%d", &us)
+	return t.Add(time.Duration(us) * time.Microsecond)
+}
