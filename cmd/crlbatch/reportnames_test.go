@@ -65,3 +65,32 @@ func TestFamilyNamesFiguresSurvive(t *testing.T) {
 		})
 	}
 }
+
+// TestFamilyNamesThatPrintAlike: "ppo", "ppo " and "pp\u200bo" are three
+// families (names compare by their bytes) that print alike in every table
+// and figure: the report's notes must name them, escaped, as they name
+// names that differ only in Unicode normalisation.
+func TestFamilyNamesThatPrintAlike(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	for f, fam := range []string{"ppo", "ppo ", "pp\u200bo"} {
+		for seed := 0; seed < 2; seed++ {
+			var b strings.Builder
+			for step := 0; step < 12; step++ {
+				b.WriteString(`{"step":` + itoa(step) + `,"reward":` + itoa((step+f)%3) + `,"regime_id":"r` + itoa(step/6) +
+					`","seed":` + itoa(seed) + `,"algorithm_id":` + jsonString(fam) + "}\n")
+			}
+			writeFile(t, filepath.Join(in, "f"+itoa(f)+"s"+itoa(seed)+".jsonl"), b.String())
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--baseline", "ppo"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	report := readReport(t, out)
+	if !strings.Contains(report, `"ppo", "ppo ", "pp\\u200bo" differ only in white space, invisible characters or Unicode normalisation (NFC)`) {
+		_, notes, _ := strings.Cut(report, "## Notes")
+		t.Errorf("the notes do not name the three families that print alike:\n%s", notes)
+	}
+}
