@@ -725,7 +725,11 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 			}
 		}
 		for i, id := range complete {
-			if len(complete)-i <= keep || id == named || inProgress[id] {
+			// Never this job's own result, just published: behind a
+			// result from a clock ahead of this one's, or a concurrent job
+			// started later that finished first, it is not among the
+			// newest by id, and removing it lost the night.
+			if len(complete)-i <= keep || id == named || id == j.attempt || inProgress[id] {
 				continue
 			}
 			j.log.Info("--keep: removing an old result", "result", j.out.ObjectURL(j.out.Prefix+ResultsDir+id+"/"))
