@@ -94,3 +94,50 @@ func TestFamilyNamesThatPrintAlike(t *testing.T) {
 		t.Errorf("the notes do not name the three families that print alike:\n%s", notes)
 	}
 }
+
+// TestFamilyNameWithARightToLeftOverride: a family named "\u202eevil"
+// (a right-to-left override, left open) reversed the rest of every
+// sentence it sat in, in report.html as in report.md on GitHub: "cannot
+// be told apart from the baseline: … p is 0.5000" read "0005.0 si p …".
+// Every line of report.md and of report.html's text that opens the
+// override closes it.
+func TestFamilyNameWithARightToLeftOverride(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	for f, fam := range []string{"ppo", "\u202eevil"} {
+		for seed := 0; seed < 2; seed++ {
+			var b strings.Builder
+			for step := 0; step < 12; step++ {
+				b.WriteString(`{"step":` + itoa(step) + `,"reward":` + itoa((step+f)%3) + `,"regime_id":"r` + itoa(step/6) +
+					`","seed":` + itoa(seed) + `,"algorithm_id":` + jsonString(fam) + "}\n")
+			}
+			writeFile(t, filepath.Join(in, "f"+itoa(f)+"s"+itoa(seed)+".jsonl"), b.String())
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--baseline", "ppo"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"report.md", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for i, l := range strings.Split(string(data), "\n") {
+			// An SVG figure's <text> is a paragraph of its own: an
+			// override there stays in that label (the reward figure's
+			// title still reads reversed after the name: left alone).
+			if strings.Contains(l, "\u202e") && !strings.HasSuffix(l, "</text>") {
+				lines++
+				if o, c := strings.Count(l, "\u202e"), strings.Count(l, "\u202c"); o != c {
+					t.Errorf("%s line %d opens %d overrides and closes %d: %q", name, i+1, o, c, l)
+				}
+			}
+		}
+		if lines == 0 {
+			t.Errorf("%s never names the family", name)
+		}
+	}
+}
