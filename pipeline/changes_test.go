@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crlbatch/crlbatch/diff"
 	"github.com/crlbatch/crlbatch/published"
@@ -223,5 +224,23 @@ func TestNightlyJobBehindANewerResult(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestAttemptStart(t *testing.T) {
+	for id, want := range map[string]time.Time{
+		"20261201T020000Z-0412873fa9c1": time.Date(2026, 12, 1, 2, 0, 0, 41287000, time.UTC),
+		"20991231T235959Z-000000abcdef": time.Date(2099, 12, 31, 23, 59, 59, 0, time.UTC),
+		"20261201T020000Z-999999000000": time.Date(2026, 12, 1, 2, 0, 0, 999999000, time.UTC),
+		"not an id":                     {},
+		"20261301T020000Z-000000000000": {}, // month 13
+	} {
+		if got := attemptStart(id); !got.Equal(want) {
+			t.Errorf("attemptStart(%q) = %v, want %v", id, got, want)
+		}
+	}
+	start := time.Date(2026, 12, 4, 21, 0, 0, 123456789, time.UTC)
+	if got := attemptStart(newAttemptID(start)); !got.Equal(start.Truncate(time.Microsecond)) {
+		t.Errorf("attemptStart(newAttemptID(%v)) = %v", start, got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -820,7 +821,6 @@ func attemptStart(id string) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
-	var us int
-	fmt.Sscanf(id[17:23], "%d", &us)
+	us, _ := strconv.Atoi(id[17:23]) // six digits, by attemptID
 	return t.Add(time.Duration(us) * time.Microsecond)
 }
