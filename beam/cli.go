@@ -265,6 +265,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	beam.Init()
+	defer logTo(stderr)()
 	spec, err := ParseScore(ctx, ours)
 	if err == nil {
 		var st *Stats

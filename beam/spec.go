@@ -3,7 +3,11 @@ package crlbeam
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"runtime"
+	"sync"
 
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
@@ -13,6 +17,36 @@ import (
 // Version is the crlbatch version written into every output: the same as
 // cmd/crlbatch's, so that outputs compare byte for byte.
 const Version = "0.1.0-dev"
+
+// logs is where the engines' logs go: the stderr of Main while it runs
+// (the launcher, and the workers of a runner in this process), else
+// os.Stderr (a worker of a runner elsewhere).
+var logs = struct {
+	sync.Mutex
+	w io.Writer
+}{w: os.Stderr}
+
+// logWriter writes to logs.w, one record at a time.
+type logWriter struct{}
+
+func (logWriter) Write(p []byte) (int, error) {
+	logs.Lock()
+	defer logs.Unlock()
+	return logs.w.Write(p)
+}
+
+// logTo sends the engines' logs to w until restore is called.
+func logTo(w io.Writer) (restore func()) {
+	logs.Lock()
+	old := logs.w
+	logs.w = w
+	logs.Unlock()
+	return func() {
+		logs.Lock()
+		logs.w = old
+		logs.Unlock()
+	}
+}
 
 // Spec is one job as every worker rebuilds it: pipeline.Config's settings
 // that shape a result, and the protocol's flags that were set.
@@ -62,6 +96,9 @@ func (s *Spec) Config() (pipeline.Config, error) {
 	cfg.MaxBadRows = s.MaxBadRows
 	cfg.Overwrite, cfg.History, cfg.Keep = s.Overwrite, s.History, s.Keep
 	cfg.Version, cfg.Commit = s.Version, s.Commit
+	// Warnings, as crlbatch's default --log-level: skipped bad rows, a
+	// previous result that could not be read, a failure to tidy.
+	cfg.Logger = slog.New(slog.NewTextHandler(logWriter{}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// A worker scores one run per element (Beam runs elements in
 	// parallel); the final step reduces on the worker's cores.
 	cfg.Concurrency = runtime.NumCPU()

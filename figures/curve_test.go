@@ -3,6 +3,7 @@ package figures
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -225,6 +226,26 @@ func TestSlugAndNames(t *testing.T) {
 		if got := Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}
+	}
+	// A name from the data of any length makes a file name part of at most
+	// maxSlug bytes (a family of 300 characters failed the job on a local
+	// OUTPUT: "file name too long"); long names that share their start
+	// still differ.
+	long := strings.Repeat("ewc-lr-0.0003-", 30)
+	for _, in := range []string{long, long + "a", long + "b", strings.Repeat("x", 10000), strings.Repeat("é", 300) + "ppo"} {
+		got := Slug(in)
+		if len(got) > maxSlug || len(got) == 0 {
+			t.Errorf("Slug(%d bytes) = %q: %d bytes, want 1 to %d", len(in), got, len(got), maxSlug)
+		}
+		if strings.HasSuffix(got, "-") || strings.HasPrefix(got, "-") {
+			t.Errorf("Slug(%d bytes) = %q: a dash at an end", len(in), got)
+		}
+	}
+	if Slug(long+"a") == Slug(long+"b") || Slug(long) == Slug(long+"a") {
+		t.Errorf("long names that share their start share a slug: %q", Slug(long+"a"))
+	}
+	if s := strings.Repeat("a", maxSlug); Slug(s) != s {
+		t.Errorf("a slug of %d bytes was changed: %q", maxSlug, Slug(s))
 	}
 	n := Names{}
 	if a, b, c := n.Unique("x"), n.Unique("x"), n.Unique("x"); a != "x" || b != "x-2" || c != "x-3" {

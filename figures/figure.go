@@ -3,6 +3,8 @@ package figures
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"image/color"
 	"math"
@@ -153,8 +155,14 @@ func (f *Figure) pngOn(ctx context.Context, c *pngCanvas) ([]byte, error) {
 	return b, nil
 }
 
+// maxSlug is the most bytes a Slug holds: a figure's file name is a
+// stem of one or two slugs and a few words, and a local file system takes
+// names of 255 bytes at most.
+const maxSlug = 64
+
 // Slug turns a family or metric name into a file-name part: lower-case
-// letters and digits, anything else a dash, no dash at either end.
+// letters and digits, anything else a dash, no dash at either end; past
+// maxSlug bytes, the first ones and a hash of s.
 func Slug(s string) string {
 	var b strings.Builder
 	dash := false
@@ -171,6 +179,14 @@ func Slug(s string) string {
 	}
 	if b.Len() == 0 {
 		return "none"
+	}
+	if b.Len() > maxSlug {
+		// Its start, then a hash of the whole name, so that long names
+		// sharing their start still differ (Names makes what is left
+		// unique).
+		sum := sha256.Sum256([]byte(s))
+		h := hex.EncodeToString(sum[:6])
+		return strings.TrimRight(b.String()[:maxSlug-len(h)-1], "-") + "-" + h
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"gocloud.dev/blob"
 
@@ -24,6 +25,10 @@ type previous struct {
 	// err is why the previous result could not be read; the report says
 	// so in place of the changes, and the job goes on.
 	err error
+	// ahead names the newest complete result whose attempt id starts
+	// after this machine's clock ("" if none): LATEST, which moves only
+	// forward by attempt id, will not name this job's result.
+	ahead, aheadURL string
 }
 
 // loadPrevious reads the newest complete result of a --history OUTPUT, for
@@ -43,14 +48,23 @@ func (j *job) loadPrevious(ctx context.Context, b *blob.Bucket, target string) (
 		// The newest complete result that started before this job: one
 		// that a concurrent job started later and finished first is not
 		// this result's predecessor.
-		id := ""
+		id, now := "", time.Now()
 		for c := range st.complete {
 			if c < j.attempt {
 				id = max(id, c)
+			} else if c > j.attempt && attemptStart(c).After(now) && c > p.ahead {
+				// Not a job started after this one (it would have started
+				// before now): one whose clock ran ahead of this one's.
+				p.ahead = c
 			}
 		}
+		if p.ahead != "" {
+			p.aheadURL = strings.TrimSuffix(j.out.ObjectURL(j.out.Prefix+ResultsDir+p.ahead+"/"), "/")
+			j.log.Warn("this job's result is not the newest, and LATEST will not name it: a complete result in OUTPUT started after this machine's clock by its attempt id, and LATEST moves only forward; one of the two clocks is wrong",
+				"output", j.out.String(), "newer", p.aheadURL)
+		}
 		if id == "" {
-			return p, nil // the first night
+			return p, nil // the first night, or only results from ahead
 		}
 		p.result, err = published.Load(ctx, b, j.out, j.out.Prefix+ResultsDir+id+"/")
 	}
@@ -68,8 +82,22 @@ func (j *job) loadPrevious(ctx context.Context, b *blob.Bucket, target string) (
 // result a job has just reduced (fres, with the rendered params), or ""
 // for a one-off job and on the first night.
 func (p *previous) section(params any, fres *family.Result, scored []*scoring.Scored) (string, error) {
-	if p == nil || (p.result == nil && p.err == nil) {
+	if p == nil || (p.result == nil && p.err == nil && p.ahead == "") {
 		return "", nil
+	}
+	sec, err := p.changes(params, fres, scored)
+	if err != nil || p.ahead == "" {
+		return sec, err
+	}
+	return sec + fmt.Sprintf("\n**Not the newest result.** %s, whose attempt id says it started after this machine's clock when this job ran, is complete: `LATEST` names it, not this result (it moves only forward by attempt id), and `crlbatch latest` and `crlbatch diff --nights` take it as the newest until a result with a later id is published. The clock of this machine or of the one that wrote it is wrong.\n",
+		writers.Code(p.aheadURL)), nil
+}
+
+// changes is section's comparison with the previous result: the changes,
+// why there are none, or why nothing is compared.
+func (p *previous) changes(params any, fres *family.Result, scored []*scoring.Scored) (string, error) {
+	if p.result == nil && p.err == nil {
+		return "## Changes since the previous result\n\nNo complete result started before this one, so nothing is compared.\n", nil
 	}
 	if p.err != nil {
 		return fmt.Sprintf("## Changes since the previous result\n\nThe previous result could not be read, so nothing is compared: %s.\n",

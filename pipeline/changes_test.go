@@ -1,12 +1,16 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/crlbatch/crlbatch/diff"
 	"github.com/crlbatch/crlbatch/published"
@@ -144,5 +148,99 @@ func TestNightlyReportComparesWithTheNewestComplete(t *testing.T) {
 				ids = append(ids, id)
 			}
 		})
+	}
+}
+
+// TestNightlyJobBehindANewerResult: a job whose clock is behind the start
+// of a complete result already in OUTPUT (that job's clock ran ahead, or
+// this one's is late) publishes a result that LATEST does not name (LATEST
+// moves only forward, by attempt id), and said nothing: no warning, and
+// on the first night behind such a result no "Changes" section at all, as
+// if the history were empty (branch breakit3). The job must warn, naming
+// the newer result, and its report must say that it is not the newest.
+func TestNightlyJobBehindANewerResult(t *testing.T) {
+	t.Parallel()
+	const future = "20991231T235959Z-000000abcdef"
+	for _, withEarlier := range []bool{false, true} {
+		for _, c := range modeCases() {
+			t.Run(fmt.Sprintf("%s/earlier=%v", c.name, withEarlier), func(t *testing.T) {
+				ctx := context.Background()
+				cfg, st := c.job(t)
+				cfg.History = true
+				sum, err := Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := path.Base(filepath.ToSlash(sum.Result))
+				out := mustOut(t, cfg)
+				b, closeB, _ := openBucket(ctx, cfg.Opener, out)
+				defer closeB()
+				// The first result again, under an id of 2099: a job of a
+				// machine whose clock is 73 years ahead.
+				for k, data := range st.files(t) {
+					if rest, ok := strings.CutPrefix(k, ResultsDir+first+"/"); ok {
+						put(t, b, out.Prefix+ResultsDir+future+"/"+rest, data)
+					}
+				}
+				put(t, b, out.Prefix+LatestName, []byte(ResultsDir+future+"/\n"))
+				if !withEarlier {
+					for k := range st.files(t) {
+						if strings.Contains(k, first) {
+							if err := b.Delete(ctx, out.Prefix+k); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+				}
+				var log bytes.Buffer
+				cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+				sum, err = Run(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := path.Base(filepath.ToSlash(sum.Result))
+				files := st.files(t)
+				checkResult(t, files, ResultsDir+id+"/")
+				if got := string(files[LatestName]); got != ResultsDir+future+"/\n" {
+					t.Errorf("LATEST %q: want it still to name %s", got, future)
+				}
+				warned := false
+				for _, l := range strings.Split(log.String(), "\n") {
+					warned = warned || strings.Contains(l, "not the newest") && strings.Contains(l, future)
+				}
+				if !warned {
+					t.Errorf("no warning says the result is not the newest, naming %s:\n%s", future, log.String())
+				}
+				report := string(files[ResultsDir+id+"/report.md"])
+				_, section, found := strings.Cut(report, "## Changes since the previous result")
+				if !found {
+					t.Fatalf("the report has no Changes section:\n%s", report)
+				}
+				if !strings.Contains(section, "Not the newest result") || !strings.Contains(section, future) {
+					t.Errorf("the report does not say a newer result (%s) is complete:\n%s", future, section)
+				}
+				if withEarlier != strings.Contains(section, "Previous result: `") {
+					t.Errorf("with an earlier result %v, the section compares with one %v:\n%s", withEarlier, !withEarlier, section)
+				}
+			})
+		}
+	}
+}
+
+func TestAttemptStart(t *testing.T) {
+	for id, want := range map[string]time.Time{
+		"20261201T020000Z-0412873fa9c1": time.Date(2026, 12, 1, 2, 0, 0, 41287000, time.UTC),
+		"20991231T235959Z-000000abcdef": time.Date(2099, 12, 31, 23, 59, 59, 0, time.UTC),
+		"20261201T020000Z-999999000000": time.Date(2026, 12, 1, 2, 0, 0, 999999000, time.UTC),
+		"not an id":                     {},
+		"20261301T020000Z-000000000000": {}, // month 13
+	} {
+		if got := attemptStart(id); !got.Equal(want) {
+			t.Errorf("attemptStart(%q) = %v, want %v", id, got, want)
+		}
+	}
+	start := time.Date(2026, 12, 4, 21, 0, 0, 123456789, time.UTC)
+	if got := attemptStart(newAttemptID(start)); !got.Equal(start.Truncate(time.Microsecond)) {
+		t.Errorf("attemptStart(newAttemptID(%v)) = %v", start, got)
 	}
 }

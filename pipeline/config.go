@@ -87,7 +87,8 @@ type Config struct {
 	// complete one, and the Hive-partitioned view under OUTPUT/history/.
 	History bool
 	// Keep, under History, removes after a successful publication the
-	// oldest complete results beyond the Keep newest; 0 keeps every one.
+	// oldest complete results beyond the Keep newest (never the one LATEST
+	// names, nor the job's own); 0 keeps every one.
 	Keep int
 
 	// Version is the crlbatch version written into every output.

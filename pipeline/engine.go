@@ -455,6 +455,9 @@ func (e *Engine) Finish(ctx context.Context, summaries, runs [][]byte) (*Summary
 	rows := bad.all()
 	rd.skipped = skippedRows(rows)
 	rd.notes = badRowNotes(rows, j.cfg.MaxBadRows)
+	if len(rows) > 0 {
+		j.log.Warn("skipped bad rows", "rows", len(rows), "max_bad_rows", j.cfg.MaxBadRows)
+	}
 	for i, s := range sums {
 		rd.rows += int64(s.Rows)
 		rd.manObj = append(rd.manObj, writers.ManifestObject{

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -725,7 +726,11 @@ func (j *job) tidyHistory(ctx context.Context, b *blob.Bucket) error {
 			}
 		}
 		for i, id := range complete {
-			if len(complete)-i <= keep || id == named || inProgress[id] {
+			// Never this job's own result, just published: behind a
+			// result from a clock ahead of this one's, or a concurrent job
+			// started later that finished first, it is not among the
+			// newest by id, and removing it lost the night.
+			if len(complete)-i <= keep || id == named || id == j.attempt || inProgress[id] {
 				continue
 			}
 			j.log.Info("--keep: removing an old result", "result", j.out.ObjectURL(j.out.Prefix+ResultsDir+id+"/"))
@@ -804,4 +809,18 @@ func (j *job) readKey(ctx context.Context, b *blob.Bucket, key string, missingOK
 		return nil, false, &StorageError{Op: "read", URL: j.out.ObjectURL(key), Err: redactErr(err)}
 	}
 	return data, true, nil
+}
+
+// attemptStart is the start of the job of an attempt id, to the
+// microsecond (the zero time for an id that is not one).
+func attemptStart(id string) time.Time {
+	if !attemptID.MatchString(id) {
+		return time.Time{}
+	}
+	t, err := time.Parse("20060102T150405Z", id[:16])
+	if err != nil {
+		return time.Time{}
+	}
+	us, _ := strconv.Atoi(id[17:23]) // six digits, by attemptID
+	return t.Add(time.Duration(us) * time.Microsecond)
 }

@@ -891,3 +891,49 @@ func TestLatestOfAFile(t *testing.T) {
 		t.Errorf("latest of a file: %v, want a usage error saying it is a file", err)
 	}
 }
+
+// TestKeepNeverRemovesTheJobsOwnResult: --keep N counts the N newest
+// complete results by attempt id; a job whose result is not among them
+// (a complete result from a clock ahead of this one's, or a concurrent
+// job started later that finished first, each with --keep 1) removed the
+// result it had just published, printed its URL and exited 0 (branch
+// breakit3). A job's own result is kept as the one LATEST names is.
+func TestKeepNeverRemovesTheJobsOwnResult(t *testing.T) {
+	t.Parallel()
+	const future = "20991231T235959Z-000000abcdef"
+	for _, c := range modeCases() {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			cfg, st := c.job(t)
+			cfg.History = true
+			sum, err := Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := path.Base(filepath.ToSlash(sum.Result))
+			out := mustOut(t, cfg)
+			b, closeB, _ := openBucket(ctx, cfg.Opener, out)
+			defer closeB()
+			for k, data := range st.files(t) {
+				if rest, ok := strings.CutPrefix(k, ResultsDir+first+"/"); ok {
+					if rest == ManifestName {
+						data = bytes.ReplaceAll(data, []byte(first), []byte(future))
+					}
+					put(t, b, out.Prefix+ResultsDir+future+"/"+rest, data)
+				}
+			}
+			put(t, b, out.Prefix+LatestName, []byte(ResultsDir+future+"/\n"))
+			cfg.Keep = 1
+			sum, err = Run(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			own := path.Base(filepath.ToSlash(sum.Result))
+			files := st.files(t)
+			checkResult(t, files, ResultsDir+own+"/")
+			if ids := historyIDs(t, files); !slices.Equal(ids, []string{own, future}) {
+				t.Errorf("--keep 1 behind a result from the future left %q, want this job's %s and LATEST's %s", ids, own, future)
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@
 // complete result, or a history with fewer results than asked, is a
 // *storage.UsageError (2); a store that fails to list or read is a
 // *storage.StorageError (3); a manifest or Parquet file that cannot be
-// decoded is a *storage.DataError (1). The package starts no goroutine and
+// decoded, or a file the manifest lists that is not there, is a
+// *storage.DataError (1). The package starts no goroutine and
 // writes nothing.
 package published

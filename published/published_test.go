@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gocloud.dev/blob"
@@ -138,5 +139,31 @@ func TestFromFamiliesIsWhatLoadReads(t *testing.T) {
 	got.Version = ""
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load:\n%+v\nFromFamilies:\n%+v", got, want)
+	}
+}
+
+// TestLoadHalfDeletedResult: a complete result (its manifest there) whose
+// listed Parquet file is gone cannot be read as one: bad data (exit 1),
+// as a damaged file is, naming the file. It was a storage error (exit 3,
+// "the store failed after retries"), which a nightly script retries in
+// vain: the store answered, and the file is not there.
+func TestLoadHalfDeletedResult(t *testing.T) {
+	ctx := context.Background()
+	for _, gone := range []string{"families.parquet", "run_summary.parquet"} {
+		t.Run(gone, func(t *testing.T) {
+			b := memblob.OpenBucket(nil)
+			defer b.Close()
+			loc := storage.Location{Raw: "mem://r", BucketURL: "mem://", Prefix: "r/"}
+			putResult(t, b, "r/", true)
+			if err := b.Delete(ctx, "r/"+gone); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(ctx, b, loc, "r/")
+			var de *storage.DataError
+			var se *storage.StorageError
+			if !errors.As(err, &de) || errors.As(err, &se) || !strings.Contains(err.Error(), "r/"+gone+": listed in manifest.json but missing") {
+				t.Errorf("Load without %s: %v (%T), want bad data naming it", gone, err, err)
+			}
+		})
 	}
 }

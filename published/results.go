@@ -233,7 +233,9 @@ func read(ctx context.Context, b *blob.Bucket, loc storage.Location, key string)
 func readParquet(ctx context.Context, b *blob.Bucket, loc storage.Location, key string) (*writers.ReadBack, error) {
 	data, err := read(ctx, b, loc, key)
 	if errors.Is(err, errNotFound) {
-		return nil, &storage.StorageError{Op: "read", URL: loc.ObjectURL(key), Err: errors.New("listed in manifest.json but missing")}
+		// The store answered: the result is damaged (half deleted, or
+		// copied in part), not the store failing.
+		return nil, &storage.DataError{Err: fmt.Errorf("%s: listed in manifest.json but missing", loc.ObjectURL(key))}
 	}
 	if err != nil {
 		return nil, err

@@ -31,8 +31,8 @@
 //   - Text from the data (family names, run keys, labels, task names, object
 //     keys, metadata values) enters the report only through Text (table
 //     cells, headings, list items) or Code (a code span), which escape what
-//     Markdown or HTML would read as syntax and leave ordinary names byte for
-//     byte as they are; Report.Render does so for everything it is given but
+//     Markdown or HTML would read as syntax, close the bidi overrides a
+//     name leaves open, and leave ordinary names byte for byte as they are; Report.Render does so for everything it is given but
 //     Bound and Extra, which are Markdown. Notes stay plain sentences (as
 //     manifest.json lists them) and are escaped as the report lists them.
 //     MarkdownTable keeps every row's cells whatever they hold.

@@ -339,3 +339,55 @@ func checkRendered(t *testing.T, md string, families, notes int) {
 		t.Fatalf("%d family headings and %d notes, want %d and %d:\n%s", fams, items, families, notes, md)
 	}
 }
+
+// bidiOpen is how many bidi embeddings, overrides and isolates s leaves
+// open at its end: an override opened in a name (U+202E, right-to-left)
+// and left open runs on past the name, to the end of its paragraph.
+func bidiOpen(s string) int {
+	var stack []rune
+	for _, r := range s {
+		switch r {
+		case '\u202a', '\u202b', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068':
+			stack = append(stack, r)
+		case '\u202c':
+			if n := len(stack); n > 0 && stack[n-1] < '\u2066' {
+				stack = stack[:n-1]
+			}
+		case '\u2069':
+			for n := len(stack); n > 0; n = len(stack) {
+				top := stack[n-1]
+				stack = stack[:n-1]
+				if top >= '\u2066' {
+					break
+				}
+			}
+		}
+	}
+	return len(stack)
+}
+
+// TestBidiControlsAreClosed: a name holding a right-to-left override
+// (U+202E) and no closing one reversed the rest of the sentence it sits
+// in: "Family ‮evil cannot be told apart from the baseline: … p is
+// 0.5000" was drawn "… 0005.0 si p …" in report.html (branch breakit3).
+// Text and Code close what the name leaves open, right after it, and
+// change nothing else.
+func TestBidiControlsAreClosed(t *testing.T) {
+	for _, s := range []string{
+		"\u202eevil", "a\u202bb\u202dc", "\u2067x", "\u2066\u202ey", "\u202ex\u202c", "\u2067x\u2069\u202e",
+		"\u202c\u2069stray closers", "ppo",
+	} {
+		for name, f := range map[string]func(string) string{"Text": Text, "Code": Code} {
+			got := f(s)
+			if n := bidiOpen(got); n != 0 {
+				t.Errorf("%s(%q) = %q leaves %d open", name, s, got, n)
+			}
+			if s == "ppo" && got != "ppo" && got != "`ppo`" {
+				t.Errorf("%s(%q) = %q: changed", name, s, got)
+			}
+			if !strings.Contains(got, s) && name == "Code" {
+				t.Errorf("%s(%q) = %q does not hold the name", name, s, got)
+			}
+		}
+	}
+}

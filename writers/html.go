@@ -40,7 +40,38 @@ func FiguresSection(figs []FigureRef) string {
 	var b strings.Builder
 	b.WriteString("\n## Figures\n")
 	for _, f := range figs {
-		fmt.Fprintf(&b, "\n### %s\n\n![%s](%s)\n\n%s ([SVG](%s))\n", Text(f.Title), Text(f.Title), f.PNG, Text(f.Caption), f.SVG)
+		fmt.Fprintf(&b, "\n### %s\n\n![%s](%s)\n\n%s ([SVG](%s))\n", Text(f.Title), altText(f.Title), f.PNG, Text(f.Caption), f.SVG)
+	}
+	return b.String()
+}
+
+// altText is s as an image's alt text in Markdown: Text, with every [
+// and ] escaped too. Text leaves a bracket that opens or closes no link
+// as it is, but inside "![…](…)" one ends the image early ("sac]") or
+// makes a link of its tail ("ewc[lr"), and a balanced pair ("ppo[lr=3]")
+// is a nested bracket the report's converter does not take: either way
+// the figure was shown as its Markdown.
+func altText(s string) string {
+	t := Text(s)
+	if !strings.ContainsAny(t, "[]") {
+		return t
+	}
+	var b strings.Builder
+	b.Grow(len(t) + 4)
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '\\': // an escape of Text's: keep it with what it escapes
+			b.WriteByte(c)
+			if i+1 < len(t) {
+				i++
+				b.WriteByte(t[i])
+			}
+		case '[', ']':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
 	}
 	return b.String()
 }
@@ -180,7 +211,7 @@ var (
 	headingRe = regexp.MustCompile(`^(#{1,6}) +(.*?)#*\s*$`)
 	bulletRe  = regexp.MustCompile(`^([-*+]) +(.*)$`)
 	orderedRe = regexp.MustCompile(`^(\d{1,9})[.)] +(.*)$`)
-	imageRe   = regexp.MustCompile(`^!\[([^\]]*)\]\(([^)\s]+)\)$`)
+	imageRe   = regexp.MustCompile(`^!\[((?:[^\\\[\]]|\\.)*)\]\(([^)\s]+)\)$`)
 	// A footnote's definition, "[^3]: why", and a reference to it, "[^3]"
 	// (GitHub-flavoured Markdown; the report's reasons for "--").
 	footnoteDefRe = regexp.MustCompile(`^\[\^([A-Za-z0-9_-]+)\]: ?(.*)$`)

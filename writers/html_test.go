@@ -220,3 +220,56 @@ func appendStrings(out []string, prefix, alphabet string, n int) []string {
 	}
 	return out
 }
+
+// TestFiguresSectionTitlesWithBrackets: a figure's title comes from the
+// data (a family "sac]" or "ewc[lr"), and sits inside the image's
+// brackets in report.md: an unbalanced bracket there ended the image
+// early (or made a link of its tail), so report.md showed the raw
+// "![Reward of sac]](…)" and report.html lost the figure. Every figure
+// handed in must be drawn inline, and report.md's image must parse as
+// one: its alt text has no unescaped bracket.
+func TestFiguresSectionTitlesWithBrackets(t *testing.T) {
+	svg := "<svg width=\"10pt\" height=\"5pt\" viewBox=\"0 0 10 5\"><path d=\"M0,0\"/></svg>\n"
+	for _, title := range []string{
+		"Reward of sac]",
+		"Reward of ewc[lr",
+		"Reward of ][",
+		"Reward of [x](javascript:alert(1))",
+		"Reward of a]](b.png)",
+		"Reward of ppo[lr=3e-4]",
+		"Reward of \\]",
+	} {
+		t.Run(title, func(t *testing.T) {
+			md := "# r\n" + FiguresSection([]FigureRef{{Title: title, PNG: "figure-x.png", SVG: "figure-x.svg", Caption: "c"}})
+			line := ""
+			for _, l := range strings.Split(md, "\n") {
+				if strings.HasPrefix(l, "![") {
+					line = l
+				}
+			}
+			alt, ok := strings.CutSuffix(strings.TrimPrefix(line, "!["), "](figure-x.png)")
+			if !ok {
+				t.Fatalf("no image line ending in the PNG:\n%s", md)
+			}
+			for i := 0; i < len(alt); i++ {
+				if alt[i] == '\\' {
+					i++
+					continue
+				}
+				if alt[i] == '[' || alt[i] == ']' {
+					t.Errorf("alt text %q holds an unescaped %q at %d", alt, alt[i], i)
+				}
+			}
+			page, err := HTML(md, []Figure{{PNG: "figure-x.png", SVG: []byte(svg)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(page), "<figure>\n"+svg+"</figure>") {
+				t.Errorf("the figure is not drawn inline:\n%s", page)
+			}
+			if strings.Contains(string(page), "![") {
+				t.Errorf("the page shows the image's Markdown:\n%s", page)
+			}
+		})
+	}
+}

@@ -287,7 +287,7 @@ func TestDiffErrors(t *testing.T) {
 		{"nights 1", []string{"diff", notResult, "--nights", "1"}, 2, "want at least 2"},
 		{"damaged manifest", []string{"diff", badManifest, "testdata/golden/sweep"}, 1, filepath.Join(badManifest, "manifest.json") + ": invalid character"},
 		{"damaged families.parquet", []string{"diff", "testdata/golden/sweep", badFamilies}, 1, filepath.Join(badFamilies, "families.parquet") + ": "},
-		{"missing table", []string{"diff", broken, "testdata/golden/sweep"}, 3, "run_summary.parquet: listed in manifest.json but missing"},
+		{"missing table", []string{"diff", broken, "testdata/golden/sweep"}, 1, "run_summary.parquet: listed in manifest.json but missing"},
 		{"out a folder", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--out", notResult}, 2, "is a folder: want a file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -158,7 +159,8 @@ const (
 	NoteIdentical       = "identical_seed_values"
 	NoteBaselineMissing = "baseline_missing"
 	// NoteNormalization names family names that differ only in Unicode
-	// normalisation (NFC): they print alike but are different families.
+	// normalisation (NFC), white space or invisible characters: they
+	// print alike but are different families.
 	NoteNormalization = "unicode_normalization"
 )
 
@@ -455,8 +457,10 @@ func Adjust(rows []Row) {
 }
 
 // normalizationNotes notes each group of family names that are equal
-// under Unicode NFC but differ in their bytes (a precomposed é against e
-// and a combining accent): they print alike in every table and figure,
+// printed (printedAs: under Unicode NFC, white space trimmed and
+// collapsed, invisible characters dropped) but differ in their bytes (a
+// precomposed é against e and a combining accent, "ppo " against "ppo",
+// a zero-width space): they print alike in every table and figure,
 // yet are two families, as names compare by their bytes (run keys and
 // JSON values do). Nothing is merged: the note names them, escaped so
 // that the difference shows. Groups in order of their first name.
@@ -464,10 +468,7 @@ func normalizationNotes(names []string) []Note {
 	groups := map[string][]string{}
 	var order []string
 	for _, n := range names {
-		k := n
-		if !norm.NFC.IsNormalString(n) {
-			k = norm.NFC.String(n)
-		}
+		k := printedAs(n)
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -480,13 +481,38 @@ func normalizationNotes(names []string) []Note {
 			continue
 		}
 		quoted := make([]string, len(g))
+		how := "Unicode normalisation (NFC)"
 		for i, n := range g {
 			quoted[i] = strconv.QuoteToASCII(n)
+			if norm.NFC.String(n) != norm.NFC.String(g[0]) {
+				how = "white space, invisible characters or Unicode normalisation (NFC)"
+			}
 		}
 		out = append(out, Note{Global: true, Kind: NoteNormalization,
-			Text: fmt.Sprintf("families %s differ only in Unicode normalisation (NFC): they print alike but are scored as %d families; write the name one way in the traces to make them one", strings.Join(quoted, ", "), len(g))})
+			Text: fmt.Sprintf("families %s differ only in %s: they print alike but are scored as %d families; write the name one way in the traces to make them one", strings.Join(quoted, ", "), how, len(g))})
 	}
 	return out
+}
+
+// printedAs is what a family name looks like printed: NFC, without
+// invisible (format) characters (a zero-width space, a direction mark, a
+// byte-order mark), white space trimmed at both ends and each run of it
+// one space, as a table cell, a code span or a figure's legend shows it.
+func printedAs(n string) string {
+	k := n
+	if !norm.NFC.IsNormalString(k) {
+		k = norm.NFC.String(k)
+	}
+	if strings.IndexFunc(k, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) < 0 {
+		return k
+	}
+	k = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, k)), " ")
+	return k
 }
 
 func familyNotes(f *Family, runs []Run, opt Options) []Note {

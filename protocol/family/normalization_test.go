@@ -23,7 +23,13 @@ func TestFamiliesEqualUnderNFC(t *testing.T) {
 		{"NFC and NFD", []string{"caf\u00e9", "ppo", "cafe\u0301"}, [][]string{{`"caf\u00e9"`, `"cafe\u0301"`}}},
 		{"three spellings of one name", []string{"\u00c5", "\u212b", "A\u030a"}, [][]string{{`"\u00c5"`, `"\u212b"`, `"A\u030a"`}}},
 		{"two groups", []string{"\u212b", "cafe\u0301", "\u00c5", "caf\u00e9"}, [][]string{{`"\u212b"`, `"\u00c5"`}, {`"cafe\u0301"`, `"caf\u00e9"`}}},
-		{"distinct names", []string{"ppo", "PPO", "caf\u00e9", "cafe"}, nil},
+		{"distinct names", []string{"ppo", "PPO", "caf\u00e9", "cafe", "p po"}, nil},
+		// Names that differ only in white space at either end or in a run
+		// of it, or in invisible (format) characters, print alike too: in
+		// a table cell, a code span or a figure's legend, "ppo " is "ppo".
+		{"white space", []string{"ppo", "ppo ", "\tppo", "ewc", "p  po", "p po"}, [][]string{{`"ppo"`, `"ppo "`, `"\tppo"`}, {`"p  po"`, `"p po"`}}},
+		{"invisible characters", []string{"ppo", "pp\u200bo", "\u202eppo", "ppo\ufeff"}, [][]string{{`"ppo"`, `"pp\u200bo"`, `"\u202eppo"`, `"ppo\ufeff"`}}},
+		{"all at once", []string{"caf\u00e9 ", "cafe\u0301"}, [][]string{{`"caf\u00e9 "`, `"cafe\u0301"`}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
