@@ -287,6 +287,15 @@ func TestRunMetrics(t *testing.T) {
 	res, _ = Score(tr, &p, nil)
 	wantValue(t, "discounted γ=1", res.ReturnDiscounted, 15)
 	wantAbsent(t, "regret", res.Regret, ReasonNoReference)
+
+	// γ = 0 is a discount PROTOCOLS 1.5 defines: Σ 0^i r_i = r_0 (0^0 = 1),
+	// the same number a recorded gamma of 0 gives; never a usage error.
+	p.Gamma = ptr(0)
+	if err := p.Check(); err != nil {
+		t.Fatalf("gamma 0: %v", err)
+	}
+	res, _ = Score(tr, &p, nil)
+	wantValue(t, "discounted γ=0", res.ReturnDiscounted, 1)
 }
 
 func TestDiscountedLongTrace(t *testing.T) {
@@ -311,6 +320,8 @@ func TestParamsCheck(t *testing.T) {
 		func(p *Params) { p.TailFraction = 0 },
 		func(p *Params) { p.ZeroShotWindow = 0 },
 		func(p *Params) { p.Gamma = ptr(1.5) },
+		func(p *Params) { p.Gamma = ptr(-0.5) },
+		func(p *Params) { p.Gamma = ptr(math.NaN()) },
 		func(p *Params) { p.Epsilon = ptr(-1) },
 		func(p *Params) { p.EpsilonFraction = -0.1 },
 	}

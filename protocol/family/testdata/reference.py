@@ -409,6 +409,9 @@ def cases():
     for r, s in zip(rows, [5, 5, 3, 9, 0, 0, 100]):
         r["step"] = s
     add("steps_disorder", {"p0.jsonl": rows, "p1.jsonl": trace("p1", 1, "ppo", shifty(2))})
+    add("gamma0", {"p0.jsonl": trace("p0", 0, "ppo", shifty(1)),
+                   "p1.jsonl": trace("p1", 1, "ppo", shifty(2))},
+        flags=["--gamma", "0"], gamma=0.0)
     add("gamma1", {"p0.jsonl": trace("p0", 0, "ppo", shifty(1)),
                    "p1.jsonl": trace("p1", 1, "ppo", shifty(2))},
         flags=["--gamma", "1"], gamma=1.0)
