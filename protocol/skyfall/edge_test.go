@@ -344,3 +344,58 @@ func TestHugeRewardsOverflowToAbsent(t *testing.T) {
 	wantAbsent(t, "undiscounted", res.ReturnUndiscounted, protocol.ReasonOverflow)
 	checkInvariants(t, tr, DefaultParams(), res)
 }
+
+// TestOverflowNeverBecomesANumber: where float64 arithmetic on finite
+// rewards leaves float64 (docs/decisions.md: absent, "the value overflows
+// float64"), no metric built on the overflowed value may report a number in
+// its place — neither a 0 standing in for it nor a τ found only because a
+// running mean became +Inf.
+func TestOverflowNeverBecomesANumber(t *testing.T) {
+	const big = 1.5e308
+	cases := []struct {
+		name   string
+		rows   []row
+		p      func(*Params)
+		check  string // the label whose metric is checked
+		metric func(*LabelResult) protocol.Value
+		want   *float64 // nil: absent with ReasonOverflow
+	}{
+		// The first interval of a: its tail mean (2 rows of 1.5e308) overflows,
+		// so R_ub − tail mean is not a number (it was 1 − 0 = 1).
+		{"performance gap over an overflowed tail", cat(rep(big, "a", 10), rep(0.5, "b", 3)),
+			func(p *Params) { p.Ceiling = ScalarCeiling(1, "explicit") }, "a",
+			func(l *LabelResult) protocol.Value { return l.PerformanceGap }, nil},
+		// A one-row tail does not overflow: the gap is a number.
+		{"performance gap over a one-row tail", cat(rep(0.5, "b", 3), rep(big, "a", 5)),
+			func(p *Params) { p.Ceiling = ScalarCeiling(1, "explicit") }, "a",
+			func(l *LabelResult) protocol.Value { return l.PerformanceGap }, ptr(1 - big)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := DefaultParams()
+			c.p(&p)
+			res := score(t, build(t, nil, c.rows...), p)
+			got := c.metric(label(t, res, c.check))
+			if c.want == nil {
+				wantAbsent(t, c.name, got, protocol.ReasonOverflow)
+			} else {
+				wantValue(t, c.name, got, *c.want)
+			}
+		})
+	}
+}
+
+// TestReceilOverflowedTail: Receil gives what Score gives when the tail mean
+// of a label's first interval overflowed: an absent gap, never R_ub − 0.
+func TestReceilOverflowedTail(t *testing.T) {
+	tr := build(t, nil, cat(rep(1.5e308, "a", 10), rep(0.5, "b", 3))...)
+	p := DefaultParams()
+	p.Ceiling = ScalarCeiling(2, "explicit")
+	res := score(t, tr, p)
+	p.Ceiling = ScalarCeiling(1, "explicit")
+	if !Receil(res, &p) {
+		t.Fatal("Receil refused a scalar ceiling under the segment anchor")
+	}
+	wantAbsent(t, "a gap", label(t, res, "a").PerformanceGap, protocol.ReasonOverflow)
+	wantValue(t, "b gap", label(t, res, "b").PerformanceGap, 0.5)
+}

@@ -303,7 +303,11 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		if p.Ceiling != nil {
 			lr.UpperBound = protocol.Finite(ceil[l])
 			first := res.Intervals[labIvs[l][0]]
-			lr.PerformanceGap = protocol.Finite(ceil[l] - first.TailMean.V)
+			if first.TailMean.OK {
+				lr.PerformanceGap = protocol.Finite(ceil[l] - first.TailMean.V)
+			} else {
+				lr.PerformanceGap = protocol.None(first.TailMean.Reason)
+			}
 		} else {
 			lr.UpperBound = protocol.None(ReasonNoCeiling)
 			lr.PerformanceGap = protocol.None(ReasonNoCeiling)

@@ -404,6 +404,11 @@ def cases():
         "p0.jsonl": trace("p0", 0, "ppo", [("a", 1.5e308), ("a", 1.5e308), ("b", 1.0), ("b", 0.5)]),
         "p1.jsonl": trace("p1", 1, "ppo", [("a", 1.0), ("a", 0.0), ("b", 1.0), ("b", 0.25)]),
     })
+    # the tail of a's first interval overflows: no performance gap (never R_ub - 0)
+    add("overflow_gap", {
+        "p0.jsonl": trace("p0", 0, "ppo", [("a", 1.5e308)] * 10 + [("b", 0.5)] * 3),
+        "p1.jsonl": trace("p1", 1, "ppo", [("a", 1.0)] * 10 + [("b", 0.5)] * 3),
+    }, flags=["--bound", "1"], bound=1.0)
     # steps out of order and repeated; gamma 0 and 1
     rows = trace("p0", 0, "ppo", shifty(1))
     for r, s in zip(rows, [5, 5, 3, 9, 0, 0, 100]):
