@@ -369,6 +369,49 @@ func TestOverflowNeverBecomesANumber(t *testing.T) {
 		{"performance gap over a one-row tail", cat(rep(0.5, "b", 3), rep(big, "a", 5)),
 			func(p *Params) { p.Ceiling = ScalarCeiling(1, "explicit") }, "a",
 			func(l *LabelResult) protocol.Value { return l.PerformanceGap }, ptr(1 - big)},
+		// Segment anchor: the running means of c reach +Inf at τ = 2, so
+		// A = max r̄_τ is not a number and neither is τ_adapt (it was 2).
+		{"segment adaptation past +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Segment anchor, running sum to −Inf: A is taken over a truncated
+		// set of running means, so τ_adapt is not a number (it was found, or
+		// fell back to the window length).
+		{"segment adaptation past -Inf", cat(rep(0.5, "b", 3), rep(-big, "c", 5)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Post-shift window: the same, A computed over the window.
+		{"post-shift adaptation past +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) { p.Window = WindowPostShift }, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Ceiling anchor: r̄_1 = −1.5e308 < 0.5, then −Inf: never reached in
+		// float64, but the reason is the overflow, not "never reached".
+		{"ceiling adaptation past -Inf", cat(rep(0.5, "b", 3), rep(-big, "c", 5)),
+			func(p *Params) { p.Anchor = AnchorCeiling; p.Ceiling = ScalarCeiling(1, "explicit") }, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Ceiling anchor, found before the overflow: a number (r̄_1 ≥ 0.5).
+		{"ceiling adaptation before +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) { p.Anchor = AnchorCeiling; p.Ceiling = ScalarCeiling(1, "explicit") }, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, ptr(1)},
+		// Ceiling anchor, a band ε = 1e308 around R = 1: r̄_1 = −1.5e308 is
+		// outside, then −Inf. Absent for the overflow.
+		{"ceiling recovery past -Inf", cat(rep(0.5, "b", 3), rep(-big, "c", 5)),
+			func(p *Params) {
+				p.Anchor = AnchorCeiling
+				p.Ceiling = ScalarCeiling(1, "explicit")
+				p.Epsilon = ptr(1e308)
+			}, "c",
+			func(l *LabelResult) protocol.Value { return l.RecoveryTime }, nil},
+		// Segment recovery: the tail mean of c (2 rows of 1.5e308 in 10)
+		// overflows, so the band has no centre.
+		{"segment recovery around an overflowed tail", cat(rep(0.5, "b", 3), rep(big, "c", 10)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.RecoveryTime }, nil},
+		// Segment recovery found at τ = 1, before the running sum overflows:
+		// the tail is one row (5 rows), |r̄_1 − A| = 0.
+		{"segment recovery before +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.RecoveryTime }, ptr(1)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

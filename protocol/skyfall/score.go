@@ -180,6 +180,10 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		segPeak := math.NaN()
 		if p.Window == WindowSegment {
 			segPeak = peak
+			if math.IsInf(is, 0) || math.IsNaN(is) {
+				// A running mean left float64: A = max r̄_τ is not a number.
+				segPeak = math.Inf(1)
+			}
 		}
 		ir.AdaptationSpeed, ir.RecoveryTime = adaptRecover(w, p, alpha, hasR, R, segPeak)
 		m := p.ZeroShotWindow
@@ -378,7 +382,13 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 
 // adaptRecover computes τ_adapt and τ_rec over one window (PROTOCOLS 1.4).
 // segPeak, when not NaN, is the window's peak running mean already computed
-// by the caller.
+// by the caller (+Inf when a running mean of the window left float64).
+//
+// A running mean that leaves float64 (a sum of rewards near ±1e308) is not a
+// number to compare: a τ found at or after it, an anchor A or a tail mean
+// that is not finite, and a search that ends past it without a τ give an
+// absent value with protocol.ReasonOverflow (docs/decisions.md), never a τ.
+// A τ found at a finite running mean before the overflow stands.
 func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, segPeak float64) (adapt, rec protocol.Value) {
 	L := len(w)
 	var thr, target, band float64
@@ -405,6 +415,9 @@ func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, s
 					A = m
 				}
 			}
+			if math.IsInf(s, 0) || math.IsNaN(s) {
+				A = math.Inf(1)
+			}
 		}
 		thr = alpha * A
 		target = seqMean(w[L-TailCount(p.TailFraction, L):])
@@ -412,11 +425,12 @@ func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, s
 	}
 	ta, tr := 0, 0
 	s := 0.0
+	var ma float64 // the running mean at τ_adapt
 	for i, x := range w {
 		s += x
 		m := s / float64(i+1)
 		if ta == 0 && m >= thr {
-			ta = i + 1
+			ta, ma = i+1, m
 		}
 		if tr == 0 && math.Abs(m-target) <= band {
 			tr = i + 1
@@ -425,17 +439,31 @@ func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, s
 			break
 		}
 	}
+	// The loop ran to the window's end unless both were found, and a running
+	// sum that left float64 never comes back: s tells whether it did.
+	overflow := math.IsInf(s, 0) || math.IsNaN(s)
 	switch {
+	case math.IsInf(thr, 0) || math.IsNaN(thr):
+		adapt = protocol.None(protocol.ReasonOverflow)
+	case ta != 0 && (math.IsInf(ma, 0) || math.IsNaN(ma)):
+		adapt = protocol.None(protocol.ReasonOverflow)
 	case ta != 0:
 		adapt = protocol.Finite(float64(ta))
+	case overflow:
+		adapt = protocol.None(protocol.ReasonOverflow)
 	case p.Anchor == AnchorSegment:
 		adapt = protocol.Finite(float64(L))
 	default:
 		adapt = protocol.None(ReasonNeverReached)
 	}
-	if tr != 0 {
+	switch {
+	case math.IsInf(target, 0) || math.IsNaN(target) || math.IsInf(band, 0):
+		rec = protocol.None(protocol.ReasonOverflow)
+	case tr != 0:
 		rec = protocol.Finite(float64(tr))
-	} else {
+	case overflow:
+		rec = protocol.None(protocol.ReasonOverflow)
+	default:
 		rec = protocol.None(ReasonNeverRecovered)
 	}
 	return adapt, rec

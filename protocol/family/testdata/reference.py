@@ -113,22 +113,29 @@ def score_run(rows, ceiling, anchor, gamma_override, solve):
         for j, (_, s, e) in shifted:
             w = rewards[s:e]
             rm = running_means(w)
+            # A running mean past float64 (docs/decisions.md: absent) is no number to
+            # compare: a τ is kept only when found at a finite running mean before it.
+            fin = [math.isfinite(m) for m in rm]
+            first_inf = fin.index(False) if False in fin else len(rm)
+            ok = rm[:first_inf]
             if anchor == "segment":
-                A = max(rm)
-                t = next((k + 1 for k, m in enumerate(rm) if m >= SEGMENT_ALPHA * A), len(w))
-                ad.append(t)
+                if first_inf == len(rm):
+                    A = max(rm)
+                    t = next((k + 1 for k, m in enumerate(rm) if m >= SEGMENT_ALPHA * A), len(w))
+                    ad.append(t)
                 n = tail_count(len(w))
                 Aa = mean(w[-n:])
-                band = max(EPS_FRAC * abs(Aa), EPS_FLOOR)
-                t = next((k + 1 for k, m in enumerate(rm) if abs(m - Aa) <= band), None)
-                if t is not None:
-                    rc.append(t)
+                if math.isfinite(Aa):
+                    band = max(EPS_FRAC * abs(Aa), EPS_FLOOR)
+                    t = next((k + 1 for k, m in enumerate(ok) if abs(m - Aa) <= band), None)
+                    if t is not None:
+                        rc.append(t)
             else:
-                t = next((k + 1 for k, m in enumerate(rm) if m >= CEILING_ALPHA * ceiling), None)
+                t = next((k + 1 for k, m in enumerate(ok) if m >= CEILING_ALPHA * ceiling), None)
                 if t is not None:
                     ad.append(t)
                 eps = 0.5 * ceiling
-                t = next((k + 1 for k, m in enumerate(rm) if abs(m - ceiling) <= eps), None)
+                t = next((k + 1 for k, m in enumerate(ok) if abs(m - ceiling) <= eps), None)
                 if t is not None:
                     rc.append(t)
             zs.append(mean(w[:min(ZS, len(w))]))
@@ -409,6 +416,15 @@ def cases():
         "p0.jsonl": trace("p0", 0, "ppo", [("a", 1.5e308)] * 10 + [("b", 0.5)] * 3),
         "p1.jsonl": trace("p1", 1, "ppo", [("a", 1.0)] * 10 + [("b", 0.5)] * 3),
     }, flags=["--bound", "1"], bound=1.0)
+    # running means past float64 in a shift-preceded interval: c's adaptation and
+    # recovery are absent (they were τ = 2 and 1 found at +Inf); d recovers at τ = 1,
+    # before its running sum overflows
+    add("overflow_running_mean", {
+        "p0.jsonl": trace("p0", 0, "ppo", [("b", 0.5)] * 3 + [("c", 1.5e308)] * 10
+                          + [("d", 1.5e308)] * 4),
+        "p1.jsonl": trace("p1", 1, "ppo", [("b", 0.5)] * 3 + [("c", 0.25)] * 10
+                          + [("d", 0.75)] * 4),
+    })
     # steps out of order and repeated; gamma 0 and 1
     rows = trace("p0", 0, "ppo", shifty(1))
     for r, s in zip(rows, [5, 5, 3, 9, 0, 0, 100]):
