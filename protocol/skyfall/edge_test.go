@@ -407,6 +407,14 @@ func TestOverflowNeverBecomesANumber(t *testing.T) {
 		{"segment recovery around an overflowed tail", cat(rep(0.5, "b", 3), rep(big, "c", 10)),
 			func(p *Params) {}, "c",
 			func(l *LabelResult) protocol.Value { return l.RecoveryTime }, nil},
+		// A label-level mean over overflowed interval values is absent for the
+		// overflow, not for "no shift" or "the label never ran".
+		{"zero-shot of an overflowed window", cat(rep(0.5, "b", 3), rep(big, "c", 10)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.ZeroShotReward }, nil},
+		{"settled reward over an overflowed tail", cat(rep(big, "a", 10), rep(0.5, "b", 3)),
+			func(p *Params) {}, "a",
+			func(l *LabelResult) protocol.Value { return l.SettledReward }, nil},
 		// Segment recovery found at τ = 1, before the running sum overflows:
 		// the tail is one row (5 rows), |r̄_1 − A| = 0.
 		{"segment recovery before +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),

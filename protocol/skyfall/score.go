@@ -295,9 +295,9 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		} else {
 			lr.AdaptationSpeed = protocol.MeanOfPresent(adapt, protocol.FirstReason(adapt, ReasonNeverReached))
 			lr.RecoveryTime = protocol.MeanOfPresent(rec, protocol.FirstReason(rec, ReasonNeverRecovered))
-			lr.ZeroShotReward = protocol.MeanOfPresent(zs, ReasonNoShift)
+			lr.ZeroShotReward = protocol.MeanOfPresent(zs, protocol.FirstReason(zs, ReasonNoShift))
 		}
-		lr.SettledReward = protocol.MeanOfPresent(settled, "the label never ran")
+		lr.SettledReward = protocol.MeanOfPresent(settled, protocol.FirstReason(settled, "the label never ran"))
 		if named {
 			lr.SettledRewardPolicy = protocol.MeanOfPresent(pol, ReasonTailEmpty)
 		} else {
