@@ -22,7 +22,9 @@ import (
 // -0, huge, tiny and overflowing rewards, steps out of order, γ 0 and 1,
 // recorded γ 0 and 1, a ceiling equal to every reward) and the statistics at
 // their edges (IQM with 5, 6, 7 seeds and ties, Wilcoxon with ties and zero
-// differences, sign-flip with zero differences). Each case goes through
+// differences, sign-flip with zero differences, pairing by a repeated or a
+// missing seed, episode-end rows dropped from forgetting and the policy's
+// settled reward). Each case goes through
 // `score`; every value of runs.parquet, run_summary.parquet and
 // families.parquet the reference computes must agree to 1e-9 relative (1e-12
 // absolute), every null must be null and carry a reason, and the bootstrap

@@ -83,8 +83,13 @@ def running_means(w):
 
 # ------------------------------------------------------------------ one run (1.3-1.5)
 
-def score_run(rows, ceiling, anchor, gamma_override, solve):
+def score_run(rows, ceiling, anchor, gamma_override, solve, episode_end=()):
     rewards = [r["reward"] for r in rows]
+
+    def is_end(i):
+        comps = rows[i].get("components") or {}
+        return any(isinstance(comps.get(c), (int, float)) and comps.get(c) != 0
+                   for c in episode_end)
     labels = [r["regime_id"] for r in rows]
     ivs = []  # (label, start, end)
     for i, z in enumerate(labels):
@@ -143,7 +148,14 @@ def score_run(rows, ceiling, anchor, gamma_override, solve):
         enc = [iv for iv in ivs if origin[iv[0]] == o]
         forg = None
         if len(enc) >= 2:
-            forg = mean(rewards[enc[0][1]:enc[0][2]]) - mean(rewards[enc[1][1]:enc[1][2]])
+            m1 = mean([rewards[i] for i in range(enc[0][1], enc[0][2]) if not is_end(i)])
+            m2 = mean([rewards[i] for i in range(enc[1][1], enc[1][2]) if not is_end(i)])
+            if m1 is not None and m2 is not None:
+                forg = m1 - m2
+        policy = []
+        for _, (_, s, e) in mine:
+            n = tail_count(e - s)
+            policy.append(mean([rewards[i] for i in range(e - n, e) if not is_end(i)]))
         settled = []
         for _, (_, s, e) in mine:
             n = tail_count(e - s)
@@ -163,6 +175,8 @@ def score_run(rows, ceiling, anchor, gamma_override, solve):
             "performance_gap": gap,
             "zero_shot_reward": mean(zs),
             "settled_reward": mean(settled),
+            "settled_reward_policy": mean([x for x in policy if x is not None])
+            if episode_end else None,
             "effective_rank": mean(ers),
         })
     # Values that leave float64 are absent (docs/decisions.md), before any mean over labels.
@@ -187,7 +201,8 @@ def score_run(rows, ceiling, anchor, gamma_override, solve):
     run["effective_rank_run"] = mean(ers)
     for m in PER_LABEL:
         run[m] = mean([l[m] for l in out if l[m] is not None])
-    run["settled_reward_policy"] = None  # no episode-end components in these cases
+    run["settled_reward_policy"] = mean([l["settled_reward_policy"] for l in out
+                                         if l["settled_reward_policy"] is not None])
     run["regret"] = None                 # no reference trajectories
     for k, v in run.items():
         if isinstance(v, float) and not math.isfinite(v):
@@ -285,7 +300,7 @@ def families(runs, baseline_name):
             def first_by_seed(rs):
                 out = {}
                 for r in rs:
-                    if r["seed"] not in out:
+                    if r["seed"] is not None and r["seed"] not in out:
                         out[r["seed"]] = r
                 return out
             fa, fb = first_by_seed(mine), first_by_seed(theirs)
@@ -342,10 +357,10 @@ def cases():
     cs = []
 
     def add(name, objects, flags=None, baseline=None, bound=None, anchor="segment", gamma=None,
-            solve=None, exclude=None):
+            solve=None, exclude=None, episode_end=()):
         cs.append({"name": name, "objects": objects, "flags": flags or [],
                    "_baseline": baseline, "_bound": bound, "_anchor": anchor, "_gamma": gamma,
-                   "_solve": solve, "_exclude": exclude or []})
+                   "_solve": solve, "_exclude": exclude or [], "_episode_end": list(episode_end)})
 
     # one seed per family, baseline with two seeds
     add("one_seed_family", {
@@ -381,6 +396,34 @@ def cases():
         objs["p%d.jsonl" % s] = trace("p%d" % s, s, "ppo", shifty(s % 3))
         objs["q%d.jsonl" % s] = trace("q%d" % s, s, "qqq", shifty([0, 2, 2, 1, 0, 3, 1, 4][s]))
     add("wilcoxon_ties_zeros", objs, flags=["--gamma", "1"], gamma=1.0)
+    # pairing by seed: a repeated seed pairs its first run; a run without a seed
+    # (null: not carried) pairs with nothing but still counts in the family
+    add("seed_repeated_or_missing", {
+        "p0a.jsonl": trace("p0a", 0, "ppo", shifty(0)),
+        "p0b.jsonl": trace("p0b", 0, "ppo", shifty(3)),
+        "p1.jsonl": trace("p1", 1, "ppo", shifty(1)),
+        "s0.jsonl": trace("s0", 0, "sac", shifty(2)),
+        "s1a.jsonl": trace("s1a", 1, "sac", shifty(1)),
+        "s1b.jsonl": trace("s1b", 1, "sac", shifty(4)),
+        "sx.jsonl": trace("sx", None, "sac", shifty(5)),
+    })
+    # episode-end rows: dropped from forgetting and the policy's settled reward; an
+    # encounter made only of episode ends (forgetting null), a tail made only of episode
+    # ends (that interval null), a run whose episode never ended (nothing dropped)
+    def ends(pairs, flags):
+        rows = trace("x", 0, "x", pairs)
+        for r, f in zip(rows, flags):
+            r["components"] = {"success": f, "progress": 0.1}
+        return rows
+    e0 = ends([("a", 0.2), ("a", 1.0), ("b", 0.4), ("b", 0.5), ("b", 1.0), ("a", 1.0),
+               ("a", 0.1), ("a", 1.0)], [0, 1, 0, 0, 1, 1, 0, 1])
+    e1 = ends([("a", 0.3), ("b", 1.0), ("a", 0.6), ("a", 0.7)], [0, 1, 0, 0])
+    e2 = ends([("a", 0.5), ("b", 0.25), ("a", 0.75)], [0, 0, 0])
+    for rid, seed, rows in (("e0", 0, e0), ("e1", 1, e1), ("e2", 2, e2)):
+        for r in rows:
+            r["run_id"], r["seed"], r["algorithm_id"] = rid, seed, "ppo"
+    add("episode_ends", {"e0.jsonl": e0, "e1.jsonl": e1, "e2.jsonl": e2},
+        flags=["--episode-end", "success"], episode_end=["success"])
     # one-step runs; one-interval runs; one row per label
     add("one_step_runs", {
         "p0.jsonl": trace("p0", 0, "ppo", [("a", 0.5)]),
@@ -469,7 +512,8 @@ def expected(c):
     labels = []
     for key in sorted(c["objects"]):
         rows = c["objects"][key]
-        out, run = score_run(rows, c["_bound"], c["_anchor"], c["_gamma"], c["_solve"])
+        out, run = score_run(rows, c["_bound"], c["_anchor"], c["_gamma"], c["_solve"],
+                             c["_episode_end"])
         rid = rows[0]["run_id"]
         for l in out:
             labels.append(dict(l, run_id=rid))
