@@ -29,6 +29,7 @@ EPS_FRAC = 0.30
 EPS_FLOOR = 0.005
 TAIL = 0.2
 ZS = 10
+WINDOW = "segment"
 
 PER_LABEL = ["per_configuration_reward", "adaptation_speed", "recovery_time", "forgetting",
              "stability_variance", "performance_gap", "zero_shot_reward", "settled_reward",
@@ -38,8 +39,8 @@ PER_RUN = ["return_discounted", "return_undiscounted", "invalid_action_rate", "s
 SEED_VALUES = PER_LABEL + ["settled_reward_policy"] + PER_RUN
 
 
-def tail_count(length, x=TAIL):
-    return max(1, math.ceil(x * length - 1e-9))
+def tail_count(length):
+    return max(1, math.ceil(TAIL * length - 1e-9))
 
 
 def ssum(xs):
@@ -116,7 +117,7 @@ def score_run(rows, ceiling, anchor, gamma_override, solve, episode_end=()):
         shifted = [(j, iv) for j, iv in mine if j > 0]
         ad, rc, zs = [], [], []
         for j, (_, s, e) in shifted:
-            w = rewards[s:e]
+            w = rewards[s:e] if WINDOW == "segment" else rewards[s:]
             rm = running_means(w)
             # A running mean past float64 (docs/decisions.md: absent) is no number to
             # compare: a τ is kept only when found at a finite running mean before it.
@@ -357,10 +358,18 @@ def cases():
     cs = []
 
     def add(name, objects, flags=None, baseline=None, bound=None, anchor="segment", gamma=None,
-            solve=None, exclude=None, episode_end=()):
+            solve=None, exclude=None, episode_end=(), params=None):
+        params = params or {}
+        for k, flag in (("alpha", "--alpha"), ("epsilon_fraction", "--epsilon-fraction"),
+                        ("epsilon_abs_floor", "--epsilon-abs-floor"),
+                        ("tail_fraction", "--tail-fraction"),
+                        ("zero_shot_window", "--zero-shot-window"), ("window", "--window")):
+            if k in params:
+                flags = (flags or []) + [flag, str(params[k])]
         cs.append({"name": name, "objects": objects, "flags": flags or [],
                    "_baseline": baseline, "_bound": bound, "_anchor": anchor, "_gamma": gamma,
-                   "_solve": solve, "_exclude": exclude or [], "_episode_end": list(episode_end)})
+                   "_solve": solve, "_exclude": exclude or [], "_episode_end": list(episode_end),
+                   "_params": params})
 
     # one seed per family, baseline with two seeds
     add("one_seed_family", {
@@ -424,6 +433,24 @@ def cases():
             r["run_id"], r["seed"], r["algorithm_id"] = rid, seed, "ppo"
     add("episode_ends", {"e0.jsonl": e0, "e1.jsonl": e1, "e2.jsonl": e2},
         flags=["--episode-end", "success"], episode_end=["success"])
+    # the window to the end of the run, one-row intervals, and the knobs at their edges
+    knobs = {
+        "p0.jsonl": trace("p0", 0, "ppo", [("a", 0.5), ("b", 0.1), ("c", 0.9), ("b", 0.3),
+                                          ("b", 0.2), ("a", -0.4), ("a", 0.8)]),
+        "p1.jsonl": trace("p1", 1, "ppo", shifty(2)),
+        "p2.jsonl": trace("p2", 2, "ppo", [("a", -0.5), ("b", -0.25), ("b", -0.75),
+                                          ("b", -0.5), ("a", -1.0)]),
+    }
+    add("post_shift", knobs, params={"window": "post_shift"})
+    add("post_shift_tail1_zs1", knobs, params={"window": "post_shift", "tail_fraction": 1.0,
+                                                 "zero_shot_window": 1})
+    add("alpha1_floor0_frac0", knobs, params={"alpha": 1.0, "epsilon_abs_floor": 0.0,
+                                                "epsilon_fraction": 0.0})
+    add("tail_0.28_zs_100", knobs, params={"tail_fraction": 0.28, "zero_shot_window": 100})
+    add("ceiling_zero", knobs, flags=["--bound", "0", "--anchor", "ceiling"], bound=0.0,
+        anchor="ceiling")
+    add("ceiling_negative", knobs, flags=["--bound", "-0.5", "--anchor", "ceiling"], bound=-0.5,
+        anchor="ceiling")
     # one-step runs; one-interval runs; one row per label
     add("one_step_runs", {
         "p0.jsonl": trace("p0", 0, "ppo", [("a", 0.5)]),
@@ -508,6 +535,23 @@ def cases():
 
 
 def expected(c):
+    global SEGMENT_ALPHA, CEILING_ALPHA, EPS_FRAC, EPS_FLOOR, TAIL, ZS, WINDOW
+    saved = (SEGMENT_ALPHA, CEILING_ALPHA, EPS_FRAC, EPS_FLOOR, TAIL, ZS, WINDOW)
+    pm = c["_params"]
+    SEGMENT_ALPHA = pm.get("alpha", SEGMENT_ALPHA)
+    CEILING_ALPHA = pm.get("alpha", CEILING_ALPHA)
+    EPS_FRAC = pm.get("epsilon_fraction", EPS_FRAC)
+    EPS_FLOOR = pm.get("epsilon_abs_floor", EPS_FLOOR)
+    TAIL = pm.get("tail_fraction", TAIL)
+    ZS = pm.get("zero_shot_window", ZS)
+    WINDOW = pm.get("window", WINDOW)
+    try:
+        return expected_with(c)
+    finally:
+        SEGMENT_ALPHA, CEILING_ALPHA, EPS_FRAC, EPS_FLOOR, TAIL, ZS, WINDOW = saved
+
+
+def expected_with(c):
     runs = []
     labels = []
     for key in sorted(c["objects"]):
