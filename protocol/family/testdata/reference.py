@@ -451,6 +451,18 @@ def cases():
         anchor="ceiling")
     add("ceiling_negative", knobs, flags=["--bound", "-0.5", "--anchor", "ceiling"], bound=-0.5,
         anchor="ceiling")
+    # Wilcoxon without zero differences but with tied |d| (exact distribution, SciPy's
+    # truncated rank sum), and past 50 pairs (normal approximation)
+    objs = {}
+    for s_ in range(8):
+        objs["p%d.jsonl" % s_] = trace("p%d" % s_, s_, "ppo", shifty(2))
+        objs["q%d.jsonl" % s_] = trace("q%d" % s_, s_, "qqq", shifty([0, 4, 1, 3, 0, 4, 3, 1][s_]))
+    add("wilcoxon_exact_tied", objs, flags=["--gamma", "1"], gamma=1.0)
+    objs = {}
+    for s_ in range(51):
+        objs["p%02d.jsonl" % s_] = trace("p%d" % s_, s_, "ppo", shifty(s_ % 5))
+        objs["q%02d.jsonl" % s_] = trace("q%d" % s_, s_, "qqq", shifty((s_ * 7 + 3) % 6))
+    add("wilcoxon_51_pairs", objs, flags=["--gamma", "1"], gamma=1.0)
     # one-step runs; one-interval runs; one row per label
     add("one_step_runs", {
         "p0.jsonl": trace("p0", 0, "ppo", [("a", 0.5)]),
