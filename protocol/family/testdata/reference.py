@@ -109,6 +109,11 @@ def score_run(rows, ceiling, anchor, gamma_override, solve, episode_end=()):
             if r["regime_id"] == z and r.get("regime_origin") is not None:
                 o = r["regime_origin"]
                 break
+        if o is None:
+            for r in rows:
+                if r["regime_id"] == z and r.get("alias_of") is not None:
+                    o = r["alias_of"]
+                    break
         origin[z] = o if o is not None else z
     out = []
     for z in order:
@@ -168,6 +173,7 @@ def score_run(rows, ceiling, anchor, gamma_override, solve, episode_end=()):
                if labels[i] == z and rows[i].get("effective_rank") is not None]
         out.append({
             "regime_id": z,
+            "regime_origin": origin[z],
             "per_configuration_reward": mean(vals),
             "adaptation_speed": mean(ad),
             "recovery_time": mean(rc),
@@ -463,6 +469,19 @@ def cases():
         objs["p%02d.jsonl" % s_] = trace("p%d" % s_, s_, "ppo", shifty(s_ % 5))
         objs["q%02d.jsonl" % s_] = trace("q%d" % s_, s_, "qqq", shifty((s_ * 7 + 3) % 6))
     add("wilcoxon_51_pairs", objs, flags=["--gamma", "1"], gamma=1.0)
+    # origins: regime_origin set on a later row only, alias_of, both (regime_origin wins),
+    # an origin shared by three labels (forgetting = first − second encounter, reported
+    # by each), and a label that names itself
+    rows = trace("o0", 0, "ppo", [("a", 0.9), ("a", 0.8), ("b", 0.1), ("a2", 0.4), ("a2", 0.5),
+                                  ("b2", 0.3), ("b2", 0.2), ("a3", 0.7), ("c", 0.6), ("b", 0.0)])
+    rows[4]["regime_origin"] = "a"       # a2: origin on its second row only
+    rows[5]["alias_of"] = "b"            # b2: alias_of
+    rows[7]["alias_of"] = "zzz"          # a3: regime_origin wins over alias_of
+    rows[7]["regime_origin"] = "a"
+    rows[8]["regime_origin"] = "c"       # c names itself
+    rows2 = trace("o1", 1, "ppo", [("a", 0.2), ("b", 0.4), ("a2", 0.6), ("b", 0.8)])
+    rows2[2]["alias_of"] = "a"
+    add("origins_and_aliases", {"o0.jsonl": rows, "o1.jsonl": rows2})
     # one-step runs; one-interval runs; one row per label
     add("one_step_runs", {
         "p0.jsonl": trace("p0", 0, "ppo", [("a", 0.5)]),
