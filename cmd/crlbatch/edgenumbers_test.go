@@ -18,18 +18,19 @@ import (
 // protocol/family/testdata/reference.py, written from PROTOCOLS.md alone
 // (`make check-references` reruns it): degenerate families (one seed, a
 // baseline of one seed, all seeds equal, a family or the baseline emptied by
-// --min-steps), degenerate runs (one step, one row per label, negative, flat,
-// -0, huge, tiny and overflowing rewards, steps out of order, γ 0 and 1,
-// recorded γ 0 and 1, a ceiling equal to every reward) and the statistics at
-// their edges (IQM with 5, 6, 7 seeds and ties, Wilcoxon with ties and zero
-// differences, sign-flip with zero differences, pairing by a repeated or a
-// missing seed, episode-end rows dropped from forgetting and the policy's
-// settled reward). Each case goes through
-// `score`; every value of runs.parquet, run_summary.parquet and
-// families.parquet the reference computes must agree to 1e-9 relative (1e-12
-// absolute), every null must be null and carry a reason, and the bootstrap
-// columns must be null below two seeds and collapse onto the value when every
-// seed value is equal.
+// --min-steps, a repeated or a missing seed), degenerate runs (one step, one
+// row per label, negative, flat, -0, huge, tiny and overflowing rewards,
+// steps out of order, γ 0 and 1, recorded γ 0 and 1, a ceiling equal to
+// every reward, ceilings 0 and −0.5, origins and aliases, episode ends),
+// the metric knobs at their edges (post-shift window, tail fraction 1 and
+// 0.28, zero-shot windows of 1 and 100, α = 1 with a zero band) and the
+// statistics at theirs (IQM with 5, 6, 7 seeds and ties, Wilcoxon with
+// ties, zero differences and 51 pairs, sign-flip with zero differences).
+// Each case goes through `score`; every value of runs.parquet,
+// run_summary.parquet and families.parquet the reference computes must agree
+// to 1e-9 relative (1e-12 absolute), every null must be null and carry a
+// reason, and the bootstrap columns must be null below two seeds and
+// collapse onto the value when every seed value is equal.
 
 type edgeCase struct {
 	Name     string                      `json:"name"`
