@@ -269,3 +269,188 @@ func TestEdgeNumbersDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordProtocolEdgesByHand: the record protocols at their edges, each
+// value computed by hand from PROTOCOLS 3–5 (the arithmetic is in the
+// comments), through `score`. nil is a null, which must carry a reason.
+func TestRecordProtocolEdgesByHand(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		table string
+		keys  []string
+		rows  map[string]map[string]any
+	}
+	safe := func(run, seed, algo, task string, ret float64, extra string) string {
+		return fmt.Sprintf(`{"run_id":%q,"seed":%s,"algorithm_id":%q,"task":%q,"return":%v%s}`, run, seed, algo, task, ret, extra)
+	}
+	var safeRows []string
+	// Run A, W = 2. t0: visit 1 returns 1, 2, 3 (cost 1 each, success),
+	// t1: 5 (cost 0), t0: visit 2 returns 2, 2 (no cost, failures), t1: 5
+	// (cost 2, success).
+	for _, x := range []float64{1, 2, 3} {
+		safeRows = append(safeRows, safe("A", "0", "ppo", "t0", x, `,"cost":1,"success":true`))
+	}
+	safeRows = append(safeRows, safe("A", "0", "ppo", "t1", 5, `,"cost":0`))
+	for range 2 {
+		safeRows = append(safeRows, safe("A", "0", "ppo", "t0", 2, `,"success":false`))
+	}
+	safeRows = append(safeRows, safe("A", "0", "ppo", "t1", 5, `,"cost":2,"success":true`))
+	// Run B: one episode of one task.
+	safeRows = append(safeRows, safe("B", "1", "ppo", "t0", -1, `,"cost":0.5,"success":1`))
+	// Run C: t0 flat over two visits (range zero), no cost, no success.
+	safeRows = append(safeRows, safe("C", "0", "sac", "t0", 2, ""), safe("C", "0", "sac", "t0", 2, ""),
+		safe("C", "0", "sac", "t1", 1, ""), safe("C", "0", "sac", "t0", 2, ""), safe("C", "0", "sac", "t0", 2, ""))
+
+	contilab := func(run, seed string, rows ...string) []string {
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			out[i] = fmt.Sprintf(`{"run_id":%q,"seed":%s,"algorithm_id":"ppo",%s}`, run, seed, r)
+		}
+		return out
+	}
+	// Two tasks: R = [[0.9, 0.1], [0.5, 0.8]], b = [0.1, 0.2], a* = [0.95,
+	// 0.85]; a stream every 10 steps, task 0 at steps 0–20, task 1 at 30–60;
+	// a curve of three batches per task.
+	var cl []string
+	R := [2][2]float64{{0.9, 0.1}, {0.5, 0.8}}
+	for i := range 2 {
+		for j := range 2 {
+			cl = append(cl, fmt.Sprintf(`"kind":"matrix","after_task":%d,"eval_task":%d,"acc":%v`, i, j, R[i][j]))
+		}
+	}
+	cl = append(cl, `"kind":"initial","eval_task":0,"acc":0.1`, `"kind":"initial","eval_task":1,"acc":0.2`,
+		`"kind":"joint","eval_task":0,"acc":0.95`, `"kind":"joint","eval_task":1,"acc":0.85`)
+	a0 := []float64{0.3, 0.7, 0.9, 0.6, 0.4, 0.7, 0.5}
+	a1 := []float64{0.1, 0.1, 0.2, 0.3, 0.6, 0.8, 0.8}
+	for i := range a0 {
+		tt := 0
+		if i >= 3 {
+			tt = 1
+		}
+		cl = append(cl, fmt.Sprintf(`"kind":"stream","step":%d,"train_task":%d,"eval_task":0,"acc":%v`, 10*i, tt, a0[i]),
+			fmt.Sprintf(`"kind":"stream","step":%d,"train_task":%d,"eval_task":1,"acc":%v`, 10*i, tt, a1[i]))
+	}
+	for task := range 2 {
+		for b, z := range []float64{0.1, 0.3, 0.5} {
+			cl = append(cl, fmt.Sprintf(`"kind":"curve","task":%d,"batch":%d,"acc":%v`, task, b, z+0.1*float64(task)))
+		}
+	}
+	clRows := append(contilab("r0", "0", cl...), contilab("r1", "1",
+		`"kind":"matrix","after_task":0,"eval_task":0,"acc":0.7`,
+		`"kind":"stream","step":0,"train_task":0,"eval_task":0,"acc":0.6`)...)
+
+	skill := func(site, cond string, success bool, steps int, calls string) string {
+		return fmt.Sprintf(`{"uid":"u-%s-%s-%d-%v","method":"awm","site":%q,"condition":%q,"success":%v,"steps":%d%s}`,
+			site, cond, steps, success, site, cond, success, steps, calls)
+	}
+	ssRows := []string{
+		skill("gitlab", "src", true, 5, `,"skill_calls":2,"skill_failures":1`),
+		skill("gitlab", "src", false, 7, `,"skill_calls":0,"skill_failures":0`),
+		skill("gitlab", "tgt", false, 3, ""),
+		skill("gitlab", "tgt", true, 4, ""),
+		skill("magento", "src", true, 10, `,"skill_calls":0,"skill_failures":0`),
+		skill("magento", "tgt", false, 1, `,"skill_calls":3,"skill_failures":3`),
+		skill("magento", "tgt", false, 2, `,"skill_calls":1,"skill_failures":0`),
+	}
+
+	cases := []struct {
+		name  string
+		flags []string
+		rows  []string
+		wants []want
+	}{
+		{"safecrl", []string{"--protocol", "safecrl", "--window-episodes", "2"}, safeRows, []want{
+			{"runs.parquet", []string{"run_id", "task"}, map[string]map[string]any{
+				// last 2 of 1,2,3,2,2 → 2; cost 3 over the 1 visit with cost; 3/3 per
+				// episode; mean(2,3) − mean(2,2) = 0.5; initial mean(1,2) = 1.5, so
+				// 0.5/|2 − 1.5| = 1; the last 2 successes false, false → 0; success
+				// forgetting mean(1,1) − mean(0,0) = 1.
+				"A/t0": {"final_task_reward": 2.0, "total_cost": 3.0, "mean_episode_cost": 1.0, "forgetting": 0.5,
+					"normalized_forgetting": 1.0, "success_rate": 0.0, "forgetting_success": 1.0, "n_visits": 2.0, "n_episodes": 5.0},
+				// (0 + 2)/2 visits; 5 − 5 = 0 forgotten, range |5 − 5| = 0 → null;
+				// success on the second visit only → no success forgetting.
+				"A/t1": {"final_task_reward": 5.0, "total_cost": 1.0, "mean_episode_cost": 1.0, "forgetting": 0.0,
+					"normalized_forgetting": nil, "success_rate": 1.0, "forgetting_success": nil},
+				"B/t0": {"final_task_reward": -1.0, "total_cost": 0.5, "mean_episode_cost": 0.5, "forgetting": nil,
+					"normalized_forgetting": nil, "success_rate": 1.0, "forgetting_success": nil},
+				"C/t0": {"final_task_reward": 2.0, "total_cost": nil, "mean_episode_cost": nil, "forgetting": 0.0,
+					"normalized_forgetting": nil, "success_rate": nil, "forgetting_success": nil},
+			}},
+			{"run_summary.parquet", []string{"run_id"}, map[string]map[string]any{
+				"A": {"final_task_reward": 3.5, "total_cost": 2.0, "mean_episode_cost": 1.0, "forgetting": 0.25,
+					"normalized_forgetting": 1.0, "success_rate": 0.5, "forgetting_success": 1.0},
+				"C": {"final_task_reward": 1.5, "total_cost": nil, "forgetting": 0.0, "normalized_forgetting": nil},
+			}},
+		}},
+		{"contilab", []string{"--protocol", "contilab", "--window-fraction", "1"}, clRows, []want{
+			{"runs.parquet", []string{"run_id"}, map[string]map[string]any{
+				// acc (0.5+0.8)/2; aia (0.9 + (0.5+0.8)/2)/2; bwt 0.5 − 0.9;
+				// fwt 0.1 − 0.2; forgetting 0.9 − 0.5, relative 0.4/0.9;
+				// learning (0.9+0.8)/2; intransigence (0.05+0.05)/2; min_acc
+				// min(0.6, 0.4, 0.7, 0.5); wc_acc 0.8/2 + 0.4/2; stability gap
+				// 0.9 − 0.4; windowed forgetting (Δ = 30) 0.6 − 0.4; aaa
+				// (0.3+0.7+0.9+0.45+0.5+0.75+0.65)/7; lca (0.15+0.35+0.55)/3.
+				"r0": {"acc": 0.65, "aia": 0.775, "bwt": -0.4, "fwt": -0.1, "forgetting": 0.4,
+					"relative_forgetting": 0.4 / 0.9, "learning_acc": 0.85, "intransigence": 0.05,
+					"min_acc": 0.4, "wc_acc": 0.6, "stability_gap": 0.5, "windowed_forgetting": 0.2,
+					"aaa": 4.25 / 7, "lca": 0.35, "n_tasks": 2.0},
+				// One task: every cross-task metric null, never 0.
+				"r1": {"acc": 0.7, "aia": 0.7, "learning_acc": 0.7, "aaa": 0.6, "bwt": nil, "fwt": nil,
+					"forgetting": nil, "relative_forgetting": nil, "intransigence": nil, "min_acc": nil,
+					"wc_acc": nil, "stability_gap": nil, "windowed_forgetting": nil, "lca": nil, "n_tasks": 1.0},
+			}},
+		}},
+		{"contilab window shorter than ρ", []string{"--protocol", "contilab"}, clRows, []want{
+			// Δ = 0.1 · 3 · 10 = 3 < ρ = 10.
+			{"runs.parquet", []string{"run_id"}, map[string]map[string]any{"r0": {"windowed_forgetting": nil}}},
+		}},
+		{"skillshift", []string{"--protocol", "skillshift"}, ssRows, []want{
+			{"cells.parquet", []string{"site", "condition"}, map[string]map[string]any{
+				"gitlab/src":  {"sr": 50.0, "as": 6.0, "asc": 1.0, "sfr": 50.0, "skill_calls": 2.0, "sfr_unstable": true},
+				"gitlab/tgt":  {"sr": 50.0, "as": 3.5, "asc": nil, "sfr": nil, "skill_calls": nil},
+				"magento/src": {"sr": 100.0, "as": 10.0, "asc": 0.0, "sfr": nil, "skill_calls": 0.0},
+				"magento/tgt": {"sr": 0.0, "as": 1.5, "asc": 2.0, "sfr": 75.0, "skill_calls": 4.0},
+			}},
+			{"table.parquet", []string{"metric", "key"}, map[string]map[string]any{
+				"SR/gitlab": {"value": 50.0}, "SR/magento": {"value": 50.0}, "SR/wordpress": {"value": nil},
+				"SR/src": {"value": 75.0}, "SR/tgt": {"value": 25.0}, "SR/overall": {"value": 50.0},
+				"AS/gitlab": {"value": 4.75}, "AS/magento": {"value": 5.75}, "AS/overall": {"value": 5.25},
+				// ASC: the mean of the non-null cells (1, 0, 2).
+				"ASC/magento": {"value": 1.0}, "ASC/src": {"value": 0.5}, "ASC/overall": {"value": 1.0},
+				// SFR: cells 50 and 75 only; invocations summed over the cells.
+				"SFR/gitlab": {"value": 50.0, "invocations": 2.0}, "SFR/magento": {"value": 75.0, "invocations": 4.0},
+				"SFR/overall": {"value": 62.5, "invocations": 6.0, "unstable": true},
+			}},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in := filepath.Join(t.TempDir(), "in")
+			if err := os.MkdirAll(in, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(in, "t.jsonl"), []byte(strings.Join(c.rows, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			if code, _, stderr := crl(t, append([]string{"score", in, "--out", out, "--quiet"}, c.flags...)...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, w := range c.wants {
+				rows := indexRows(t, readParquet(t, filepath.Join(out, w.table)), w.keys...)
+				for k, cols := range w.rows {
+					want := map[string]any{}
+					parts := strings.Split(k, "/")
+					for i, key := range w.keys {
+						want[key] = parts[i]
+					}
+					for col, v := range cols {
+						want[col] = v
+					}
+					compareEdgeRow(t, w.table, rows, want, w.keys...)
+				}
+			}
+		})
+	}
+}
