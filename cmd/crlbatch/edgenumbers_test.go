@@ -454,3 +454,41 @@ func TestRecordProtocolEdgesByHand(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeRewardsScoreEndToEnd: one-row runs of ±1.0e308…±1.2e308 (valid
+// JSON numbers) publish a result: the paired differences between the
+// families leave float64, so their statistics are null with the overflow
+// reason; before, the paired difference's bootstrap panicked and the job
+// died with no result.
+func TestHugeRewardsScoreEndToEnd(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for s := range 3 {
+		for fam, sign := range map[string]string{"ppo": "", "sac": "-"} {
+			line := fmt.Sprintf(`{"run_id":"%s%d","seed":%d,"algorithm_id":%q,"regime_id":"a","reward":%s1.%de308}`+"\n", fam, s, s, fam, sign, s)
+			if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("%s%d.jsonl", fam, s)), []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
+	compareEdgeRow(t, "families.parquet", fams, map[string]any{
+		"family": "sac", "metric": "per_configuration_reward", "n": 3.0, "n_pairs": 3.0,
+		"min": -1.2e308, "max": -1e308, "median": -1.1e308, "mean": nil,
+		"p_value": nil, "diff_mean": nil, "diff_ci_low": nil, "diff_ci_high": nil, "prob_improvement": 0.0,
+	}, "family", "metric")
+	if r := fams["sac/per_configuration_reward"]; r != nil {
+		for _, kv := range r["reasons"].([]writers.KV) {
+			if kv.Key == "diff_mean" && kv.Value != "the value overflows float64" {
+				t.Errorf("diff_mean's reason %q", kv.Value)
+			}
+		}
+	}
+}
