@@ -492,3 +492,32 @@ func TestHugeRewardsScoreEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestSignFlipOverflowEndToEnd: two seeds, sac's rewards 1.0e308 and
+// 1.5e308 against ppo's 0.5: each paired difference is finite, but Σ|d|
+// leaves float64, so the sign-flip p is absent (it was 0, a p the test can
+// never give) while its smallest attainable p, 2/2², stays.
+func TestSignFlipOverflowEndToEnd(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for s, r := range []string{"1.0e308", "1.5e308"} {
+		for fam, reward := range map[string]string{"ppo": "0.5", "sac": r} {
+			line := fmt.Sprintf(`{"run_id":"%s%d","seed":%d,"algorithm_id":%q,"regime_id":"a","reward":%s}`+"\n", fam, s, s, fam, reward)
+			if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("%s%d.jsonl", fam, s)), []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
+	compareEdgeRow(t, "families.parquet", fams, map[string]any{
+		"family": "sac", "metric": "per_configuration_reward", "n_pairs": 2.0, "test": "sign_flip",
+		"p_value": nil, "p_value_adjusted": nil, "min_p": 0.5, "diff_mean": nil, "prob_improvement": 1.0,
+	}, "family", "metric")
+}
