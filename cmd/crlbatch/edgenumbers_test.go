@@ -521,3 +521,61 @@ func TestSignFlipOverflowEndToEnd(t *testing.T) {
 		"p_value": nil, "p_value_adjusted": nil, "min_p": 0.5, "diff_mean": nil, "prob_improvement": 1.0,
 	}, "family", "metric")
 }
+
+// TestHugeRecordValuesEndToEnd: the record protocols on finite values whose
+// sums leave float64 publish a result in which those values are null with
+// the overflow reason (docs/decisions.md), as skyfall does; before, contilab
+// and skillshift panicked ("protocol.Some(+Inf)") and the job died.
+func TestHugeRecordValuesEndToEnd(t *testing.T) {
+	t.Parallel()
+	const over = "the value overflows float64"
+	var cl []string
+	for i := range 2 {
+		for j := range 2 {
+			cl = append(cl, fmt.Sprintf(`{"run_id":"r0","seed":0,"algorithm_id":"ppo","kind":"matrix","after_task":%d,"eval_task":%d,"acc":1.6e308}`, i, j))
+		}
+	}
+	cases := []struct {
+		name, protocol, table string
+		rows                  []string
+		keys                  []string
+		want                  map[string]any
+		overflowed            []string
+	}{
+		// acc and learning_acc sum 1.6e308 twice; bwt = R₁₀ − R₀₀ = 0 and
+		// forgetting = max − R = 0 are numbers.
+		{"contilab", "contilab", "runs.parquet", cl, []string{"run_id"},
+			map[string]any{"run_id": "r0", "acc": nil, "learning_acc": nil, "bwt": 0.0, "forgetting": 0.0},
+			[]string{"acc", "learning_acc"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in := filepath.Join(t.TempDir(), "in")
+			if err := os.MkdirAll(in, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(in, "t.jsonl"), []byte(strings.Join(c.rows, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", c.protocol); code != 0 {
+				t.Fatalf("exit %d: %.300s", code, stderr)
+			}
+			rows := indexRows(t, readParquet(t, filepath.Join(out, c.table)), c.keys...)
+			got := compareEdgeRow(t, c.table, rows, c.want, c.keys...)
+			if got == nil {
+				return
+			}
+			reasons := map[string]string{}
+			for _, kv := range got["reasons"].([]writers.KV) {
+				reasons[kv.Key] = kv.Value
+			}
+			for _, col := range c.overflowed {
+				if reasons[col] != over {
+					t.Errorf("%s: reason %q, want %q", col, reasons[col], over)
+				}
+			}
+		})
+	}
+}
