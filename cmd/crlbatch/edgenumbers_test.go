@@ -535,6 +535,11 @@ func TestHugeRecordValuesEndToEnd(t *testing.T) {
 			cl = append(cl, fmt.Sprintf(`{"run_id":"r0","seed":0,"algorithm_id":"ppo","kind":"matrix","after_task":%d,"eval_task":%d,"acc":1.6e308}`, i, j))
 		}
 	}
+	ss := []string{
+		`{"uid":"u1","method":"awm","site":"gitlab","condition":"src","success":true,"steps":1.7e308,"skill_calls":1.7e308,"skill_failures":1}`,
+		`{"uid":"u2","method":"awm","site":"gitlab","condition":"src","success":false,"steps":1.7e308,"skill_calls":1.7e308,"skill_failures":1}`,
+		`{"uid":"u3","method":"awm","site":"gitlab","condition":"tgt","success":true,"steps":4,"skill_calls":40,"skill_failures":10}`,
+	}
 	cases := []struct {
 		name, protocol, table string
 		rows                  []string
@@ -547,6 +552,13 @@ func TestHugeRecordValuesEndToEnd(t *testing.T) {
 		{"contilab", "contilab", "runs.parquet", cl, []string{"run_id"},
 			map[string]any{"run_id": "r0", "acc": nil, "learning_acc": nil, "bwt": 0.0, "forgetting": 0.0},
 			[]string{"acc", "learning_acc"}},
+		// gitlab/src: Σ steps and Σ calls leave float64, so AS, ASC, SFR and
+		// the invocations are null (SFR was never 100·2/+Inf = 0).
+		{"skillshift cell", "skillshift", "cells.parquet", ss, []string{"site", "condition"},
+			map[string]any{"site": "gitlab", "condition": "src", "sr": 50.0, "as": nil, "asc": nil, "sfr": nil, "skill_calls": nil},
+			[]string{"as", "asc", "sfr", "skill_calls"}},
+		{"skillshift marginal", "skillshift", "table.parquet", ss, []string{"metric", "key"},
+			map[string]any{"metric": "SFR", "key": "gitlab", "value": 25.0, "invocations": 40.0}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
