@@ -94,7 +94,7 @@ func NewMeanTable(values []BenchmarkValue) *MeanTable {
 			case c.n == 0:
 				t.Means[f][b] = protocol.None(ReasonNoValueOnBenchmark)
 			default:
-				t.Means[f][b] = protocol.Some(c.sum / float64(c.n))
+				t.Means[f][b] = protocol.Finite(c.sum / float64(c.n))
 				t.N[f][b] = c.n
 			}
 		}

@@ -324,7 +324,7 @@ func averageDiags(rows []Diag) ([]Diagnostic, error) {
 		out = append(out, Diagnostic{
 			Name:   g.name,
 			Column: DiagPrefix + g.name,
-			Value:  protocol.Some(s / float64(len(tasks))),
+			Value:  protocol.Finite(s / float64(len(tasks))),
 			N:      len(tasks),
 		})
 	}
@@ -377,7 +377,7 @@ func (ix *index) matrixMetrics(scen Scenario, res *RunResult) {
 			}
 			s += r
 		}
-		return protocol.Some(s / fT)
+		return protocol.Finite(s / fT)
 	}()
 
 	// aia = (1/T) Σ_i [(Σ_{j≤i} R_ij)/(i+1)]
@@ -394,7 +394,7 @@ func (ix *index) matrixMetrics(scen Scenario, res *RunResult) {
 			}
 			outer += inner / float64(i+1)
 		}
-		return protocol.Some(outer / fT)
+		return protocol.Finite(outer / fT)
 	}()
 
 	// learning_acc = (1/T) Σ_j R_jj
@@ -407,7 +407,7 @@ func (ix *index) matrixMetrics(scen Scenario, res *RunResult) {
 			}
 			s += r
 		}
-		return protocol.Some(s / fT)
+		return protocol.Finite(s / fT)
 	}()
 
 	// intransigence = (1/T) Σ_j (a*_j − R_jj)
@@ -427,7 +427,7 @@ func (ix *index) matrixMetrics(scen Scenario, res *RunResult) {
 			}
 			s += a - r
 		}
-		return protocol.Some(s / fT)
+		return protocol.Finite(s / fT)
 	}()
 
 	if T < 2 {
@@ -452,7 +452,7 @@ func (ix *index) matrixMetrics(scen Scenario, res *RunResult) {
 			}
 			s += last - r
 		}
-		return protocol.Some(s / fT1)
+		return protocol.Finite(s / fT1)
 	}()
 
 	// fwt = (1/(T−1)) Σ_{j≥1} (R_{j−1,j} − b_j)
@@ -475,7 +475,7 @@ func (ix *index) matrixMetrics(scen Scenario, res *RunResult) {
 			}
 			s += r - b
 		}
-		return protocol.Some(s / fT1)
+		return protocol.Finite(s / fT1)
 	}()
 
 	// forgetting: f_j = max_{l∈[j,T−2]} R_lj − R_{T−1,j}, averaged over
@@ -507,11 +507,11 @@ func (ix *index) matrixMetrics(scen Scenario, res *RunResult) {
 				nRel++
 			}
 		}
-		forgetting := protocol.Some(sum / fT1)
+		forgetting := protocol.Finite(sum / fT1)
 		if nRel == 0 {
 			return forgetting, protocol.None(ReasonAllZeroMax)
 		}
-		return forgetting, protocol.Some(rel / float64(nRel))
+		return forgetting, protocol.Finite(rel / float64(nRel))
 	}()
 }
 
@@ -550,7 +550,7 @@ func (ix *index) streamMetrics(p Params, res *RunResult) {
 			}
 			s += m
 		}
-		return protocol.Some(s / fT1)
+		return protocol.Finite(s / fT1)
 	}()
 
 	// wc_acc = (1/T)·A(T−1, end) + (1 − 1/T)·min_acc, with A(T−1, end) the
@@ -567,7 +567,7 @@ func (ix *index) streamMetrics(p Params, res *RunResult) {
 		inv := 1 / float64(T)
 		// The conversions keep the compiler from fusing a product and the
 		// sum into one FMA.
-		return protocol.Some(float64(inv*end) + float64((1-inv)*res.MinAcc.V))
+		return protocol.Finite(float64(inv*end) + float64((1-inv)*res.MinAcc.V))
 	}()
 
 	// stability_gap_k = (last A(k, n) with train_task = k) − (min A(k, n)
@@ -595,7 +595,7 @@ func (ix *index) streamMetrics(p Params, res *RunResult) {
 			}
 			s += last - low
 		}
-		return protocol.Some(s / fT1)
+		return protocol.Finite(s / fT1)
 	}()
 
 	res.WindowedForgetting = ix.windowedForgetting(p.WindowFraction)
@@ -653,7 +653,7 @@ func (ix *index) windowedForgetting(f float64) protocol.Value {
 		}
 		s += max(0, best)
 	}
-	return protocol.Some(s / float64(T-1))
+	return protocol.Finite(s / float64(T-1))
 }
 
 // aaa: at each step (ascending), the mean accuracy over the rows with
@@ -680,7 +680,7 @@ func (ix *index) aaa() protocol.Value {
 	if nSteps == 0 {
 		return protocol.None(ReasonNoSeenTask)
 	}
-	return protocol.Some(total / float64(nSteps))
+	return protocol.Finite(total / float64(nSteps))
 }
 
 // lca: β = the largest batch index recorded; the curve must hold every task
@@ -716,5 +716,5 @@ func (ix *index) lca() protocol.Value {
 		}
 		total += s / float64(nT)
 	}
-	return protocol.Some(total / float64(beta+1))
+	return protocol.Finite(total / float64(beta+1))
 }

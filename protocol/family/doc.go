@@ -18,4 +18,11 @@
 //	prob. of improvement CI  stats.SeedFor(seed, family, metric, "probability of improvement")
 //
 // The package is pure: no I/O, goroutines or clocks.
+//
+// testdata/reference.py is an independent Python reference of these
+// statistics at their edges (one seed, equal seeds, emptied families, ties,
+// Wilcoxon with zeros and ties, overflow), and of the skyfall seed values
+// they reduce, written from PROTOCOLS alone; cmd/crlbatch's
+// edgenumbers_test.go checks its cases (testdata/edge_cases.json) end to end
+// through `crlbatch score`, and `make check-references` reruns it.
 package family

@@ -408,6 +408,16 @@ func compare(row *Row, f, base *Family, runs []Run, m int, xs []float64, baseMea
 		row.PValue, row.MinP, row.DiffMean, row.DiffCILow, row.DiffCIHigh = none, none, none, none, none
 		return
 	}
+	// Two finite seed values near ±MaxFloat64 can differ by more than
+	// float64 holds: the differences are then no numbers to rank, flip or
+	// resample, and every paired statistic is absent (docs/decisions.md).
+	for _, x := range d {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			none := protocol.None(protocol.ReasonOverflow)
+			row.PValue, row.MinP, row.DiffMean, row.DiffCILow, row.DiffCIHigh = none, none, none, none, none
+			return
+		}
+	}
 	pr := stats.Paired(d)
 	row.Test = pr.Test
 	row.PowerWarning = pr.PowerWarning

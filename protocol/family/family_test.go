@@ -496,3 +496,45 @@ func TestResolveBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeSeedValuesNeverPanicOrBecomeNumbers: seed values near ±MaxFloat64
+// are finite, but their differences, sums and spreads can leave float64.
+// Every such statistic is absent ("the value overflows float64",
+// docs/decisions.md), the job never panics (the paired difference's
+// bootstrap refused the infinite differences, and the whole job died), and
+// what is still a number stays one.
+func TestHugeSeedValuesNeverPanicOrBecomeNumbers(t *testing.T) {
+	var runs []Run
+	for i, s := range []string{"0", "1", "2"} {
+		x := 1e308 + float64(i)*1e307
+		runs = append(runs, run("p"+s, "ppo", s, 1, x, 10), run("q"+s, "sac", s, 2, -x, 10))
+	}
+	res, err := Aggregate(metrics, runs, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sac := find(t, res, "sac", "per_configuration_reward")
+	// sac − ppo = −2e308 − …: past float64, so no paired statistic.
+	for what, v := range map[string]protocol.Value{"p": sac.PValue, "min p": sac.MinP,
+		"diff mean": sac.DiffMean, "diff CI low": sac.DiffCILow, "diff CI high": sac.DiffCIHigh} {
+		if v.OK || v.Reason != protocol.ReasonOverflow {
+			t.Errorf("%s = %+v, want absent: %s", what, v, protocol.ReasonOverflow)
+		}
+	}
+	if sac.NPairs != 3 {
+		t.Errorf("n_pairs %d, want 3 (the pairs exist; their differences overflow)", sac.NPairs)
+	}
+	// Still numbers: ordering needs no arithmetic. The mean's sequential sum
+	// (−3.3e308) leaves float64 (PROTOCOLS: float64, summed in order).
+	want(t, "prob. of improvement", sac.ProbImprovement, 0)
+	want(t, "min", sac.Min, -1.2e308)
+	want(t, "max", sac.Max, -1e308)
+	if sac.Mean.OK || sac.Mean.Reason != protocol.ReasonOverflow {
+		t.Errorf("mean = %+v, want absent: %s", sac.Mean, protocol.ReasonOverflow)
+	}
+	// The baseline compared with itself: differences 0, a number.
+	ppo := find(t, res, "ppo", "per_configuration_reward")
+	want(t, "ppo diff mean", ppo.DiffMean, 0)
+	// The adaptation-speed rows are ordinary.
+	want(t, "sac advantage", find(t, res, "sac", "adaptation_speed").RelativeAdaptationAdvantage, -1)
+}

@@ -124,7 +124,7 @@ func Score(run *Run) (*RunResult, error) {
 			}
 			n := float64(a.tasks)
 			cell.SR = protocol.Some(100 * float64(a.successes) / n)
-			cell.AS = protocol.Some(a.steps / n)
+			cell.AS = protocol.Finite(a.steps / n)
 			switch {
 			case !anyCalls:
 				none := protocol.None(ReasonNoSkillCalls)
@@ -133,15 +133,19 @@ func Score(run *Run) (*RunResult, error) {
 				none := protocol.None(ReasonCellNoSkillCalls)
 				cell.ASC, cell.SFR, cell.Invocations = none, none, none
 			default:
-				cell.ASC = protocol.Some(a.calls / float64(a.carry))
-				cell.Invocations = protocol.Some(a.calls)
+				cell.ASC = protocol.Finite(a.calls / float64(a.carry))
+				cell.Invocations = protocol.Finite(a.calls)
 				switch {
+				case !cell.Invocations.OK:
+					// Σ calls left float64: no ratio over it (100·Σf/+Inf
+					// would be a false 0).
+					cell.SFR = cell.Invocations
 				case a.calls == 0:
 					cell.SFR = protocol.None(ReasonNoInvocation)
 				case a.failuresMissing:
 					cell.SFR = protocol.None(ReasonFailuresMissing)
 				default:
-					cell.SFR = protocol.Some(100 * a.failures / a.calls)
+					cell.SFR = protocol.Finite(100 * a.failures / a.calls)
 					cell.SFRUnstable = a.calls < MinStableInvocations
 				}
 			}
@@ -299,9 +303,9 @@ func marginals(res *RunResult, name string, anyCalls bool) MetricResult {
 			res.Reasons[m.ReasonKey(name)] = m.Value.Reason
 			return m
 		}
-		m.Value = protocol.Some(sum / float64(m.Cells))
+		m.Value = protocol.Finite(sum / float64(m.Cells))
 		if isSFR {
-			m.Invocations = protocol.Some(inv)
+			m.Invocations = protocol.Finite(inv)
 			m.Unstable = inv < MinStableInvocations
 		}
 		return m
@@ -337,16 +341,19 @@ func marginals(res *RunResult, name string, anyCalls bool) MetricResult {
 	default:
 		// Every cell is present, so every data marginal is: the means run
 		// over the grid's sites and conditions in order.
-		var ws, cs float64
-		for s := 0; s < ns; s++ {
-			ws += mr.Websites[s].Value.V
+		// A marginal can still be absent when its sum left float64.
+		meanOf := func(ms []Marginal) protocol.Value {
+			var sum float64
+			for _, m := range ms {
+				if !m.Value.OK {
+					return protocol.None(m.Value.Reason)
+				}
+				sum += m.Value.V
+			}
+			return protocol.Finite(sum / float64(len(ms)))
 		}
-		for c := 0; c < nc; c++ {
-			cs += mr.Conditions[c].Value.V
-		}
-		mr.Identity = compare(
-			[3]protocol.Value{protocol.Some(ws / float64(ns)), protocol.Some(cs / float64(nc)), mr.Overall.Value},
-			[3]string{})
+		means := [3]protocol.Value{meanOf(mr.Websites[:ns]), meanOf(mr.Conditions[:nc]), mr.Overall.Value}
+		mr.Identity = compare(means, [3]string{means[0].Reason, means[1].Reason, means[2].Reason})
 	}
 	return mr
 }

@@ -287,6 +287,15 @@ func TestRunMetrics(t *testing.T) {
 	res, _ = Score(tr, &p, nil)
 	wantValue(t, "discounted γ=1", res.ReturnDiscounted, 15)
 	wantAbsent(t, "regret", res.Regret, ReasonNoReference)
+
+	// γ = 0 is a discount PROTOCOLS 1.5 defines: Σ 0^i r_i = r_0 (0^0 = 1),
+	// the same number a recorded gamma of 0 gives; never a usage error.
+	p.Gamma = ptr(0)
+	if err := p.Check(); err != nil {
+		t.Fatalf("gamma 0: %v", err)
+	}
+	res, _ = Score(tr, &p, nil)
+	wantValue(t, "discounted γ=0", res.ReturnDiscounted, 1)
 }
 
 func TestDiscountedLongTrace(t *testing.T) {
@@ -311,6 +320,8 @@ func TestParamsCheck(t *testing.T) {
 		func(p *Params) { p.TailFraction = 0 },
 		func(p *Params) { p.ZeroShotWindow = 0 },
 		func(p *Params) { p.Gamma = ptr(1.5) },
+		func(p *Params) { p.Gamma = ptr(-0.5) },
+		func(p *Params) { p.Gamma = ptr(math.NaN()) },
 		func(p *Params) { p.Epsilon = ptr(-1) },
 		func(p *Params) { p.EpsilonFraction = -0.1 },
 	}
@@ -332,4 +343,110 @@ func TestHugeRewardsOverflowToAbsent(t *testing.T) {
 	wantAbsent(t, "a J", a.PerConfigurationReward, protocol.ReasonOverflow)
 	wantAbsent(t, "undiscounted", res.ReturnUndiscounted, protocol.ReasonOverflow)
 	checkInvariants(t, tr, DefaultParams(), res)
+}
+
+// TestOverflowNeverBecomesANumber: where float64 arithmetic on finite
+// rewards leaves float64 (docs/decisions.md: absent, "the value overflows
+// float64"), no metric built on the overflowed value may report a number in
+// its place — neither a 0 standing in for it nor a τ found only because a
+// running mean became +Inf.
+func TestOverflowNeverBecomesANumber(t *testing.T) {
+	const big = 1.5e308
+	cases := []struct {
+		name   string
+		rows   []row
+		p      func(*Params)
+		check  string // the label whose metric is checked
+		metric func(*LabelResult) protocol.Value
+		want   *float64 // nil: absent with ReasonOverflow
+	}{
+		// The first interval of a: its tail mean (2 rows of 1.5e308) overflows,
+		// so R_ub − tail mean is not a number (it was 1 − 0 = 1).
+		{"performance gap over an overflowed tail", cat(rep(big, "a", 10), rep(0.5, "b", 3)),
+			func(p *Params) { p.Ceiling = ScalarCeiling(1, "explicit") }, "a",
+			func(l *LabelResult) protocol.Value { return l.PerformanceGap }, nil},
+		// A one-row tail does not overflow: the gap is a number.
+		{"performance gap over a one-row tail", cat(rep(0.5, "b", 3), rep(big, "a", 5)),
+			func(p *Params) { p.Ceiling = ScalarCeiling(1, "explicit") }, "a",
+			func(l *LabelResult) protocol.Value { return l.PerformanceGap }, ptr(1 - big)},
+		// Segment anchor: the running means of c reach +Inf at τ = 2, so
+		// A = max r̄_τ is not a number and neither is τ_adapt (it was 2).
+		{"segment adaptation past +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Segment anchor, running sum to −Inf: A is taken over a truncated
+		// set of running means, so τ_adapt is not a number (it was found, or
+		// fell back to the window length).
+		{"segment adaptation past -Inf", cat(rep(0.5, "b", 3), rep(-big, "c", 5)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Post-shift window: the same, A computed over the window.
+		{"post-shift adaptation past +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) { p.Window = WindowPostShift }, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Ceiling anchor: r̄_1 = −1.5e308 < 0.5, then −Inf: never reached in
+		// float64, but the reason is the overflow, not "never reached".
+		{"ceiling adaptation past -Inf", cat(rep(0.5, "b", 3), rep(-big, "c", 5)),
+			func(p *Params) { p.Anchor = AnchorCeiling; p.Ceiling = ScalarCeiling(1, "explicit") }, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, nil},
+		// Ceiling anchor, found before the overflow: a number (r̄_1 ≥ 0.5).
+		{"ceiling adaptation before +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) { p.Anchor = AnchorCeiling; p.Ceiling = ScalarCeiling(1, "explicit") }, "c",
+			func(l *LabelResult) protocol.Value { return l.AdaptationSpeed }, ptr(1)},
+		// Ceiling anchor, a band ε = 1e308 around R = 1: r̄_1 = −1.5e308 is
+		// outside, then −Inf. Absent for the overflow.
+		{"ceiling recovery past -Inf", cat(rep(0.5, "b", 3), rep(-big, "c", 5)),
+			func(p *Params) {
+				p.Anchor = AnchorCeiling
+				p.Ceiling = ScalarCeiling(1, "explicit")
+				p.Epsilon = ptr(1e308)
+			}, "c",
+			func(l *LabelResult) protocol.Value { return l.RecoveryTime }, nil},
+		// Segment recovery: the tail mean of c (2 rows of 1.5e308 in 10)
+		// overflows, so the band has no centre.
+		{"segment recovery around an overflowed tail", cat(rep(0.5, "b", 3), rep(big, "c", 10)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.RecoveryTime }, nil},
+		// A label-level mean over overflowed interval values is absent for the
+		// overflow, not for "no shift" or "the label never ran".
+		{"zero-shot of an overflowed window", cat(rep(0.5, "b", 3), rep(big, "c", 10)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.ZeroShotReward }, nil},
+		{"settled reward over an overflowed tail", cat(rep(big, "a", 10), rep(0.5, "b", 3)),
+			func(p *Params) {}, "a",
+			func(l *LabelResult) protocol.Value { return l.SettledReward }, nil},
+		// Segment recovery found at τ = 1, before the running sum overflows:
+		// the tail is one row (5 rows), |r̄_1 − A| = 0.
+		{"segment recovery before +Inf", cat(rep(0.5, "b", 3), rep(big, "c", 5)),
+			func(p *Params) {}, "c",
+			func(l *LabelResult) protocol.Value { return l.RecoveryTime }, ptr(1)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := DefaultParams()
+			c.p(&p)
+			res := score(t, build(t, nil, c.rows...), p)
+			got := c.metric(label(t, res, c.check))
+			if c.want == nil {
+				wantAbsent(t, c.name, got, protocol.ReasonOverflow)
+			} else {
+				wantValue(t, c.name, got, *c.want)
+			}
+		})
+	}
+}
+
+// TestReceilOverflowedTail: Receil gives what Score gives when the tail mean
+// of a label's first interval overflowed: an absent gap, never R_ub − 0.
+func TestReceilOverflowedTail(t *testing.T) {
+	tr := build(t, nil, cat(rep(1.5e308, "a", 10), rep(0.5, "b", 3))...)
+	p := DefaultParams()
+	p.Ceiling = ScalarCeiling(2, "explicit")
+	res := score(t, tr, p)
+	p.Ceiling = ScalarCeiling(1, "explicit")
+	if !Receil(res, &p) {
+		t.Fatal("Receil refused a scalar ceiling under the segment anchor")
+	}
+	wantAbsent(t, "a gap", label(t, res, "a").PerformanceGap, protocol.ReasonOverflow)
+	wantValue(t, "b gap", label(t, res, "b").PerformanceGap, 0.5)
 }

@@ -155,8 +155,8 @@ func (p *Params) Check() error {
 	if p.ZeroShotWindow < 1 {
 		return fmt.Errorf("zero-shot window %d: want ≥ 1", p.ZeroShotWindow)
 	}
-	if p.Gamma != nil && !(*p.Gamma > 0 && *p.Gamma <= 1) {
-		return fmt.Errorf("gamma %v: want 0 < γ ≤ 1", *p.Gamma)
+	if p.Gamma != nil && !(*p.Gamma >= 0 && *p.Gamma <= 1) {
+		return fmt.Errorf("gamma %v: want 0 ≤ γ ≤ 1", *p.Gamma)
 	}
 	return nil
 }

@@ -50,7 +50,11 @@ func Receil(res *RunResult, p *Params) bool {
 		lr := &res.Labels[l]
 		if p.Ceiling != nil {
 			lr.UpperBound = protocol.Finite(ceil[l])
-			lr.PerformanceGap = protocol.Finite(ceil[l] - res.Intervals[first[l]].TailMean.V)
+			if tm := res.Intervals[first[l]].TailMean; tm.OK {
+				lr.PerformanceGap = protocol.Finite(ceil[l] - tm.V)
+			} else {
+				lr.PerformanceGap = protocol.None(tm.Reason)
+			}
 		} else {
 			lr.UpperBound = protocol.None(ReasonNoCeiling)
 			lr.PerformanceGap = protocol.None(ReasonNoCeiling)

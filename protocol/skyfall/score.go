@@ -180,6 +180,10 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		segPeak := math.NaN()
 		if p.Window == WindowSegment {
 			segPeak = peak
+			if math.IsInf(is, 0) || math.IsNaN(is) {
+				// A running mean left float64: A = max r̄_τ is not a number.
+				segPeak = math.Inf(1)
+			}
 		}
 		ir.AdaptationSpeed, ir.RecoveryTime = adaptRecover(w, p, alpha, hasR, R, segPeak)
 		m := p.ZeroShotWindow
@@ -291,9 +295,9 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		} else {
 			lr.AdaptationSpeed = protocol.MeanOfPresent(adapt, protocol.FirstReason(adapt, ReasonNeverReached))
 			lr.RecoveryTime = protocol.MeanOfPresent(rec, protocol.FirstReason(rec, ReasonNeverRecovered))
-			lr.ZeroShotReward = protocol.MeanOfPresent(zs, ReasonNoShift)
+			lr.ZeroShotReward = protocol.MeanOfPresent(zs, protocol.FirstReason(zs, ReasonNoShift))
 		}
-		lr.SettledReward = protocol.MeanOfPresent(settled, "the label never ran")
+		lr.SettledReward = protocol.MeanOfPresent(settled, protocol.FirstReason(settled, "the label never ran"))
 		if named {
 			lr.SettledRewardPolicy = protocol.MeanOfPresent(pol, ReasonTailEmpty)
 		} else {
@@ -303,7 +307,11 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		if p.Ceiling != nil {
 			lr.UpperBound = protocol.Finite(ceil[l])
 			first := res.Intervals[labIvs[l][0]]
-			lr.PerformanceGap = protocol.Finite(ceil[l] - first.TailMean.V)
+			if first.TailMean.OK {
+				lr.PerformanceGap = protocol.Finite(ceil[l] - first.TailMean.V)
+			} else {
+				lr.PerformanceGap = protocol.None(first.TailMean.Reason)
+			}
 		} else {
 			lr.UpperBound = protocol.None(ReasonNoCeiling)
 			lr.PerformanceGap = protocol.None(ReasonNoCeiling)
@@ -374,7 +382,13 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 
 // adaptRecover computes τ_adapt and τ_rec over one window (PROTOCOLS 1.4).
 // segPeak, when not NaN, is the window's peak running mean already computed
-// by the caller.
+// by the caller (+Inf when a running mean of the window left float64).
+//
+// A running mean that leaves float64 (a sum of rewards near ±1e308) is not a
+// number to compare: a τ found at or after it, an anchor A or a tail mean
+// that is not finite, and a search that ends past it without a τ give an
+// absent value with protocol.ReasonOverflow (docs/decisions.md), never a τ.
+// A τ found at a finite running mean before the overflow stands.
 func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, segPeak float64) (adapt, rec protocol.Value) {
 	L := len(w)
 	var thr, target, band float64
@@ -401,6 +415,9 @@ func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, s
 					A = m
 				}
 			}
+			if math.IsInf(s, 0) || math.IsNaN(s) {
+				A = math.Inf(1)
+			}
 		}
 		thr = alpha * A
 		target = seqMean(w[L-TailCount(p.TailFraction, L):])
@@ -408,11 +425,12 @@ func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, s
 	}
 	ta, tr := 0, 0
 	s := 0.0
+	var ma float64 // the running mean at τ_adapt
 	for i, x := range w {
 		s += x
 		m := s / float64(i+1)
 		if ta == 0 && m >= thr {
-			ta = i + 1
+			ta, ma = i+1, m
 		}
 		if tr == 0 && math.Abs(m-target) <= band {
 			tr = i + 1
@@ -421,17 +439,31 @@ func adaptRecover(w []float64, p *Params, alpha float64, hasR bool, R float64, s
 			break
 		}
 	}
+	// The loop ran to the window's end unless both were found, and a running
+	// sum that left float64 never comes back: s tells whether it did.
+	overflow := math.IsInf(s, 0) || math.IsNaN(s)
 	switch {
+	case math.IsInf(thr, 0) || math.IsNaN(thr):
+		adapt = protocol.None(protocol.ReasonOverflow)
+	case ta != 0 && (math.IsInf(ma, 0) || math.IsNaN(ma)):
+		adapt = protocol.None(protocol.ReasonOverflow)
 	case ta != 0:
 		adapt = protocol.Finite(float64(ta))
+	case overflow:
+		adapt = protocol.None(protocol.ReasonOverflow)
 	case p.Anchor == AnchorSegment:
 		adapt = protocol.Finite(float64(L))
 	default:
 		adapt = protocol.None(ReasonNeverReached)
 	}
-	if tr != 0 {
+	switch {
+	case math.IsInf(target, 0) || math.IsNaN(target) || math.IsInf(band, 0):
+		rec = protocol.None(protocol.ReasonOverflow)
+	case tr != 0:
 		rec = protocol.Finite(float64(tr))
-	} else {
+	case overflow:
+		rec = protocol.None(protocol.ReasonOverflow)
+	default:
 		rec = protocol.None(ReasonNeverRecovered)
 	}
 	return adapt, rec

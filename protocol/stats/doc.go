@@ -37,7 +37,8 @@
 // would fail or return NaN (all differences zero, every benchmark tied). NaN
 // and infinities are not data: the descriptive functions do not check for
 // them (the result is then unspecified), the bootstrap panics on them, and
-// the tests return ErrNonFinite or an error. BenjaminiHochberg is the one
+// the tests return ErrNonFinite or an error (the sign-flip test ErrOverflow
+// when its sums of finite differences leave float64). BenjaminiHochberg is the one
 // function that accepts NaN, as the marker of an absent p value.
 //
 // # Descriptive statistics

@@ -18,7 +18,9 @@ const SignFlipMaxPairs = 30
 // dropping patterns that tie the observed sum). minP = 2/2ⁿ is the smallest
 // p the test can give: the observed pattern and its mirror always count.
 // Zero differences take part (flipping them changes nothing). It panics
-// unless 1 ≤ len(d) ≤ SignFlipMaxPairs and every difference is finite.
+// unless 1 ≤ len(d) ≤ SignFlipMaxPairs, every difference is finite and so is
+// Σ|d_i| (past it the slack is +Inf, every comparison NaN and p would be 0;
+// Paired reports ErrOverflow instead).
 func SignFlip(d []float64) (p, minP float64) {
 	n := len(d)
 	if n < 1 || n > SignFlipMaxPairs {
@@ -32,6 +34,9 @@ func SignFlip(d []float64) (p, minP float64) {
 		}
 		obs += v
 		absSum += math.Abs(v)
+	}
+	if math.IsInf(absSum, 0) {
+		panic("stats.SignFlip of differences whose sums leave float64")
 	}
 	thr := math.Abs(obs) - 1e-9*math.Max(1, absSum)
 	patterns := uint64(1) << n
@@ -118,9 +123,22 @@ func Paired(d []float64) PairedResult {
 		r.PowerWarning = true
 		return r
 	}
+	minP := 2 / float64(uint64(1)<<n) // n < WilcoxonMinPairs here
+	r.PowerWarning = minP > 0.05
+	absSum := 0.0
+	for _, v := range d {
+		absSum += math.Abs(v)
+	}
+	if math.IsInf(absSum, 0) {
+		// Finite differences whose pattern sums leave float64: no p in
+		// float64 (docs/decisions.md), though the smallest attainable p,
+		// a property of n alone, stands.
+		r.MinP = &minP
+		r.Reason = ErrOverflow.Error()
+		return r
+	}
 	p, minP := SignFlip(d)
 	r.P, r.MinP = &p, &minP
-	r.PowerWarning = minP > 0.05
 	return r
 }
 

@@ -922,3 +922,43 @@ func TestQuantileWindows(t *testing.T) {
 		check(v, "reversed")
 	}
 }
+
+// TestSignFlipSumsPastFloat64: finite differences whose pattern sums leave
+// float64 (Σ|d| past MaxFloat64) have no sign-flip p in float64: the slack
+// 1e-9·Σ|d| became +Inf, every comparison NaN, and p = 0, which the test can
+// never give (the observed pattern and its mirror always count). The p value
+// is absent with ErrOverflow; below the edge it is a number.
+func TestSignFlipSumsPastFloat64(t *testing.T) {
+	for _, c := range []struct {
+		d    []float64
+		want float64 // NaN: absent
+	}{
+		{[]float64{1.5e308, 1e308}, math.NaN()},
+		{[]float64{1.5e308, 1e308, -0.9e308}, math.NaN()},
+		{[]float64{1.7e308, 1.7e308, 1.7e308}, math.NaN()},
+		{[]float64{1e308, -1e308, 1e308}, math.NaN()},
+		// Σ|d| = 1.6e308: every pattern sum is finite; |Σd| = 1.6e308 is
+		// reached by the observed pattern and its mirror only.
+		{[]float64{0.8e308, 0.8e308}, 0.5},
+	} {
+		r := Paired(c.d)
+		switch {
+		case math.IsNaN(c.want):
+			if r.P != nil || r.Reason != ErrOverflow.Error() {
+				t.Errorf("%v: p %v reason %q, want absent: %v", c.d, deref(r.P), r.Reason, ErrOverflow)
+			}
+		case r.P == nil || *r.P != c.want:
+			t.Errorf("%v: p %v (%s), want %v", c.d, deref(r.P), r.Reason, c.want)
+		}
+		if r.Test != TestSignFlip {
+			t.Errorf("%v: test %q", c.d, r.Test)
+		}
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

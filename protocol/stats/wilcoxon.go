@@ -10,6 +10,9 @@ var (
 	ErrNoPairs   = errors.New("no paired differences")
 	ErrAllZero   = errors.New("all paired differences are zero")
 	ErrNonFinite = errors.New("a paired difference is not a finite number")
+	// ErrOverflow: the sign-flip test's sums of the differences leave
+	// float64 (Σ|d| past MaxFloat64). Its text is protocol.ReasonOverflow.
+	ErrOverflow = errors.New("the value overflows float64")
 )
 
 // WilcoxonExactMax is the largest number of differences for which Wilcoxon
