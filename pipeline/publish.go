@@ -333,7 +333,7 @@ func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
@@ -355,7 +355,7 @@ func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files
 			}
 			f.size = s.out.Bytes
 			return nil
-		})
+		}))
 	}
 	err = g.Wait()
 	for i, s := range slots {
