@@ -23,6 +23,7 @@ import (
 	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/storage"
 	"github.com/crlbatch/crlbatch/writers"
 )
@@ -129,6 +130,7 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 			j.release(ctx, b)
 		}
 	}()
+	defer Recover(&err) // Run's deferred release is not in place yet
 	if hasLatest {
 		return "", Usagef("%s holds a nightly history (%s names %s): publish into it with --history, or choose another --out", j.out, LatestName, latest)
 	}
@@ -246,6 +248,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 			j.removeEmptyUp(target + ManifestName)
 		}
 	}()
+	defer Recover(&err) // a panic is cleaned up after as an error
 	if j.replacing {
 		if stale, err = j.unpublish(ctx, b, target); err != nil {
 			return nil, err
@@ -272,6 +275,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	if err := j.syncTree(target); err != nil {
 		return nil, err
 	}
+	testhook.At("publish")
 	if testHookBeforeManifest != nil {
 		testHookBeforeManifest(target)
 	}

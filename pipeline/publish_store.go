@@ -49,7 +49,9 @@ func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, f
 			return nil
 		}))
 	}
-	g.Wait()
+	if err := g.Wait(); err != nil {
+		return err // a panic's (the checks return nil)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 // TestPanicIsAnInternalError: a panic (a bug) in a decode goroutine, in a
-// scoring goroutine and on the job's own goroutine ends the job as a
-// failure: exit 70 (no documented outcome's), "internal error: …" with the
+// scoring goroutine and on the job's own goroutine (before publishing, and
+// once the result files are written) ends the job as a failure: exit 70 (no documented outcome's), "internal error: …" with the
 // panic's value and its stack on stderr, nothing under OUTPUT (no result
 // file, no claim) and the spill folder empty. Before, the process died
 // with Go's exit status 2 and left the claim and the spill files.
@@ -25,7 +25,7 @@ func TestPanicIsAnInternalError(t *testing.T) {
 	if code, _, stderr := crl(t, "synth", "--out", in, "--seed", "5", "--seeds", "3", "--steps", "400", "--split-files", "2"); code != 0 {
 		t.Fatal(stderr)
 	}
-	for _, where := range []string{"decode", "score", "main"} {
+	for _, where := range []string{"decode", "score", "main", "publish"} {
 		t.Run(where, func(t *testing.T) {
 			spill := filepath.Join(dir, "spill-"+where)
 			if err := os.MkdirAll(spill, 0o755); err != nil {

@@ -1,8 +1,10 @@
 package testhook
 
 // Panic, when not empty, names the place where the engine panics:
-// "decode" (a decode goroutine), "score" (a scoring goroutine) or "main"
-// (the job's own goroutine, after scoring and before publishing). Tests
+// "decode" (a decode goroutine), "score" (a scoring goroutine), "main"
+// (the job's own goroutine, after scoring and before publishing) or
+// "publish" (the job's goroutine, once the result files are written and
+// before the manifest is). Tests
 // set it before a job starts and clear it after the job has returned.
 var Panic string
 
