@@ -20,29 +20,36 @@ const Absent = "--"
 // than a reader takes in, and near the top of float64's range hundreds.
 const Large = 1e6
 
+// Noise is the magnitude below which the report prints a number as zero:
+// float64's machine epsilon, 2^-52. Numbers of order one summed, averaged
+// or squared leave remainders of about that size relative to themselves
+// where the exact result is zero (the variance of a constant 0.8 is
+// 1.3696e-32), and those are no number to show in scientific notation.
+const Noise = 0x1p-52
+
 // FormatValue prints v with Decimals decimals, or Absent when v is absent:
 // FormatScaled(v) of v alone.
 func FormatValue(v protocol.Value) string { return FormatScaled(v) }
 
 // FormatScaled prints v, one of the numbers of a group that are read
 // together on one scale (a mean with its std or its confidence interval),
-// or Absent when v is absent. Zero (of either sign) prints as 0.0000. A
-// magnitude of at least Large prints in scientific notation. A non-zero
-// number that Decimals decimals would show as zero prints as zero (without
-// a minus sign) when a number of its group shows a non-zero digit with
-// Decimals decimals: beside 0.0050 it is zero at the report's resolution
-// (rounding noise such as 1e-19 is). It prints in scientific notation when
+// or Absent when v is absent. Zero (of either sign) and a magnitude below
+// Noise print as 0.0000. A magnitude of at least Large prints in
+// scientific notation. A number that Decimals decimals would show as zero
+// prints as zero (without a minus sign) when a number of its group shows
+// a non-zero digit with Decimals decimals: beside 0.0050, 1.4456e-19 is
+// zero at the report's resolution. It prints in scientific notation when
 // none does: the whole group is below that resolution (a metric measured
-// in units of 1e-9), and showing it as zero would hide the numbers.
-// Scientific notation has Decimals decimals (1.2346e-09, -4.5700e+301: as
-// many significant digits as 1.2346 has), or the shortest digits that read
-// back as v when those would read back out of float64's range (next to
-// math.MaxFloat64). docs/decisions.md, "Numbers in the report".
+// in units of 1e-9), and zeros would hide it. Scientific notation has
+// Decimals decimals (1.2346e-09, -4.5700e+301: as many significant digits
+// as 1.2346 has), or the shortest digits that read back as v when those
+// would read back out of float64's range (next to math.MaxFloat64).
+// docs/decisions.md, "Numbers in the report".
 func FormatScaled(v protocol.Value, group ...protocol.Value) string {
 	if !v.OK {
 		return Absent
 	}
-	if v.V == 0 {
+	if math.Abs(v.V) < Noise { // zero, -0 and rounding noise
 		return strconv.FormatFloat(0, 'f', Decimals, 64)
 	}
 	if math.Abs(v.V) < Large {

@@ -69,8 +69,13 @@ func TestFormatValue(t *testing.T) {
 		{protocol.Some(-math.MaxFloat64), "-1.7976931348623157e+308"},
 		{protocol.Some(1.79769e308), "1.79769e+308"}, // 1.7977e+308 too
 		{protocol.Some(1.7976e308), "1.7976e+308"},
-		{protocol.Some(math.SmallestNonzeroFloat64), "4.9407e-324"},
-		{protocol.Some(-math.SmallestNonzeroFloat64), "-4.9407e-324"},
+		// Below Noise (2^-52): zero, as the variance of a constant.
+		{protocol.Some(math.SmallestNonzeroFloat64), "0.0000"},
+		{protocol.Some(-math.SmallestNonzeroFloat64), "0.0000"},
+		{protocol.Some(1.3696e-32), "0.0000"},
+		{protocol.Some(0x1p-53), "0.0000"},
+		{protocol.Some(0x1p-52), "2.2204e-16"},
+		{protocol.Some(-1e-15), "-1.0000e-15"},
 	}
 	for _, c := range cases {
 		got := FormatValue(c.v)
@@ -79,7 +84,7 @@ func TestFormatValue(t *testing.T) {
 		}
 		// Whatever it prints reads back as a finite number of the value's
 		// sign.
-		if c.v.OK && c.v.V != 0 {
+		if c.v.OK && math.Abs(c.v.V) >= Noise {
 			back, err := strconv.ParseFloat(got, 64)
 			if err != nil || math.IsInf(back, 0) || math.Signbit(back) != math.Signbit(c.v.V) {
 				t.Errorf("FormatValue(%v) = %q reads back as %v, %v", c.v.V, got, back, err)

@@ -110,7 +110,7 @@ func TestReportScientificNumbers(t *testing.T) {
 			lo, _ := r["ci_low"].(float64)
 			hi, _ := r["ci_high"].(float64)
 			tiny := func(x float64) bool { return math.Abs(x) < 0.00005 }
-			if !ok || mean == 0 || (math.Abs(mean) < writers.Large && !(tiny(mean) && tiny(lo) && tiny(hi))) {
+			if !ok || math.Abs(mean) < writers.Noise || (math.Abs(mean) < writers.Large && !(tiny(mean) && tiny(lo) && tiny(hi))) {
 				continue // four decimals, or zero beside its interval
 			}
 			want := writers.FormatScaled(protocol.Some(mean), protocol.Some(lo), protocol.Some(hi))
