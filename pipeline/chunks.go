@@ -271,7 +271,6 @@ func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	close(stop)
 	wg.Wait()
 	bug.rethrow()
-	bug.rethrow()
 	if err != nil {
 		return nil, err
 	}
