@@ -230,15 +230,24 @@ func (d *Diff) JSON(w io.Writer) error {
 	return enc.Encode(d)
 }
 
-func format(v Value) string {
+// format prints v as the report prints a number of the group of v and
+// group (writers.FormatScaled).
+func format(v Value, group ...Value) string {
 	if v == nil {
 		return writers.Absent
 	}
-	return writers.FormatValue(protocol.Some(*v))
+	var g []protocol.Value
+	for _, x := range group {
+		if x != nil {
+			g = append(g, protocol.Some(*x))
+		}
+	}
+	return writers.FormatScaled(protocol.Some(*v), g...)
 }
 
-func signed(v Value) string {
-	s := format(v)
+// signed is format with a plus sign on a non-zero positive number.
+func signed(v Value, group ...Value) string {
+	s := format(v, group...)
 	if v != nil && !strings.HasPrefix(s, "-") && s != "0.0000" {
 		s = "+" + s
 	}
@@ -323,8 +332,8 @@ func (d *Diff) body(b *strings.Builder, h string) {
 		for i, m := range d.Metrics {
 			rows[i] = []string{writers.FamilyName(m.Family), writers.Code(m.Metric), writers.Better(m.HigherIsBetter),
 				fmt.Sprintf("%d → %d", m.OldN, m.NewN),
-				format(m.OldMean), format(m.NewMean), signed(m.DeltaMean), overlapText(m.MeanCIOverlap),
-				format(m.OldIQM), format(m.NewIQM), signed(m.DeltaIQM), overlapText(m.IQMCIOverlap)}
+				format(m.OldMean), format(m.NewMean), signed(m.DeltaMean, m.OldMean, m.NewMean), overlapText(m.MeanCIOverlap),
+				format(m.OldIQM), format(m.NewIQM), signed(m.DeltaIQM, m.OldIQM, m.NewIQM), overlapText(m.IQMCIOverlap)}
 		}
 		b.WriteString(writers.MarkdownTable([]string{"family", "metric", "better", "n", "old mean", "new mean", "Δ mean", "overlap",
 			"old IQM", "new IQM", "Δ IQM", "overlap (IQM)"}, rows))

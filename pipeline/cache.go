@@ -60,6 +60,7 @@ type jobCache struct {
 	objs    []scoring.Object // per object decoded: to encode once read whole (keepForCache)
 
 	bg      sync.WaitGroup // the entries' writers (storeLater, putLater) and what waits for them
+	bug     bugs           // a panic of one of them, panicked again by waitEntries
 	later   sync.Mutex     // held by the one putLater write under way
 	queued  chan struct{}  // a slot per putLater write not done yet (laterQueue of them)
 	slots   chan struct{}  // at most Concurrency entries written at once
@@ -154,7 +155,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i, o := range objs {
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			url := j.in.ObjectURL(o.Key)
 			var a *blob.Attributes
 			err := j.cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
@@ -179,7 +180,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 				fmt.Sprintf("%x", a.MD5), a.ModTime.UTC().Format(time.RFC3339Nano))
 			jc.attrs[i] = a
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }
@@ -203,7 +204,7 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 		}
 		jc.looked[i] = true
 		key := jc.keys[i]
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			url := j.in.ObjectURL(o.Key)
 			e, found, err := jc.c.Get(gctx, key)
 			switch {
@@ -228,7 +229,7 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 			jc.hits[i] = obj
 			j.noteHash(o.Key, o.Size, e.Hash)
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }
@@ -325,8 +326,11 @@ func (j *job) storeLater(ctx context.Context, b *blob.Bucket, i int, o object, h
 			testHookEntryWrite(j.in.ObjectURL(o.Key))
 		}
 		if ctx.Err() == nil {
-			j.encodeForCache(i)
-			w.stored = j.storeCache(ctx, b, i, o, h)
+			func() {
+				defer jc.bug.catch() // and go on: the slot is given back below
+				j.encodeForCache(i)
+				w.stored = j.storeCache(ctx, b, i, o, h)
+			}()
 		}
 		jc.objs[i], jc.pending[i], jc.sealed[i] = nil, nil, nil
 		<-jc.slots
@@ -356,6 +360,7 @@ func (j *job) afterEntry(i int, fn func()) {
 	jc.bg.Add(1)
 	go func() {
 		defer jc.bg.Done()
+		defer jc.bug.catch()
 		<-w.done
 		if w.stored {
 			fn()
@@ -389,6 +394,7 @@ func (j *job) putLater(ctx context.Context, c *cache.Cache, key string, payload 
 		defer jc.bg.Done()
 		jc.later.Lock()
 		defer jc.later.Unlock()
+		defer jc.bug.catch()
 		if testHookPutLater != nil {
 			testHookPutLater(c.URL(key))
 		}
@@ -399,10 +405,12 @@ func (j *job) putLater(ctx context.Context, c *cache.Cache, key string, payload 
 }
 
 // waitEntries waits for the entries being written beside the job, and for
-// what waits for them.
+// what waits for them; a panic of one of them it panics again with, on the
+// job's goroutine.
 func (j *job) waitEntries() {
 	if j.cache != nil {
 		j.cache.bg.Wait()
+		j.cache.bug.rethrow()
 	}
 }
 

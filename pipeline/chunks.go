@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"sync"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 )
@@ -60,6 +62,7 @@ func compressedName(key string) bool {
 // decode decodes object o: in chunks on several cores when split
 // (splitObjects), else in one piece.
 func (j *job) decode(split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, error) {
+	testhook.At("decode")
 	if split {
 		j.log.Info("decoding in chunks", "object", Redact(url), "bytes", o.Size,
 			"chunk_bytes", j.chunkBytes(), "workers", j.cfg.Concurrency)
@@ -121,8 +124,22 @@ func decodeCompressed(c scoring.Chunks, workers, size int) (scoring.Object, erro
 		err     error
 	)
 	// decode decodes a chunk and merges what it completes; false once the
-	// object failed.
-	decode := func(r read) bool {
+	// object failed. A panic fails the object too (stop), and is panicked
+	// again on the calling goroutine once every worker has returned.
+	var bug bugs
+	decode := func(r read) (ok bool) {
+		defer func() {
+			if p := recover(); p != nil {
+				bug.keep(internalError(p))
+				mu.Lock()
+				if err == nil {
+					err = errPanicked
+					close(stop)
+				}
+				mu.Unlock()
+				ok = false
+			}
+		}()
 		select {
 		case <-stop:
 			return false
@@ -182,6 +199,7 @@ reading:
 		}
 	}
 	wg.Wait()
+	bug.rethrow()
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +219,14 @@ func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	stop := make(chan struct{})
 	todo := make(chan pending)
 	order := make(chan pending, workers) // the chunks in order, for the merge
-	var wg sync.WaitGroup
+	var (
+		wg  sync.WaitGroup
+		bug bugs // a panic of a goroutine below, panicked again here
+	)
 	wg.Go(func() {
 		defer close(order)
 		defer close(todo)
+		defer bug.catch()
 		for {
 			ch, err := c.Next(size)
 			if err != nil { // io.EOF: a broken stream is the last chunk's error
@@ -229,19 +251,42 @@ func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	for range workers {
 		wg.Go(func() {
 			for p := range todo {
-				p.res <- c.Decode(p.ch)
+				p.res <- decodeChunk(c, p.ch)
 			}
 		})
 	}
-	for p := range order {
-		if err = c.Merge(<-p.res); err != nil {
-			break
+	func() {
+		defer bug.catch()
+		for p := range order {
+			d := <-p.res
+			if ie, ok := d.(*InternalError); ok {
+				bug.keep(ie)
+				return
+			}
+			if err = c.Merge(d); err != nil {
+				return
+			}
 		}
-	}
+	}()
 	close(stop)
 	wg.Wait()
+	bug.rethrow()
 	if err != nil {
 		return nil, err
 	}
 	return c.Object()
 }
+
+// decodeChunk is c.Decode(ch), or the *InternalError of its panic.
+func decodeChunk(c scoring.Chunks, ch any) (d any) {
+	defer func() {
+		if p := recover(); p != nil {
+			d = internalError(p)
+		}
+	}()
+	return c.Decode(ch)
+}
+
+// errPanicked stops decodeCompressed's workers after a panic, which is
+// what the object's decode then panics with.
+var errPanicked = errors.New("a worker panicked")

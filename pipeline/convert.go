@@ -119,7 +119,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
 	for _, o := range objs {
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			// A signal (the context cancelled) starts no further object.
 			if err := gctx.Err(); err != nil {
 				return err
@@ -167,7 +167,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				mu.Unlock()
 			}
 			return nil
-		})
+		}))
 	}
 	err = g.Wait()
 	if err == nil {

@@ -85,5 +85,7 @@
 //
 // Errors carry their kind so that the command line can map them to exit
 // statuses: *UsageError (2), *readers.DataError and *DataError (1),
-// *StorageError (3), and context cancellation (130/143).
+// *StorageError (3), and context cancellation (130/143); a panic (a bug)
+// is recovered on the goroutine where it happened (internal.go) and fails
+// the job as an *InternalError (70).
 package pipeline

@@ -19,8 +19,10 @@ func (j *job) parallel(n int, work func(i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var bug bugs // a worker's panic, panicked again here
 	for range workers {
 		wg.Go(func() {
+			defer bug.catch()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -31,4 +33,5 @@ func (j *job) parallel(n int, work func(i int)) {
 		})
 	}
 	wg.Wait()
+	bug.rethrow()
 }

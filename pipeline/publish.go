@@ -24,6 +24,7 @@ import (
 	"gocloud.dev/gcerrors"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/storage"
 	"github.com/crlbatch/crlbatch/writers"
 )
@@ -130,6 +131,7 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 			j.release(ctx, b)
 		}
 	}()
+	defer Recover(&err) // Run's deferred release is not in place yet
 	if hasLatest {
 		return "", Usagef("%s holds a nightly history (%s names %s): publish into it with --history, or choose another --out", j.out, LatestName, latest)
 	}
@@ -247,6 +249,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 			j.removeEmptyUp(target + ManifestName)
 		}
 	}()
+	defer Recover(&err) // a panic is cleaned up after as an error
 	if j.replacing {
 		if stale, err = j.unpublish(ctx, b, target); err != nil {
 			return nil, err
@@ -273,6 +276,7 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 	if err := j.syncTree(target); err != nil {
 		return nil, err
 	}
+	testhook.At("publish")
 	if testHookBeforeManifest != nil {
 		testHookBeforeManifest(target)
 	}
@@ -334,7 +338,7 @@ func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
@@ -356,7 +360,7 @@ func (j *job) putFiles(ctx context.Context, b *blob.Bucket, target string, files
 			}
 			f.size = s.out.Bytes
 			return nil
-		})
+		}))
 	}
 	err = g.Wait()
 	for i, s := range slots {

@@ -29,7 +29,7 @@ func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, f
 	var g errgroup.Group
 	g.SetLimit(publishAtOnce)
 	for i, f := range files {
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			key := target + f.name
 			var size int64
 			err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
@@ -47,9 +47,11 @@ func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, f
 					"the file changed or went before the manifest was written (another job publishing into %s at once?): %w", j.out, redactErr(err))}
 			}
 			return nil
-		})
+		}))
 	}
-	g.Wait()
+	if err := g.Wait(); err != nil {
+		return err // a panic's (the checks return nil)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

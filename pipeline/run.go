@@ -16,6 +16,7 @@ import (
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/storage"
@@ -175,8 +176,10 @@ func (j *job) locateOutput() error {
 // Run executes the job: list, read, assemble, score, reduce, write. On any
 // error nothing is left under the output prefix: the result files are
 // written only after every number is computed, a failed write deletes what
-// was written, and manifest.json comes last.
-func Run(ctx context.Context, cfg Config) (*Summary, error) {
+// was written, and manifest.json comes last. A panic (a bug) fails the job
+// the same way, as an *InternalError, once the deferred clean-up has run.
+func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
+	defer Recover(&err)
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -246,6 +249,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	testhook.At("main")
 	// The objects' entries written beside the job are in the cache (or
 	// were warned about) before anything is published.
 	j.waitEntries()
@@ -479,7 +483,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 	g.SetLimit(j.cfg.Concurrency)
 	for i := range objs {
 		o := objs[i]
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			if bad != nil && bad.skip(i) {
 				return nil
 			}
@@ -566,7 +570,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			}
 			j.prog.objectDone()
 			return nil
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return out, err

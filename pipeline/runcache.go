@@ -497,7 +497,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			stats.Scored++
 			s, i := &scoreSlot{}, len(slots)
 			slots = append(slots, s)
-			g.Go(func() error {
+			g.Go(guarded(func() error {
 				s.res, s.err = j.proto.job.Score(run)
 				dec.Done(run)
 				if s.err == nil && r.entry != "" {
@@ -510,7 +510,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 				}
 				fold.done(i, s.res)
 				return s.err
-			})
+			}))
 			return nil
 		})
 		if aerr != nil {
@@ -548,7 +548,7 @@ func (j *job) eachLimited(ctx context.Context, n int, fn func(ctx context.Contex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i := range n {
-		g.Go(func() error { return fn(gctx, i) })
+		g.Go(guarded(func() error { return fn(gctx, i) }))
 	}
 	if err := g.Wait(); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/crlbatch/crlbatch/readers"
@@ -125,15 +126,16 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 		phase("score")
 		s, i := &scoreSlot{}, len(slots)
 		slots = append(slots, s)
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			defer func() { free <- struct{}{} }()
 			// A run once started is scored to its end, so that the first
 			// failing run in canonical order is the one reported.
+			testhook.At("score")
 			s.res, s.err = sj.Score(r)
 			dec.Done(r)
 			fold.done(i, s.res)
 			return s.err
-		})
+		}))
 		// The next run's token. Every run started ends and gives its token
 		// back, so this wait ends too.
 		<-free
@@ -157,7 +159,8 @@ type scoreSlot struct {
 }
 
 // endScoring ends a scoring pass: it waits for the runs being scored and
-// returns the first error of a run in canonical order (slots), else err
+// returns a panic's InternalError (a bug, reported before anything the
+// data did), else the first error of a run in canonical order (slots), else err
 // (the assembly's), else the group's, else ctx's. Nothing reads the runs
 // after this pass. Their decoded rows and the columns the decoder lends are
 // most of the heap: it drops them and collects now, so that the reduction
@@ -171,8 +174,9 @@ func (j *job) endScoring(ctx context.Context, rd *read, g *errgroup.Group, err e
 			break
 		}
 	}
-	if err == nil {
-		err = werr
+	var bug *InternalError
+	if err == nil || errors.As(werr, &bug) {
+		err = werr // a bug before any run's error
 	}
 	j.proto.dec.Close()
 	j.releaseObjects(rd)
@@ -455,7 +459,7 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 // as soon as ctx is done (fn, pure, ends soon after on its own).
 func async(ctx context.Context, fn func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- fn() }()
+	go func() { done <- guarded(fn)() }()
 	select {
 	case err := <-done:
 		return err

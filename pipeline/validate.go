@@ -231,7 +231,7 @@ func validateObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
 	for i := range objs {
-		g.Go(func() error {
+		g.Go(guarded(func() error {
 			one, err := readObjects(gctx, j, b, objs[i:i+1], nil, func(_ int, url, rel string, r io.Reader) (T, error) {
 				return decode(i, url, rel, r)
 			})
@@ -244,7 +244,7 @@ func validateObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []
 			}
 			out[i] = one[0]
 			return nil
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return out, nil, err

@@ -36,6 +36,9 @@
 //     Bound and Extra, which are Markdown. Notes stay plain sentences (as
 //     manifest.json lists them) and are escaped as the report lists them.
 //     MarkdownTable keeps every row's cells whatever they hold.
+//   - Numbers in the report have four decimals (FormatScaled, FormatValue);
+//     from 1e6, and below four decimals' resolution when every number read
+//     with them is too, scientific notation; below 2^-52, zero.
 //
 // The package knows no protocol and imports none: a protocol's adapter
 // (scoring/<name>score) declares its tables' columns once with Table and

@@ -1,6 +1,7 @@
 package writers
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,18 +15,63 @@ const Decimals = 4
 // Absent is how the report prints an unavailable number.
 const Absent = "--"
 
-// FormatValue prints v with Decimals decimals, or Absent when v is absent.
-// A value that rounds to zero prints without a minus sign.
-func FormatValue(v protocol.Value) string {
+// Large is the magnitude from which the report prints a number in
+// scientific notation: from there on Decimals decimals are more digits
+// than a reader takes in, and near the top of float64's range hundreds.
+const Large = 1e6
+
+// Noise is the magnitude below which the report prints a number as zero:
+// float64's machine epsilon, 2^-52. Numbers of order one summed, averaged
+// or squared leave remainders of about that size relative to themselves
+// where the exact result is zero (the variance of a constant 0.8 is
+// 1.3696e-32), and those are no number to show in scientific notation.
+const Noise = 0x1p-52
+
+// FormatValue prints v with Decimals decimals, or Absent when v is absent:
+// FormatScaled(v) of v alone.
+func FormatValue(v protocol.Value) string { return FormatScaled(v) }
+
+// FormatScaled prints v, one of the numbers of a group that are read
+// together on one scale (a mean with its std or its confidence interval),
+// or Absent when v is absent. Zero (of either sign) and a magnitude below
+// Noise print as 0.0000. A magnitude of at least Large prints in
+// scientific notation. A number that Decimals decimals would show as zero
+// prints as zero (without a minus sign) when a number of its group shows
+// a non-zero digit with Decimals decimals: beside 0.0050, 1.4456e-19 is
+// zero at the report's resolution. It prints in scientific notation when
+// none does: the whole group is below that resolution (a metric measured
+// in units of 1e-9), and zeros would hide it. Scientific notation has
+// Decimals decimals (1.2346e-09, -4.5700e+301: as many significant digits
+// as 1.2346 has), or the shortest digits that read back as v when those
+// would read back out of float64's range (next to math.MaxFloat64).
+// docs/decisions.md, "Numbers in the report".
+func FormatScaled(v protocol.Value, group ...protocol.Value) string {
 	if !v.OK {
 		return Absent
 	}
-	s := strconv.FormatFloat(v.V, 'f', Decimals, 64)
-	if s[0] == '-' && strings.Trim(s[1:], "0.") == "" {
-		s = s[1:]
+	if math.Abs(v.V) < Noise { // zero, -0 and rounding noise
+		return strconv.FormatFloat(0, 'f', Decimals, 64)
+	}
+	if math.Abs(v.V) < Large {
+		s := strconv.FormatFloat(v.V, 'f', Decimals, 64)
+		if shows(s) {
+			return s
+		}
+		for _, g := range group {
+			if g.OK && (math.Abs(g.V) >= Large || shows(strconv.FormatFloat(g.V, 'f', Decimals, 64))) {
+				return s[strings.IndexByte(s, '0'):] // zero at the group's resolution
+			}
+		}
+	}
+	s := strconv.FormatFloat(v.V, 'e', Decimals, 64)
+	if _, err := strconv.ParseFloat(s, 64); err != nil {
+		s = strconv.FormatFloat(v.V, 'e', -1, 64)
 	}
 	return s
 }
+
+// shows says whether s, a number printed with 'f', has a non-zero digit.
+func shows(s string) bool { return strings.Trim(strings.TrimPrefix(s, "-"), "0.") != "" }
 
 // FormatMeanStd prints "mean ± std" ("0.5000 ± 0.1000"), "mean ± --" when std
 // is absent (fewer than two values), and Absent when mean is absent.
@@ -33,7 +79,7 @@ func FormatMeanStd(mean, std protocol.Value) string {
 	if !mean.OK {
 		return Absent
 	}
-	return FormatValue(mean) + " ± " + FormatValue(std)
+	return FormatScaled(mean, std) + " ± " + FormatScaled(std, mean)
 }
 
 // MarkdownTable renders a GitHub-flavoured Markdown table. The first column is

@@ -3,9 +3,11 @@ package writers
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,14 +45,79 @@ func TestFormatValue(t *testing.T) {
 		{protocol.Some(1.0 / 3), "0.3333"},
 		{protocol.Some(2.0 / 3), "0.6667"},
 		{protocol.Some(-0.3), "-0.3000"},
-		{protocol.Some(-0.00004), "0.0000"},
+		{protocol.Some(-0.00004), "-4.0000e-05"}, // was 0.0000: a non-zero value shown as zero
 		{protocol.Some(-0.00005), "-0.0001"},
 		{protocol.Some(12345.678), "12345.6780"},
-		{protocol.Some(1e21), "1000000000000000000000.0000"},
+		{protocol.Some(1e21), "1.0000e+21"}, // was 1000000000000000000000.0000
+		// The edges of the rule (docs/decisions.md, "Numbers in the report").
+		{protocol.Some(math.Copysign(0, -1)), "0.0000"},
+		{protocol.Some(1e-9), "1.0000e-09"},
+		{protocol.Some(3e-9), "3.0000e-09"},
+		{protocol.Some(-1.23456e-7), "-1.2346e-07"},
+		{protocol.Some(0.00005), "0.0001"},
+		{protocol.Some(0.000049), "4.9000e-05"},
+		{protocol.Some(9.99995e5), "999995.0000"},
+		{protocol.Some(999999.99996), "1000000.0000"},
+		{protocol.Some(1e6), "1.0000e+06"},
+		{protocol.Some(-1e6), "-1.0000e+06"},
+		{protocol.Some(1e15), "1.0000e+15"},
+		{protocol.Some(4.57e301), "4.5700e+301"},
+		{protocol.Some(1e301), "1.0000e+301"},
+		{protocol.Some(-1e301), "-1.0000e+301"},
+		// 1.7977e+308 would read back as +Inf: the shortest exact digits.
+		{protocol.Some(math.MaxFloat64), "1.7976931348623157e+308"},
+		{protocol.Some(-math.MaxFloat64), "-1.7976931348623157e+308"},
+		{protocol.Some(1.79769e308), "1.79769e+308"}, // 1.7977e+308 too
+		{protocol.Some(1.7976e308), "1.7976e+308"},
+		// Below Noise (2^-52): zero, as the variance of a constant.
+		{protocol.Some(math.SmallestNonzeroFloat64), "0.0000"},
+		{protocol.Some(-math.SmallestNonzeroFloat64), "0.0000"},
+		{protocol.Some(1.3696e-32), "0.0000"},
+		{protocol.Some(0x1p-53), "0.0000"},
+		{protocol.Some(0x1p-52), "2.2204e-16"},
+		{protocol.Some(-1e-15), "-1.0000e-15"},
 	}
 	for _, c := range cases {
-		if got := FormatValue(c.v); got != c.want {
+		got := FormatValue(c.v)
+		if got != c.want {
 			t.Errorf("FormatValue(%+v) = %q, want %q", c.v, got, c.want)
+		}
+		// Whatever it prints reads back as a finite number of the value's
+		// sign.
+		if c.v.OK && math.Abs(c.v.V) >= Noise {
+			back, err := strconv.ParseFloat(got, 64)
+			if err != nil || math.IsInf(back, 0) || math.Signbit(back) != math.Signbit(c.v.V) {
+				t.Errorf("FormatValue(%v) = %q reads back as %v, %v", c.v.V, got, back, err)
+			}
+		}
+	}
+}
+
+// TestFormatScaled: a non-zero number that four decimals show as zero is
+// zero beside a number of its group that they show, and in scientific
+// notation when none of its group shows (docs/decisions.md, "Numbers in
+// the report").
+func TestFormatScaled(t *testing.T) {
+	some := protocol.Some
+	cases := []struct {
+		v     protocol.Value
+		group []protocol.Value
+		want  string
+	}{
+		{some(1.4456e-19), []protocol.Value{some(-0.0075), some(0.0050)}, "0.0000"},
+		{some(-1.4456e-19), []protocol.Value{some(-0.0075), some(0.0050)}, "0.0000"},
+		{some(1.8302e-05), []protocol.Value{some(-0.0003), some(-0.0005)}, "0.0000"},
+		{some(1.8302e-05), []protocol.Value{some(3e-9), some(-4e-5)}, "1.8302e-05"},
+		{some(3e-9), []protocol.Value{some(1e-9), some(5e-9)}, "3.0000e-09"},
+		{some(3e-9), []protocol.Value{protocol.None("no seed"), some(0)}, "3.0000e-09"},
+		{some(3e-9), []protocol.Value{some(2e7)}, "0.0000"},
+		{some(0.25), []protocol.Value{some(3e-9)}, "0.2500"},
+		{some(2e7), []protocol.Value{some(0.5)}, "2.0000e+07"},
+		{protocol.None("x"), []protocol.Value{some(0.5)}, "--"},
+	}
+	for _, c := range cases {
+		if got := FormatScaled(c.v, c.group...); got != c.want {
+			t.Errorf("FormatScaled(%v, %v) = %q, want %q", c.v, c.group, got, c.want)
 		}
 	}
 }

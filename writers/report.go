@@ -137,10 +137,11 @@ func why(reason string, behind []string) string {
 	return reason + ": " + strings.Join(behind, "; ")
 }
 
-// value prints v, or Absent with the footnote of its reason.
-func (f *footnotes) value(v protocol.Value) string {
+// value prints v, one of group (FormatScaled), or Absent with the
+// footnote of its reason.
+func (f *footnotes) value(v protocol.Value, group ...protocol.Value) string {
 	if v.OK {
-		return FormatValue(v)
+		return FormatScaled(v, group...)
 	}
 	return Absent + f.mark(v.Reason)
 }
@@ -151,18 +152,19 @@ func (f *footnotes) meanStd(mean, std protocol.Value, behind []string) string {
 	if !mean.OK {
 		return Absent + f.mark(why(mean.Reason, behind))
 	}
-	return FormatValue(mean) + " ± " + f.value(std)
+	return FormatScaled(mean, std) + " ± " + f.value(std, mean)
 }
 
-// interval prints "[lo, hi]", or Absent with the footnote of the reason.
-func (f *footnotes) interval(lo, hi protocol.Value) string {
+// interval prints "[lo, hi]", the interval of mid (FormatScaled: the three
+// are one group), or Absent with the footnote of the reason.
+func (f *footnotes) interval(mid, lo, hi protocol.Value) string {
 	if !lo.OK {
 		return Absent + f.mark(lo.Reason)
 	}
 	if !hi.OK {
 		return Absent + f.mark(hi.Reason)
 	}
-	return "[" + FormatValue(lo) + ", " + FormatValue(hi) + "]"
+	return "[" + FormatScaled(lo, mid, hi) + ", " + FormatScaled(hi, mid, lo) + "]"
 }
 
 // Better is the report's mark of a metric's direction: ↑ when higher is
@@ -295,8 +297,8 @@ func (r *Report) writeFamily(b *strings.Builder, fn *footnotes, f *family.Family
 		}
 		var mean, ci, iqm, iqmCI string
 		if fr.Mean.OK {
-			mean, ci = FormatValue(fr.Mean), fn.interval(fr.CILow, fr.CIHigh)
-			iqm, iqmCI = fn.value(fr.IQM), fn.interval(fr.IQMCILow, fr.IQMCIHigh)
+			mean, ci = FormatScaled(fr.Mean, fr.CILow, fr.CIHigh), fn.interval(fr.Mean, fr.CILow, fr.CIHigh)
+			iqm, iqmCI = fn.value(fr.IQM, fr.IQMCILow, fr.IQMCIHigh), fn.interval(fr.IQM, fr.IQMCILow, fr.IQMCIHigh)
 		} else {
 			// One footnote says why the whole row is empty.
 			mean = Absent + fn.mark(why(fr.Mean.Reason, behind))
@@ -466,8 +468,9 @@ func (r *Report) writeTests(b *strings.Builder, fn *footnotes) {
 				test = Absent + fn.mark(fr.PValue.Reason)
 			}
 			row := []string{r.title(fr.Metric), Better(fr.HigherIsBetter), strconv.Itoa(fr.NPairs),
-				fn.value(fr.DiffMean), fn.interval(fr.DiffCILow, fr.DiffCIHigh), fn.value(fr.ProbImprovement),
-				fn.interval(fr.ProbImprovementCILow, fr.ProbImprovementCIHigh), test, fn.value(fr.PValue), fn.value(fr.PValueAdjusted)}
+				fn.value(fr.DiffMean, fr.DiffCILow, fr.DiffCIHigh), fn.interval(fr.DiffMean, fr.DiffCILow, fr.DiffCIHigh),
+				fn.value(fr.ProbImprovement, fr.ProbImprovementCILow, fr.ProbImprovementCIHigh),
+				fn.interval(fr.ProbImprovement, fr.ProbImprovementCILow, fr.ProbImprovementCIHigh), test, fn.value(fr.PValue), fn.value(fr.PValueAdjusted)}
 			if minP {
 				row = append(row, fn.value(fr.MinP))
 			}

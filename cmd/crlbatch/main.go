@@ -35,6 +35,7 @@ const (
 	exitData       = 1
 	exitUsage      = 2
 	exitStorage    = 3
+	exitInternal   = 70 // a bug in crlbatch (EX_SOFTWARE of sysexits; docs/decisions.md)
 	exitInterrupt  = 130
 	exitTerminated = 143
 )
@@ -63,9 +64,14 @@ func main() {
 }
 
 // run is the whole program, callable from tests: it never calls os.Exit.
+// A panic on its path (a bug; the engine recovers those of its goroutines
+// into a *pipeline.InternalError) is reported and exits 70 as one.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(ctx, args)
+	err := func() (err error) {
+		defer pipeline.Recover(&err)
+		return app.Run(ctx, args)
+	}()
 	if m := helpTopicError.FindStringSubmatch(errString(err)); m != nil {
 		// crlbatch help NAME, crlbatch completion NAME: no such command.
 		target := app
@@ -89,6 +95,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		// Drivers quote URLs in their errors: never print a secret.
 		fmt.Fprintf(stderr, "crlbatch: %s\n", pipeline.Redact(msg))
+		var bug *pipeline.InternalError
+		if errors.As(err, &bug) {
+			fmt.Fprintf(stderr, "%s\n", bug.Stack)
+		}
 	}
 	return code
 }
@@ -103,6 +113,7 @@ func errString(err error) string {
 // exitCode maps an error to the exit status of INTERFACE.md, in one place.
 func exitCode(ctx context.Context, err error) int {
 	var (
+		bug     *pipeline.InternalError
 		usage   *pipeline.UsageError
 		storage *pipeline.StorageError
 		rdata   *readers.DataError
@@ -112,6 +123,8 @@ func exitCode(ctx context.Context, err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &bug):
+		return exitInternal
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return exitInterrupt
 	case errors.As(err, &usage):

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/skyfall"
 	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/upperbound"
@@ -174,7 +175,7 @@ func boundSentence(info *ceilingInfo) string {
 	if info == nil {
 		return "No ceiling was supplied: the performance gap is null throughout, and adaptation and recovery are anchored to each segment's own behaviour."
 	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	f := func(x float64) string { return writers.FormatValue(protocol.Some(x)) } // as every number of the report
 	var b strings.Builder
 	fmt.Fprintf(&b, "Derivation `%s`, from `%s`.", info.Derivation, info.Source)
 	if info.PerStep != nil {
