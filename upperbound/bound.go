@@ -3,6 +3,7 @@ package upperbound
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Names of the derivations a Bound can record. A derivation added with
@@ -46,9 +47,29 @@ func (b Bound) ForInterval(L int, containsFinal bool) float64 {
 	if !containsFinal {
 		return b.PerStep
 	}
+	return weighted(b.PerStep, b.FinalStep, float64(L-1), 1)
+}
+
+// weighted is ((n−m)·perStep + m·finalStep)/n with n = nPer + m, the
+// ceiling of n steps of which m are final (PROTOCOLS 2.2), computed
+// literally. It is a weighted mean of perStep and finalStep, so it is finite
+// whenever they are; where the literal products leave float64 (a per step or
+// final step near the largest float64), it is computed as the same mean
+// without them: perStep + (m/n)·(finalStep − perStep), or, when that
+// difference leaves float64 too, (nPer/n)·perStep + (m/n)·finalStep. Every
+// ceiling whose literal form stays finite is unchanged.
+func weighted(perStep, finalStep, nPer, m float64) float64 {
+	n := nPer + m
 	// The conversions round each product to float64 and so forbid a fused
 	// multiply-add, which some architectures would otherwise use.
-	return (float64(float64(L-1)*b.PerStep) + b.FinalStep) / float64(L)
+	x := (float64(nPer*perStep) + float64(m*finalStep)) / n
+	if !math.IsInf(x, 0) && !math.IsNaN(x) || math.IsInf(perStep, 0) || math.IsInf(finalStep, 0) {
+		return x
+	}
+	if d := finalStep - perStep; !math.IsInf(d, 0) {
+		return perStep + float64(m/n*d)
+	}
+	return float64(nPer/n*perStep) + float64(m/n*finalStep)
 }
 
 // Validate reports a bound whose values are not finite numbers or that does

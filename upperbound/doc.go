@@ -52,7 +52,10 @@
 // traces adds them one at a time (NewLabelBounds, Add), each trace's counts
 // (AddCounts), or each trace's parts counted on their own (CountPart of a
 // part's trace, or CountBuilder straight from its skyfall.Builder without
-// materialising it; then AddParts).
+// materialising it; then AddParts). Both ceilings are weighted means of
+// PerStep and FinalStep, computed literally in float64; where the literal
+// products leave float64 (a step near the largest float64) the same mean is
+// formed without them, so a ceiling is finite whenever both steps are.
 //
 // # Choices where the protocol is silent
 //

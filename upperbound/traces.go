@@ -350,7 +350,7 @@ func (out *LabelBounds) Finish() {
 	for i := range out.Labels {
 		lb := &out.Labels[i]
 		L, m := float64(lb.Rows), float64(lb.FinalRows)
-		lb.Ceiling = (float64((L-m)*b.PerStep) + float64(m*b.FinalStep)) / L
+		lb.Ceiling = weighted(b.PerStep, b.FinalStep, L-m, m)
 	}
 }
 

@@ -65,7 +65,8 @@
 // metric named by the caller. Repeated keys, unknown keys, a reason for a
 // number that is present, a negative number or a percentage above 100 are
 // errors. Entry.Check runs the identity on whichever of the three means can
-// be formed, and EntryResult renders one line per metric. RunResult.Entry
+// be formed (a mean with a null, or whose sum leaves float64, cannot), and
+// EntryResult renders one line per metric. RunResult.Entry
 // turns a scored run into the same object, so a computed run and a paper
 // are verified alike.
 //

@@ -343,8 +343,8 @@ func indexOf(list []string, s string) int {
 // as a whole, or with a declared absent grid cell, is skipped; otherwise each
 // of the three means is formed when all its numbers are present (the mean of
 // the website marginals as a sequential sum in ExpectedSites order over 3,
-// the conditions' likewise over 6) and the means that can be formed are
-// compared; fewer than two is a skip.
+// the conditions' likewise over 6; not formed when that sum leaves float64)
+// and the means that can be formed are compared; fewer than two is a skip.
 func (e *Entry) Check() *EntryResult {
 	res := &EntryResult{}
 	for i := range e.Metrics {
@@ -369,6 +369,12 @@ func (m *EntryMetric) check(reasons map[string]string) Identity {
 				return protocol.None("needs " + sec + "." + keys[i]), fmt.Sprintf("%s.%s is null (%s)", sec, keys[i], v.Reason)
 			}
 			sum += v.V
+		}
+		if math.IsInf(sum, 0) {
+			// Finite transcribed numbers near ±1e308 whose sum leaves
+			// float64: the mean cannot be formed (PROTOCOLS: float64, summed
+			// sequentially), so it is not checked, like a null.
+			return protocol.None("the sum of " + sec + " leaves float64"), "the sum of " + sec + " leaves float64"
 		}
 		return protocol.Some(sum / float64(len(vals))), ""
 	}
