@@ -277,6 +277,9 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 		return nil, err
 	}
 	testhook.At("publish")
+	if err := testhook.Wait(ctx, "publish"); err != nil {
+		return nil, err
+	}
 	if testHookBeforeManifest != nil {
 		testHookBeforeManifest(target)
 	}
