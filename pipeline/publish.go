@@ -599,7 +599,7 @@ func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(ke
 					keys = append(keys, o.Key)
 				}
 			}
-			if len(next) == 0 {
+			if len(next) == 0 || ctx.Err() != nil { // fileblob never looks at ctx
 				return ctx.Err()
 			}
 			token = next
