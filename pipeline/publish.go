@@ -277,6 +277,9 @@ func (j *job) publish(ctx context.Context, b *blob.Bucket, target string, rd *re
 		return nil, err
 	}
 	testhook.At("publish")
+	if err := testhook.Wait(ctx, "publish"); err != nil {
+		return nil, err
+	}
 	if testHookBeforeManifest != nil {
 		testHookBeforeManifest(target)
 	}
@@ -596,7 +599,7 @@ func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(ke
 					keys = append(keys, o.Key)
 				}
 			}
-			if len(next) == 0 {
+			if len(next) == 0 || ctx.Err() != nil { // fileblob never looks at ctx
 				return ctx.Err()
 			}
 			token = next

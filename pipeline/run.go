@@ -250,6 +250,9 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		return nil, err
 	}
 	testhook.At("main")
+	if err := testhook.Wait(ctx, "main"); err != nil {
+		return nil, err
+	}
 	// The objects' entries written beside the job are in the cache (or
 	// were warned about) before anything is published.
 	j.waitEntries()

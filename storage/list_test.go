@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,5 +174,51 @@ func TestListObjectAndFolderOfOneName(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: %v, want %v", c.in, got, c.want)
 		}
+	}
+}
+
+// TestListEachStopsAtACancel (breakit4): a cancel while a listing is
+// under way ends it before its next page. fileblob walks the whole folder
+// for every page and never looks at the context, so a cache of 17,184
+// entries (18 pages) took 4.2 s to list after a SIGINT and `cache prune`
+// exited only then; before, ListEach looked at the context once, after
+// the last page, having called f for every object.
+func TestListEachStopsAtACancel(t *testing.T) {
+	for _, driver := range []string{"mem", "file"} {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			var b *blob.Bucket
+			if driver == "mem" {
+				b = memblob.OpenBucket(nil)
+			} else {
+				var err error
+				if b, err = fileblob.OpenBucket(t.TempDir(), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			defer b.Close()
+			const n = 2500 // three pages of 1000
+			for i := 0; i < n; i++ {
+				if err := b.WriteAll(ctx, fmt.Sprintf("k%05d", i), []byte("x"), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			calls := 0
+			err := ListEach(cctx, b, nil, func(*blob.ListObject) error {
+				calls++
+				if calls == 10 {
+					cancel()
+				}
+				return nil
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error %v, want context.Canceled", err)
+			}
+			if calls > 1000 {
+				t.Errorf("f called %d times after a cancel on the first page, want at most the page's 1000", calls)
+			}
+		})
 	}
 }

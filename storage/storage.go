@@ -257,7 +257,9 @@ func List(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, 
 				}
 			}
 		}
-		if len(next) == 0 {
+		// fileblob and memblob never look at the context (and fileblob
+		// walks the whole folder for every page): a cancel stops here.
+		if len(next) == 0 || ctx.Err() != nil {
 			break
 		}
 		token = next

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sync/atomic"
 	"syscall"
 
@@ -35,32 +36,70 @@ const (
 	exitData       = 1
 	exitUsage      = 2
 	exitStorage    = 3
-	exitInternal   = 70 // a bug in crlbatch (EX_SOFTWARE of sysexits; docs/decisions.md)
+	exitInternal   = 70  // a bug in crlbatch (EX_SOFTWARE of sysexits; docs/decisions.md)
+	exitHangup     = 129 // SIGHUP: 128 + 1
 	exitInterrupt  = 130
+	exitQuit       = 131 // SIGQUIT: 128 + 3
 	exitTerminated = 143
 )
 
 func main() {
+	os.Exit(runSignalled(os.Args, os.Stdout, os.Stderr, os.Exit))
+}
+
+// stopSignals are the signals that end a job as a failure: the job is
+// cancelled, cleans up as on any error (nothing published, the claim, spill
+// and temporary files removed) and exits 128 plus the signal's number, the
+// status a shell reports for a process the signal killed. SIGHUP (a closed
+// terminal or ssh session) and SIGQUIT (Ctrl-\, which first prints every
+// goroutine's stack to stderr, as Go's default does) would otherwise kill
+// the process with nothing cleaned up (docs/decisions.md, breakit4).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// signalStatus is the exit status of a job a signal stopped.
+func signalStatus(s os.Signal) int {
+	switch s {
+	case syscall.SIGTERM:
+		return exitTerminated
+	case syscall.SIGHUP:
+		return exitHangup
+	case syscall.SIGQUIT:
+		return exitQuit
+	}
+	return exitInterrupt
+}
+
+// runSignalled is run under the signals of stopSignals: the first cancels
+// the job, a second one calls exit at once with its own status (leaving
+// what the clean-up had not yet removed to the next job on OUTPUT and the
+// next one that spills). A signal the process was started with ignored
+// (SIGHUP under nohup, SIGQUIT) stays ignored; SIGINT and SIGTERM are
+// always caught.
+func runSignalled(args []string, stdout, stderr io.Writer, exit func(int)) int {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var sig atomic.Value
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		s := <-ch
-		sig.Store(s)
-		cancel()
-		<-ch // a second signal stops at once
-		os.Exit(exitInterrupt)
-	}()
-	code := run(ctx, os.Args, os.Stdout, os.Stderr)
-	if s, ok := sig.Load().(os.Signal); ok && code != exitOK {
-		if s == syscall.SIGTERM {
-			code = exitTerminated
-		} else {
-			code = exitInterrupt
+	for _, s := range stopSignals {
+		if s == os.Interrupt || s == syscall.SIGTERM || !signal.Ignored(s) {
+			signal.Notify(ch, s)
 		}
 	}
-	os.Exit(code)
+	defer signal.Stop(ch)
+	go func() {
+		s := <-ch
+		if s == syscall.SIGQUIT {
+			pprof.Lookup("goroutine").WriteTo(stderr, 2)
+		}
+		sig.Store(s)
+		cancel()
+		exit(signalStatus(<-ch)) // a second signal stops at once
+	}()
+	code := run(ctx, args, stdout, stderr)
+	if s, ok := sig.Load().(os.Signal); ok && code != exitOK {
+		code = signalStatus(s)
+	}
+	return code
 }
 
 // run is the whole program, callable from tests: it never calls os.Exit.

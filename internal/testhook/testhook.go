@@ -1,5 +1,11 @@
 package testhook
 
+import (
+	"context"
+	"fmt"
+	"os"
+)
+
 // Panic, when not empty, names the place where the engine panics:
 // "decode" (a decode goroutine), "score" (a scoring goroutine), "main"
 // (the job's own goroutine, after scoring and before publishing) or
@@ -13,4 +19,25 @@ func At(where string) {
 	if Panic != "" && Panic == where {
 		panic("test hook: a panic at " + where)
 	}
+}
+
+// Pause, when not empty, names the place where the engine stops until its
+// job is cancelled: "main" (after scoring, the spill files still there,
+// before publishing) or "publish" (the result files written, before the
+// manifest). The signal tests set it in a process of their own, so that a
+// signal reaches a known phase without timing anything.
+var Pause string
+
+// PauseMarker is what Wait writes to stderr when it stops, before WHERE.
+const PauseMarker = "test hook: paused at "
+
+// Wait, when Pause names where, writes PauseMarker and where to stderr
+// and blocks until ctx is done, returning ctx's error; otherwise nil.
+func Wait(ctx context.Context, where string) error {
+	if Pause == "" || Pause != where {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "%s%s\n", PauseMarker, where)
+	<-ctx.Done()
+	return ctx.Err()
 }
