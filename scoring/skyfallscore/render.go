@@ -209,8 +209,8 @@ func boundSentence(info *ceilingInfo) string {
 	return b.String()
 }
 
-// uncarriedNotes are the notes on the components of --episode-end and
-// --solve-component that no row of any scored run carries: they count as
+// uncarriedNotes are the notes on the components of --episode-end (and
+// --episode-end-from-spec) and --solve-component that no row of any scored run carries: they count as
 // 0 on every row (PROTOCOLS), so the numbers stand, but a misspelt name
 // gives a column of zeros the note points at. None when there is no run.
 func (j *job) uncarriedNotes(runs []runRow) []string {
@@ -242,8 +242,11 @@ func (j *job) uncarriedNotes(runs []runRow) []string {
 		if c == j.p.SolveComponent {
 			flags = append(flags, "--solve-component")
 		}
-		if slices.Contains(j.p.EpisodeEnd, c) {
+		switch {
+		case slices.Contains(j.cfg.Params.EpisodeEnd, c):
 			flags = append(flags, "--episode-end")
+		case slices.Contains(j.p.EpisodeEnd, c):
+			flags = append(flags, "--episode-end-from-spec")
 		}
 		var effect []string
 		if c == j.p.SolveComponent {
