@@ -37,7 +37,7 @@ func TestUncarriedComponentNote(t *testing.T) {
 	cases := []struct {
 		name  string
 		flags []string
-		notes []string // the notes' components, "" for none
+		notes []string // the notes expected (nil: none)
 	}{
 		{"misspelt solve", []string{"--solve-component", "progres"}, []string{`component "progres" (--solve-component) is carried by no row of any scored run: it counts as 0 on every row, so no episode counts as solved; check the name`}},
 		{"misspelt episode end", []string{"--episode-end", "goal", "--solve-component", "progress"}, []string{`component "goal" (--episode-end) is carried by no row of any scored run: it counts as 0 on every row, so it ends no episode; check the name`}},
