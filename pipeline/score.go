@@ -400,6 +400,9 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range rd.Warnings {
+		j.log.Warn(w)
+	}
 	pj, err := json.Marshal(rd.Params)
 	if err != nil {
 		return nil, err

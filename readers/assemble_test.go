@@ -144,6 +144,7 @@ func TestReassembly(t *testing.T) {
 			Steps:      []int64{0, 1},
 			HasStep:    []bool{true, true},
 			Components: map[string][]float64{"c": {0, 0}},
+			Uncarried:  []string{"c"},
 			Invalid:    []int8{-1, 1},
 			Gamma:      0.5, HasGamma: true,
 		},

@@ -35,8 +35,9 @@ import (
 
 // CodecVersion is the version of the codec's encoding: raise it whenever
 // the encoding, or what decoding puts into an object, changes. Version 2:
-// a skyfall part's row count before its trace.
-const CodecVersion = 2
+// a skyfall part's row count before its trace. Version 3: the skyfall
+// trace encoding's version 2 (the components no row carries).
+const CodecVersion = 3
 
 var (
 	codecMagicRuns    = []byte("CRLR")

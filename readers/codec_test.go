@@ -214,10 +214,14 @@ func TestCodecRejectsDamage(t *testing.T) {
 			t.Fatalf("truncated to %d bytes: no error", n)
 		}
 	}
-	other := bytes.Clone(enc)
-	other[4] = CodecVersion + 1
-	if _, err := DecodeEncodedObject("mem://b/x", "x", other, Options{}); err == nil || !strings.Contains(err.Error(), "codec version") {
-		t.Errorf("another version: %v", err)
+	// Another version, later or earlier (2: traces without the
+	// components no row carries, which would read as all carried).
+	for _, v := range []byte{CodecVersion + 1, CodecVersion - 1} {
+		other := bytes.Clone(enc)
+		other[4] = v
+		if _, err := DecodeEncodedObject("mem://b/x", "x", other, Options{}); err == nil || !strings.Contains(err.Error(), "codec version") {
+			t.Errorf("version %d: %v", v, err)
+		}
 	}
 	if _, err := DecodeEncodedRecords("mem://b/x", "x", enc); !errors.Is(err, errCodec) {
 		t.Errorf("the other decoder's: %v", err)

@@ -160,6 +160,8 @@
 //	components      object of name → number, or null = absent; every value
 //	                must be a number (null is an error); only the names in
 //	                Options.Components are kept, a missing one is 0
+//	                (the run's trace says which no row carried:
+//	                Trace.Uncarried)
 //	invalid_action  bool, or null = absent
 //	effective_rank  number, or null = absent
 //	gamma           number, or null = absent (a string is an error, not a

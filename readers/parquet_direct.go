@@ -1540,6 +1540,7 @@ func (d *pqDirect) compColumns(c *pqColumn, a, b int) error {
 			for i := a; i < b; i++ {
 				if c.ok(i) && f.ok(i) {
 					col[i-a] = f.float(i)
+					d.cols1.Carried |= skyfall.CarriedBit(idx)
 				}
 			}
 		}
@@ -1559,6 +1560,7 @@ func (d *pqDirect) compColumns(c *pqColumn, a, b int) error {
 				}
 				d.seenAt[idx] = i + 1
 				d.comp[idx][i-a] = c.items.float(k)
+				d.cols1.Carried |= skyfall.CarriedBit(idx)
 				continue
 			}
 			// A component not asked for: still no repeated key.
@@ -1579,6 +1581,7 @@ func (d *pqDirect) components(c *pqColumn, i int) error {
 		for k, idx := range c.comps {
 			if idx >= 0 && c.fields[k].ok(i) {
 				comps[idx] = c.fields[k].float(i)
+				d.row.Carried |= skyfall.CarriedBit(idx)
 			}
 		}
 		return nil
@@ -1593,6 +1596,7 @@ func (d *pqDirect) components(c *pqColumn, i int) error {
 			}
 			d.compSeen[idx] = true
 			comps[idx] = c.items.float(k)
+			d.row.Carried |= skyfall.CarriedBit(idx)
 			continue
 		}
 		// A component not asked for: still no repeated key.

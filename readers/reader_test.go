@@ -102,6 +102,7 @@ func wantRows0() []*skyfall.Trace {
 			Steps:      []int64{0},
 			HasStep:    []bool{true},
 			Components: map[string][]float64{"success": {0}, "progress": {0.75}},
+			Uncarried:  []string{"success"}, // r2's one row has no success
 			Gamma:      0.99, HasGamma: true,
 		},
 		{
@@ -112,6 +113,7 @@ func wantRows0() []*skyfall.Trace {
 			LabelNames: []string{"z"},
 			Origins:    []string{"z"},
 			Components: map[string][]float64{"success": {0}, "progress": {0}},
+			Uncarried:  []string{"progress", "success"},
 		},
 	}
 }

@@ -1031,6 +1031,7 @@ func (d *rowDecoder) components() *rowError {
 		}
 		if idx >= 0 {
 			d.row.Comps[idx] = v
+			d.row.Carried |= skyfall.CarriedBit(idx)
 		}
 		d.skipWS()
 		if uint(d.pos) < uint(len(d.data)) && d.data[d.pos] == ',' {

@@ -19,7 +19,8 @@
 //	                      runs finish (skyfall merges its curves; memory flat in runs)
 //	Metrics               the metrics of families.parquet, in order
 //	  (the engine reduces the scored runs to families with protocol/family)
-//	Render                Results → Rendered (Parquet tables, report.md, crlbatch.params)
+//	Render                Results → Rendered (Parquet tables, report.md, crlbatch.params,
+//	                      its notes, and warnings the engine logs on stderr)
 //	Figures (Figurer)     optional: Results → Drawn (figures, curves.parquet); the
 //	                      engine renders them to figure-*.svg|png and builds
 //	                      report.md's Figures section and report.html

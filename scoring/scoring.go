@@ -309,6 +309,9 @@ type Rendered struct {
 	// Notes are the notes Render adds to Results.Notes (its report lists
 	// them after those); manifest.json lists both, in that order.
 	Notes []string
+	// Warnings are those of Notes the engine also logs as warnings (on
+	// stderr): findings that most likely mean a mistaken flag.
+	Warnings []string
 }
 
 // Table is one Parquet file.

@@ -1,6 +1,9 @@
 package skyfall
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // LabelOrigin is what the rows of a label said of where it comes from, as
 // Row carries it: its regime_origin and its alias_of, each when present.
@@ -17,7 +20,8 @@ type LabelOrigin struct {
 // effective_rank; its components are t.Components[comps[j]] for b's
 // component j (b's components past len(comps): 0); its origin and alias
 // are origin(label) for every row of the label (nil origin: none); t's
-// gamma is on its first row only. It is the row-by-row form of
+// gamma is on its first row only; every row carries the components t
+// does not list in Uncarried. It is the row-by-row form of
 // AppendRows, for rows held as a dense Trace (read back from an encoding
 // or a spill file); every name in comps must be one of t's components.
 func (b *Builder) AddTrace(t *Trace, comps []string, origin func(label string) LabelOrigin) {
@@ -33,6 +37,11 @@ func (b *Builder) AddTrace(t *Trace, comps []string, origin func(label string) L
 		cols[j] = t.Components[c]
 	}
 	row := Row{Comps: make([]float64, len(comps))}
+	for j, c := range comps {
+		if t.Uncarried == nil || !slices.Contains(t.Uncarried, c) {
+			row.Carried |= CarriedBit(j)
+		}
+	}
 	for i := range t.Rewards {
 		li := t.Labels[i]
 		lo := origins[li]
@@ -69,7 +78,8 @@ func (b *Builder) AddTrace(t *Trace, comps []string, origin func(label string) L
 // once: its last column, as in Trace.Components; a name o does not keep:
 // 0; b's components past len(comps): 0); its origin and alias are
 // origin(label) for every row of the label (nil origin: none), not what
-// o's rows recorded; and o's gamma is on its first row only. o's
+// o's rows recorded; o's gamma is on its first row only; and b's
+// component j is carried when o's comps[j] is. o's
 // compact columns are read a chunk, a run of labels or of steps, a bitmap
 // word at a time, never through a dense Trace. o is not modified and
 // shares no memory with b afterwards; b and o must differ.
@@ -133,6 +143,9 @@ func (b *Builder) AppendRows(o *Builder, comps []string, origin func(label strin
 				// o holds no +0.0 in its components: every value it
 				// holds is one Add keeps.
 				b.comps[k].appendShifted(n, &o.comps[i])
+				if o.carried&CarriedBit(i) != 0 {
+					b.carried |= CarriedBit(k)
+				}
 			}
 		}
 	}

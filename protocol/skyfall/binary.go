@@ -17,7 +17,7 @@ import (
 // distinct, so that UnmarshalBinary(MarshalBinary(t)) is reflect.DeepEqual
 // to t for every valid t (NaN aside, which DeepEqual never finds equal).
 //
-// Layout, version 1. uvarint is encoding/binary's unsigned varint; a
+// Layout, version 2. uvarint is encoding/binary's unsigned varint; a
 // length written "n+1" is 0 for a nil slice or map and len+1 otherwise; a
 // string is uvarint(len) then its bytes; fixed-width numbers are little
 // endian.
@@ -42,6 +42,8 @@ import (
 //	HasEffRank  uvarint n+1, then a bitmap as HasStep
 //	Components  uvarint n+1, then n × (name string, uvarint m+1, m × 8
 //	            bytes), names in strictly increasing bytewise order
+//	Uncarried   uvarint n+1, then n strings, in strictly increasing
+//	            bytewise order (version 2)
 //	checksum    4 bytes: CRC-32C (Castagnoli) of every byte before it
 //
 // A row takes 8 bytes per float column (reward, each component,
@@ -65,7 +67,7 @@ import (
 
 // BinaryVersion is the version of the binary trace encoding written by
 // MarshalBinary, AppendBinary and WriteTo.
-const BinaryVersion = 1
+const BinaryVersion = 2
 
 const binaryMagic = "SKYT"
 
@@ -170,6 +172,9 @@ func (t *Trace) binarySizeHint() int {
 	}
 	for k, c := range t.Components {
 		size += len(k) + 8 + 8*len(c)
+	}
+	for _, s := range t.Uncarried {
+		size += len(s) + 2
 	}
 	return size
 }
@@ -335,6 +340,7 @@ func (e *encoder) trace(t *Trace) {
 		e.str(name)
 		e.f64s(t.Components[name])
 	}
+	e.strs(t.Uncarried)
 }
 
 // UnmarshalBinary replaces t with the trace encoded in data
@@ -584,6 +590,12 @@ func (d *decoder) trace(t *Trace) {
 			}
 			t.Components[name] = d.f64s("component " + name)
 			prev = name
+		}
+	}
+	t.Uncarried = d.strs("uncarried components")
+	for i := 1; i < len(t.Uncarried) && d.err == nil; i++ {
+		if t.Uncarried[i] <= t.Uncarried[i-1] {
+			d.fail("uncarried components out of order: %q after %q", t.Uncarried[i], t.Uncarried[i-1])
 		}
 	}
 }

@@ -210,9 +210,9 @@ func TestBinaryCorrupt(t *testing.T) {
 	}
 	// Another version.
 	v2 := bytes.Clone(data)
-	v2[4] = 2
-	if err := got.UnmarshalBinary(fixCRC(v2)); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Errorf("version 2: %v", err)
+	v2[4] = 1 // the version before Uncarried
+	if err := got.UnmarshalBinary(fixCRC(v2)); err == nil || !strings.Contains(err.Error(), "version 1") {
+		t.Errorf("version 1: %v", err)
 	}
 	// A failed decode leaves the trace alone.
 	got = Trace{Key: "kept"}

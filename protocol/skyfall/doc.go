@@ -21,6 +21,10 @@
 // without materialising (CountLabels, for a ceiling); a TracePool lends the columns of
 // traces already scored to the next one, and may take the memory of new
 // ones from its caller (TracePool.Mem: idle buffers already touched).
+// A missing component is 0 in the columns, as PROTOCOLS says; which
+// components no row carried at all (a row carrying one as 0 does) goes
+// from Row.Carried through the Builder to Trace.Uncarried and
+// RunResult.Uncarried, for the report's note on a misspelt name.
 //
 // Arithmetic follows PROTOCOLS exactly so that an independent implementation
 // agrees to 1e-9: float64 sums accumulated sequentially in row order; a

@@ -139,6 +139,10 @@ type RunResult struct {
 	Gamma float64
 	// Notes are findings worth a reader's eye (a reference of another length).
 	Notes []string
+	// Uncarried lists, in increasing bytewise order, the episode-end and
+	// solve components of Params that no row of the run carried (as
+	// Trace.Uncarried says): they count as 0 on every row.
+	Uncarried []string
 }
 
 // RunMetric returns the named per-run metric (one of RunMetrics or

@@ -3,6 +3,7 @@ package skyfall
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/crlbatch/crlbatch/protocol"
 )
@@ -42,6 +43,11 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 			return nil, fmt.Errorf("trace %s: solve component %q was not kept by the reader", t.Key, p.SolveComponent)
 		}
 		solveCol = col
+	}
+	for _, c := range t.Uncarried {
+		if c == p.SolveComponent || slices.Contains(p.EpisodeEnd, c) {
+			res.Uncarried = append(res.Uncarried, c)
+		}
 	}
 	ceil := make([]float64, nl)
 	if p.Ceiling != nil {

@@ -36,6 +36,11 @@ type Trace struct {
 	// for (episode-end, solve, spec components), one slice per name, one
 	// entry per row; a row without the component holds 0.
 	Components map[string][]float64
+	// Uncarried lists, in increasing bytewise order, the names of
+	// Components that no row carried (a row carrying one, even as 0, is
+	// not missing it); nil when every one was carried, or when not known
+	// (a hand-made trace): nothing is then said about them.
+	Uncarried []string
 
 	// Invalid holds invalid_action per row: 1 true, 0 false, -1 absent. It is
 	// nil when no row carried the field.
@@ -117,6 +122,9 @@ type Row struct {
 	Step       int64
 	HasStep    bool
 	Comps      []float64
+	// Carried has bit CarriedBit(k) set when the row carries component k
+	// (a number under its name, 0 included).
+	Carried    uint64
 	Invalid    int8 // 1 true, 0 false, -1 absent
 	EffRank    float64
 	HasEffRank bool
@@ -156,7 +164,14 @@ type Builder struct {
 	anyStep, anyInv, anyRank bool
 	gamma                    float64
 	hasGamma                 bool
+	carried                  uint64 // Row.Carried of every row, or-ed
 }
+
+// CarriedBit is the bit of Row.Carried and Columns.Carried for component
+// k: bit k, and bit 63 for every component from the 64th on (one of those
+// carried counts for all of them: Trace.Uncarried then names none of
+// them, which says nothing wrong).
+func CarriedBit(k int) uint64 { return 1 << min(k, 63) }
 
 // NewBuilder returns a builder keeping the named components.
 func NewBuilder(key string, components []string) *Builder {
@@ -229,6 +244,7 @@ func (b *Builder) Add(r *Row) {
 	if r.HasGamma && !b.hasGamma {
 		b.gamma, b.hasGamma = r.Gamma, true
 	}
+	b.carried |= r.Carried
 }
 
 // Valid says which rows of a column of Columns carry a value: those whose
@@ -268,6 +284,8 @@ type Columns struct {
 	EffRankValid Valid
 	Gamma        float64
 	HasGamma     bool
+	// Carried is Row.Carried of every row of the columns, or-ed.
+	Carried uint64
 }
 
 // AddColumns adds the rows of c, exactly as Add adds the same rows one at a
@@ -362,6 +380,7 @@ func (b *Builder) AddColumns(c *Columns) {
 	if c.HasGamma && !b.hasGamma {
 		b.gamma, b.hasGamma = c.Gamma, true
 	}
+	b.carried |= c.Carried
 }
 
 // Reset empties the builder for the rows of another run, key, with the
@@ -382,6 +401,7 @@ func (b *Builder) Reset(key string) {
 	b.rank.reset()
 	b.anyStep, b.anyInv, b.anyRank = false, false, false
 	b.gamma, b.hasGamma = 0, false
+	b.carried = 0
 }
 
 // Trace materialises the trace's dense columns; the trace shares no memory
@@ -424,7 +444,12 @@ func (b *Builder) TraceFrom(pool *TracePool, meta map[string]string) *Trace {
 				b.comps[i].expand(col)
 			}
 			t.Components[name] = col
+			if b.carried&CarriedBit(i) == 0 {
+				t.Uncarried = append(t.Uncarried, name)
+			}
 		}
+		slices.Sort(t.Uncarried)
+		t.Uncarried = slices.Compact(t.Uncarried)
 	}
 	if b.anyInv {
 		t.Invalid = column(pool, poolI8, n, false)

@@ -16,7 +16,9 @@
 // --cache; a run scored under other ceilings has the moved ones re-applied,
 // skyfall.Receil, scoring.Reapplier), scores each run with protocol/skyfall, and renders
 // runs.parquet, intervals.parquet, run_summary.parquet, families.parquet
-// and the report; its figures (figures.go) are each family's reward against
+// and the report (with a note, also a warning on stderr through
+// scoring.Rendered.Warnings, on each --episode-end or --solve-component
+// that no row of any scored run carries); its figures (figures.go) are each family's reward against
 // step, from curves downsampled while each run is scored, with the lines in
 // curves.parquet. Its flags (--anchor, --window, --spec, --bound, …) are
 // declared here; New reads the files they name (--reference, --bound-map,

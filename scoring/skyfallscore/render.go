@@ -2,6 +2,7 @@ package skyfallscore
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +72,12 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 	}
 	ps := j.params(res.Common)
 	rd := &scoring.Rendered{Params: ps}
+	rd.Notes = j.uncarriedNotes(out.Runs)
+	rd.Warnings = rd.Notes
+	notes := res.Notes
+	if len(rd.Notes) > 0 {
+		notes = append(notes[:len(notes):len(notes)], rd.Notes...)
+	}
 	// The report first: the per-label summaries it is built from (for
 	// 100,000 labels ~80 MB, and its table's cells) go before the tables
 	// are built (issue 16).
@@ -82,7 +89,7 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 		Params:   paramList(ps),
 		Bound:    boundSentence(j.info),
 		Omitted:  omitted(ps),
-	}, out, res.Notes, res.SeedReasons)
+	}, out, notes, res.SeedReasons)
 	for _, tb := range []struct {
 		name  string
 		build func(*output) (*writers.Table, error)
@@ -200,4 +207,56 @@ func boundSentence(info *ceilingInfo) string {
 		b.WriteString(" A data-relative ceiling is the best reward observed in these runs: it moves with the policies measured and is no basis for comparing families.")
 	}
 	return b.String()
+}
+
+// uncarriedNotes are the notes on the components of --episode-end (and
+// --episode-end-from-spec) and --solve-component that no row of any scored run carries: they count as
+// 0 on every row (PROTOCOLS), so the numbers stand, but a misspelt name
+// gives a column of zeros the note points at. None when there is no run.
+func (j *job) uncarriedNotes(runs []runRow) []string {
+	if len(runs) == 0 {
+		return nil
+	}
+	var names []string
+	if c := j.p.SolveComponent; c != "" {
+		names = append(names, c)
+	}
+	for _, c := range j.p.EpisodeEnd {
+		if !slices.Contains(names, c) {
+			names = append(names, c)
+		}
+	}
+	var notes []string
+	for _, c := range names {
+		carried := false
+		for _, r := range runs {
+			if !slices.Contains(r.Result.Uncarried, c) {
+				carried = true
+				break
+			}
+		}
+		if carried {
+			continue
+		}
+		var flags []string
+		if c == j.p.SolveComponent {
+			flags = append(flags, "--solve-component")
+		}
+		switch {
+		case slices.Contains(j.cfg.Params.EpisodeEnd, c):
+			flags = append(flags, "--episode-end")
+		case slices.Contains(j.p.EpisodeEnd, c):
+			flags = append(flags, "--episode-end-from-spec")
+		}
+		var effect []string
+		if c == j.p.SolveComponent {
+			effect = append(effect, "no episode counts as solved")
+		}
+		if slices.Contains(j.p.EpisodeEnd, c) {
+			effect = append(effect, "it ends no episode")
+		}
+		notes = append(notes, fmt.Sprintf("component %s (%s) is carried by no row of any scored run: it counts as 0 on every row, so %s; check the name",
+			strconv.Quote(c), strings.Join(flags, ", "), strings.Join(effect, " and ")))
+	}
+	return notes
 }
