@@ -43,22 +43,43 @@ type edgeCase struct {
 	} `json:"expected"`
 }
 
-func loadEdgeCases(t *testing.T) []edgeCase {
+func loadEdgeCases(t *testing.T) []edgeCase { return readEdgeCases[edgeCase](t, "family", 15) }
+
+// readEdgeCases reads the cases of protocol/<pkg>/testdata/edge_cases.json,
+// failing the test when there are fewer than atLeast.
+func readEdgeCases[T any](t *testing.T, pkg string, atLeast int) []T {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "protocol", "family", "testdata", "edge_cases.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "protocol", pkg, "testdata", "edge_cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var file struct {
-		Cases []edgeCase `json:"cases"`
+		Cases []T `json:"cases"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
 		t.Fatal(err)
 	}
-	if len(file.Cases) < 15 {
+	if len(file.Cases) < atLeast {
 		t.Fatalf("only %d edge cases", len(file.Cases))
 	}
 	return file.Cases
+}
+
+// writeJSONLRows writes rows to path, one JSON object a line.
+func writeJSONLRows(t *testing.T, path string, rows []map[string]any) {
+	t.Helper()
+	var b bytes.Buffer
+	for _, r := range rows {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // writeEdgeInput writes a case's objects as JSONL under a new folder.
@@ -69,18 +90,7 @@ func writeEdgeInput(t *testing.T, c *edgeCase) string {
 		t.Fatal(err)
 	}
 	for key, rows := range c.Objects {
-		var b bytes.Buffer
-		for _, r := range rows {
-			line, err := json.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		if err := os.WriteFile(filepath.Join(dir, key), b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeJSONLRows(t, filepath.Join(dir, key), rows)
 	}
 	return dir
 }

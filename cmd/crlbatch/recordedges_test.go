@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -35,20 +34,7 @@ type safecrlEdgeCase struct {
 
 func TestSafecrlEdgesAgainstReference(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "..", "protocol", "safecrl", "testdata", "edge_cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Cases []safecrlEdgeCase `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		t.Fatal(err)
-	}
-	if len(file.Cases) < 15 {
-		t.Fatalf("only %d edge cases", len(file.Cases))
-	}
-	for _, c := range file.Cases {
+	for _, c := range readEdgeCases[safecrlEdgeCase](t, "safecrl", 15) {
 		c := c
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
@@ -56,18 +42,7 @@ func TestSafecrlEdgesAgainstReference(t *testing.T) {
 			if err := os.MkdirAll(in, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			var b bytes.Buffer
-			for _, r := range c.Rows {
-				line, err := json.Marshal(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b.Write(line)
-				b.WriteByte('\n')
-			}
-			if err := os.WriteFile(filepath.Join(in, "runs.jsonl"), b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeJSONLRows(t, filepath.Join(in, "runs.jsonl"), c.Rows)
 			out := filepath.Join(t.TempDir(), "out")
 			args := []string{"score", in, "--out", out, "--quiet", "--protocol", "safecrl",
 				"--window-episodes", strconv.Itoa(c.Window)}
@@ -90,6 +65,15 @@ func TestSafecrlEdgesAgainstReference(t *testing.T) {
 	}
 }
 
+type skillshiftEdgeCase struct {
+	Name     string           `json:"name"`
+	Rows     []map[string]any `json:"rows"`
+	Expected struct {
+		Cells []map[string]any `json:"cells"`
+		Table []map[string]any `json:"table"`
+	} `json:"expected"`
+}
+
 // The cases of protocol/skillshift/testdata/edge_cases.json were computed by
 // protocol/skillshift/testdata/edge_reference.py, written from PROTOCOLS.md
 // section 5 alone: one task in one cell, missing cells, a cell or a method
@@ -99,27 +83,7 @@ func TestSafecrlEdgesAgainstReference(t *testing.T) {
 // null must carry a reason.
 func TestSkillshiftEdgesAgainstReference(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "..", "protocol", "skillshift", "testdata", "edge_cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Cases []struct {
-			Name     string           `json:"name"`
-			Rows     []map[string]any `json:"rows"`
-			Expected struct {
-				Cells []map[string]any `json:"cells"`
-				Table []map[string]any `json:"table"`
-			} `json:"expected"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		t.Fatal(err)
-	}
-	if len(file.Cases) < 10 {
-		t.Fatalf("only %d edge cases", len(file.Cases))
-	}
-	for _, c := range file.Cases {
+	for _, c := range readEdgeCases[skillshiftEdgeCase](t, "skillshift", 10) {
 		c := c
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
@@ -127,18 +91,7 @@ func TestSkillshiftEdgesAgainstReference(t *testing.T) {
 			if err := os.MkdirAll(in, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			var b bytes.Buffer
-			for _, r := range c.Rows {
-				line, err := json.Marshal(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b.Write(line)
-				b.WriteByte('\n')
-			}
-			if err := os.WriteFile(filepath.Join(in, "tasks.jsonl"), b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeJSONLRows(t, filepath.Join(in, "tasks.jsonl"), c.Rows)
 			out := filepath.Join(t.TempDir(), "out")
 			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "skillshift"); code != 0 {
 				t.Fatalf("score: exit %d: %s", code, stderr)
@@ -239,6 +192,12 @@ func TestCheckEntryHugeNumbersEndToEnd(t *testing.T) {
 	}
 }
 
+type contilabEdgeCase struct {
+	Name     string           `json:"name"`
+	Rows     []map[string]any `json:"rows"`
+	Expected map[string]any   `json:"expected"`
+}
+
 // The cases of protocol/contilab/testdata/edge_cases.json were computed by
 // protocol/contilab/testdata/edge_reference.py, written from PROTOCOLS.md
 // section 4 alone: the accuracy-matrix metrics with one task, two and three
@@ -249,24 +208,7 @@ func TestCheckEntryHugeNumbersEndToEnd(t *testing.T) {
 // must agree to 1e-9 relative (1e-12 absolute).
 func TestContilabEdgesAgainstReference(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "..", "protocol", "contilab", "testdata", "edge_cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Cases []struct {
-			Name     string           `json:"name"`
-			Rows     []map[string]any `json:"rows"`
-			Expected map[string]any   `json:"expected"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		t.Fatal(err)
-	}
-	if len(file.Cases) < 10 {
-		t.Fatalf("only %d edge cases", len(file.Cases))
-	}
-	for _, c := range file.Cases {
+	for _, c := range readEdgeCases[contilabEdgeCase](t, "contilab", 10) {
 		c := c
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
@@ -274,18 +216,7 @@ func TestContilabEdgesAgainstReference(t *testing.T) {
 			if err := os.MkdirAll(in, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			var b bytes.Buffer
-			for _, r := range c.Rows {
-				line, err := json.Marshal(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b.Write(line)
-				b.WriteByte('\n')
-			}
-			if err := os.WriteFile(filepath.Join(in, "acc.jsonl"), b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeJSONLRows(t, filepath.Join(in, "acc.jsonl"), c.Rows)
 			out := filepath.Join(t.TempDir(), "out")
 			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "contilab"); code != 0 {
 				t.Fatalf("score: exit %d: %s", code, stderr)
