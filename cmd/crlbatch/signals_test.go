@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,6 +42,21 @@ func TestHelperSignalled(t *testing.T) {
 	os.Exit(runSignalled(append([]string{"crlbatch"}, args...), os.Stdout, os.Stderr, os.Exit))
 }
 
+// childSignalsDefault makes the processes this one starts begin with
+// SIGHUP and SIGQUIT at their default action even when this one was started
+// with them ignored (go test run under nohup, as a CI script may be): an
+// ignored signal stays ignored across exec, and crlbatch then rightly
+// leaves it ignored, so the tests of SIGHUP would wait in vain. A signal
+// this process handles is reset to the default in a child, so it handles
+// them here (and drops them: the tests never send them to themselves).
+var childSignalsDefault = sync.OnceFunc(func() {
+	for _, s := range []os.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
+		if signal.Ignored(s) {
+			signal.Notify(make(chan os.Signal, 1), s)
+		}
+	}
+})
+
 // signalled runs crlbatch ARGS in a process of its own (the test binary,
 // with TMPDIR set to tmp), waits until the job has paused at pause, sends
 // it the signals one after the other and returns its exit status and
@@ -55,6 +72,9 @@ func signalled(t *testing.T, tmp, pause string, sigs []syscall.Signal, wrap []st
 	js, _ := json.Marshal(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	if len(wrap) == 0 {
+		childSignalsDefault()
+	}
 	argv := append(append([]string{}, wrap...), exe, "-test.run=^TestHelperSignalled$")
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), signalledEnv+"="+string(js), pauseEnv+"="+pause, "TMPDIR="+tmp)
