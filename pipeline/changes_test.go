@@ -167,22 +167,9 @@ func TestNightlyJobBehindANewerResult(t *testing.T) {
 				ctx := context.Background()
 				cfg, st := c.job(t)
 				cfg.History = true
-				sum, err := Run(ctx, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				first := path.Base(filepath.ToSlash(sum.Result))
-				out := mustOut(t, cfg)
-				b, closeB, _ := openBucket(ctx, cfg.Opener, out)
-				defer closeB()
 				// The first result again, under an id of 2099: a job of a
 				// machine whose clock is 73 years ahead.
-				for k, data := range st.files(t) {
-					if rest, ok := strings.CutPrefix(k, ResultsDir+first+"/"); ok {
-						put(t, b, out.Prefix+ResultsDir+future+"/"+rest, data)
-					}
-				}
-				put(t, b, out.Prefix+LatestName, []byte(ResultsDir+future+"/\n"))
+				first, b, out := publishAhead(t, cfg, st, future, false)
 				if !withEarlier {
 					for k := range st.files(t) {
 						if strings.Contains(k, first) {
@@ -194,7 +181,7 @@ func TestNightlyJobBehindANewerResult(t *testing.T) {
 				}
 				var log bytes.Buffer
 				cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
-				sum, err = Run(ctx, cfg)
+				sum, err := Run(ctx, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}

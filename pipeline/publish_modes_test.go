@@ -892,6 +892,37 @@ func TestLatestOfAFile(t *testing.T) {
 	}
 }
 
+// publishAhead runs cfg (a nightly job: History set), copies its result under the
+// attempt id future (a job of a machine whose clock runs ahead; the
+// manifest names the new id when rewriteManifest) and points LATEST at
+// the copy. It returns the first result's id and OUTPUT's bucket, open
+// until the test ends.
+func publishAhead(t *testing.T, cfg Config, st outStore, future string, rewriteManifest bool) (first string, b *blob.Bucket, out Location) {
+	t.Helper()
+	ctx := context.Background()
+	sum, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first = path.Base(filepath.ToSlash(sum.Result))
+	out = mustOut(t, cfg)
+	b, closeB, err := openBucket(ctx, cfg.Opener, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeB() })
+	for k, data := range st.files(t) {
+		if rest, ok := strings.CutPrefix(k, ResultsDir+first+"/"); ok {
+			if rewriteManifest && rest == ManifestName {
+				data = bytes.ReplaceAll(data, []byte(first), []byte(future))
+			}
+			put(t, b, out.Prefix+ResultsDir+future+"/"+rest, data)
+		}
+	}
+	put(t, b, out.Prefix+LatestName, []byte(ResultsDir+future+"/\n"))
+	return first, b, out
+}
+
 // TestKeepNeverRemovesTheJobsOwnResult: --keep N counts the N newest
 // complete results by attempt id; a job whose result is not among them
 // (a complete result from a clock ahead of this one's, or a concurrent
@@ -906,25 +937,9 @@ func TestKeepNeverRemovesTheJobsOwnResult(t *testing.T) {
 			ctx := context.Background()
 			cfg, st := c.job(t)
 			cfg.History = true
-			sum, err := Run(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			first := path.Base(filepath.ToSlash(sum.Result))
-			out := mustOut(t, cfg)
-			b, closeB, _ := openBucket(ctx, cfg.Opener, out)
-			defer closeB()
-			for k, data := range st.files(t) {
-				if rest, ok := strings.CutPrefix(k, ResultsDir+first+"/"); ok {
-					if rest == ManifestName {
-						data = bytes.ReplaceAll(data, []byte(first), []byte(future))
-					}
-					put(t, b, out.Prefix+ResultsDir+future+"/"+rest, data)
-				}
-			}
-			put(t, b, out.Prefix+LatestName, []byte(ResultsDir+future+"/\n"))
+			publishAhead(t, cfg, st, future, true)
 			cfg.Keep = 1
-			sum, err = Run(ctx, cfg)
+			sum, err := Run(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,8 +65,29 @@ func readEdgeCases[T any](t *testing.T, pkg string, atLeast int) []T {
 	return file.Cases
 }
 
-// writeJSONLRows writes rows to path, one JSON object a line.
-func writeJSONLRows(t *testing.T, path string, rows []map[string]any) {
+// scoreObjects writes each object of objects (key → bytes) under a fresh
+// input folder, runs `score IN --out OUT --quiet` with flags and returns
+// OUT; an exit other than 0 fails the test.
+func scoreObjects(t *testing.T, objects map[string][]byte, flags ...string) string {
+	t.Helper()
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for key, body := range objects {
+		if err := os.WriteFile(filepath.Join(in, key), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := crl(t, append([]string{"score", in, "--out", out, "--quiet"}, flags...)...); code != 0 {
+		t.Fatalf("score: exit %d: %.300s", code, stderr)
+	}
+	return out
+}
+
+// jsonlRows is rows as JSONL, one JSON object a line.
+func jsonlRows(t *testing.T, rows []map[string]any) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	for _, r := range rows {
@@ -77,9 +98,7 @@ func writeJSONLRows(t *testing.T, path string, rows []map[string]any) {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return b.Bytes()
 }
 
 // writeEdgeInput writes a case's objects as JSONL under a new folder.
@@ -90,7 +109,9 @@ func writeEdgeInput(t *testing.T, c *edgeCase) string {
 		t.Fatal(err)
 	}
 	for key, rows := range c.Objects {
-		writeJSONLRows(t, filepath.Join(dir, key), rows)
+		if err := os.WriteFile(filepath.Join(dir, key), jsonlRows(t, rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -439,17 +460,7 @@ func TestRecordProtocolEdgesByHand(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			in := filepath.Join(t.TempDir(), "in")
-			if err := os.MkdirAll(in, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(in, "t.jsonl"), []byte(strings.Join(c.rows, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(t.TempDir(), "out")
-			if code, _, stderr := crl(t, append([]string{"score", in, "--out", out, "--quiet"}, c.flags...)...); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			out := scoreObjects(t, map[string][]byte{"t.jsonl": []byte(strings.Join(c.rows, "\n") + "\n")}, c.flags...)
 			for _, w := range c.wants {
 				rows := indexRows(t, readParquet(t, filepath.Join(out, w.table)), w.keys...)
 				for k, cols := range w.rows {
@@ -475,22 +486,14 @@ func TestRecordProtocolEdgesByHand(t *testing.T) {
 // died with no result.
 func TestHugeRewardsScoreEndToEnd(t *testing.T) {
 	t.Parallel()
-	in := filepath.Join(t.TempDir(), "in")
-	if err := os.MkdirAll(in, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	objects := map[string][]byte{}
 	for s := range 3 {
 		for fam, sign := range map[string]string{"ppo": "", "sac": "-"} {
 			line := fmt.Sprintf(`{"run_id":"%s%d","seed":%d,"algorithm_id":%q,"regime_id":"a","reward":%s1.%de308}`+"\n", fam, s, s, fam, sign, s)
-			if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("%s%d.jsonl", fam, s)), []byte(line), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			objects[fmt.Sprintf("%s%d.jsonl", fam, s)] = []byte(line)
 		}
 	}
-	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out := scoreObjects(t, objects)
 	fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
 	compareEdgeRow(t, "families.parquet", fams, map[string]any{
 		"family": "sac", "metric": "per_configuration_reward", "n": 3.0, "n_pairs": 3.0,
@@ -512,22 +515,14 @@ func TestHugeRewardsScoreEndToEnd(t *testing.T) {
 // never give) while its smallest attainable p, 2/2², stays.
 func TestSignFlipOverflowEndToEnd(t *testing.T) {
 	t.Parallel()
-	in := filepath.Join(t.TempDir(), "in")
-	if err := os.MkdirAll(in, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	objects := map[string][]byte{}
 	for s, r := range []string{"1.0e308", "1.5e308"} {
 		for fam, reward := range map[string]string{"ppo": "0.5", "sac": r} {
 			line := fmt.Sprintf(`{"run_id":"%s%d","seed":%d,"algorithm_id":%q,"regime_id":"a","reward":%s}`+"\n", fam, s, s, fam, reward)
-			if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("%s%d.jsonl", fam, s)), []byte(line), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			objects[fmt.Sprintf("%s%d.jsonl", fam, s)] = []byte(line)
 		}
 	}
-	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out := scoreObjects(t, objects)
 	fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
 	compareEdgeRow(t, "families.parquet", fams, map[string]any{
 		"family": "sac", "metric": "per_configuration_reward", "n_pairs": 2.0, "test": "sign_flip",
@@ -576,26 +571,13 @@ func TestHugeRecordValuesEndToEnd(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			in := filepath.Join(t.TempDir(), "in")
-			if err := os.MkdirAll(in, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(in, "t.jsonl"), []byte(strings.Join(c.rows, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(t.TempDir(), "out")
-			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", c.protocol); code != 0 {
-				t.Fatalf("exit %d: %.300s", code, stderr)
-			}
+			out := scoreObjects(t, map[string][]byte{"t.jsonl": []byte(strings.Join(c.rows, "\n") + "\n")}, "--protocol", c.protocol)
 			rows := indexRows(t, readParquet(t, filepath.Join(out, c.table)), c.keys...)
 			got := compareEdgeRow(t, c.table, rows, c.want, c.keys...)
 			if got == nil {
 				return
 			}
-			reasons := map[string]string{}
-			for _, kv := range got["reasons"].([]writers.KV) {
-				reasons[kv.Key] = kv.Value
-			}
+			reasons := reasonsOf(got)
 			for _, col := range c.overflowed {
 				if reasons[col] != over {
 					t.Errorf("%s: reason %q, want %q", col, reasons[col], over)

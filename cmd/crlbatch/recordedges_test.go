@@ -38,17 +38,8 @@ func TestSafecrlEdgesAgainstReference(t *testing.T) {
 		c := c
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			in := filepath.Join(t.TempDir(), "in")
-			if err := os.MkdirAll(in, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			writeJSONLRows(t, filepath.Join(in, "runs.jsonl"), c.Rows)
-			out := filepath.Join(t.TempDir(), "out")
-			args := []string{"score", in, "--out", out, "--quiet", "--protocol", "safecrl",
-				"--window-episodes", strconv.Itoa(c.Window)}
-			if code, _, stderr := crl(t, args...); code != 0 {
-				t.Fatalf("score: exit %d: %s", code, stderr)
-			}
+			out := scoreObjects(t, map[string][]byte{"runs.jsonl": jsonlRows(t, c.Rows)},
+				"--protocol", "safecrl", "--window-episodes", strconv.Itoa(c.Window))
 			tasks := indexRows(t, readParquet(t, filepath.Join(out, "runs.parquet")), "run_id", "task")
 			runs := indexRows(t, readParquet(t, filepath.Join(out, "run_summary.parquet")), "run_id")
 			for _, want := range c.Expected.Tasks {
@@ -87,33 +78,15 @@ func TestSkillshiftEdgesAgainstReference(t *testing.T) {
 		c := c
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			in := filepath.Join(t.TempDir(), "in")
-			if err := os.MkdirAll(in, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			writeJSONLRows(t, filepath.Join(in, "tasks.jsonl"), c.Rows)
-			out := filepath.Join(t.TempDir(), "out")
-			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "skillshift"); code != 0 {
-				t.Fatalf("score: exit %d: %s", code, stderr)
-			}
+			out := scoreObjects(t, map[string][]byte{"tasks.jsonl": jsonlRows(t, c.Rows)}, "--protocol", "skillshift")
 			cells := indexRows(t, readParquet(t, filepath.Join(out, "cells.parquet")), "run_key", "site", "condition")
 			table := indexRows(t, readParquet(t, filepath.Join(out, "table.parquet")), "run_key", "metric", "scope", "key")
 			for _, want := range c.Expected.Cells {
-				w := map[string]any{"run_key": "method=" + want["method"].(string)}
-				for k, v := range want {
-					if k != "method" {
-						w[k] = v
-					}
-				}
+				w := byRunKey(want)
 				compareEdgeRow(t, "cells.parquet", cells, w, "run_key", "site", "condition")
 			}
 			for _, want := range c.Expected.Table {
-				w := map[string]any{"run_key": "method=" + want["method"].(string)}
-				for k, v := range want {
-					if k != "method" {
-						w[k] = v
-					}
-				}
+				w := byRunKey(want)
 				keys := []string{"run_key", "metric", "scope", "key"}
 				got := table[edgeKey(w, keys)]
 				if got == nil {
@@ -170,6 +143,18 @@ func TestSkillshiftEdgesAgainstReference(t *testing.T) {
 	}
 }
 
+// byRunKey is a reference row keyed as the skillshift tables key it: its
+// method as the run key `method=<name>`.
+func byRunKey(want map[string]any) map[string]any {
+	w := map[string]any{"run_key": "method=" + want["method"].(string)}
+	for k, v := range want {
+		if k != "method" {
+			w[k] = v
+		}
+	}
+	return w
+}
+
 // TestCheckEntryHugeNumbersEndToEnd: a transcribed AS entry of finite
 // numbers near 1e308, whose sums leave float64, was an internal error
 // (exit 70, a panic in protocol.Some); the means that cannot be formed are
@@ -212,15 +197,7 @@ func TestContilabEdgesAgainstReference(t *testing.T) {
 		c := c
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			in := filepath.Join(t.TempDir(), "in")
-			if err := os.MkdirAll(in, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			writeJSONLRows(t, filepath.Join(in, "acc.jsonl"), c.Rows)
-			out := filepath.Join(t.TempDir(), "out")
-			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "contilab"); code != 0 {
-				t.Fatalf("score: exit %d: %s", code, stderr)
-			}
+			out := scoreObjects(t, map[string][]byte{"acc.jsonl": jsonlRows(t, c.Rows)}, "--protocol", "contilab")
 			runs := indexRows(t, readParquet(t, filepath.Join(out, "runs.parquet")), "run_id")
 			compareEdgeRow(t, "runs.parquet", runs, c.Expected, "run_id")
 			if len(runs) != 1 {

@@ -7,6 +7,30 @@ import (
 	"testing"
 )
 
+// scoreFamilies scores a sweep of the given families (algorithm_id), two
+// seeds each, runs of 12 steps over two intervals, with ppo as the
+// baseline, and returns the output folder.
+func scoreFamilies(t *testing.T, families []string) string {
+	t.Helper()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	for f, fam := range families {
+		for seed := 0; seed < 2; seed++ {
+			var b strings.Builder
+			for step := 0; step < 12; step++ {
+				b.WriteString(`{"step":` + itoa(step) + `,"reward":` + itoa((step+f)%3) + `,"regime_id":"r` + itoa(step/6) +
+					`","seed":` + itoa(seed) + `,"algorithm_id":` + jsonString(fam) + "}\n")
+			}
+			writeFile(t, filepath.Join(in, "f"+itoa(f)+"s"+itoa(seed)+".jsonl"), b.String())
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--baseline", "ppo"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return out
+}
+
 // Family names from the data that the report's figures must survive
 // (branch breakit3): a name with brackets (a hyperparameter in a name,
 // "ewc[lr=3e-4]", or a stray "sac]") lost its figure in report.html,
@@ -24,22 +48,7 @@ func TestFamilyNamesFiguresSurvive(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			in := filepath.Join(dir, "in")
-			for f, fam := range tc.families {
-				for seed := 0; seed < 2; seed++ {
-					var b strings.Builder
-					for step := 0; step < 12; step++ {
-						b.WriteString(`{"step":` + itoa(step) + `,"reward":` + itoa((step+f)%3) + `,"regime_id":"r` + itoa(step/6) +
-							`","seed":` + itoa(seed) + `,"algorithm_id":` + jsonString(fam) + "}\n")
-					}
-					writeFile(t, filepath.Join(in, "f"+itoa(f)+"s"+itoa(seed)+".jsonl"), b.String())
-				}
-			}
-			out := filepath.Join(dir, "out")
-			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--baseline", "ppo"); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
+			out := scoreFamilies(t, tc.families)
 			svgs := 0
 			for _, n := range listDir(t, out) {
 				if strings.HasSuffix(n, ".svg") {
@@ -72,22 +81,7 @@ func TestFamilyNamesFiguresSurvive(t *testing.T) {
 // names that differ only in Unicode normalisation.
 func TestFamilyNamesThatPrintAlike(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in")
-	for f, fam := range []string{"ppo", "ppo ", "pp\u200bo"} {
-		for seed := 0; seed < 2; seed++ {
-			var b strings.Builder
-			for step := 0; step < 12; step++ {
-				b.WriteString(`{"step":` + itoa(step) + `,"reward":` + itoa((step+f)%3) + `,"regime_id":"r` + itoa(step/6) +
-					`","seed":` + itoa(seed) + `,"algorithm_id":` + jsonString(fam) + "}\n")
-			}
-			writeFile(t, filepath.Join(in, "f"+itoa(f)+"s"+itoa(seed)+".jsonl"), b.String())
-		}
-	}
-	out := filepath.Join(dir, "out")
-	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--baseline", "ppo"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out := scoreFamilies(t, []string{"ppo", "ppo ", "pp\u200bo"})
 	report := readReport(t, out)
 	if !strings.Contains(report, `"ppo", "ppo ", "pp\\u200bo" differ only in white space, invisible characters or Unicode normalisation (NFC)`) {
 		_, notes, _ := strings.Cut(report, "## Notes")
@@ -103,22 +97,7 @@ func TestFamilyNamesThatPrintAlike(t *testing.T) {
 // override closes it.
 func TestFamilyNameWithARightToLeftOverride(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	in := filepath.Join(dir, "in")
-	for f, fam := range []string{"ppo", "\u202eevil"} {
-		for seed := 0; seed < 2; seed++ {
-			var b strings.Builder
-			for step := 0; step < 12; step++ {
-				b.WriteString(`{"step":` + itoa(step) + `,"reward":` + itoa((step+f)%3) + `,"regime_id":"r` + itoa(step/6) +
-					`","seed":` + itoa(seed) + `,"algorithm_id":` + jsonString(fam) + "}\n")
-			}
-			writeFile(t, filepath.Join(in, "f"+itoa(f)+"s"+itoa(seed)+".jsonl"), b.String())
-		}
-	}
-	out := filepath.Join(dir, "out")
-	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--baseline", "ppo"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out := scoreFamilies(t, []string{"ppo", "\u202eevil"})
 	for _, name := range []string{"report.md", "report.html"} {
 		data, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
