@@ -292,6 +292,7 @@ func TestS3OneOffOutputIncompleteUploads(t *testing.T) {
 	killed := []mpu{mk("runs.parquet", 1000), mk("curves.parquet", 0), mk("manifest.json", 10)}
 	kept := []mpu{
 		mk("notes.bin", 10),
+		mk("mine.parquet", 10), // a user's own table, not a name crlbatch writes
 		mk("sub/runs.parquet", 10),
 		mk("LATEST", 10),
 		mk(".crlbatch/job.json", 10),

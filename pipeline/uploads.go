@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"gocloud.dev/blob"
 
+	"github.com/crlbatch/crlbatch/scoring"
 	"github.com/crlbatch/crlbatch/storage"
 )
 
@@ -25,13 +27,30 @@ import (
 // uncommitted uploads themselves, a local folder has none: nothing is
 // done there. A store that refuses to list or abort costs one warning.
 
-// resultName matches the names of the files a job writes at its target's
-// top: the tables (*.parquet), the figures, the report and the manifest.
-var resultName = regexp.MustCompile(`^([^/]+\.parquet|figure-[^/]+\.(svg|png)|report\.(md|html)|` + regexp.QuoteMeta(ManifestName) + `)$`)
+// renderedName matches the names of the files other than tables a job
+// writes at its target's top: the figures, the report and the manifest.
+var renderedName = regexp.MustCompile(`^(figure-[^/]+\.(svg|png)|report\.(md|html)|` + regexp.QuoteMeta(ManifestName) + `)$`)
+
+// isResultName says whether name is one a job of a registered protocol
+// writes at its target's top: a table one of the protocols names in its
+// Outputs (any protocol's: the dead job may have scored another one than
+// this job), a figure, the report or the manifest. Another *.parquet, a
+// user's own file, is not.
+func isResultName(name string) bool {
+	if renderedName.MatchString(name) {
+		return true
+	}
+	for _, p := range scoring.Protocols() {
+		if slices.Contains(p.Describe().Outputs, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // abortTopUploads, for a one-off job holding OUTPUT's claim before it
 // writes anything: aborts the incomplete multipart uploads of OUTPUT's
-// result files (resultName, at OUTPUT's top). Any such upload is a dead
+// result files (isResultName, at OUTPUT's top). Any such upload is a dead
 // job's: only the holder of OUTPUT's claim writes there (a nightly job
 // writes under results/ and history/, and LATEST, which is not a result
 // name), this job holds the claim and has not written yet, and a job that
@@ -42,7 +61,7 @@ func (j *job) abortTopUploads(ctx context.Context, s3u *storage.S3Uploads) {
 	ups, err := j.listUploads(ctx, s3u, j.out.Prefix)
 	var doomed []storage.Upload
 	for _, u := range ups {
-		if resultName.MatchString(strings.TrimPrefix(u.Key, j.out.Prefix)) {
+		if isResultName(strings.TrimPrefix(u.Key, j.out.Prefix)) {
 			doomed = append(doomed, u)
 		}
 	}

@@ -33,12 +33,21 @@ func TestUploadAttempt(t *testing.T) {
 }
 
 // TestResultName: the names at a one-off OUTPUT's top whose incomplete
-// uploads a one-off job aborts (its own files), and those it leaves.
+// uploads a one-off job aborts (its own files, of any registered
+// protocol), and those it leaves (a user's own Parquet file among them).
 func TestResultName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"runs.parquet":          true,
 		"curves.parquet":        true,
 		"families.parquet":      true,
+		"intervals.parquet":     true,
+		"run_summary.parquet":   true,
+		"matrix.parquet":        true, // contilab
+		"benchmarks.parquet":    true,
+		"cells.parquet":         true, // skillshift
+		"table.parquet":         true,
+		"mine.parquet":          false,
+		"big.parquet":           false,
 		"figure-learning.svg":   true,
 		"figure-learning.png":   true,
 		"report.md":             true,
@@ -53,8 +62,8 @@ func TestResultName(t *testing.T) {
 		"report.txt":            false,
 		"runs.parquet.1a2b.tmp": false,
 	} {
-		if got := resultName.MatchString(name); got != want {
-			t.Errorf("resultName(%q) = %v, want %v", name, got, want)
+		if got := isResultName(name); got != want {
+			t.Errorf("isResultName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
