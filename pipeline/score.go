@@ -270,18 +270,28 @@ func (j *job) checkFamilies(scored []*scoring.Scored) error {
 func (j *job) reduce(ctx context.Context, scored []*scoring.Scored, metrics []family.Metric) (*family.Result, []family.Run, error) {
 	cfg := j.cfg
 	fruns := make([]family.Run, len(scored))
+	excluded, longest := 0, 0
 	for i, s := range scored {
 		fam, _ := cfg.familyOf(j.proto.groupBy, s.Meta)
 		seed, hasSeed := s.Meta["seed"]
 		fr := family.Run{Key: s.Key, Family: fam, Seed: seed, HasSeed: hasSeed, NSteps: s.Rows, Remarks: s.Remarks}
 		if cfg.MinSteps > 0 && s.Rows < cfg.MinSteps {
 			fr.Excluded, fr.ExcludedWhy = true, fmt.Sprintf("%d rows, fewer than --min-steps %d", s.Rows, cfg.MinSteps)
+			excluded++
 		}
+		longest = max(longest, s.Rows)
 		fr.Values = make([]protocol.Value, len(metrics))
 		for m, met := range metrics {
 			fr.Values[m] = s.Value(met.Name)
 		}
 		fruns[i] = fr
+	}
+	if excluded > 0 && excluded == len(scored) {
+		// The result is published (the runs' own metrics stand, and the
+		// notes name each exclusion), but no family has a statistic: a
+		// nightly job's --min-steps set above every run says so here too.
+		j.log.Warn("every run is excluded by --min-steps: no family has statistics",
+			"min_steps", cfg.MinSteps, "runs", excluded, "longest_run_rows", longest)
 	}
 	fopt := family.DefaultOptions()
 	fopt.Baseline = cfg.Baseline
