@@ -22,6 +22,9 @@ import json
 import math
 import os
 import sys
+sys.dont_write_bytecode = True  # no __pycache__ beside the shared module
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata"))
+import refcheck  # noqa: E402  (protocol/testdata/refcheck.py: write, or --check)
 
 SEGMENT_ALPHA = 0.9
 CEILING_ALPHA = 0.5
@@ -605,20 +608,16 @@ def expected_with(c):
     return case
 
 
-def main():
-    doc = {"cases": [expected(c) for c in cases()]}
+def text(doc):
     # One case a line: small, and a diff names the case that changed.
-    text = '{"cases": [\n' + ",\n".join(
+    return '{"cases": [\n' + ",\n".join(
         json.dumps(c, sort_keys=True, separators=(",", ":")) for c in doc["cases"]) + "\n]}\n"
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "edge_cases.json")
-    if "--check" in sys.argv[1:]:
-        with open(path) as f:
-            if f.read() != text:
-                sys.exit("reference.py --check: %s is not what this script writes" % path)
-        print("ok: %d cases" % len(doc["cases"]))
-        return
-    with open(path, "w") as f:
-        f.write(text)
+
+
+def main():
+    refcheck.main(os.path.join(os.path.dirname(os.path.abspath(__file__)), "edge_cases.json"),
+                  lambda: {"cases": [expected(c) for c in cases()]},
+                  lambda d: "ok: %d cases" % len(d["cases"]), text=text)
 
 
 if __name__ == "__main__":
