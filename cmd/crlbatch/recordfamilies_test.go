@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The cases of protocol/contilab/testdata/stream_cases.json were computed by
+// protocol/contilab/testdata/stream_reference.py, written from PROTOCOLS.md
+// sections 1.6 and 4 alone (`make check-references` reruns it): contilab's
+// continual-evaluation metrics (min_acc, wc_acc, stability_gap,
+// windowed_forgetting, aaa, lca) and recorded diagnostics at their edges (one
+// stream step, equal steps whose window is exactly ρ, a window shorter than
+// ρ, irregular step gaps, a task with one step, one task, a stream without a
+// matrix, -0, accuracies near 1e308), the family statistics of 1.6 over the
+// record protocol's run values, and the statistics across benchmarks (two
+// benchmarks, two families, every family tied, a family missing on one
+// benchmark, ties within a benchmark). Each case goes through `score
+// --protocol contilab`; every value of runs.parquet, families.parquet and
+// benchmarks.parquet must agree to 1e-9 relative (1e-12 absolute), and every
+// null must be null and carry a reason.
+
+type contilabStreamCase struct {
+	Name     string           `json:"name"`
+	Flags    []string         `json:"flags"`
+	Rows     []map[string]any `json:"rows"`
+	Expected struct {
+		Runs       []map[string]any `json:"runs"`
+		Families   []map[string]any `json:"families"`
+		Benchmarks []map[string]any `json:"benchmarks"`
+	} `json:"expected"`
+}
+
+func readStreamCases(t *testing.T) []contilabStreamCase {
+	t.Helper()
+	return readCasesFile[contilabStreamCase](t, filepath.Join("..", "..", "protocol", "contilab", "testdata", "stream_cases.json"), 12)
+}
+
+// readCasesFile reads the "cases" of a reference's JSON file, failing the
+// test when there are fewer than atLeast.
+func readCasesFile[T any](t *testing.T, path string, atLeast int) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Cases []T `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Cases) < atLeast {
+		t.Fatalf("%s: only %d cases", path, len(file.Cases))
+	}
+	return file.Cases
+}
+
+func TestContilabStreamFamiliesBenchmarksAgainstReference(t *testing.T) {
+	t.Parallel()
+	for _, c := range readStreamCases(t) {
+		c := c
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			in := filepath.Join(t.TempDir(), "in")
+			if err := os.MkdirAll(in, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeJSONLRows(t, filepath.Join(in, "acc.jsonl"), c.Rows)
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"score", in, "--out", out, "--quiet", "--protocol", "contilab"}, c.Flags...)
+			if code, _, stderr := crl(t, args...); code != 0 {
+				t.Fatalf("score: exit %d: %s", code, stderr)
+			}
+			runs := indexRows(t, readParquet(t, filepath.Join(out, "runs.parquet")), "run_id")
+			for _, want := range c.Expected.Runs {
+				compareEdgeRow(t, "runs.parquet", runs, want, "run_id")
+			}
+			if len(runs) != len(c.Expected.Runs) {
+				t.Errorf("%d runs, the reference %d", len(runs), len(c.Expected.Runs))
+			}
+			fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
+			for _, want := range c.Expected.Families {
+				compareFamilyRow(t, fams, want)
+			}
+			bpath := filepath.Join(out, "benchmarks.parquet")
+			if c.Expected.Benchmarks == nil {
+				if _, err := os.Stat(bpath); err == nil {
+					t.Errorf("benchmarks.parquet written for one benchmark")
+				}
+				return
+			}
+			bench := indexRows(t, readParquet(t, bpath), "family")
+			for _, want := range c.Expected.Benchmarks {
+				compareEdgeRow(t, "benchmarks.parquet", bench, want, "family")
+			}
+			if len(bench) != len(c.Expected.Benchmarks) {
+				t.Errorf("benchmarks.parquet has %d rows, the reference %d", len(bench), len(c.Expected.Benchmarks))
+			}
+		})
+	}
+}
+
+// compareFamilyRow compares a families.parquet row with the reference's, and
+// the bootstrap columns' null-ness (null below two seeds) and collapse onto
+// the mean when every seed value is equal.
+func compareFamilyRow(t *testing.T, fams map[string]map[string]any, want map[string]any) {
+	t.Helper()
+	got := compareEdgeRow(t, "families.parquet", fams, want, "family", "metric")
+	if got == nil {
+		return
+	}
+	for _, col := range []string{"ci_low", "ci_high", "iqm_ci_low", "iqm_ci_high"} {
+		switch {
+		case want["ci_null"] == true:
+			if got[col] != nil {
+				t.Errorf("families.parquet %v/%v %s = %v, want null (fewer than two seeds)", want["family"], want["metric"], col, got[col])
+			}
+		case got[col] == nil:
+			t.Errorf("families.parquet %v/%v %s is null with %v seeds", want["family"], want["metric"], col, want["n"])
+		case want["ci_collapses"] == true && !edgeClose(want["mean"].(float64), got[col].(float64)):
+			t.Errorf("families.parquet %v/%v %s = %v, want %v: every seed value is equal", want["family"], want["metric"], col, got[col], want["mean"])
+		}
+	}
+}
