@@ -17,6 +17,17 @@ import os
 import sys
 
 
+def load(name, path):
+    """Imports the script at path (relative to the caller's file's folder is the
+    caller's business) as a module called name: by its file, never by a name
+    that sys.path could resolve to another folder's reference.py."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def dumps(data):
     """The committed layout: indented, keys sorted, no NaN or Inf."""
     return json.dumps(data, indent=1, sort_keys=True, allow_nan=False) + "\n"

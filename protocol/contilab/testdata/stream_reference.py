@@ -41,10 +41,11 @@ import warnings
 sys.dont_write_bytecode = True  # no __pycache__ beside the shared module
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "testdata"))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "family", "testdata"))
 import refcheck  # noqa: E402  (protocol/testdata/refcheck.py: write, or --check)
-import edge_reference as matrixref  # noqa: E402  (this folder: the accuracy-matrix metrics)
-import reference as famref  # noqa: E402  (protocol/family/testdata: the family statistics)
+# The accuracy-matrix metrics (this folder) and the family statistics
+# (protocol/family/testdata), each loaded by its file.
+matrixref = refcheck.load("contilab_edge_reference", os.path.join(HERE, "edge_reference.py"))
+famref = refcheck.load("family_reference", os.path.join(HERE, "..", "..", "family", "testdata", "reference.py"))
 
 import numpy as np  # noqa: E402
 import scipy.stats  # noqa: E402
@@ -332,6 +333,20 @@ def cases():
           ("b2", {"ppo": 0.05, "sac": 0.0, "dqn": 0.05, "xyz": 0.05}),
           ("b3", {"ppo": 0.0, "sac": 0.2, "dqn": 0.1, "xyz": 0.3}))
          for a, sh in shifts.items() for s in range(2)], T=3))
+    # A family's mean on one benchmark leaves float64 (two runs near 1.7e308): that score
+    # is absent, so the benchmark leaves the ranking; -0 and 0 tie on another.
+    def acc_run(rid, seed, algo, bench, last):
+        return run_rows(rid, seed, algo, [[0.5, 0.1], [0.25, last]], benchmark=bench)
+    add("benchmark_score_overflows_and_negative_zero", [
+        acc_run("p0", 0, "ppo", "b1", 0.5), acc_run("p1", 1, "ppo", "b1", 0.7),
+        acc_run("s0", 0, "sac", "b1", 1.7e308), acc_run("s1", 1, "sac", "b1", 1.7e308),
+        acc_run("d0", 0, "dqn", "b1", 0.1), acc_run("d1", 1, "dqn", "b1", 0.3),
+        acc_run("p0b2", 0, "ppo", "b2", -0.0), acc_run("s0b2", 0, "sac", "b2", 0.0),
+        acc_run("d0b2", 0, "dqn", "b2", 0.5),
+        acc_run("p0b3", 0, "ppo", "b3", 0.2), acc_run("s0b3", 0, "sac", "b3", 0.1),
+        acc_run("d0b3", 0, "dqn", "b3", 0.3),
+        acc_run("p0b4", 0, "ppo", "b4", 1e308), acc_run("s0b4", 0, "sac", "b4", 1.5e308),
+        acc_run("d0b4", 0, "dqn", "b4", 1.5e308)])
     # Seven seeds, one benchmark: the family statistics with a Wilcoxon test, no
     # benchmarks table.
     add("seven_seeds_wilcoxon", fam_runs(
@@ -357,6 +372,16 @@ def expected(c):
     fams = famref.families([{"family": r["family"], "seed": r["seed"],
                              "seed_values": {k: r["m"].get(k) for k in metrics}} for r in runs],
                            None)
+    for f in fams:
+        # The bootstrap's largest resampled mean (n copies of the largest |x|) or IQM (its
+        # kept middle) can leave float64 while the seed values do not: that bound of the
+        # interval is then not a float64, absent with a reason (the lower one may stand).
+        xs = [r["m"][f["metric"]] for r in runs if r["family"] == f["family"]
+              and r["m"].get(f["metric"]) is not None]
+        big = max((abs(float(x)) for x in xs), default=0.0)
+        kept = len(xs) - 2 * (len(xs) // 4)
+        f["ci_overflow"] = len(xs) >= 2 and fin(famref.ssum([big] * len(xs)) / len(xs)) is None
+        f["iqm_ci_overflow"] = len(xs) >= 2 and fin(famref.ssum([big] * kept) / kept) is None
     out = {"name": c["name"], "flags": c["flags"], "rows": flat,
            "expected": {"runs": [dict(r["m"], run_id=r["run_id"]) for r in runs],
                         "families": fams}}
