@@ -151,3 +151,50 @@ func compareFamilyRow(t *testing.T, fams map[string]map[string]any, want map[str
 		}
 	}
 }
+
+type recordFamilyCase struct {
+	Protocol string           `json:"protocol"`
+	Name     string           `json:"name"`
+	Flags    []string         `json:"flags"`
+	Rows     []map[string]any `json:"rows"`
+	Expected struct {
+		Families []map[string]any `json:"families"`
+	} `json:"expected"`
+}
+
+// The cases of protocol/family/testdata/records_cases.json were computed by
+// protocol/family/testdata/records_reference.py, written from PROTOCOLS.md
+// 1.6, 3 and 5 alone: the family statistics of safecrl (a run's value is its
+// tasks' mean) and skillshift (a run's value is its O/A) with one seed, a
+// metric no run has (n = 0), unpaired and repeated seeds, equal seed values,
+// zero differences, Wilcoxon's six pairs and more, values near 1e308, -0
+// against 0, runs lacking the group-by field (the family ""), a method
+// without skill calls. Every column of families.parquet must agree to 1e-9,
+// and every null must carry a reason.
+func TestRecordFamiliesAgainstReference(t *testing.T) {
+	t.Parallel()
+	cases := readCasesFile[recordFamilyCase](t, filepath.Join("..", "..", "protocol", "family", "testdata", "records_cases.json"), 8)
+	for _, c := range cases {
+		c := c
+		t.Run(c.Protocol+"/"+c.Name, func(t *testing.T) {
+			t.Parallel()
+			in := filepath.Join(t.TempDir(), "in")
+			if err := os.MkdirAll(in, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeJSONLRows(t, filepath.Join(in, "records.jsonl"), c.Rows)
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"score", in, "--out", out, "--quiet", "--protocol", c.Protocol}, c.Flags...)
+			if code, _, stderr := crl(t, args...); code != 0 {
+				t.Fatalf("score: exit %d: %s", code, stderr)
+			}
+			fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
+			for _, want := range c.Expected.Families {
+				compareFamilyRow(t, fams, want)
+			}
+			if len(fams) != len(c.Expected.Families) {
+				t.Errorf("families.parquet has %d rows, the reference %d", len(fams), len(c.Expected.Families))
+			}
+		})
+	}
+}
