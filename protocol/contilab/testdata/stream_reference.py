@@ -158,9 +158,16 @@ def run_metrics(rows):
     return m
 
 
-def rank_desc(values):
-    """1 = the highest value, ties averaged."""
-    return list(scipy.stats.rankdata([-v for v in values], method="average"))
+# Which way is better (PROTOCOLS 1.6: forgetting is lower-is-better; the accuracies,
+# transfers and learning measures higher; so is effective rank).
+LOWER_BETTER = {"forgetting", "relative_forgetting", "intransigence", "stability_gap",
+                "windowed_forgetting"}
+
+
+def ranks_of(values, metric):
+    """1 = the best value, ties averaged."""
+    sign = 1.0 if metric in LOWER_BETTER else -1.0
+    return list(scipy.stats.rankdata([sign * v for v in values], method="average"))
 
 
 def benchmarks(runs, metric):
@@ -179,10 +186,12 @@ def benchmarks(runs, metric):
     k, N = len(ranked), len(used)
     ranks = {f: [] for f in ranked}
     for b in used:
-        for f, rk in zip(ranked, rank_desc([score[(f, b)] for f in ranked])):
+        for f, rk in zip(ranked, ranks_of([score[(f, b)] for f in ranked], metric)):
             ranks[f].append(float(rk))
     stat = p = None
-    if k >= 3 and N >= 2:
+    # scipy.stats.friedmanchisquare needs three groups; one block (one benchmark
+    # ranked) is a statistic it computes, and so is this.
+    if k >= 3 and N >= 1:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = scipy.stats.friedmanchisquare(*[np.array([score[(f, b)] for b in used])
@@ -347,6 +356,19 @@ def cases():
         acc_run("d0b3", 0, "dqn", "b3", 0.3),
         acc_run("p0b4", 0, "ppo", "b4", 1e308), acc_run("s0b4", 0, "sac", "b4", 1.5e308),
         acc_run("d0b4", 0, "dqn", "b4", 1.5e308)])
+    # Ranked by forgetting (lower is better: 1 = the least forgetting), with ties.
+    add("rank_metric_forgetting", fam_runs(
+        [("%s%d%s" % (a, s, b), s, a, b, sh) for b, shifts in
+         (("b1", {"ppo": 0.1, "sac": 0.0, "dqn": 0.05}),
+          ("b2", {"ppo": 0.0, "sac": 0.1, "dqn": 0.0}))
+         for a, sh in shifts.items() for s in range(2)]),
+        flags=["--rank-metric", "forgetting"], metric="forgetting")
+    # A family missing on the second of two benchmarks: one benchmark stays ranked,
+    # and Friedman over one block is what SciPy computes.
+    add("one_benchmark_left", fam_runs(
+        [("p%d%s" % (s, b), s, "ppo", b, 0.01 * s) for b in ("b1", "b2") for s in range(2)] +
+        [("s%d%s" % (s, b), s, "sac", b, 0.05 + 0.01 * s) for b in ("b1", "b2") for s in range(2)] +
+        [("d%d" % s, s, "dqn", "b1", 0.1 + 0.01 * s) for s in range(2)]))
     # Seven seeds, one benchmark: the family statistics with a Wilcoxon test, no
     # benchmarks table.
     add("seven_seeds_wilcoxon", fam_runs(
