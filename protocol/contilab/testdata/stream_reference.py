@@ -16,7 +16,7 @@ and p (scipy.stats.friedmanchisquare, Debian's SciPy 1.10.1) and the
 Nemenyi critical difference (Demsar 2006, Table 5(a), alpha = 0.05).
 
 Edges: one stream step, equal steps, irregular step gaps, a window exactly
-rho, a task with one step, one task, all families tied, two families, two
+rho, steps above 2^52 (the window test n - m <= Delta_k, exact there), a task with one step, one task, all families tied, two families, two
 benchmarks, a family missing on one benchmark, accuracies near 1e308, -0.
 
 Where PROTOCOLS is silent this follows docs/decisions.md (contilab): a
@@ -112,7 +112,10 @@ def stream_metrics(rows, T):
             best = None
             for i, (mm, am) in enumerate(seq):
                 for nn, an in seq[i + 1:]:
-                    if mm < nn <= mm + delta:
+                    # m < n <= m + Delta_k, as n - m <= Delta_k: steps are whole numbers
+                    # up to 2^53, so n - m is exact, where m + Delta_k in float64 rounds
+                    # to a whole number above 2^52 (a pair 2 apart inside a window of 1.5).
+                    if 0 < nn - mm <= delta:
                         d = am - an
                         best = d if best is None else max(best, d)
             wfs.append(None if best is None else fin(max(0.0, best)))
@@ -285,6 +288,14 @@ def cases():
     # null; the other metrics are defined.
     one = stream_of([[0], range(1, 40), range(40, 80)], wave)
     add("task_with_one_step", [run_rows("r", 0, "a", M3, one)])
+    # Steps just above 2^52 (float64's spacing is 1 there): tasks of 15 steps, Delta =
+    # 1.5000000000000002; accuracies 0.9, 0.5, 0.1, 0.5, ... drop 0.4 a step and 0.8 over
+    # two steps, which the window does not hold (m + Delta rounds to m + 2 in float64).
+    hi = []
+    for t in range(2):
+        for i in range(15):
+            hi.append((2 ** 52 + 7 + 15 * t + i, t, [[0.9, 0.5, 0.1, 0.5][i % 4], 0.5]))
+    add("steps_above_2_pow_52", [run_rows("r", 0, "a", M2, hi)])
     # One task: the metrics needing two tasks are null; aaa and lca defined.
     add("one_task_stream", [run_rows("r", 0, "a", [[0.7]], stream_of([range(0, 20)], wave),
                                      curve=[[0.3, 0.6]], diag={"effective_rank": [7.0]})])
