@@ -380,6 +380,17 @@ def cases():
         [("p%d%s" % (s, b), s, "ppo", b, 0.01 * s) for b in ("b1", "b2") for s in range(2)] +
         [("s%d%s" % (s, b), s, "sac", b, 0.05 + 0.01 * s) for b in ("b1", "b2") for s in range(2)] +
         [("d%d" % s, s, "dqn", "b1", 0.1 + 0.01 * s) for s in range(2)]))
+    # Eleven families: past the Nemenyi table (2 to 10), the critical difference is null.
+    add("eleven_families", [acc_run("f%d%s" % (i, b), 0, "f%02d" % i, b, 0.05 * i + (0.01 if b == "b2" and i % 3 == 0 else 0.0))
+                            for b in ("b1", "b2") for i in range(11)])
+    # Ten families in the same order on forty benchmarks: Friedman's statistic 360 on 9
+    # degrees of freedom, p about 1e-72 (agreement is relative: the tail must be right).
+    add("friedman_tiny_p", [acc_run("f%d_%d" % (i, b), 0, "f%02d" % i, "b%02d" % b, 0.05 * i + 0.001 * b)
+                            for b in range(40) for i in range(10)])
+    # Six families, one of them reversed on half of twelve benchmarks.
+    add("friedman_six_by_twelve", [acc_run("f%d_%d" % (i, b), 0, "f%d" % i, "b%02d" % b,
+                                           0.05 * ((5 - i) if (i == 2 and b % 2) else i) + 0.002 * b)
+                                   for b in range(12) for i in range(6)])
     # Seven seeds, one benchmark: the family statistics with a Wilcoxon test, no
     # benchmarks table.
     add("seven_seeds_wilcoxon", fam_runs(
