@@ -296,6 +296,12 @@ def cases():
         for i in range(15):
             hi.append((2 ** 52 + 7 + 15 * t + i, t, [[0.9, 0.5, 0.1, 0.5][i % 4], 0.5]))
     add("steps_above_2_pow_52", [run_rows("r", 0, "a", M2, hi)])
+    # Task 0 not evaluated while task 1 trains (only while task 2 does): its stability-gap
+    # term is undefined, and so is the average (a term is never silently dropped);
+    # min_acc and windowed forgetting still see task 0 after it was learned.
+    gap = [(n, t, [None if (t == 1 and k == 0) else a for k, a in enumerate(accs)])
+           for n, t, accs in stream_of([range(0, 10), range(10, 20), range(20, 30)], wave)]
+    add("task_not_evaluated_while_next_trains", [run_rows("r", 0, "a", M3, gap)])
     # One task: the metrics needing two tasks are null; aaa and lca defined.
     add("one_task_stream", [run_rows("r", 0, "a", [[0.7]], stream_of([range(0, 20)], wave),
                                      curve=[[0.3, 0.6]], diag={"effective_rank": [7.0]})])

@@ -171,6 +171,10 @@ def cases():
                     "episode": 0, "return": 1.5e308 if s else 1e308, "cost": 1.7e308, "success": True})
     add("safecrl", "near_max_float",
         [x for s in range(3) for x in safe_run("p%d" % s, s, "ppo", s)] + big, W3, 3)
+    # runs without seed metadata pair with nothing: no test, no paired difference.
+    add("safecrl", "seeds_missing",
+        [x for s in range(3) for x in safe_run("p%d" % s, s, "ppo", s)] +
+        [x for s in range(3) for x in safe_run("u%d" % s, None, "unseeded", s + 1)], W3, 3)
     # -0 against 0 returns: equal values, P(improvement) 1/2 and zero differences.
     z = []
     for alg, v in (("ppo", 0.0), ("neg", -0.0)):
