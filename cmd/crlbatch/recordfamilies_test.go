@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -205,56 +206,77 @@ func TestRecordFamiliesAgainstReference(t *testing.T) {
 // average rank then rested on fewer runs than the family tables); it is still
 // left out (PROTOCOLS 4 ranks per benchmark, and it has none; inventing a
 // benchmark "(none)" would rank runs of unknown data against each other), and
-// the notes name it. The numbers are unchanged.
+// the notes name it (the first 20, and how many more). The numbers are
+// unchanged.
 func TestContilabRunWithoutBenchmarkIsNoted(t *testing.T) {
 	t.Parallel()
-	var rows []map[string]any
-	run := func(id, algo, bench string, last float64) {
-		for i := 0; i < 2; i++ {
-			for j := 0; j < 2; j++ {
-				acc := [2][2]float64{{0.5, 0.1}, {0.25, last}}[i][j]
-				r := map[string]any{"run_id": id, "seed": 0, "algorithm_id": algo, "kind": "matrix",
-					"after_task": i, "eval_task": j, "acc": acc}
-				if bench != "" {
-					r["benchmark"] = bench
+	for _, c := range []struct {
+		unbenched int
+		want      []string
+	}{
+		{1, []string{"1 run(s) carry no benchmark and are left out of the ranking across benchmarks: run_id=x0|"}},
+		{25, []string{"25 run(s) carry no benchmark", "run_id=x19|", " and 5 more"}},
+	} {
+		c := c
+		t.Run(strconv.Itoa(c.unbenched), func(t *testing.T) {
+			t.Parallel()
+			var rows []map[string]any
+			run := func(id, algo, bench string, last float64) {
+				for i := 0; i < 2; i++ {
+					for j := 0; j < 2; j++ {
+						acc := [2][2]float64{{0.5, 0.1}, {0.25, last}}[i][j]
+						r := map[string]any{"run_id": id, "seed": 0, "algorithm_id": algo, "kind": "matrix",
+							"after_task": i, "eval_task": j, "acc": acc}
+						if bench != "" {
+							r["benchmark"] = bench
+						}
+						rows = append(rows, r)
+					}
 				}
-				rows = append(rows, r)
 			}
-		}
-	}
-	for _, b := range []string{"b1", "b2"} {
-		run("p"+b, "ppo", b, 0.1)
-		run("s"+b, "sac", b, 0.2)
-		run("d"+b, "dqn", b, 0.3)
-	}
-	run("dx", "dqn", "", 0.9)
-	in := filepath.Join(t.TempDir(), "in")
-	if err := os.MkdirAll(in, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writeJSONLRows(t, filepath.Join(in, "acc.jsonl"), rows)
-	out := filepath.Join(t.TempDir(), "out")
-	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "contilab"); code != 0 {
-		t.Fatalf("score: exit %d: %s", code, stderr)
-	}
-	bench := indexRows(t, readParquet(t, filepath.Join(out, "benchmarks.parquet")), "family")
-	for fam, rank := range map[string]float64{"ppo": 3, "sac": 2, "dqn": 1} {
-		if got := bench[fam]["average_rank"]; got != rank {
-			t.Errorf("%s average_rank = %v, want %v", fam, got, rank)
-		}
-	}
-	report, err := os.ReadFile(filepath.Join(out, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifest, err := os.ReadFile(filepath.Join(out, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const note = "carry no benchmark and are left out of the ranking across benchmarks"
-	for name, text := range map[string]string{"report.md": string(report), "manifest.json": string(manifest)} {
-		if !strings.Contains(text, note) || !strings.Contains(text, "run_id=dx") {
-			t.Errorf("%s does not name the run without a benchmark (%q)", name, note)
-		}
+			for _, b := range []string{"b1", "b2"} {
+				run("p"+b, "ppo", b, 0.1)
+				run("s"+b, "sac", b, 0.2)
+				run("d"+b, "dqn", b, 0.3)
+			}
+			for i := 0; i < c.unbenched; i++ {
+				run("x"+strconv.Itoa(i), "dqn", "", 0.9) // would make dqn's b1 and b2 means 0.6 and rank it first either way
+			}
+			in := filepath.Join(t.TempDir(), "in")
+			if err := os.MkdirAll(in, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeJSONLRows(t, filepath.Join(in, "acc.jsonl"), rows)
+			out := filepath.Join(t.TempDir(), "out")
+			if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--protocol", "contilab"); code != 0 {
+				t.Fatalf("score: exit %d: %s", code, stderr)
+			}
+			bench := indexRows(t, readParquet(t, filepath.Join(out, "benchmarks.parquet")), "family")
+			for fam, rank := range map[string]float64{"ppo": 3, "sac": 2, "dqn": 1} {
+				if got := bench[fam]["average_rank"]; got != rank {
+					t.Errorf("%s average_rank = %v, want %v", fam, got, rank)
+				}
+			}
+			report, err := os.ReadFile(filepath.Join(out, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			manifest, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, text := range map[string]string{"report.md": string(report), "manifest.json": string(manifest)} {
+				for _, w := range c.want {
+					if !strings.Contains(text, w) {
+						t.Errorf("%s lacks %q", name, w)
+					}
+				}
+				for _, line := range strings.Split(text, "\n") {
+					if strings.Contains(line, "carry no benchmark") && strings.Contains(line, "run_id=x20|") {
+						t.Errorf("%s: the note names a 21st run: %s", name, line)
+					}
+				}
+			}
+		})
 	}
 }

@@ -98,8 +98,15 @@ func (o *output) acrossBenchmarks(higher bool) error {
 	o.benchmarks = bres
 	if len(unbenched) > 0 {
 		// Ranked per benchmark, a run with none has no place in the
-		// ranking; it stays in every other table and is named here.
-		o.notes = append(o.notes, fmt.Sprintf("runs %v carry no benchmark and are left out of the ranking across benchmarks", unbenched))
+		// ranking; it stays in every other table and is named here (the
+		// first 20 of a large sweep, and how many more).
+		named := unbenched
+		more := ""
+		if len(named) > 20 {
+			named, more = named[:20], fmt.Sprintf(" and %d more", len(unbenched)-20)
+		}
+		o.notes = append(o.notes, fmt.Sprintf("%d run(s) carry no benchmark and are left out of the ranking across benchmarks: %s%s",
+			len(unbenched), strings.Join(named, ", "), more))
 	}
 	o.notes = append(o.notes, bres.Notes...)
 	return nil
