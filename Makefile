@@ -65,7 +65,9 @@ lint:
 # reproduce the committed JSON, and configs/examples/make_examples.py, run on a
 # copy, must write the committed examples. Debian's /usr/bin/python3 with
 # python3-scipy, python3-numpy and python3-mpmath (.ci/install-python installs
-# them); a missing module fails the target, it never skips.
+# them); a missing module fails the target, it never skips. The edge references
+# share protocol/testdata/refcheck.py (write, or --check), which each finds from
+# its own folder, so they run from any working folder.
 REFPY ?= /usr/bin/python3
 check-references:
 	@$(REFPY) -c 'import scipy, numpy, mpmath' || { echo "check-references: $(REFPY) cannot import scipy, numpy and mpmath; run .ci/install-python (apt-get install python3-scipy python3-numpy python3-mpmath)" >&2; exit 1; }

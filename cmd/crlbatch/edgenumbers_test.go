@@ -49,7 +49,14 @@ func loadEdgeCases(t *testing.T) []edgeCase { return readEdgeCases[edgeCase](t, 
 // failing the test when there are fewer than atLeast.
 func readEdgeCases[T any](t *testing.T, pkg string, atLeast int) []T {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "protocol", pkg, "testdata", "edge_cases.json"))
+	return readCasesFile[T](t, filepath.Join("..", "..", "protocol", pkg, "testdata", "edge_cases.json"), atLeast)
+}
+
+// readCasesFile reads the "cases" of a reference's JSON file, failing the
+// test when there are fewer than atLeast.
+func readCasesFile[T any](t *testing.T, path string, atLeast int) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +67,7 @@ func readEdgeCases[T any](t *testing.T, pkg string, atLeast int) []T {
 		t.Fatal(err)
 	}
 	if len(file.Cases) < atLeast {
-		t.Fatalf("only %d edge cases", len(file.Cases))
+		t.Fatalf("%s: only %d cases", path, len(file.Cases))
 	}
 	return file.Cases
 }

@@ -117,4 +117,11 @@
 // family with no score on any benchmark is left out of the ranking, then any
 // benchmark lacking a score of a remaining family is dropped; both are named
 // in the notes. See Benchmarks for the statistics.
+//
+// testdata/edge_reference.py (the accuracy-matrix metrics) and
+// testdata/stream_reference.py (the continual-evaluation metrics,
+// diagnostics, family statistics and the statistics across benchmarks) are
+// independent Python references at the edges, written from PROTOCOLS alone;
+// cmd/crlbatch checks their cases end to end (recordedges_test.go,
+// recordfamilies_test.go) and `make check-references` reruns them.
 package contilab

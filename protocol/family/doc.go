@@ -25,4 +25,8 @@
 // they reduce, written from PROTOCOLS alone; cmd/crlbatch's
 // edgenumbers_test.go checks its cases (testdata/edge_cases.json) end to end
 // through `crlbatch score`, and `make check-references` reruns it.
+// testdata/records_reference.py does the same for these statistics over the
+// record protocols' run values (safecrl, skillshift; contilab's are in
+// protocol/contilab/testdata/stream_reference.py), checked end to end by
+// recordfamilies_test.go.
 package family

@@ -34,7 +34,8 @@ type output struct {
 }
 
 // Render ranks the families across benchmarks when the runs carry several
-// benchmark values, and builds runs.parquet, matrix.parquet,
+// benchmark values (a run without one is left out of the ranking and named
+// in the notes), and builds runs.parquet, matrix.parquet,
 // families.parquet, benchmarks.parquet (when ranked) and the report.
 func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 	results, err := records.Results[*contilab.RunResult](records.Scored(res))
@@ -70,11 +71,16 @@ func (j *job) Render(res *scoring.Results) (*scoring.Rendered, error) {
 // values of `benchmark`; its notes follow the job's.
 func (o *output) acrossBenchmarks(higher bool) error {
 	var values []contilab.BenchmarkValue
+	var unbenched []string // runs in the aggregates without a benchmark
 	benchmarks := map[string]bool{}
 	for i := range o.res.Runs {
 		r := &o.res.Runs[i]
+		if r.Excluded {
+			continue
+		}
 		b, ok := r.Meta["benchmark"]
-		if !ok || r.Excluded {
+		if !ok {
+			unbenched = append(unbenched, fmt.Sprint(r.Key))
 			continue
 		}
 		benchmarks[b] = true
@@ -90,6 +96,18 @@ func (o *output) acrossBenchmarks(higher bool) error {
 		return &scoring.DataError{Err: err}
 	}
 	o.benchmarks = bres
+	if len(unbenched) > 0 {
+		// Ranked per benchmark, a run with none has no place in the
+		// ranking; it stays in every other table and is named here (the
+		// first 20 of a large sweep, and how many more).
+		named := unbenched
+		more := ""
+		if len(named) > 20 {
+			named, more = named[:20], fmt.Sprintf(" and %d more", len(unbenched)-20)
+		}
+		o.notes = append(o.notes, fmt.Sprintf("%d run(s) carry no benchmark and are left out of the ranking across benchmarks: %s%s",
+			len(unbenched), strings.Join(named, ", "), more))
+	}
 	o.notes = append(o.notes, bres.Notes...)
 	return nil
 }

@@ -16,10 +16,12 @@ intervals of one step, all or no rows final.
 
 upperbound/ceilingedges_test.go compares ForInterval and Finish with it.
 """
-import json
 import os
 import sys
 from fractions import Fraction
+sys.dont_write_bytecode = True  # no __pycache__ beside the shared module
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "testdata"))
+import refcheck  # noqa: E402  (protocol/testdata/refcheck.py: write, or --check)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "ceiling_cases.json")
@@ -54,17 +56,8 @@ def cases():
 
 
 def main():
-    data = {"cases": cases()}
-    text = json.dumps(data, indent=1, sort_keys=True, allow_nan=False) + "\n"
-    if "--check" in sys.argv[1:]:
-        with open(OUT) as f:
-            if f.read() != text:
-                sys.exit("ceiling_reference.py --check: ceiling_cases.json is not what the reference computes")
-        print("ok: %d ceiling cases" % len(data["cases"]))
-        return
-    with open(OUT, "w") as f:
-        f.write(text)
-    print("wrote %d cases to %s" % (len(data["cases"]), OUT))
+    refcheck.main(OUT, lambda: {"cases": cases()}, lambda d: "ok: %d ceiling cases" % len(d["cases"]),
+                  wrote=lambda d: "wrote %d cases to %s" % (len(d["cases"]), OUT))
 
 
 if __name__ == "__main__":

@@ -17,10 +17,12 @@ never zero"; an Inf never stands in for a number).
 
 cmd/crlbatch/recordedges_test.go scores each case end to end and compares.
 """
-import json
 import math
 import os
 import sys
+sys.dont_write_bytecode = True  # no __pycache__ beside the shared module
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata"))
+import refcheck  # noqa: E402  (protocol/testdata/refcheck.py: write, or --check)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "edge_cases.json")
@@ -236,17 +238,8 @@ def build():
 
 
 def main():
-    data = build()
-    text = json.dumps(data, indent=1, sort_keys=True, allow_nan=False) + "\n"
-    if "--check" in sys.argv[1:]:
-        with open(OUT) as f:
-            if f.read() != text:
-                sys.exit("edge_reference.py --check: edge_cases.json is not what the reference computes")
-        print("ok: %d safecrl edge cases" % len(data["cases"]))
-        return
-    with open(OUT, "w") as f:
-        f.write(text)
-    print("wrote %d cases to %s" % (len(data["cases"]), OUT))
+    refcheck.main(OUT, build, lambda d: "ok: %d safecrl edge cases" % len(d["cases"]),
+                  wrote=lambda d: "wrote %d cases to %s" % (len(d["cases"]), OUT))
 
 
 if __name__ == "__main__":
