@@ -49,6 +49,14 @@ type Run struct {
 	Family string `json:"family"`
 }
 
+// Moved is a run in both results whose family changed (its key the same:
+// the field its family is grouped by changed, not those naming the run).
+type Moved struct {
+	Key       string `json:"run_key"`
+	OldFamily string `json:"old_family"`
+	NewFamily string `json:"new_family"`
+}
+
 // Diff is what changed from Old to New.
 type Diff struct {
 	Old             string   `json:"old"`
@@ -58,6 +66,7 @@ type Diff struct {
 	FamiliesRemoved []string `json:"families_removed"`
 	RunsAdded       []Run    `json:"runs_added"`
 	RunsRemoved     []Run    `json:"runs_removed"`
+	RunsMoved       []Moved  `json:"runs_moved"`
 	Params          []Param  `json:"params"`
 	// MetricsNotCompared says why Metrics is empty whatever the numbers:
 	// the results were scored under different protocols, whose metrics
@@ -67,7 +76,7 @@ type Diff struct {
 
 // Empty reports whether nothing changed.
 func (d *Diff) Empty() bool {
-	return len(d.Metrics)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.Params) == 0
+	return len(d.Metrics)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.RunsMoved)+len(d.Params) == 0
 }
 
 func num(v protocol.Value) Value {
@@ -104,7 +113,7 @@ func overlap(lo1, hi1, lo2, hi2 protocol.Value) *bool {
 // removed ones in old's.
 func Compare(old, new *published.Result) *Diff {
 	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
-		RunsAdded: []Run{}, RunsRemoved: []Run{}, Params: []Param{}}
+		RunsAdded: []Run{}, RunsRemoved: []Run{}, RunsMoved: []Moved{}, Params: []Param{}}
 	oldRows := map[[2]string]*published.Row{}
 	rows := old.Rows
 	op, _ := old.Params["protocol"].(string)
@@ -137,14 +146,18 @@ func Compare(old, new *published.Result) *Diff {
 	}
 	d.FamiliesAdded = minus(new.Families, old.Families)
 	d.FamiliesRemoved = minus(old.Families, new.Families)
-	oldRuns, newRuns := map[string]bool{}, map[string]bool{}
+	oldRuns, newRuns := map[string]string{}, map[string]bool{}
 	for _, r := range old.Runs {
-		oldRuns[r.Key] = true
+		oldRuns[r.Key] = r.Family
 	}
 	for _, r := range new.Runs {
 		newRuns[r.Key] = true
-		if !oldRuns[r.Key] {
+		fam, ok := oldRuns[r.Key]
+		switch {
+		case !ok:
 			d.RunsAdded = append(d.RunsAdded, Run(r))
+		case fam != r.Family:
+			d.RunsMoved = append(d.RunsMoved, Moved{Key: r.Key, OldFamily: fam, NewFamily: r.Family})
 		}
 	}
 	for _, r := range old.Runs {
@@ -313,6 +326,15 @@ func (d *Diff) body(b *strings.Builder, h string) {
 	}
 	runs("Runs added", d.RunsAdded)
 	runs("Runs removed", d.RunsRemoved)
+	if len(d.RunsMoved) > 0 {
+		fmt.Fprintf(b, "%s Runs moved\n\nRuns in both results whose family changed.\n\n", h)
+		rows := make([][]string, len(d.RunsMoved))
+		for i, r := range d.RunsMoved {
+			rows[i] = []string{writers.Code(r.Key), writers.FamilyName(r.OldFamily), writers.FamilyName(r.NewFamily)}
+		}
+		b.WriteString(writers.MarkdownTable([]string{"run", "old family", "new family"}, rows))
+		b.WriteString("\n")
+	}
 	if len(d.Params) > 0 {
 		fmt.Fprintf(b, "%s Parameters changed\n\n", h)
 		rows := make([][]string, len(d.Params))
@@ -358,8 +380,9 @@ func Section(old, new *published.Result) string {
 
 // Table is d as one Parquet table, a row per change: change is
 // "metric_changed", "family_added", "family_removed", "run_added",
-// "run_removed" or "param_changed"; the columns that do not apply to a
-// change are null.
+// "run_removed", "run_moved" (family the new family, old_value and
+// new_value the old and new) or "param_changed"; the columns that do not
+// apply to a change are null.
 func (d *Diff) Table() (*writers.Table, error) {
 	t := writers.NewTable()
 	change := t.String("change")
@@ -458,6 +481,11 @@ func (d *Diff) Table() (*writers.Table, error) {
 	}
 	for _, r := range d.RunsRemoved {
 		if err := row("run_removed", p(r.Family), nil, p(r.Key), nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range d.RunsMoved {
+		if err := row("run_moved", p(r.NewFamily), nil, p(r.Key), nil, p(r.OldFamily), p(r.NewFamily), nil); err != nil {
 			return nil, err
 		}
 	}

@@ -27,8 +27,9 @@ func diffCommand() *cli.Command {
 		Description: "diff compares two complete results (folders or blob prefixes holding manifest.json,\n" +
 			"families.parquet and the run tables): per family and metric in both, the change in mean and\n" +
 			"IQM and whether their 95 % bootstrap intervals overlap; the families and runs added or\n" +
-			"removed; the parameters changed. With --nights N it takes one nightly history OUTPUT\n" +
-			"(OUTPUT/results/<attempt-id>/, OUTPUT/LATEST) and compares the newest complete result with\n" +
+			"removed; the runs moved to another family; the parameters changed. With --nights N it\n" +
+			"takes one nightly history OUTPUT (OUTPUT/results/<attempt-id>/, OUTPUT/LATEST) and\n" +
+			"compares the newest complete result with\n" +
 			"the one N-1 results before it (--nights 2: the previous one). It prints Markdown to stdout,\n" +
 			"or JSON; Parquet (one row per change) needs --out. Changes are not errors: it exits 0\n" +
 			"whenever it ran, 1 when a result cannot be read as one (a damaged manifest.json or Parquet\n" +
