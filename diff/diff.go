@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/crlbatch/crlbatch/protocol"
@@ -258,9 +259,16 @@ func format(v Value, group ...Value) string {
 	return writers.FormatScaled(protocol.Some(*v), g...)
 }
 
-// signed is format with a plus sign on a non-zero positive number.
+// signed prints a change: format with a plus sign on a non-zero positive
+// number. A change that is not zero but that the report's four decimals
+// would print as 0.0000 beside the values it separates (a mean that moved
+// by 6e-6, or in its last bit) prints in scientific notation, so that a
+// row listed as changed never reads as unchanged.
 func signed(v Value, group ...Value) string {
 	s := format(v, group...)
+	if v != nil && *v != 0 && strings.Trim(s, "-+0.") == "" {
+		s = strconv.FormatFloat(*v, 'e', writers.Decimals, 64)
+	}
 	if v != nil && !strings.HasPrefix(s, "-") && s != "0.0000" {
 		s = "+" + s
 	}
@@ -349,7 +357,7 @@ func (d *Diff) body(b *strings.Builder, h string) {
 	}
 	if len(d.Metrics) > 0 {
 		fmt.Fprintf(b, "%s Metrics changed\n\n", h)
-		b.WriteString("Families in both results whose mean, IQM, n or bootstrap intervals changed; Δ is new − old; \"overlap\" says whether the old and new 95 % intervals overlap (no: the change exceeds the bootstrap's spread; unknown: an interval is null).\n\n")
+		b.WriteString("Families in both results whose mean, IQM, n or bootstrap intervals changed; Δ is new − old (in scientific notation when four decimals would show it as zero); \"overlap\" says whether the old and new 95 % intervals overlap (no: the change exceeds the bootstrap's spread; unknown: an interval is null).\n\n")
 		rows := make([][]string, len(d.Metrics))
 		for i, m := range d.Metrics {
 			rows[i] = []string{writers.FamilyName(m.Family), writers.Code(m.Metric), writers.Better(m.HigherIsBetter),

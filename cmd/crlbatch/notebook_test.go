@@ -95,3 +95,60 @@ func TestNotebookDiffRunMovedBetweenFamilies(t *testing.T) {
 		t.Errorf("diff new old: exit %d, %s", code, js)
 	}
 }
+
+// TestNotebookDiffShowsASmallChange: a mean that changed by less than the
+// Markdown's four decimals printed Δ 0.0000 and two equal means, a row
+// that says nothing changed; Δ prints in scientific notation instead. Here
+// removing sac moves the pooled by_configuration ceiling, and so ewc's and
+// ppo's performance_gap, by about 6e-6.
+func TestNotebookDiffShowsASmallChange(t *testing.T) {
+	t.Parallel()
+	in := notebookSweep(t)
+	old, new := filepath.Join(t.TempDir(), "old"), filepath.Join(t.TempDir(), "new")
+	flags := []string{"--quiet", "--spec", "experiment", "--bootstrap-resamples", "200"}
+	if code, _, stderr := crl(t, append([]string{"score", in, "--out", old}, flags...)...); code != 0 {
+		t.Fatalf("score old: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := crl(t, append([]string{"score", in, "--out", new, "--where", "algorithm_id=ppo", "--where", "algorithm_id=ewc"}, flags...)...); code != 0 {
+		t.Fatalf("score new: exit %d: %s", code, stderr)
+	}
+	code, js, stderr := crl(t, "diff", old, new, "--format", "json")
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, stderr)
+	}
+	var d struct {
+		Metrics []struct {
+			Family, Metric string
+			DeltaMean      *float64 `json:"delta_mean"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatal(err)
+	}
+	small := 0
+	for _, m := range d.Metrics {
+		if m.Family != "sac" && m.DeltaMean != nil && *m.DeltaMean != 0 && *m.DeltaMean < 5e-5 && *m.DeltaMean > -5e-5 {
+			small++
+		}
+	}
+	if small == 0 {
+		t.Fatalf("no metric changed by less than 5e-5: the case does not test what it says\n%s", js)
+	}
+	_, md, _ := crl(t, "diff", old, new)
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "| `ewc`") && !strings.HasPrefix(line, "| `ppo`") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		// | family | metric | better | n | old | new | Δ mean | overlap | old IQM | new IQM | Δ IQM | overlap |
+		if len(cells) < 13 {
+			t.Fatalf("row %q", line)
+		}
+		if dm := strings.TrimSpace(cells[7]); dm == "0.0000" && strings.TrimSpace(cells[5]) == strings.TrimSpace(cells[6]) {
+			t.Errorf("a listed change shows equal means and Δ 0.0000: %s", line)
+		}
+	}
+	if !regexp.MustCompile(`\| \+6\.\d{4}e-06 \|`).MatchString(md) {
+		t.Errorf("no Δ of about +6e-06 in scientific notation:\n%s", md)
+	}
+}
