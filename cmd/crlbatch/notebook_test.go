@@ -14,6 +14,26 @@ import (
 // loads its results: the help a newcomer reads, the night-to-night diff on
 // adversarial pairs, and the README's history query across versions.
 
+// TestNotebookTopLevelHelpGivesEveryExitStatus: `crlbatch --help` is the
+// first thing a newcomer reads; it must give every exit status the README
+// lists (it stopped at 143: 70, 129 and 131 were missing) and the inputs
+// it reads (Parquet traces and the four protocols, not JSON Lines and
+// skyfall alone).
+func TestNotebookTopLevelHelpGivesEveryExitStatus(t *testing.T) {
+	t.Parallel()
+	code, help, stderr := crl(t, "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	flat := strings.Join(strings.Fields(help), " ")
+	for _, want := range []string{"0 done", "1 bad input data", "2 usage error", "3 storage error", "70 internal error",
+		"129 hung up", "130 interrupted", "131 quit", "143 terminated", "Parquet", "safecrl", "contilab", "skillshift"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("crlbatch --help lacks %q:\n%s", want, help)
+		}
+	}
+}
+
 // notebookSweep writes a small synthetic sweep (seed 7, two seeds of ppo,
 // sac and ewc, 200 steps) and returns its folder.
 func notebookSweep(t *testing.T) string {
