@@ -34,6 +34,21 @@ func TestNotebookTopLevelHelpGivesEveryExitStatus(t *testing.T) {
 	}
 }
 
+// TestNotebookBoundNamesItsArgument: `crlbatch bound nonexist` has no
+// --spec flag; its error must name the SPEC argument the user typed.
+func TestNotebookBoundNamesItsArgument(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := crl(t, "bound", "nonexist")
+	if code != 2 || strings.Contains(stderr, "--spec") || !strings.Contains(stderr, `"nonexist"`) || !strings.Contains(stderr, "bundled: experiment, paper") {
+		t.Errorf("bound nonexist: exit %d, %q; want 2 naming SPEC \"nonexist\" and the bundled specs, not --spec", code, stderr)
+	}
+	// score --spec keeps naming its flag.
+	code, _, stderr = crl(t, "score", "../../configs/example-sweep", "--out", filepath.Join(t.TempDir(), "o"), "--spec", "nonexist")
+	if code != 2 || !strings.Contains(stderr, "--spec nonexist") {
+		t.Errorf("score --spec nonexist: exit %d, %q; want 2 naming --spec", code, stderr)
+	}
+}
+
 // notebookSweep writes a small synthetic sweep (seed 7, two seeds of ppo,
 // sac and ewc, 200 steps) and returns its folder.
 func notebookSweep(t *testing.T) string {
