@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -185,5 +186,86 @@ func TestNotebookDiffShowsASmallChange(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\| \+6\.\d{4}e-06 \|`).MatchString(md) {
 		t.Errorf("no Δ of about +6e-06 in scientific notation:\n%s", md)
+	}
+}
+
+// TestNotebookHistoryAcrossVersions: the README's query over every night
+// must read the history written by versions with different columns. An
+// older crlbatch (before the probability of improvement's interval)
+// wrote families partitions without prob_improvement_ci_low and _high;
+// DuckDB binds a glob to its first file's schema, so without
+// union_by_name the newer columns were not found. The old partition is
+// made from a new one with those columns dropped, as ee630c9 wrote it.
+func TestNotebookHistoryAcrossVersions(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	dir, _ := filepath.Abs("../../integration")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules", "@duckdb", "node-api", "package.json"))
+	}
+	if err != nil {
+		if os.Getenv("CRLBATCH_REQUIRE_INTEGRATION") != "" {
+			t.Fatalf("DuckDB under node: %v (.ci/install-services installs it)", err)
+		}
+		t.Skipf("DuckDB under node: %v (.ci/install-services installs it)", err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := regexp.MustCompile("(?s)```sql\n-- DuckDB: every night[^\n]*\n(.*?)```").FindSubmatch(readme)
+	if query == nil {
+		t.Fatal("README has no \"-- DuckDB: every night\" snippet")
+	}
+	base := t.TempDir()
+	sql := func(script string) (string, error) {
+		cmd := exec.Command(node, "duckdb_sql.mjs", base)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(script)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return "", &exec.ExitError{Stderr: errb.Bytes()}
+		}
+		return out.String(), nil
+	}
+	out := filepath.Join(base, "results", "nightly")
+	in := notebookSweep(t)
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--history", "--quiet", "--bootstrap-resamples", "200"); code != 0 {
+		t.Fatalf("score: exit %d: %s", code, stderr)
+	}
+	parts, _ := filepath.Glob(filepath.Join(out, "history", "families", "*", "*", "part.parquet"))
+	if len(parts) != 1 {
+		t.Fatalf("history partitions %v, want one", parts)
+	}
+	night := filepath.Base(filepath.Dir(filepath.Dir(parts[0])))
+	old := filepath.Join(out, "history", "families", night, "attempt=20000101T000000Z-000000000000", "part.parquet")
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lit := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	if _, err := sql("COPY (SELECT * EXCLUDE (prob_improvement_ci_low, prob_improvement_ci_high) FROM read_parquet(" + lit(parts[0]) +
+		")) TO " + lit(old) + " (FORMAT parquet);\nSELECT 1;\n"); err != nil {
+		t.Fatalf("writing the old partition: %s", err.(*exec.ExitError).Stderr)
+	}
+	// The README's query as written, then a newer column through the same
+	// read_parquet call: both nights, the old one's new column null.
+	q := strings.TrimSpace(string(query[1]))
+	from := regexp.MustCompile(`FROM read_parquet\([^)]*\)`).FindString(q)
+	if from == "" {
+		t.Fatalf("the README's query has no read_parquet call: %s", q)
+	}
+	for _, s := range []string{q, "SELECT attempt, count(*) AS n, count(prob_improvement_ci_low) AS ci FROM " + strings.TrimPrefix(from, "FROM ") + " GROUP BY attempt ORDER BY attempt;"} {
+		res, err := sql(s + "\n")
+		if err != nil {
+			t.Errorf("%s\nfails on a history written by two versions: %s", s, err.(*exec.ExitError).Stderr)
+			continue
+		}
+		if !strings.Contains(res, "20000101T000000Z-000000000000") {
+			t.Errorf("%s\nmisses the old night: %s", s, res)
+		}
+		if strings.Contains(s, "count(prob_improvement_ci_low)") && !regexp.MustCompile(`"ci":"0"`).MatchString(res) {
+			t.Errorf("the old night's prob_improvement_ci_low is not null: %s", res)
+		}
 	}
 }
