@@ -58,17 +58,29 @@ type Moved struct {
 	NewFamily string `json:"new_family"`
 }
 
+// FamilyMetric names a metric of a family that one result has and the
+// other has not.
+type FamilyMetric struct {
+	Family string `json:"family"`
+	Metric string `json:"metric"`
+}
+
 // Diff is what changed from Old to New.
 type Diff struct {
-	Old             string   `json:"old"`
-	New             string   `json:"new"`
-	Metrics         []Metric `json:"metrics"`
-	FamiliesAdded   []string `json:"families_added"`
-	FamiliesRemoved []string `json:"families_removed"`
-	RunsAdded       []Run    `json:"runs_added"`
-	RunsRemoved     []Run    `json:"runs_removed"`
-	RunsMoved       []Moved  `json:"runs_moved"`
-	Params          []Param  `json:"params"`
+	Old     string   `json:"old"`
+	New     string   `json:"new"`
+	Metrics []Metric `json:"metrics"`
+	// MetricsAdded and MetricsRemoved are the family × metric rows of a
+	// family in both results that only the new (old) one has: a
+	// diagnostic no longer recorded, a metric a newer crlbatch adds.
+	MetricsAdded    []FamilyMetric `json:"metrics_added"`
+	MetricsRemoved  []FamilyMetric `json:"metrics_removed"`
+	FamiliesAdded   []string       `json:"families_added"`
+	FamiliesRemoved []string       `json:"families_removed"`
+	RunsAdded       []Run          `json:"runs_added"`
+	RunsRemoved     []Run          `json:"runs_removed"`
+	RunsMoved       []Moved        `json:"runs_moved"`
+	Params          []Param        `json:"params"`
 	// MetricsNotCompared says why Metrics is empty whatever the numbers:
 	// the results were scored under different protocols, whose metrics
 	// of one name (forgetting) are defined differently. "" otherwise.
@@ -77,7 +89,7 @@ type Diff struct {
 
 // Empty reports whether nothing changed.
 func (d *Diff) Empty() bool {
-	return len(d.Metrics)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.RunsMoved)+len(d.Params) == 0
+	return len(d.Metrics)+len(d.MetricsAdded)+len(d.MetricsRemoved)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.RunsMoved)+len(d.Params) == 0
 }
 
 func num(v protocol.Value) Value {
@@ -113,7 +125,7 @@ func overlap(lo1, hi1, lo2, hi2 protocol.Value) *bool {
 // Compare compares old with new: families and rows in new's order, the
 // removed ones in old's.
 func Compare(old, new *published.Result) *Diff {
-	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
+	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, MetricsAdded: []FamilyMetric{}, MetricsRemoved: []FamilyMetric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
 		RunsAdded: []Run{}, RunsRemoved: []Run{}, RunsMoved: []Moved{}, Params: []Param{}}
 	oldRows := map[[2]string]*published.Row{}
 	rows := old.Rows
@@ -127,10 +139,19 @@ func Compare(old, new *published.Result) *Diff {
 		r := &old.Rows[i]
 		oldRows[[2]string{r.Family, r.Metric}] = r
 	}
+	newRows := map[[2]string]bool{}
+	if rows != nil {
+		for _, n := range new.Rows {
+			newRows[[2]string{n.Family, n.Metric}] = true
+		}
+	}
 	for i := range new.Rows {
 		n := &new.Rows[i]
 		o := oldRows[[2]string{n.Family, n.Metric}]
 		if o == nil {
+			if rows != nil && contains(old.Families, n.Family) {
+				d.MetricsAdded = append(d.MetricsAdded, FamilyMetric{n.Family, n.Metric})
+			}
 			continue
 		}
 		if o.N == n.N && same(o.Mean, n.Mean) && same(o.IQM, n.IQM) && same(o.CILow, n.CILow) && same(o.CIHigh, n.CIHigh) &&
@@ -144,6 +165,11 @@ func Compare(old, new *published.Result) *Diff {
 			MeanCIOverlap: overlap(o.CILow, o.CIHigh, n.CILow, n.CIHigh),
 			IQMCIOverlap:  overlap(o.IQMCILow, o.IQMCIHigh, n.IQMCILow, n.IQMCIHigh),
 		})
+	}
+	for _, o := range rows {
+		if !newRows[[2]string{o.Family, o.Metric}] && contains(new.Families, o.Family) {
+			d.MetricsRemoved = append(d.MetricsRemoved, FamilyMetric{o.Family, o.Metric})
+		}
 	}
 	d.FamiliesAdded = minus(new.Families, old.Families)
 	d.FamiliesRemoved = minus(old.Families, new.Families)
@@ -168,6 +194,15 @@ func Compare(old, new *published.Result) *Diff {
 	}
 	d.Params = params(flatten("", old.Params), flatten("", new.Params))
 	return d
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 func minus(a, b []string) []string {
@@ -355,6 +390,20 @@ func (d *Diff) body(b *strings.Builder, h string) {
 	if d.MetricsNotCompared != "" {
 		fmt.Fprintf(b, "%s Metrics\n\n%s.\n\n", h, writers.Text(d.MetricsNotCompared))
 	}
+	fms := func(title, what string, xs []FamilyMetric) {
+		if len(xs) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "%s %s\n\n%s\n\n", h, title, what)
+		rows := make([][]string, len(xs))
+		for i, x := range xs {
+			rows[i] = []string{writers.FamilyName(x.Family), writers.Code(x.Metric)}
+		}
+		b.WriteString(writers.MarkdownTable([]string{"family", "metric"}, rows))
+		b.WriteString("\n")
+	}
+	fms("Metrics added", "Metrics of a family in both results that only the new result has.", d.MetricsAdded)
+	fms("Metrics removed", "Metrics of a family in both results that only the old result has.", d.MetricsRemoved)
 	if len(d.Metrics) > 0 {
 		fmt.Fprintf(b, "%s Metrics changed\n\n", h)
 		b.WriteString("Families in both results whose mean, IQM, n or bootstrap intervals changed; Δ is new − old (in scientific notation when four decimals would show it as zero); \"overlap\" says whether the old and new 95 % intervals overlap (no: the change exceeds the bootstrap's spread; unknown: an interval is null).\n\n")
@@ -387,7 +436,8 @@ func Section(old, new *published.Result) string {
 }
 
 // Table is d as one Parquet table, a row per change: change is
-// "metric_changed", "family_added", "family_removed", "run_added",
+// "metric_changed", "metric_added", "metric_removed" (family and metric
+// set), "family_added", "family_removed", "run_added",
 // "run_removed", "run_moved" (family the new family, old_value and
 // new_value the old and new) or "param_changed"; the columns that do not
 // apply to a change are null.
@@ -469,6 +519,16 @@ func (d *Diff) Table() (*writers.Table, error) {
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
 		if err := row("metric_changed", p(m.Family), p(m.Metric), nil, nil, nil, nil, m); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range d.MetricsAdded {
+		if err := row("metric_added", p(x.Family), p(x.Metric), nil, nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range d.MetricsRemoved {
+		if err := row("metric_removed", p(x.Family), p(x.Metric), nil, nil, nil, nil, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -269,3 +269,104 @@ func TestNotebookHistoryAcrossVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestNotebookDiffMetricAddedOrRemoved: a metric one result has for a
+// family and the other has not (contilab's diag_<name> when a night's runs
+// stop recording that diagnostic, or a metric a newer crlbatch adds) is a
+// change diff must name: it compared only the metrics both had and said
+// nothing of the one that disappeared.
+func TestNotebookDiffMetricAddedOrRemoved(t *testing.T) {
+	t.Parallel()
+	in := "../../configs/examples/contilab"
+	nodiag := filepath.Join(t.TempDir(), "nodiag")
+	if err := os.CopyFS(nodiag, os.DirFS(in)); err != nil {
+		t.Fatal(err)
+	}
+	dropped := 0
+	filepath.WalkDir(nodiag, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keep []string
+		for _, l := range strings.SplitAfter(string(data), "\n") {
+			if strings.Contains(l, `"kind":"diag"`) {
+				dropped++
+				continue
+			}
+			keep = append(keep, l)
+		}
+		writeFile(t, p, strings.Join(keep, ""))
+		return nil
+	})
+	if dropped == 0 {
+		t.Fatal("the contilab example records no diagnostic")
+	}
+	old, new := filepath.Join(t.TempDir(), "old"), filepath.Join(t.TempDir(), "new")
+	flags := []string{"--quiet", "--protocol", "contilab", "--bootstrap-resamples", "200"}
+	for _, c := range [][2]string{{in, old}, {nodiag, new}} {
+		if code, _, stderr := crl(t, append([]string{"score", c[0], "--out", c[1]}, flags...)...); code != 0 {
+			t.Fatalf("score %s: exit %d: %s", c[0], code, stderr)
+		}
+	}
+	var families []string
+	for _, r := range readParquet(t, filepath.Join(old, "families.parquet")).Rows {
+		if r["metric"] == "diag_effective_rank" {
+			families = append(families, r["family"].(string))
+		}
+	}
+	if len(families) == 0 {
+		t.Fatal("the old result has no diag_effective_rank row")
+	}
+	type fm struct{ Family, Metric string }
+	check := func(a, b, key string) {
+		t.Helper()
+		code, js, stderr := crl(t, "diff", a, b, "--format", "json")
+		if code != 0 {
+			t.Fatalf("diff: exit %d: %s", code, stderr)
+		}
+		var d map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(js), &d); err != nil {
+			t.Fatal(err)
+		}
+		var got []fm
+		json.Unmarshal(d[key], &got)
+		var want []fm
+		for _, f := range families {
+			want = append(want, fm{f, "diag_effective_rank"})
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s = %s, want diag_effective_rank of %v", key, d[key], families)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s[%d] = %v, want %v", key, i, got[i], want[i])
+			}
+		}
+	}
+	check(old, new, "metrics_removed")
+	check(new, old, "metrics_added")
+	code, md, _ := crl(t, "diff", old, new)
+	if code != 0 || !strings.Contains(md, "## Metrics removed") || !strings.Contains(md, "`diag_effective_rank`") {
+		t.Errorf("the Markdown does not list the metric removed:\n%s", md)
+	}
+	out := filepath.Join(t.TempDir(), "changes.parquet")
+	if code, _, stderr := crl(t, "diff", new, old, "--format", "parquet", "--out", out); code != 0 {
+		t.Fatalf("diff parquet: exit %d: %s", code, stderr)
+	}
+	n := 0
+	for _, r := range readParquet(t, out).Rows {
+		if r["change"] == "metric_added" {
+			n++
+			if r["metric"] != "diag_effective_rank" || r["family"] == nil {
+				t.Errorf("metric_added row %v", r)
+			}
+		}
+	}
+	if n != len(families) {
+		t.Errorf("%d metric_added rows, want %d", n, len(families))
+	}
+}
