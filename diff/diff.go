@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/crlbatch/crlbatch/protocol"
@@ -49,16 +50,37 @@ type Run struct {
 	Family string `json:"family"`
 }
 
+// Moved is a run in both results whose family changed (its key the same:
+// the field its family is grouped by changed, not those naming the run).
+type Moved struct {
+	Key       string `json:"run_key"`
+	OldFamily string `json:"old_family"`
+	NewFamily string `json:"new_family"`
+}
+
+// FamilyMetric names a metric of a family that one result has and the
+// other has not.
+type FamilyMetric struct {
+	Family string `json:"family"`
+	Metric string `json:"metric"`
+}
+
 // Diff is what changed from Old to New.
 type Diff struct {
-	Old             string   `json:"old"`
-	New             string   `json:"new"`
-	Metrics         []Metric `json:"metrics"`
-	FamiliesAdded   []string `json:"families_added"`
-	FamiliesRemoved []string `json:"families_removed"`
-	RunsAdded       []Run    `json:"runs_added"`
-	RunsRemoved     []Run    `json:"runs_removed"`
-	Params          []Param  `json:"params"`
+	Old     string   `json:"old"`
+	New     string   `json:"new"`
+	Metrics []Metric `json:"metrics"`
+	// MetricsAdded and MetricsRemoved are the family × metric rows of a
+	// family in both results that only the new (old) one has: a
+	// diagnostic no longer recorded, a metric a newer crlbatch adds.
+	MetricsAdded    []FamilyMetric `json:"metrics_added"`
+	MetricsRemoved  []FamilyMetric `json:"metrics_removed"`
+	FamiliesAdded   []string       `json:"families_added"`
+	FamiliesRemoved []string       `json:"families_removed"`
+	RunsAdded       []Run          `json:"runs_added"`
+	RunsRemoved     []Run          `json:"runs_removed"`
+	RunsMoved       []Moved        `json:"runs_moved"`
+	Params          []Param        `json:"params"`
 	// MetricsNotCompared says why Metrics is empty whatever the numbers:
 	// the results were scored under different protocols, whose metrics
 	// of one name (forgetting) are defined differently. "" otherwise.
@@ -67,7 +89,7 @@ type Diff struct {
 
 // Empty reports whether nothing changed.
 func (d *Diff) Empty() bool {
-	return len(d.Metrics)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.Params) == 0
+	return len(d.Metrics)+len(d.MetricsAdded)+len(d.MetricsRemoved)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.RunsMoved)+len(d.Params) == 0
 }
 
 func num(v protocol.Value) Value {
@@ -103,8 +125,8 @@ func overlap(lo1, hi1, lo2, hi2 protocol.Value) *bool {
 // Compare compares old with new: families and rows in new's order, the
 // removed ones in old's.
 func Compare(old, new *published.Result) *Diff {
-	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
-		RunsAdded: []Run{}, RunsRemoved: []Run{}, Params: []Param{}}
+	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, MetricsAdded: []FamilyMetric{}, MetricsRemoved: []FamilyMetric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
+		RunsAdded: []Run{}, RunsRemoved: []Run{}, RunsMoved: []Moved{}, Params: []Param{}}
 	oldRows := map[[2]string]*published.Row{}
 	rows := old.Rows
 	op, _ := old.Params["protocol"].(string)
@@ -117,10 +139,19 @@ func Compare(old, new *published.Result) *Diff {
 		r := &old.Rows[i]
 		oldRows[[2]string{r.Family, r.Metric}] = r
 	}
+	newRows := map[[2]string]bool{}
+	if rows != nil {
+		for _, n := range new.Rows {
+			newRows[[2]string{n.Family, n.Metric}] = true
+		}
+	}
 	for i := range new.Rows {
 		n := &new.Rows[i]
 		o := oldRows[[2]string{n.Family, n.Metric}]
 		if o == nil {
+			if rows != nil && contains(old.Families, n.Family) {
+				d.MetricsAdded = append(d.MetricsAdded, FamilyMetric{n.Family, n.Metric})
+			}
 			continue
 		}
 		if o.N == n.N && same(o.Mean, n.Mean) && same(o.IQM, n.IQM) && same(o.CILow, n.CILow) && same(o.CIHigh, n.CIHigh) &&
@@ -135,16 +166,25 @@ func Compare(old, new *published.Result) *Diff {
 			IQMCIOverlap:  overlap(o.IQMCILow, o.IQMCIHigh, n.IQMCILow, n.IQMCIHigh),
 		})
 	}
+	for _, o := range rows {
+		if !newRows[[2]string{o.Family, o.Metric}] && contains(new.Families, o.Family) {
+			d.MetricsRemoved = append(d.MetricsRemoved, FamilyMetric{o.Family, o.Metric})
+		}
+	}
 	d.FamiliesAdded = minus(new.Families, old.Families)
 	d.FamiliesRemoved = minus(old.Families, new.Families)
-	oldRuns, newRuns := map[string]bool{}, map[string]bool{}
+	oldRuns, newRuns := map[string]string{}, map[string]bool{}
 	for _, r := range old.Runs {
-		oldRuns[r.Key] = true
+		oldRuns[r.Key] = r.Family
 	}
 	for _, r := range new.Runs {
 		newRuns[r.Key] = true
-		if !oldRuns[r.Key] {
+		fam, ok := oldRuns[r.Key]
+		switch {
+		case !ok:
 			d.RunsAdded = append(d.RunsAdded, Run(r))
+		case fam != r.Family:
+			d.RunsMoved = append(d.RunsMoved, Moved{Key: r.Key, OldFamily: fam, NewFamily: r.Family})
 		}
 	}
 	for _, r := range old.Runs {
@@ -154,6 +194,15 @@ func Compare(old, new *published.Result) *Diff {
 	}
 	d.Params = params(flatten("", old.Params), flatten("", new.Params))
 	return d
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 func minus(a, b []string) []string {
@@ -245,9 +294,16 @@ func format(v Value, group ...Value) string {
 	return writers.FormatScaled(protocol.Some(*v), g...)
 }
 
-// signed is format with a plus sign on a non-zero positive number.
+// signed prints a change: format with a plus sign on a non-zero positive
+// number. A change that is not zero but that the report's four decimals
+// would print as 0.0000 beside the values it separates (a mean that moved
+// by 6e-6, or in its last bit) prints in scientific notation, so that a
+// row listed as changed never reads as unchanged.
 func signed(v Value, group ...Value) string {
 	s := format(v, group...)
+	if v != nil && *v != 0 && strings.Trim(s, "-+0.") == "" {
+		s = strconv.FormatFloat(*v, 'e', writers.Decimals, 64)
+	}
 	if v != nil && !strings.HasPrefix(s, "-") && s != "0.0000" {
 		s = "+" + s
 	}
@@ -313,6 +369,15 @@ func (d *Diff) body(b *strings.Builder, h string) {
 	}
 	runs("Runs added", d.RunsAdded)
 	runs("Runs removed", d.RunsRemoved)
+	if len(d.RunsMoved) > 0 {
+		fmt.Fprintf(b, "%s Runs moved\n\nRuns in both results whose family changed.\n\n", h)
+		rows := make([][]string, len(d.RunsMoved))
+		for i, r := range d.RunsMoved {
+			rows[i] = []string{writers.Code(r.Key), writers.FamilyName(r.OldFamily), writers.FamilyName(r.NewFamily)}
+		}
+		b.WriteString(writers.MarkdownTable([]string{"run", "old family", "new family"}, rows))
+		b.WriteString("\n")
+	}
 	if len(d.Params) > 0 {
 		fmt.Fprintf(b, "%s Parameters changed\n\n", h)
 		rows := make([][]string, len(d.Params))
@@ -325,9 +390,23 @@ func (d *Diff) body(b *strings.Builder, h string) {
 	if d.MetricsNotCompared != "" {
 		fmt.Fprintf(b, "%s Metrics\n\n%s.\n\n", h, writers.Text(d.MetricsNotCompared))
 	}
+	fms := func(title, what string, xs []FamilyMetric) {
+		if len(xs) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "%s %s\n\n%s\n\n", h, title, what)
+		rows := make([][]string, len(xs))
+		for i, x := range xs {
+			rows[i] = []string{writers.FamilyName(x.Family), writers.Code(x.Metric)}
+		}
+		b.WriteString(writers.MarkdownTable([]string{"family", "metric"}, rows))
+		b.WriteString("\n")
+	}
+	fms("Metrics added", "Metrics of a family in both results that only the new result has.", d.MetricsAdded)
+	fms("Metrics removed", "Metrics of a family in both results that only the old result has.", d.MetricsRemoved)
 	if len(d.Metrics) > 0 {
 		fmt.Fprintf(b, "%s Metrics changed\n\n", h)
-		b.WriteString("Families in both results whose mean, IQM, n or bootstrap intervals changed; Δ is new − old; \"overlap\" says whether the old and new 95 % intervals overlap (no: the change exceeds the bootstrap's spread; unknown: an interval is null).\n\n")
+		b.WriteString("Families in both results whose mean, IQM, n or bootstrap intervals changed; Δ is new − old (in scientific notation when four decimals would show it as zero); \"overlap\" says whether the old and new 95 % intervals overlap (no: the change exceeds the bootstrap's spread; unknown: an interval is null).\n\n")
 		rows := make([][]string, len(d.Metrics))
 		for i, m := range d.Metrics {
 			rows[i] = []string{writers.FamilyName(m.Family), writers.Code(m.Metric), writers.Better(m.HigherIsBetter),
@@ -357,9 +436,11 @@ func Section(old, new *published.Result) string {
 }
 
 // Table is d as one Parquet table, a row per change: change is
-// "metric_changed", "family_added", "family_removed", "run_added",
-// "run_removed" or "param_changed"; the columns that do not apply to a
-// change are null.
+// "metric_changed", "metric_added", "metric_removed" (family and metric
+// set), "family_added", "family_removed", "run_added",
+// "run_removed", "run_moved" (family the new family, old_value and
+// new_value the old and new) or "param_changed"; the columns that do not
+// apply to a change are null.
 func (d *Diff) Table() (*writers.Table, error) {
 	t := writers.NewTable()
 	change := t.String("change")
@@ -441,6 +522,16 @@ func (d *Diff) Table() (*writers.Table, error) {
 			return nil, err
 		}
 	}
+	for _, x := range d.MetricsAdded {
+		if err := row("metric_added", p(x.Family), p(x.Metric), nil, nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range d.MetricsRemoved {
+		if err := row("metric_removed", p(x.Family), p(x.Metric), nil, nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
 	for _, f := range d.FamiliesAdded {
 		if err := row("family_added", p(f), nil, nil, nil, nil, nil, nil); err != nil {
 			return nil, err
@@ -458,6 +549,11 @@ func (d *Diff) Table() (*writers.Table, error) {
 	}
 	for _, r := range d.RunsRemoved {
 		if err := row("run_removed", p(r.Family), nil, p(r.Key), nil, nil, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range d.RunsMoved {
+		if err := row("run_moved", p(r.NewFamily), nil, p(r.Key), nil, p(r.OldFamily), p(r.NewFamily), nil); err != nil {
 			return nil, err
 		}
 	}

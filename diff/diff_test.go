@@ -145,3 +145,26 @@ func TestCompareAcrossProtocols(t *testing.T) {
 		t.Errorf("same protocol: %d metrics, %q", len(d.Metrics), d.MetricsNotCompared)
 	}
 }
+
+// TestRenderALastBitChange: a mean that changed in its last bit only is
+// listed, and its Δ printed so that the row does not read as unchanged
+// (four decimals, or the report's zero below 2^-52, printed 0.0000).
+func TestRenderALastBitChange(t *testing.T) {
+	old, _ := fixture()
+	new := *old
+	new.Rows = append([]published.Row(nil), old.Rows...)
+	m := math.Nextafter(0.5, 1)
+	new.Rows[0].Mean = protocol.Some(m)
+	d := Compare(old, &new)
+	if len(d.Metrics) != 1 || *d.Metrics[0].DeltaMean != m-0.5 {
+		t.Fatalf("metrics %+v, want ppo/reward with Δ %g", d.Metrics, m-0.5)
+	}
+	md := d.Markdown()
+	if want := "|   0.5000 |   0.5000 | +1.1102e-16 |"; !strings.Contains(md, want) {
+		t.Errorf("the Markdown lacks %q:\n%s", want, md)
+	}
+	// An exact zero stays 0.0000 (the IQM did not move).
+	if want := "| 0.0000 |"; !strings.Contains(md, want) {
+		t.Errorf("the Markdown lacks %q:\n%s", want, md)
+	}
+}

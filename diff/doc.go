@@ -1,10 +1,11 @@
 // Package diff compares two published results (published.Result): per
 // family × metric in both, the change of the mean and of the IQM and
-// whether their bootstrap intervals overlap; the families and runs added
-// or removed; the parameters changed. It renders the comparison as
-// Markdown (crlbatch diff), JSON and Parquet for machines, and as the
-// short "Changes since the previous result" section of a nightly report
-// (Section).
+// whether their bootstrap intervals overlap; the metrics of a family in
+// both that one result has and the other has not; the families and runs
+// added or removed; the runs whose family changed (moved); the parameters
+// changed. It renders the comparison as Markdown (crlbatch diff), JSON and
+// Parquet for machines, and as the short "Changes since the previous
+// result" section of a nightly report (Section).
 //
 // Two results of different protocols have their metrics not compared
 // (MetricsNotCompared says so): a metric of one name differs between them.

@@ -28,11 +28,13 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:  "crlbatch",
 		Usage: "score continual-learning runs in bulk, from a folder or a bucket prefix",
-		Description: "crlbatch reads recorded training traces (JSON Lines, optionally gzip or zstd) under a folder\n" +
-			"or an s3://, gs://, azblob:// prefix, scores every run under the skyfall protocol, reduces each\n" +
-			"algorithm family to mean, spread and confidence intervals, and writes Parquet files and a\n" +
-			"Markdown report. Exit status: 0 done, 1 bad input data, 2 usage error, 3 storage error,\n" +
-			"130 interrupted, 143 terminated.",
+		Description: "crlbatch reads recorded training traces (JSON Lines, optionally gzip or zstd, or Parquet)\n" +
+			"under a folder or an s3://, gs://, azblob:// prefix, scores every run under the skyfall\n" +
+			"protocol (or --protocol safecrl, contilab, skillshift), reduces each algorithm family to mean,\n" +
+			"spread and confidence intervals, and writes Parquet files, figures and a Markdown report.\n" +
+			"Exit status: 0 done, 1 bad input data, 2 usage error, 3 storage error, 70 internal error\n" +
+			"(a bug in crlbatch: please report it), 129 hung up (SIGHUP), 130 interrupted (SIGINT),\n" +
+			"131 quit (SIGQUIT), 143 terminated (SIGTERM).",
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
 		Commands:                  cmds,

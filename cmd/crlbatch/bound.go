@@ -32,7 +32,7 @@ func boundCommand() *cli.Command {
 			if cmd.Bool("contains-final") && !cmd.IsSet("interval") {
 				return pipeline.Usagef("--contains-final needs --interval")
 			}
-			spec, err := skyfallscore.LoadSpec(name)
+			spec, err := skyfallscore.LoadSpecAs(name, "bound: SPEC")
 			if err != nil {
 				return err
 			}

@@ -26,14 +26,15 @@ func diffCommand() *cli.Command {
 		ArgsUsage: "OLD NEW | OUTPUT --nights N",
 		Description: "diff compares two complete results (folders or blob prefixes holding manifest.json,\n" +
 			"families.parquet and the run tables): per family and metric in both, the change in mean and\n" +
-			"IQM and whether their 95 % bootstrap intervals overlap; the families and runs added or\n" +
-			"removed; the parameters changed. With --nights N it takes one nightly history OUTPUT\n" +
+			"IQM and whether their 95 % bootstrap intervals overlap; the metrics a family in both has\n" +
+			"in one only; the families and runs added or removed; the runs moved to another family; the\n" +
+			"parameters changed. With --nights N it takes one nightly history OUTPUT\n" +
 			"(OUTPUT/results/<attempt-id>/, OUTPUT/LATEST) and compares the newest complete result with\n" +
 			"the one N-1 results before it (--nights 2: the previous one). It prints Markdown to stdout,\n" +
 			"or JSON; Parquet (one row per change) needs --out. Changes are not errors: it exits 0\n" +
 			"whenever it ran, 1 when a result cannot be read as one (a damaged manifest.json or Parquet\n" +
 			"file, a LATEST naming no complete result), 2 on a usage error (a folder that is no complete\n" +
-			"result), 3 when the store fails.",
+			"result, fewer results than --nights), 3 when the store fails.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT` of the comparison: markdown, json or parquet"},
 			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "write the comparison to `FILE` (a path or blob URL) instead of stdout"},

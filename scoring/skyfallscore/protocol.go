@@ -175,24 +175,29 @@ func (proto) New(f scoring.Flags, env scoring.Env) (scoring.Job, error) {
 	return NewJob(cfg, env)
 }
 
-// LoadSpec reads a reward spec from a file, or a bundled spec by name.
-func LoadSpec(s string) (*upperbound.Spec, error) {
+// LoadSpec reads a reward spec from a file, or a bundled spec by name;
+// its errors name the flag --spec.
+func LoadSpec(s string) (*upperbound.Spec, error) { return LoadSpecAs(s, "--spec") }
+
+// LoadSpecAs is LoadSpec with errors that name what gave s (crlbatch
+// bound's argument SPEC, not a --spec flag the user never typed).
+func LoadSpecAs(s, what string) (*upperbound.Spec, error) {
 	data, err := os.ReadFile(s)
 	path := s
 	if err != nil {
 		if !strings.ContainsAny(s, "/\\.") {
 			b, berr := configs.RewardSpec(s)
 			if berr != nil {
-				return nil, scoring.Usagef("--spec %s: no such file, and %v", s, berr)
+				return nil, scoring.Usagef("%s %s: no such file, and %v", what, s, berr)
 			}
 			data, path = b, configs.RewardSpecPath(s)
 		} else {
-			return nil, scoring.Usagef("--spec: %v", err)
+			return nil, scoring.Usagef("%s: %v", what, err)
 		}
 	}
 	spec, err := upperbound.ParseSpec(path, data)
 	if err != nil {
-		return nil, scoring.Usagef("--spec: %v", err)
+		return nil, scoring.Usagef("%s: %v", what, err)
 	}
 	return spec, nil
 }
