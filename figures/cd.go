@@ -82,7 +82,7 @@ func CriticalDifference(name, title string, fams []Ranked, cd protocol.Value, be
 				j++
 			}
 			if j > i && j > last {
-				y := -0.6 - 0.6*float64(level%4)
+				y := -0.6 - float64(0.6*float64(level%4))
 				if l, err := plotter.NewLine(plotter.XYs{{X: ranked[i].Rank.V, Y: y}, {X: ranked[j].Rank.V, Y: y}}); err == nil {
 					l.Width = vg.Points(3)
 					l.Color = Color(9)

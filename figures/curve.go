@@ -309,7 +309,7 @@ func (a *Accumulator) add(k int) {
 		c.sum += m
 		d := m - c.wmean
 		c.wmean += d / float64(c.runs)
-		c.m2 += d * (m - c.wmean)
+		c.m2 += float64(d * (m - c.wmean))
 		c.min = math.Min(c.min, r.min)
 		c.max = math.Max(c.max, r.max)
 	}

@@ -78,22 +78,24 @@ func ggPath(dst ftraster.Path, p vg.Path, dpi float64, m interface {
 			// vgimg draws an arc with gg's DrawArc, which is
 			// DrawEllipticalArc with both radii r: 16 quadratic pieces,
 			// each computed as it computes them.
-			x, y, r := comp.Pos.X.Dots(dpi), comp.Pos.Y.Dots(dpi), comp.Radius.Dots(dpi)
+			x, y, r := float64(comp.Pos.X.Dots(dpi)), float64(comp.Pos.Y.Dots(dpi)), float64(comp.Radius.Dots(dpi))
 			angle1, angle2 := comp.Start, comp.Start+comp.Angle
 			const n = 16
 			for i := 0; i < n; i++ {
 				p1 := float64(i+0) / n
 				p2 := float64(i+1) / n
-				a1 := angle1 + (angle2-angle1)*p1
-				a2 := angle1 + (angle2-angle1)*p2
-				x0 := x + r*math.Cos(a1)
-				y0 := y + r*math.Sin(a1)
-				x1 := x + r*math.Cos((a1+a2)/2)
-				y1 := y + r*math.Sin((a1+a2)/2)
-				x2 := x + r*math.Cos(a2)
-				y2 := y + r*math.Sin(a2)
-				cx := 2*x1 - x0/2 - x2/2
-				cy := 2*y1 - y0/2 - y2/2
+				// Every product converted before it is added (no
+				// fused multiply-add: the same pixels on every CPU).
+				a1 := angle1 + float64((angle2-angle1)*p1)
+				a2 := angle1 + float64((angle2-angle1)*p2)
+				x0 := x + float64(r*math.Cos(a1))
+				y0 := y + float64(r*math.Sin(a1))
+				x1 := x + float64(r*math.Cos((a1+a2)/2))
+				y1 := y + float64(r*math.Sin((a1+a2)/2))
+				x2 := x + float64(r*math.Cos(a2))
+				y2 := y + float64(r*math.Sin(a2))
+				cx := float64(2*x1) - float64(x0/2) - float64(x2/2)
+				cy := float64(2*y1) - float64(y0/2) - float64(y2/2)
 				if i == 0 {
 					if has {
 						dst.Add1(fix(x0, y0))

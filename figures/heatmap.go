@@ -104,7 +104,7 @@ func Heatmap(name, title string, g Grid, xlabel, ylabel string, lo, hi float64, 
 		}
 		caption += " Grey cells with a dash have no value: " + strings.Join(parts, "; ") + "."
 	}
-	h := vg.Length(max(rows, 2))*0.9*vg.Centimeter + 3*vg.Centimeter
+	h := vg.Length(vg.Length(max(rows, 2))*0.9*vg.Centimeter) + 3*vg.Centimeter
 	fig := &Figure{Name: name, Title: title, Caption: caption, Panels: []*plot.Plot{p}, PanelHeight: h}
 	k := newKeyer(kindHeatmap)
 	k.str(title)
@@ -131,6 +131,6 @@ func Heatmap(name, title string, g Grid, xlabel, ylabel string, lo, hi float64, 
 func shade(t float64) color.NRGBA {
 	a := [3]float64{0xde, 0xeb, 0xf7}
 	b := [3]float64{0x08, 0x30, 0x6b}
-	mix := func(k int) uint8 { return uint8(a[k] + (b[k]-a[k])*t + 0.5) }
+	mix := func(k int) uint8 { return uint8(a[k] + float64((b[k]-a[k])*t) + 0.5) }
 	return color.NRGBA{mix(0), mix(1), mix(2), 0xff}
 }

@@ -282,7 +282,7 @@ func noValue(p *plot.Plot) {
 
 // panelHeight fits rows families under a title, ticks and an axis label.
 func panelHeight(rows int) vg.Length {
-	return 3*vg.Centimeter + vg.Length(rows)*0.8*vg.Centimeter
+	return 3*vg.Centimeter + vg.Length(vg.Length(rows)*0.8*vg.Centimeter)
 }
 
 // widthFor is the width of a figure whose panels name families on their
@@ -310,7 +310,7 @@ func widthFor(panels []*plot.Plot, labels []string) vg.Length {
 // rather than on the axis' end.
 func padX(p *plot.Plot, share float64) {
 	if span := p.X.Max - p.X.Min; span > 0 && !math.IsInf(span, 0) {
-		p.X.Min -= share * span
-		p.X.Max += share * span
+		p.X.Min -= float64(share * span)
+		p.X.Max += float64(share * span)
 	}
 }

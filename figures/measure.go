@@ -120,18 +120,18 @@ func (h *measuredText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point
 	sin64, cos64 := math.Sincos(sty.Rotation)
 	cos := vg.Length(cos64)
 	sin := vg.Length(sin64)
-	pt.X, pt.Y = pt.Y*sin+pt.X*cos, pt.Y*cos-pt.X*sin
+	pt.X, pt.Y = vg.Length(pt.Y*sin)+vg.Length(pt.X*cos), vg.Length(pt.Y*cos)-vg.Length(pt.X*sin)
 
 	lines := h.Lines(txt)
 	ht := sty.Height(txt)
-	pt.Y += ht*vg.Length(sty.YAlign) - ext.Ascent
+	pt.Y += vg.Length(ht*vg.Length(sty.YAlign)) - ext.Ascent
 	for i, line := range lines {
 		h.mu.Lock()
 		w := h.width(fnt, sty.Font, line)
 		h.mu.Unlock()
-		xoffs := vg.Length(sty.XAlign) * w
+		xoffs := vg.Length(vg.Length(sty.XAlign) * w)
 		n := vg.Length(len(lines) - i)
-		c.FillString(fnt, pt.Add(vg.Point{X: xoffs, Y: n * sty.Font.Size}), line)
+		c.FillString(fnt, pt.Add(vg.Point{X: xoffs, Y: vg.Length(n * sty.Font.Size)}), line)
 	}
 
 	if sty.Rotation != 0 {

@@ -105,7 +105,7 @@ func (m *pngMemory) rasterizer(size image.Point) *ftraster.Rasterizer {
 func pixelSize(w, h vg.Length, dpi int) (int, int) {
 	pw := w / vg.Inch * vg.Length(dpi)
 	ph := h / vg.Inch * vg.Length(dpi)
-	return int(pw + 0.5), int(ph + 0.5)
+	return int(float64(pw) + 0.5), int(float64(ph) + 0.5)
 }
 
 // newPNGCanvas is a white canvas of w×h at PNGDPI; release hands its
@@ -206,9 +206,9 @@ func (c *pngCanvas) FillString(f font.Face, pt vg.Point, str string) {
 	face := c.mem.face(f)
 
 	dpi := c.DPI()
-	x := pt.X.Dots(dpi)
-	y := pt.Y.Dots(dpi)
-	h := c.h.Dots(dpi)
+	x := float64(pt.X.Dots(dpi))
+	y := float64(pt.Y.Dots(dpi))
+	h := float64(c.h.Dots(dpi))
 
 	inverted := c.matrix.Translate(0, float64(c.img.Rect.Dy())).Scale(1, -1) // gc.InvertY
 	if tx, ty, ok := wholeTranslation(inverted); ok {

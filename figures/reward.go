@@ -111,7 +111,7 @@ func Reward(name, fam string, runs int, ln Line) *Figure {
 	}
 	if hi == lo { // |lo| ≥ 2^53: a step of 1 is lost in its rounding
 		// Widened towards zero, which never leaves float64.
-		if d := math.Abs(lo) * 0.1; lo > 0 {
+		if d := float64(math.Abs(lo) * 0.1); lo > 0 {
 			lo -= d
 		} else {
 			hi += d

@@ -151,11 +151,11 @@ func rasterPath(dst, p ftraster.Path) ftraster.Path {
 func unfix(x fixed.Int26_6) float64 {
 	const shift, mask = 6, 1<<6 - 1
 	if x >= 0 {
-		return float64(x>>shift) + float64(x&mask)/64
+		return float64(x>>shift) + float64(float64(x&mask)/64)
 	}
 	x = -x
 	if x >= 0 {
-		return -(float64(x>>shift) + float64(x&mask)/64)
+		return -(float64(x>>shift) + float64(float64(x&mask)/64))
 	}
 	return 0
 }

@@ -71,9 +71,9 @@ func Tradeoff(name, title string, pts []RunPoint, xlabel, ylabel string) *Figure
 	fixRange(&p.Y)
 	padX(p, 0.05)
 	if span := p.Y.Max - p.Y.Min; span > 0 {
-		legend := min(0.6, (12*float64(entries)+10)/170)
-		p.Y.Min -= 0.05 * span
-		p.Y.Max += 0.05*span + (1.1*span)*legend/(1-legend)
+		legend := min(0.6, (float64(12*float64(entries))+10)/170)
+		p.Y.Min -= float64(0.05 * span)
+		p.Y.Max += float64(0.05*span) + float64((1.1*span)*legend/(1-legend))
 	}
 	caption := "One point per run (its seed values), coloured by family; the cross is the family's mean of its points."
 	if len(absent) > 0 {

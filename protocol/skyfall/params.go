@@ -225,7 +225,7 @@ func (e *MissingLabelError) Error() string {
 // TailCount is the number of rows in "the final x of L rows":
 // max(1, ceil(x·L − 1e-9)), so 0.28·25 (7.000000000000001 in float64) gives 7.
 func TailCount(x float64, L int) int {
-	n := int(math.Ceil(x*float64(L) - 1e-9))
+	n := int(math.Ceil(float64(x*float64(L)) - 1e-9))
 	if n < 1 {
 		n = 1
 	}

@@ -122,7 +122,7 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 			if gi&255 == 0 {
 				g = math.Pow(gamma, float64(gi))
 			}
-			disc += g * x
+			disc += float64(g * x)
 			und += x
 			g *= gamma
 			gi++
@@ -217,16 +217,16 @@ func Score(t *Trace, p *Params, ref *Reference) (*RunResult, error) {
 		if t.EffRank == nil {
 			for _, x := range rows {
 				d, e := x-mu, x-imu
-				s += d * d
-				is += e * e
+				s += float64(d * d)
+				is += float64(e * e)
 			}
 		} else {
 			ls, lc := rsum[l], rcnt[l]
 			er, has := t.EffRank[iv.Start:iv.End], t.HasEffRank[iv.Start:iv.End]
 			for i, x := range rows {
 				d, e := x-mu, x-imu
-				s += d * d
-				is += e * e
+				s += float64(d * d)
+				is += float64(e * e)
 				// A select, not a branch: readings come and go irregularly.
 				// Adding 0 leaves a sum unchanged.
 				v, c := 0.0, 0

@@ -103,7 +103,7 @@ func Friedman(scores [][]float64) (statistic, p float64, err error) {
 	}
 	ssbn := 0.0
 	for _, r := range rankSums {
-		ssbn += r * r
+		ssbn += float64(r * r)
 	}
 	statistic = (float64(12.0/float64(k*n*(k+1))*ssbn) - float64(3*n*(k+1))) / c
 	return statistic, ChiSquareSF(statistic, float64(k-1)), nil

@@ -38,7 +38,7 @@ func SignFlip(d []float64) (p, minP float64) {
 	if math.IsInf(absSum, 0) {
 		panic("stats.SignFlip of differences whose sums leave float64")
 	}
-	thr := math.Abs(obs) - 1e-9*math.Max(1, absSum)
+	thr := math.Abs(obs) - float64(1e-9*math.Max(1, absSum))
 	patterns := uint64(1) << n
 	var hits uint64
 	for mask := uint64(0); mask < patterns; mask++ {
@@ -220,5 +220,5 @@ func ProbImprovement(x, y []float64) float64 {
 		gt += lt
 		eq += le
 	}
-	return (float64(gt) + 0.5*float64(eq)) / float64(len(x)*len(y))
+	return (float64(gt) + float64(0.5*float64(eq))) / float64(len(x)*len(y))
 }

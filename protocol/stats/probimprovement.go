@@ -160,7 +160,7 @@ func ProbImprovementCIUntil(x, y []float64, resamples int, seed uint64, level fl
 				gt += int64(countY[l])
 			}
 		}
-		values[b] = (float64(gt) + 0.5*float64(eq)) / pairs
+		values[b] = (float64(gt) + float64(0.5*float64(eq))) / pairs
 	}
 	lo, hi = quantilePairSelect(values, (1-level)/2, (1+level)/2)
 	return lo, hi, true

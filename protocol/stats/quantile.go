@@ -29,7 +29,7 @@ func quantileIndex(n int, q float64) (i int, t float64) {
 	if !(q >= 0 && q <= 1) {
 		panic("stats.Quantile: q must lie in [0, 1]")
 	}
-	h := float64(n-1) * q
+	h := float64(float64(n-1) * q)
 	lo := math.Floor(h)
 	i = int(lo)
 	if i >= n-1 {

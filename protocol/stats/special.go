@@ -9,7 +9,7 @@ const sqrt1_2 = 0.70710678118654752440084436210484903928483593768847
 // P(Z > z) = ½·erfc(z/√2). The argument is formed as z·(1/√2), the way
 // SciPy's ndtr forms it, so that both evaluate erfc at the same float64.
 func NormalSF(z float64) float64 {
-	return 0.5 * math.Erfc(z*sqrt1_2)
+	return float64(0.5 * math.Erfc(z*sqrt1_2))
 }
 
 // ChiSquareSF is the survival function of the chi-square distribution with df
@@ -105,7 +105,7 @@ func stirlingDelta(a float64) float64 {
 	for _, c := range [...]float64{c7, c6, c5, c4, c3, c2, c1} {
 		s = c + float64(r2*s)
 	}
-	return r * s
+	return float64(r * s)
 }
 
 // gammaEps stops the series once a term no longer changes the sum, and the
@@ -118,7 +118,7 @@ func gammaPSeries(a, x float64) float64 {
 	s := del
 	for i := 0; i < 100000; i++ {
 		ap++
-		del *= x / ap
+		del = float64(del * (x / ap))
 		s += del
 		if math.Abs(del) < math.Abs(s)*gammaEps/8 {
 			break
@@ -145,7 +145,7 @@ func gammaQContinuedFraction(a, x float64) float64 {
 			c = tiny
 		}
 		d = 1 / d
-		del := d * c
+		del := float64(d * c)
 		h *= del
 		if math.Abs(del-1) <= gammaEps {
 			break

@@ -99,9 +99,9 @@ func Wilcoxon(d []float64) (WilcoxonResult, error) {
 	res := WilcoxonResult{Statistic: math.Min(rPlus, rMinus), Exact: exact, N: len(nz), Zeros: zeros}
 	if !exact {
 		c := float64(len(nz))
-		mn := c * (c + 1) * 0.25
-		se := c * (c + 1) * (2*c + 1)
-		se -= 0.5 * float64(tieTerm)
+		mn := float64(c * (c + 1) * 0.25)
+		se := float64(c * (c + 1) * (float64(2*c) + 1))
+		se -= float64(0.5 * float64(tieTerm))
 		se = math.Sqrt(se / 24)
 		res.Z = (res.Statistic - mn) / se
 		res.P = 2 * NormalSF(math.Abs(res.Z))
