@@ -125,7 +125,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		msg := err.Error()
 		var published *pipeline.PublishedError
-		if code == exitInterrupt && errors.Is(err, context.Canceled) && !errors.As(err, &published) {
+		var stopped *stoppedError
+		if code == exitInterrupt && errors.Is(err, context.Canceled) && !errors.As(err, &published) && !errors.As(err, &stopped) {
 			msg = "interrupted: nothing was published, and files written so far were removed"
 		}
 		var rdata *readers.DataError
@@ -179,6 +180,16 @@ func exitCode(ctx context.Context, err error) int {
 // traceFormatDoc ends every error about a field of a row: the page that
 // says what each field must hold.
 const traceFormatDoc = "see docs/trace-format.md"
+
+// stoppedError is a command other than a job stopped by a signal, saying
+// itself what it had done (a job's "nothing was published" is not its).
+type stoppedError struct {
+	msg string
+	err error // the context's error
+}
+
+func (e *stoppedError) Error() string { return e.msg }
+func (e *stoppedError) Unwrap() error { return e.err }
 
 // problemsError is validate or check-entry finding problems (exit 1).
 type problemsError struct{ msg string }

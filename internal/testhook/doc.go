@@ -1,5 +1,5 @@
 // Package testhook holds the places where crlbatch's own tests make the
-// engine fail in ways no input can: a panic at a named place, to show that
+// engine (and cache prune) fail in ways no input can: a panic at a named place, to show that
 // a bug ends the job cleanly (exit 70, nothing published, the claim and
 // the spill files removed), and a pause at a named place until the job is
 // cancelled, to show that a signal arriving there ends it as cleanly.

@@ -23,8 +23,8 @@ func At(where string) {
 
 // Pause, when not empty, names the place where the engine stops until its
 // job is cancelled: "main" (after scoring, the spill files still there,
-// before publishing) or "publish" (the result files written, before the
-// manifest). The signal tests set it in a process of their own, so that a
+// before publishing), "publish" (the result files written, before the
+// manifest) or "prune" (cache prune, after its first entry removed). The signal tests set it in a process of their own, so that a
 // signal reaches a known phase without timing anything.
 var Pause string
 
