@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -69,14 +71,64 @@ func signalStatus(s os.Signal) int {
 	return exitInterrupt
 }
 
+// signalName is a stop signal's name as a shell spells it.
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	}
+	return "SIGINT"
+}
+
+// shutdown is what runSignalled's handler says about the command it runs:
+// the command's logger (the first signal is logged at info level) and
+// what it may leave behind if a second signal ends the process during
+// its clean-up. The score command fills it in (shutdownOf(ctx).set);
+// other commands leave nothing that needs naming.
+type shutdown struct {
+	mu     sync.Mutex
+	logger *slog.Logger
+	left   string
+}
+
+type shutdownKey struct{}
+
+// shutdownOf is the shutdown runSignalled put in ctx, or nil.
+func shutdownOf(ctx context.Context) *shutdown {
+	s, _ := ctx.Value(shutdownKey{}).(*shutdown)
+	return s
+}
+
+func (s *shutdown) set(logger *slog.Logger, left string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logger, s.left = logger, left
+}
+
+func (s *shutdown) get() (*slog.Logger, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logger, s.left
+}
+
 // runSignalled is run under the signals of stopSignals: the first cancels
-// the job, a second one calls exit at once with its own status (leaving
-// what the clean-up had not yet removed to the next job on OUTPUT and the
-// next one that spills). A signal the process was started with ignored
-// (SIGHUP under nohup, SIGQUIT) stays ignored; SIGINT and SIGTERM are
-// always caught.
+// the job, which cleans up (logged at info level: "stopping"); a second
+// one exits at once with its own status, saying on stderr that it did and
+// what the clean-up may not have removed yet (a job's claim on OUTPUT,
+// partial result files, its spill folder: left to the next job on OUTPUT
+// and the next one that spills). A signal the process was started with
+// ignored (SIGHUP under nohup, SIGQUIT) stays ignored; SIGINT and SIGTERM
+// are always caught.
 func runSignalled(args []string, stdout, stderr io.Writer, exit func(int)) int {
-	ctx, cancel := context.WithCancel(context.Background())
+	note := &shutdown{}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), shutdownKey{}, note))
 	defer cancel()
 	var sig atomic.Value
 	ch := make(chan os.Signal, 2)
@@ -92,8 +144,17 @@ func runSignalled(args []string, stdout, stderr io.Writer, exit func(int)) int {
 			pprof.Lookup("goroutine").WriteTo(stderr, 2)
 		}
 		sig.Store(s)
+		if logger, _ := note.get(); logger != nil {
+			logger.Info("stopping: the job is cancelled and cleans up; a second signal exits at once", "signal", signalName(s))
+		}
 		cancel()
-		exit(signalStatus(<-ch)) // a second signal stops at once
+		second := <-ch
+		msg := "crlbatch: a second signal (" + signalName(second) + "): exiting at once, before the clean-up ended"
+		if _, left := note.get(); left != "" {
+			msg += "; may be left behind: " + left
+		}
+		fmt.Fprintln(stderr, msg)
+		exit(signalStatus(second))
 	}()
 	code := run(ctx, args, stdout, stderr)
 	if s, ok := sig.Load().(os.Signal); ok && code != exitOK {

@@ -131,6 +131,7 @@ func scoreCommand() *cli.Command {
 				}
 				defer stop()
 			}
+			shutdownOf(ctx).set(cfg.Logger, leftBehind(cfg))
 			defer softMemoryLimit(cfg.MemoryLimit)()
 			defer heapFloor(gcFloorBytes, scoreGCPercent)()
 			sum, err := pipeline.Run(ctx, cfg)
@@ -152,6 +153,22 @@ func scoreCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// leftBehind names what a job stopped during its clean-up may leave, for
+// the message of a second signal: its claim on OUTPUT and partial result
+// files (taken over by the next job on OUTPUT once this process is gone),
+// and its spill folder (removed by the next job that spills).
+func leftBehind(cfg pipeline.Config) string {
+	out := strings.TrimSuffix(cfg.Output, "/")
+	spill := cfg.SpillDir
+	if spill == "" {
+		spill = os.TempDir()
+	}
+	host, _ := os.Hostname()
+	return pipeline.Redact(fmt.Sprintf("the claim %s/.crlbatch/job.json (or this attempt's under %s/.crlbatch/attempts/) and partial result files under %s, "+
+		"which the next job on OUTPUT removes once this process is gone; this job's spill folder %s/crlbatch-spill.tmp-%s-%d-*, which the next job that spills removes",
+		out, out, out, strings.TrimSuffix(spill, "/"), host, os.Getpid()))
 }
 
 func reportPath(out string) string {
