@@ -9,14 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"runtime/pprof"
-	"sync"
-	"sync/atomic"
-	"syscall"
 
+	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 
@@ -49,118 +44,13 @@ func main() {
 	os.Exit(runSignalled(os.Args, os.Stdout, os.Stderr, os.Exit))
 }
 
-// stopSignals are the signals that end a job as a failure: the job is
-// cancelled, cleans up as on any error (nothing published, the claim, spill
-// and temporary files removed) and exits 128 plus the signal's number, the
-// status a shell reports for a process the signal killed. SIGHUP (a closed
-// terminal or ssh session) and SIGQUIT (Ctrl-\, which first prints every
-// goroutine's stack to stderr, as Go's default does) would otherwise kill
-// the process with nothing cleaned up (docs/decisions.md, breakit4).
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
-
-// signalStatus is the exit status of a job a signal stopped.
-func signalStatus(s os.Signal) int {
-	switch s {
-	case syscall.SIGTERM:
-		return exitTerminated
-	case syscall.SIGHUP:
-		return exitHangup
-	case syscall.SIGQUIT:
-		return exitQuit
-	}
-	return exitInterrupt
-}
-
-// signalName is a stop signal's name as a shell spells it.
-func signalName(s os.Signal) string {
-	switch s {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGQUIT:
-		return "SIGQUIT"
-	}
-	return "SIGINT"
-}
-
-// shutdown is what runSignalled's handler says about the command it runs:
-// the command's logger (the first signal is logged at info level) and
-// what it may leave behind if a second signal ends the process during
-// its clean-up. The score command fills it in (shutdownOf(ctx).set);
-// other commands leave nothing that needs naming.
-type shutdown struct {
-	mu     sync.Mutex
-	logger *slog.Logger
-	left   string
-}
-
-type shutdownKey struct{}
-
-// shutdownOf is the shutdown runSignalled put in ctx, or nil.
-func shutdownOf(ctx context.Context) *shutdown {
-	s, _ := ctx.Value(shutdownKey{}).(*shutdown)
-	return s
-}
-
-func (s *shutdown) set(logger *slog.Logger, left string) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.logger, s.left = logger, left
-}
-
-func (s *shutdown) get() (*slog.Logger, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.logger, s.left
-}
-
-// runSignalled is run under the signals of stopSignals: the first cancels
-// the job, which cleans up (logged at info level: "stopping"); a second
-// one exits at once with its own status, saying on stderr that it did and
-// what the clean-up may not have removed yet (a job's claim on OUTPUT,
-// partial result files, its spill folder: left to the next job on OUTPUT
-// and the next one that spills). A signal the process was started with
-// ignored (SIGHUP under nohup, SIGQUIT) stays ignored; SIGINT and SIGTERM
-// are always caught.
+// runSignalled is run under stop.Run: the signals of stop.Signals cancel
+// the command, which cleans up and exits 128 plus the signal's number; a
+// second one exits at once, saying what may be left behind.
 func runSignalled(args []string, stdout, stderr io.Writer, exit func(int)) int {
-	note := &shutdown{}
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), shutdownKey{}, note))
-	defer cancel()
-	var sig atomic.Value
-	ch := make(chan os.Signal, 2)
-	for _, s := range stopSignals {
-		if s == os.Interrupt || s == syscall.SIGTERM || !signal.Ignored(s) {
-			signal.Notify(ch, s)
-		}
-	}
-	defer signal.Stop(ch)
-	go func() {
-		s := <-ch
-		if s == syscall.SIGQUIT {
-			pprof.Lookup("goroutine").WriteTo(stderr, 2)
-		}
-		sig.Store(s)
-		if logger, _ := note.get(); logger != nil {
-			logger.Info("stopping: the job is cancelled and cleans up; a second signal exits at once", "signal", signalName(s))
-		}
-		cancel()
-		second := <-ch
-		msg := "crlbatch: a second signal (" + signalName(second) + "): exiting at once, before the clean-up ended"
-		if _, left := note.get(); left != "" {
-			msg += "; may be left behind: " + left
-		}
-		fmt.Fprintln(stderr, msg)
-		exit(signalStatus(second))
-	}()
-	code := run(ctx, args, stdout, stderr)
-	if s, ok := sig.Load().(os.Signal); ok && code != exitOK {
-		code = signalStatus(s)
-	}
-	return code
+	return stop.Run("crlbatch", stderr, exit, func(ctx context.Context) int {
+		return run(ctx, args, stdout, stderr)
+	})
 }
 
 // run is the whole program, callable from tests: it never calls os.Exit.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -59,7 +60,7 @@ func inputFlags() []cli.Flag {
 		&cli.IntFlag{Name: "concurrency", Category: catOutput, Value: runtime.NumCPU(),
 			Usage: "at most `N` objects read and runs scored at once (results are identical at any value)"},
 		&cli.StringFlag{Name: "log-level", Category: catOutput, Value: "warn",
-			Usage: "structured log `LEVEL` on stderr: debug, info, warn or error (debug adds the storage SDKs' own logs)"},
+			Usage: pipeline.LogLevelUsage},
 		&cli.BoolFlag{Name: "quiet", Category: catOutput, Usage: "print no progress on stderr"},
 	}
 }
@@ -131,7 +132,7 @@ func scoreCommand() *cli.Command {
 				}
 				defer stop()
 			}
-			shutdownOf(ctx).set(cfg.Logger, leftBehind(cfg))
+			stop.Of(ctx).Set(cfg.Logger, leftBehind(cfg))
 			defer softMemoryLimit(cfg.MemoryLimit)()
 			defer heapFloor(gcFloorBytes, scoreGCPercent)()
 			sum, err := pipeline.Run(ctx, cfg)
@@ -280,9 +281,9 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 	}
 	cfg.SpillDir = cmd.String("spill-dir")
 
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {
-		return pipeline.Usagef("--log-level %q: want debug, info, warn or error", cmd.String("log-level"))
+	level, err := pipeline.ParseLogLevel(cmd.String("log-level"))
+	if err != nil {
+		return err
 	}
 	stderr := cmd.Root().ErrWriter
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))

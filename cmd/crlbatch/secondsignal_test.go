@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/internal/testhook"
 )
 
@@ -140,7 +141,7 @@ func TestSecondSignalDuringCleanUp(t *testing.T) {
 			if code != c.code {
 				t.Errorf("exit %d, want %d: %s", code, c.code, stderr)
 			}
-			first, second := signalName(c.first), signalName(c.second)
+			first, second := stop.Name(c.first), stop.Name(c.second)
 			stopping := `msg="stopping: the job is cancelled and cleans up; a second signal exits at once" signal=` + first
 			if got := strings.Contains(stderr, stopping); got != c.info {
 				t.Errorf("the first signal logged at info level: %v, want %v (--log-level info: %v):\n%s", got, c.info, c.info, stderr)
