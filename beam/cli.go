@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/urfave/cli/v3"
 
+	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -20,10 +23,12 @@ import (
 
 // Exit codes, as crlbatch's (INTERFACE.md).
 const (
-	exitOK      = 0
-	exitData    = 1
-	exitUsage   = 2
-	exitStorage = 3
+	exitOK        = 0
+	exitData      = 1
+	exitUsage     = 2
+	exitStorage   = 3
+	exitInternal  = 70 // a bug in crlbatch (docs/decisions.md)
+	exitInterrupt = 130
 )
 
 // scoreFlags are crlbatch score's flags that shape a result (same names,
@@ -52,6 +57,7 @@ func scoreFlags() []cli.Flag {
 		&cli.IntFlag{Name: "bootstrap-resamples", Value: 10000, Usage: "`N`, the bootstrap resamples"},
 		&cli.Uint64Flag{Name: "bootstrap-seed", Usage: "the `SEED` of the bootstrap draws"},
 		&cli.BoolFlag{Name: "quiet", Usage: "print nothing but errors"},
+		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "structured log `LEVEL` on stderr: debug, info, warn or error, as crlbatch's"},
 	}
 	seen := map[string]bool{}
 	for _, p := range scoring.Protocols() {
@@ -154,6 +160,12 @@ func specOf(cmd *cli.Command) (*Spec, error) {
 		return nil, err
 	}
 	s.Resamples, s.BootstrapSeed = cmd.Int("bootstrap-resamples"), cmd.Uint64("bootstrap-seed")
+	if _, err := pipeline.ParseLogLevel(cmd.String("log-level")); err != nil {
+		return nil, err
+	}
+	if l := cmd.String("log-level"); l != "warn" {
+		s.LogLevel = l // the workers' too (the default leaves the Spec as it was)
+	}
 	name := s.Protocol
 	if name == "" {
 		name = scoring.Default()
@@ -253,8 +265,17 @@ func SplitArgs(fs *flag.FlagSet, args []string) (ours, beams []string) {
 }
 
 // Main is crlbatch-beam: `crlbatch-beam score INPUT --out OUTPUT [flags]
-// [Beam pipeline options]`. It returns the exit code.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// [Beam pipeline options]`. It returns the exit code, crlbatch's: a panic
+// anywhere (on its path, or in a DoFn: recoverDoFn) is an internal error,
+// exit 70, the job failed cleanly; a cancel (a signal: stop.Run) 130.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			ie := &pipeline.InternalError{Value: p, Stack: debug.Stack()}
+			fmt.Fprintf(stderr, "crlbatch-beam: %s\n%s\n", ie, ie.Stack)
+			code = exitInternal
+		}
+	}()
 	if len(args) < 1 || args[0] != "score" {
 		fmt.Fprintln(stderr, "usage: crlbatch-beam score INPUT --out OUTPUT [crlbatch score's flags] [Beam pipeline options: --runner, --endpoint, --environment_type, …]")
 		return exitUsage
@@ -268,6 +289,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer logTo(stderr)()
 	spec, err := ParseScore(ctx, ours)
 	if err == nil {
+		stop.Of(ctx).Set(spec.logger(), leftBehind(spec))
 		var st *Stats
 		if st, err = Run(ctx, spec, Options{}); err == nil {
 			fmt.Fprintf(stdout, "scored %d objects (%d bytes) on Beam; shuffled %d bytes of run pieces and %d of scored runs; results under %s\n",
@@ -275,16 +297,51 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 	}
-	fmt.Fprintf(stderr, "crlbatch-beam: %s\n", Brief(err))
+	msg := Brief(err)
+	var ie *pipeline.InternalError
+	if errors.As(err, &ie) || isInternal(msg) {
+		// A DoFn's reaches Main as the runner's text, its stack after
+		// its first line; one on Main's path as the error itself.
+		if ie != nil && !strings.Contains(msg, "\n") {
+			msg += "\n" + string(ie.Stack)
+		}
+		fmt.Fprintf(stderr, "crlbatch-beam: %s\n", msg)
+		return exitInternal
+	}
+	fmt.Fprintf(stderr, "crlbatch-beam: %s\n", msg)
 	var ue *pipeline.UsageError
 	var se *pipeline.StorageError
 	switch {
+	case ctx.Err() != nil:
+		return exitInterrupt
 	case errors.As(err, &ue):
 		return exitUsage
 	case errors.As(err, &se):
 		return exitStorage
 	}
 	return exitData
+}
+
+// isInternal says whether msg, a failed DoFn's error as the runner
+// returns it (Brief), is a bug's rather than the data's or the store's:
+// recoverDoFn's *pipeline.InternalError ("internal error: … (a bug in
+// crlbatch; please report it)" and its stack) or the harness's own text
+// of a panic it caught ("panic: …", in a DoFn without an error to
+// return). A data or storage error starts with the object or URL it
+// names, never so.
+func isInternal(msg string) bool {
+	first, _, _ := strings.Cut(msg, "\n")
+	return strings.HasPrefix(first, "internal error: ") && strings.HasSuffix(first, "(a bug in crlbatch; please report it)") ||
+		strings.HasPrefix(first, "panic: ")
+}
+
+// leftBehind names what a job ended by a second signal during its
+// clean-up may leave (stop.Note).
+func leftBehind(s *Spec) string {
+	out := strings.TrimSuffix(s.Output, "/")
+	return pipeline.Redact(fmt.Sprintf("the claim %s/.crlbatch/job.json (or this attempt's under %s/.crlbatch/attempts/) and partial result files under %s, "+
+		"which the next job on OUTPUT removes once this process is gone; the runner's temporary folder %s/crlbatch-beam-*",
+		out, out, out, strings.TrimSuffix(os.TempDir(), "/")))
 }
 
 // Brief is a pipeline's error as crlbatch says it: a runner reports a

@@ -5,13 +5,16 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/pipeline"
 )
 
@@ -80,11 +83,13 @@ type decodeFn struct {
 }
 
 func (f *decodeFn) Setup() (err error) {
+	defer recoverDoFn(&err)
 	f.e, err = engineFor(f.Spec)
 	return err
 }
 
-func (f *decodeFn) ProcessElement(ctx context.Context, ref []byte, emit func(string, []byte), summary func([]byte)) error {
+func (f *decodeFn) ProcessElement(ctx context.Context, ref []byte, emit func(string, []byte), summary func([]byte)) (err error) {
+	defer recoverDoFn(&err)
 	sum, err := f.e.DecodeObject(ctx, ref, func(key string, piece []byte) {
 		pieceBytes.Inc(ctx, int64(len(key)+len(piece)))
 		emit(key, piece)
@@ -104,11 +109,14 @@ type scoreFn struct {
 }
 
 func (f *scoreFn) Setup() (err error) {
+	defer recoverDoFn(&err)
 	f.e, err = engineFor(f.Spec)
 	return err
 }
 
-func (f *scoreFn) ProcessElement(ctx context.Context, _ string, pieces func(*[]byte) bool, emit func(string, []byte)) error {
+func (f *scoreFn) ProcessElement(ctx context.Context, _ string, pieces func(*[]byte) bool, emit func(string, []byte)) (err error) {
+	defer recoverDoFn(&err)
+	testhook.At("beam")
 	var raw [][]byte
 	var p []byte
 	for pieces(&p) {
@@ -147,7 +155,8 @@ type finishFn struct {
 	Spec string
 }
 
-func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, summaries, runs func(*[]byte) bool) error {
+func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, summaries, runs func(*[]byte) bool) (err error) {
+	defer recoverDoFn(&err)
 	e, err := engineFor(f.Spec)
 	if err != nil {
 		return err
@@ -167,6 +176,22 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, summaries, runs
 	slog.New(slog.NewTextHandler(os.Stderr, nil)).Info("published", "result", sum.Result,
 		"runs", sum.Runs, "families", sum.Families, "objects", sum.Objects, "rows", sum.Rows)
 	return nil
+}
+
+// recoverDoFn, deferred by every DoFn that returns an error, makes a panic
+// of the DoFn, or an *pipeline.InternalError its engine returns (a panic
+// on one of the engine's goroutines), the DoFn's error as an internal
+// error's text with the stack after its first line: the runner returns a
+// failed DoFn's error to Main as text only, and Main tells a bug from a
+// data error by that first line (isInternal).
+func recoverDoFn(err *error) {
+	var ie *pipeline.InternalError
+	if p := recover(); p != nil {
+		ie = &pipeline.InternalError{Value: p, Stack: debug.Stack()}
+	} else if !errors.As(*err, &ie) {
+		return
+	}
+	*err = fmt.Errorf("%w\n%s", ie, ie.Stack)
 }
 
 // Build adds the job to the pipeline's root scope. refs are the listed

@@ -48,6 +48,17 @@ func logTo(w io.Writer) (restore func()) {
 	}
 }
 
+// logger is the engines' logger at --log-level (warn by default, as
+// crlbatch's: skipped bad rows, a previous result that could not be read,
+// a failure to tidy), writing to logs.
+func (s *Spec) logger() *slog.Logger {
+	level, err := pipeline.ParseLogLevel(s.LogLevel)
+	if s.LogLevel == "" || err != nil {
+		level = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(logWriter{}, &slog.HandlerOptions{Level: level}))
+}
+
 // Spec is one job as every worker rebuilds it: pipeline.Config's settings
 // that shape a result, and the protocol's flags that were set.
 type Spec struct {
@@ -62,6 +73,8 @@ type Spec struct {
 	Where                []pipeline.Filter
 	Resamples            int
 	BootstrapSeed        uint64
+	// LogLevel is --log-level when not the default, warn.
+	LogLevel string `json:",omitempty"`
 	// IdentityFields: nil is the protocol's default, empty is none.
 	IdentityFields *[]string `json:",omitempty"`
 	MaxLineBytes   int
@@ -96,9 +109,7 @@ func (s *Spec) Config() (pipeline.Config, error) {
 	cfg.MaxBadRows = s.MaxBadRows
 	cfg.Overwrite, cfg.History, cfg.Keep = s.Overwrite, s.History, s.Keep
 	cfg.Version, cfg.Commit = s.Version, s.Commit
-	// Warnings, as crlbatch's default --log-level: skipped bad rows, a
-	// previous result that could not be read, a failure to tidy.
-	cfg.Logger = slog.New(slog.NewTextHandler(logWriter{}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.Logger = s.logger()
 	// A worker scores one run per element (Beam runs elements in
 	// parallel); the final step reduces on the worker's cores.
 	cfg.Concurrency = runtime.NumCPU()

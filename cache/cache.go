@@ -21,6 +21,7 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/storage"
 )
 
@@ -536,6 +537,11 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 // (aborted). It returns what it removed; uploads it could not list or
 // abort are warnings (removed.Warnings), not errors. An entry removed
 // while a job reads it costs that job a decode, never a wrong result.
+//
+// A cancel stops it before its next delete or abort (the stores' deletes
+// do not all look at ctx: fileblob's never does), returning what it had
+// removed and ctx's error: every entry is one object, removed whole or
+// not at all, so the cache left is one that Stats and jobs read as usual.
 func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) (removed Stats, err error) {
 	ents, temps, err := c.list(ctx)
 	if err != nil {
@@ -552,6 +558,9 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 	for _, u := range ups {
 		if !isStale(u) {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return removed, err
 		}
 		gone, err := c.abort(ctx, u)
 		switch {
@@ -571,6 +580,9 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 		if !e.mod.Before(stale) {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
 		if err := c.b.Delete(ctx, e.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return removed, storage.RedactErr(err)
 		}
@@ -587,6 +599,9 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 		if !old && !over {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
 		if err := c.b.Delete(ctx, e.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return removed, storage.RedactErr(err)
 		}
@@ -597,6 +612,7 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 			removed.Oldest = e.mod
 		}
 		removed.Newest = e.mod
+		testhook.Wait(ctx, "prune") // the signal tests: a cancel between two deletes
 	}
 	return removed, nil
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/crlbatch/crlbatch/internal/bidi"
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
 )
@@ -43,13 +44,21 @@ func IntervalEstimates(fres *family.Result, metric string) []Estimate {
 	return out
 }
 
-// familyName is a family as the figures name it.
+// familyName is a family as the figures name it, its bidi controls closed
+// (Name).
 func familyName(f string) string {
 	if f == "" {
 		return "(none)"
 	}
-	return f
+	return Name(f)
 }
+
+// Name is a name from the data (a family, a benchmark, a label) as a
+// figure's text holds it: with the bidi embeddings, overrides and isolates
+// it leaves open closed at its end (bidi.Close), so that a right-to-left
+// override in a family name does not reverse the rest of a title, legend
+// or axis label in an SVG. A name without one is returned as it is.
+func Name(s string) string { return bidi.Close(s) }
 
 // Intervals draws each headline metric as an interval estimate per family,
 // rliable-style: the interquartile mean across seeds and its 95 %

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/crlbatch/crlbatch/internal/bidi"
 )
 
 // measuredText is gonum/plot's text/plain handler (text.Plain, which
@@ -21,7 +23,8 @@ import (
 // metrics and summed the string's advances each time (with an sfnt
 // buffer allocated per call). The values are those text.Plain computes,
 // from the same calls (TestMeasuredTextIsPlain), so the figures' bytes do
-// not change; Draw is text.Plain's, with the kept values.
+// not change; Draw is text.Plain's, with the kept values, and each line's
+// open bidi controls closed (bidi.Close).
 //
 // The handler is the package's (plot.DefaultTextHandler, set in init) and
 // shared by the figures the engine draws at once, under a mutex; what it
@@ -131,7 +134,11 @@ func (h *measuredText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point
 		h.mu.Unlock()
 		xoffs := vg.Length(vg.Length(sty.XAlign) * w)
 		n := vg.Length(len(lines) - i)
-		c.FillString(fnt, pt.Add(vg.Point{X: xoffs, Y: vg.Length(n * sty.Font.Size)}), line)
+		// A name's open bidi controls closed at the end of its line (in
+		// a title, legend or axis label: a right-to-left override must not
+		// reverse the rest of an SVG's text; the PNG skips them as glyphs
+		// its face lacks). The width stays the line's: they are zero-width.
+		c.FillString(fnt, pt.Add(vg.Point{X: xoffs, Y: vg.Length(n * sty.Font.Size)}), bidi.Close(line))
 	}
 
 	if sty.Rotation != 0 {

@@ -93,7 +93,7 @@ func regimeLabelStyle() text.Style {
 // fits within its width, and the caption counts those left unlabelled.
 // Every regime's numbers stay in the Parquet files and the report.
 func Reward(name, fam string, runs int, ln Line) *Figure {
-	p := newPlot(fmt.Sprintf("%s: reward per step (%d runs)", fam, runs), "step", "reward")
+	p := newPlot(fmt.Sprintf("%s: reward per step (%d runs)", Name(fam), runs), "step", "reward")
 	lo, hi := 0.0, 0.0
 	for i, pt := range ln.Points {
 		if i == 0 || pt.Min < lo {

@@ -151,6 +151,7 @@ func (j *job) release(ctx context.Context, b *blob.Bucket) {
 	if j.claimed == "" {
 		return
 	}
+	testhook.Block("release")
 	j.releaseKey(ctx, b, j.claimed)
 	j.claimed = ""
 }

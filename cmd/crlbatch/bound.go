@@ -7,8 +7,10 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/crlbatch/crlbatch/pipeline"
+	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/scoring/skyfallscore"
 	"github.com/crlbatch/crlbatch/upperbound"
+	"github.com/crlbatch/crlbatch/writers"
 )
 
 func boundCommand() *cli.Command {
@@ -41,14 +43,16 @@ func boundCommand() *cli.Command {
 				return pipeline.Usagef("%s: %v", name, err)
 			}
 			w := cmd.Root().Writer
-			fmt.Fprintf(w, "%-12s per step %.4f   final step %.4f\n", spec.Name, b.PerStep, b.FinalStep)
+			// Numbers for a person: the report's rule (docs/decisions.md).
+			num := func(v float64) string { return writers.FormatScaled(protocol.Some(v)) }
+			fmt.Fprintf(w, "%-12s per step %s   final step %s\n", spec.Name, num(b.PerStep), num(b.FinalStep))
 			if cmd.IsSet("interval") {
 				L := cmd.Int("interval")
 				what := "not holding"
 				if cmd.Bool("contains-final") {
 					what = "holding"
 				}
-				fmt.Fprintf(w, "interval of %d %s the final step: %.4f\n", L, what, b.ForInterval(L, cmd.Bool("contains-final")))
+				fmt.Fprintf(w, "interval of %d %s the final step: %s\n", L, what, num(b.ForInterval(L, cmd.Bool("contains-final"))))
 			}
 			return nil
 		},

@@ -89,6 +89,12 @@ func cacheCommand() *cli.Command {
 					}
 					defer c.Close()
 					removed, err := c.Prune(ctx, maxBytes, before)
+					if err != nil && ctx.Err() != nil {
+						// Stopped between two deletes: what is left is a
+						// cache as any other (cache.Prune).
+						return &stoppedError{fmt.Sprintf("cache prune interrupted: removed %d entries (%d bytes) and %d temporary files before it stopped; the rest of %s is left as it was",
+							removed.Entries, removed.Bytes, removed.Temps, c), ctx.Err()}
+					}
 					if err != nil {
 						return &pipeline.StorageError{Op: "delete", URL: c.String(), Err: err}
 					}

@@ -10,11 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"runtime/pprof"
-	"sync/atomic"
-	"syscall"
 
+	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 
@@ -47,59 +44,13 @@ func main() {
 	os.Exit(runSignalled(os.Args, os.Stdout, os.Stderr, os.Exit))
 }
 
-// stopSignals are the signals that end a job as a failure: the job is
-// cancelled, cleans up as on any error (nothing published, the claim, spill
-// and temporary files removed) and exits 128 plus the signal's number, the
-// status a shell reports for a process the signal killed. SIGHUP (a closed
-// terminal or ssh session) and SIGQUIT (Ctrl-\, which first prints every
-// goroutine's stack to stderr, as Go's default does) would otherwise kill
-// the process with nothing cleaned up (docs/decisions.md, breakit4).
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
-
-// signalStatus is the exit status of a job a signal stopped.
-func signalStatus(s os.Signal) int {
-	switch s {
-	case syscall.SIGTERM:
-		return exitTerminated
-	case syscall.SIGHUP:
-		return exitHangup
-	case syscall.SIGQUIT:
-		return exitQuit
-	}
-	return exitInterrupt
-}
-
-// runSignalled is run under the signals of stopSignals: the first cancels
-// the job, a second one calls exit at once with its own status (leaving
-// what the clean-up had not yet removed to the next job on OUTPUT and the
-// next one that spills). A signal the process was started with ignored
-// (SIGHUP under nohup, SIGQUIT) stays ignored; SIGINT and SIGTERM are
-// always caught.
+// runSignalled is run under stop.Run: the signals of stop.Signals cancel
+// the command, which cleans up and exits 128 plus the signal's number; a
+// second one exits at once, saying what may be left behind.
 func runSignalled(args []string, stdout, stderr io.Writer, exit func(int)) int {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var sig atomic.Value
-	ch := make(chan os.Signal, 2)
-	for _, s := range stopSignals {
-		if s == os.Interrupt || s == syscall.SIGTERM || !signal.Ignored(s) {
-			signal.Notify(ch, s)
-		}
-	}
-	defer signal.Stop(ch)
-	go func() {
-		s := <-ch
-		if s == syscall.SIGQUIT {
-			pprof.Lookup("goroutine").WriteTo(stderr, 2)
-		}
-		sig.Store(s)
-		cancel()
-		exit(signalStatus(<-ch)) // a second signal stops at once
-	}()
-	code := run(ctx, args, stdout, stderr)
-	if s, ok := sig.Load().(os.Signal); ok && code != exitOK {
-		code = signalStatus(s)
-	}
-	return code
+	return stop.Run("crlbatch", stderr, exit, func(ctx context.Context) int {
+		return run(ctx, args, stdout, stderr)
+	})
 }
 
 // run is the whole program, callable from tests: it never calls os.Exit.
@@ -125,7 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		msg := err.Error()
 		var published *pipeline.PublishedError
-		if code == exitInterrupt && errors.Is(err, context.Canceled) && !errors.As(err, &published) {
+		var stopped *stoppedError
+		if code == exitInterrupt && errors.Is(err, context.Canceled) && !errors.As(err, &published) && !errors.As(err, &stopped) {
 			msg = "interrupted: nothing was published, and files written so far were removed"
 		}
 		var rdata *readers.DataError
@@ -179,6 +131,16 @@ func exitCode(ctx context.Context, err error) int {
 // traceFormatDoc ends every error about a field of a row: the page that
 // says what each field must hold.
 const traceFormatDoc = "see docs/trace-format.md"
+
+// stoppedError is a command other than a job stopped by a signal, saying
+// itself what it had done (a job's "nothing was published" is not its).
+type stoppedError struct {
+	msg string
+	err error // the context's error
+}
+
+func (e *stoppedError) Error() string { return e.msg }
+func (e *stoppedError) Unwrap() error { return e.err }
 
 // problemsError is validate or check-entry finding problems (exit 1).
 type problemsError struct{ msg string }

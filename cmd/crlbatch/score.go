@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -59,7 +60,7 @@ func inputFlags() []cli.Flag {
 		&cli.IntFlag{Name: "concurrency", Category: catOutput, Value: runtime.NumCPU(),
 			Usage: "at most `N` objects read and runs scored at once (results are identical at any value)"},
 		&cli.StringFlag{Name: "log-level", Category: catOutput, Value: "warn",
-			Usage: "structured log `LEVEL` on stderr: debug, info, warn or error (debug adds the storage SDKs' own logs)"},
+			Usage: pipeline.LogLevelUsage},
 		&cli.BoolFlag{Name: "quiet", Category: catOutput, Usage: "print no progress on stderr"},
 	}
 }
@@ -131,6 +132,7 @@ func scoreCommand() *cli.Command {
 				}
 				defer stop()
 			}
+			stop.Of(ctx).Set(cfg.Logger, leftBehind(cfg))
 			defer softMemoryLimit(cfg.MemoryLimit)()
 			defer heapFloor(gcFloorBytes, scoreGCPercent)()
 			sum, err := pipeline.Run(ctx, cfg)
@@ -152,6 +154,22 @@ func scoreCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// leftBehind names what a job stopped during its clean-up may leave, for
+// the message of a second signal: its claim on OUTPUT and partial result
+// files (taken over by the next job on OUTPUT once this process is gone),
+// and its spill folder (removed by the next job that spills).
+func leftBehind(cfg pipeline.Config) string {
+	out := strings.TrimSuffix(cfg.Output, "/")
+	spill := cfg.SpillDir
+	if spill == "" {
+		spill = os.TempDir()
+	}
+	host, _ := os.Hostname()
+	return pipeline.Redact(fmt.Sprintf("the claim %s/.crlbatch/job.json (or this attempt's under %s/.crlbatch/attempts/) and partial result files under %s, "+
+		"which the next job on OUTPUT removes once this process is gone; this job's spill folder %s/crlbatch-spill.tmp-%s-%d-*, which the next job that spills removes",
+		out, out, out, strings.TrimSuffix(spill, "/"), host, os.Getpid()))
 }
 
 func reportPath(out string) string {
@@ -263,9 +281,9 @@ func commonConfig(cmd *cli.Command, cfg *pipeline.Config, input string) error {
 	}
 	cfg.SpillDir = cmd.String("spill-dir")
 
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cmd.String("log-level"))); err != nil {
-		return pipeline.Usagef("--log-level %q: want debug, info, warn or error", cmd.String("log-level"))
+	level, err := pipeline.ParseLogLevel(cmd.String("log-level"))
+	if err != nil {
+		return err
 	}
 	stderr := cmd.Root().ErrWriter
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 )
 
 // Panic, when not empty, names the place where the engine panics:
@@ -23,13 +24,34 @@ func At(where string) {
 
 // Pause, when not empty, names the place where the engine stops until its
 // job is cancelled: "main" (after scoring, the spill files still there,
-// before publishing) or "publish" (the result files written, before the
-// manifest). The signal tests set it in a process of their own, so that a
+// before publishing), "publish" (the result files written, before the
+// manifest) or "prune" (cache prune, after its first entry removed). The signal tests set it in a process of their own, so that a
 // signal reaches a known phase without timing anything.
 var Pause string
 
 // PauseMarker is what Wait writes to stderr when it stops, before WHERE.
 const PauseMarker = "test hook: paused at "
+
+// Hold, when not empty, names the place where the engine stops for good
+// (until the process ends): "release" (a job letting go of OUTPUT's
+// claim, the last of its clean-up). The tests of a second signal set it,
+// so that the signal arrives while a job cleans up.
+var Hold string
+
+// HoldMarker is what Block writes to stderr when it stops, before WHERE.
+const HoldMarker = "test hook: held at "
+
+// Block, when Hold names where, writes HoldMarker and where to stderr and
+// never returns.
+func Block(where string) {
+	if Hold == "" || Hold != where {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "%s%s\n", HoldMarker, where)
+	for {
+		time.Sleep(time.Hour)
+	}
+}
 
 // Wait, when Pause names where, writes PauseMarker and where to stderr
 // and blocks until ctx is done, returning ctx's error; otherwise nil.

@@ -79,6 +79,13 @@ func formatHundredths(h *big.Int) string {
 	return s
 }
 
+// largeMean is the magnitude from which Summary prints a mean, for a
+// person, in scientific notation with four decimals (an AS or ASC is
+// unbounded: 1e300 would be 301 digits): the report's rule (writers.Large,
+// writers.FormatScaled; docs/decisions.md "Numbers printed for a person").
+// The rounded strings of Identity stay exact.
+const largeMean = 1e6
+
 // meanNames name the three means in messages.
 var meanNames = [3]string{"mean(websites)", "mean(conditions)", "overall"}
 
@@ -140,15 +147,24 @@ func skipped(reason string) Identity {
 //	pass  mean(websites) 35.29  mean(conditions) 35.28  overall 35.29
 //	fail  mean(websites) 23.29  mean(conditions) 35.28  overall 35.29 (differ by more than 0.01)
 //	skipped: no task carries skill_calls: the method records no skill invocations
+//
+// A mean of magnitude 1e6 or more prints as the report prints it
+// (1.0000e+300), not in its hundredths.
 func (id Identity) Summary() string {
 	if id.Status == StatusSkipped {
 		return string(StatusSkipped) + ": " + id.Reason
 	}
 	var b strings.Builder
 	b.WriteString(string(id.Status))
+	means := [3]protocol.Value{id.Websites, id.Conditions, id.Overall}
 	for i, s := range [3]string{id.WebsitesRounded, id.ConditionsRounded, id.OverallRounded} {
 		if s == "" {
 			s = "--"
+		} else if v := means[i].V; math.Abs(v) >= largeMean {
+			s = strconv.FormatFloat(v, 'e', 4, 64)
+			if _, err := strconv.ParseFloat(s, 64); err != nil {
+				s = strconv.FormatFloat(v, 'e', -1, 64) // 1.7977e+308 reads back as +Inf
+			}
 		}
 		b.WriteString("  " + meanNames[i] + " " + s)
 	}

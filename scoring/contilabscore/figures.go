@@ -57,9 +57,9 @@ func (j *job) Figures(res *scoring.Results) (*scoring.Drawn, error) {
 			if !ok {
 				continue
 			}
-			stem, title := "accuracy-matrix-"+figures.Slug(f.Name), "Accuracy matrix of "+fam
+			stem, title := "accuracy-matrix-"+figures.Slug(f.Name), "Accuracy matrix of "+figures.Name(fam)
 			if len(benches) > 1 || b != "" {
-				stem, title = stem+"-"+figures.Slug(b), title+" on "+b
+				stem, title = stem+"-"+figures.Slug(b), title+" on "+figures.Name(b)
 			}
 			caption := fmt.Sprintf("Accuracy on task j (column) after learning task i (row), the mean over the %d run(s) that recorded the cell.", len(runs))
 			d.Figures = append(d.Figures, figures.Heatmap(names.Unique(stem), title, g, "evaluated task j", "after task i", lo, hi, "%.2f", caption))

@@ -44,7 +44,7 @@ func (j *job) Figures(res *scoring.Results) (*scoring.Drawn, error) {
 		}
 		g := SuccessGrid(runs)
 		caption := fmt.Sprintf("SR (%%) of each website × condition cell, the mean over the method's %d run(s) that have a value in the cell.", len(runs))
-		d.Figures = append(d.Figures, figures.Heatmap(names.Unique("success-grid-"+figures.Slug(f.Name)), "Success rate of "+fam, g, "condition", "website", 0, 100, "%.1f", caption))
+		d.Figures = append(d.Figures, figures.Heatmap(names.Unique("success-grid-"+figures.Slug(f.Name)), "Success rate of "+figures.Name(fam), g, "condition", "website", 0, 100, "%.1f", caption))
 	}
 	d.Figures = append(d.Figures, scoring.StandardFigures(res, headlines)...)
 	return d, nil

@@ -1,19 +1,18 @@
 // Command crlbatch-beam scores a sweep on Apache Beam: crlbatch score's
 // flags and published files, on Prism (the default, in this process),
 // Dataflow, or Flink and Spark through a portable job server (see
-// docs/scale-out.md).
+// docs/scale-out.md). It ends at a signal as crlbatch does (stop.Run).
 package main
 
 import (
 	"context"
 	"flag"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	crlbeam "github.com/crlbatch/crlbatch/beam"
+	"github.com/crlbatch/crlbatch/internal/stop"
 )
 
 func main() {
@@ -23,7 +22,7 @@ func main() {
 		flag.Parse()
 		beam.Init()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(crlbeam.Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(stop.Run("crlbatch-beam", os.Stderr, os.Exit, func(ctx context.Context) int {
+		return crlbeam.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}))
 }
