@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/crlbatch/crlbatch/protocol"
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/crlbatch/crlbatch/protocol/stats"
 )
 
 // MaxPoints bounds the buckets of one run's curve, and so the points of a
@@ -363,5 +363,5 @@ func TQuantile975(df int) float64 {
 var tq975 [64]atomic.Uint64
 
 func tQuantile975(df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+	return stats.StudentTQuantile(0.975, df)
 }
