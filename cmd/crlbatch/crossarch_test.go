@@ -106,6 +106,9 @@ const crossArchArgsEnv = "CRLBATCH_CROSSARCH_ARGS"
 // allows it; amd64 never does), and by this test binary with
 // GODEBUG=cpu.fma=off (math.Exp's amd64 assembly without FMA, as on an
 // older CPU). Every output file but manifest.json must be the same bytes.
+// Under qemu-aarch64 it also runs internal/fpmath's TestSameBitsEverywhere
+// built for arm64 (the hash of its functions' results on ~250,000
+// arguments, the one computed on amd64).
 // Without qemu-aarch64 (Debian's qemu-user, .ci/install-qemu) the arm64
 // half skips, and fails under CRLBATCH_REQUIRE_INTEGRATION=1 (CI).
 func TestCrossArchitecture(t *testing.T) {
@@ -147,6 +150,17 @@ func TestCrossArchitecture(t *testing.T) {
 			t.Fatal(msg + " (CRLBATCH_REQUIRE_INTEGRATION=1: required)")
 		}
 		t.Skip(msg)
+	}
+	// internal/fpmath's own check (the hash of its results on many
+	// arguments, TestSameBitsEverywhere) under arm64 and without FMA.
+	fpm := filepath.Join(t.TempDir(), "fpmath-arm64.test")
+	buildT := exec.Command("go", "test", "-c", "-o", fpm, "../../internal/fpmath")
+	buildT.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	if out, err := buildT.CombinedOutput(); err != nil {
+		t.Fatalf("GOARCH=arm64 go test -c internal/fpmath: %v: %s", err, out)
+	}
+	if out, err := exec.Command(qemu, fpm, "-test.run=^TestSameBitsEverywhere$").CombinedOutput(); err != nil {
+		t.Errorf("internal/fpmath under qemu-aarch64: %v: %s", err, out)
 	}
 	bin := filepath.Join(t.TempDir(), "crlbatch-arm64")
 	// -buildvcs=false: a build in a git checkout records its commit

@@ -1,6 +1,8 @@
 package fpmath
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -28,18 +30,24 @@ func ulps(a, b float64) uint64 {
 	return y - x
 }
 
-// inputs draws n arguments in [lo, hi]: uniform, and log-uniform in
-// magnitude where the range spans orders (lo > 0 or hi < 0 only).
+// inputs draws n arguments in [lo, hi]: uniform, and, where lo > 0 and
+// hi/lo spans orders of magnitude, log-uniform (a uniform binary exponent, a uniform
+// significand: no transcendental function, so every machine draws the same
+// arguments).
 func inputs(seed uint64, n int, lo, hi float64) []float64 {
 	r := rand.New(rand.NewPCG(seed, 1))
 	out := make([]float64, 0, 2*n)
 	for range n {
-		out = append(out, lo+(hi-lo)*r.Float64())
+		out = append(out, lo+float64((hi-lo)*r.Float64()))
 	}
-	if lo > 0 {
-		a, b := math.Log(lo), math.Log(hi)
-		for range n {
-			out = append(out, math.Exp(a+(b-a)*r.Float64()))
+	if lo > 0 && hi > 16*lo {
+		_, e0 := math.Frexp(lo)
+		_, e1 := math.Frexp(hi)
+		for len(out) < 2*n {
+			x := math.Ldexp(1+r.Float64(), e0-1+r.IntN(e1-e0+1))
+			if x >= lo && x <= hi {
+				out = append(out, x)
+			}
 		}
 	}
 	return out
@@ -93,6 +101,12 @@ func TestAgainstGoMath(t *testing.T) {
 						differ++
 					}
 					worst = max(worst, d)
+					if !amd64 {
+						// Go's own math is what differs between
+						// machines (TestSameBitsEverywhere checks
+						// this package's bits): counted, not failed.
+						continue
+					}
 					if c.exact && d != 0 {
 						t.Fatalf("%s(%v) = %v, Go's pure-Go math %v", c.name, x, got, want)
 					}
@@ -124,13 +138,13 @@ func TestSpecialValues(t *testing.T) {
 		{"Exp", Exp, 0, 1}, {"Exp", Exp, negZero, 1}, {"Exp", Exp, sub, 1},
 		{"Exp", Exp, 7.097827128933841e+02, inf},
 		{"Exp", Exp, 709.782712893384, 1.7976931348622732e+308}, // the largest finite result
-		{"Exp", Exp, -7.45133219101941108420e+02, math.Exp(-7.45133219101941108420e+02)},
 		{"Exp", Exp, -7.451332191019412e+02, 0},
-		{"Exp", Exp, -740, math.Exp(-740)}, // a subnormal result
+		{"Exp", Exp, -7.45133219101941108420e+02, 5e-324}, // arm64's assembly returns 0
+		{"Exp", Exp, -740, 4.2e-322},                      // a subnormal result
 		{"Log", Log, inf, inf}, {"Log", Log, 0, -inf}, {"Log", Log, negZero, -inf},
 		{"Log", Log, -1, nan}, {"Log", Log, nan, nan}, {"Log", Log, 1, 0},
 		{"Log", Log, sub, -744.4400719213812}, // −1074·ln 2
-		{"Log", Log, 0x1p-1022, -708.3964185322641}, {"Log", Log, math.MaxFloat64, math.Log(math.MaxFloat64)},
+		{"Log", Log, 0x1p-1022, -708.3964185322641}, {"Log", Log, math.MaxFloat64, 709.782712893384},
 		{"Log1p", Log1p, 0, 0}, {"Log1p", Log1p, negZero, negZero}, {"Log1p", Log1p, -1, -inf},
 		{"Log1p", Log1p, -1.5, nan}, {"Log1p", Log1p, inf, inf}, {"Log1p", Log1p, -inf, nan},
 		{"Log1p", Log1p, nan, nan}, {"Log1p", Log1p, sub, sub},
@@ -222,5 +236,38 @@ func TestNoFusedInstructions(t *testing.T) {
 		if fused.MatchString(line) {
 			t.Errorf("fused multiply-add: %s", strings.TrimSpace(line))
 		}
+	}
+}
+
+// TestSameBitsEverywhere hashes every function's results on the arguments
+// of TestAgainstGoMath and compares the hash with the one computed on
+// linux/amd64: the same on every machine. Run it under qemu-aarch64
+// (GOARCH=arm64 go test -c) and with GODEBUG=cpu.fma=off to see it.
+func TestSameBitsEverywhere(t *testing.T) {
+	h := fnv.New64a()
+	put := func(v float64) {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+		h.Write(b[:])
+	}
+	for i, r := range [][2]float64{{-745, 709.78}, {-1, 1}, {1e-300, 1e-8}, {0x1p-1074, 0x1p-1022}, {1e-308, 1e308}, {-50.5, 50.5}, {1e9, 1e300}} {
+		for _, x := range inputs(uint64(100+i), 5000, r[0], r[1]) {
+			put(Exp(x))
+			put(Log(x))
+			put(Log1p(x))
+			put(Erfc(x))
+			lg, sign := Lgamma(x)
+			put(lg)
+			put(float64(sign))
+			put(Sin(x))
+			put(Cos(x))
+			s, c := Sincos(x)
+			put(s)
+			put(c)
+		}
+	}
+	const want = 0x89a56807fa66c312
+	if got := h.Sum64(); got != want {
+		t.Errorf("hash of the results %#x, on linux/amd64 %#x", got, uint64(want))
 	}
 }
