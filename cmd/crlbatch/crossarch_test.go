@@ -24,9 +24,10 @@ import (
 // Nemenyi difference, skillshift's cells), each with its figures. A job
 // whose in names a folder under the synthetic sweeps (synth:NAME) reads the
 // sweep crossArchSynth made natively. armPNG leaves out the two PNG figures
-// that still differ under arm64 in a few anti-aliased pixels (gonum/plot's
-// tick and padding arithmetic and gg's matrices, compiled with fusion on
-// arm64; their SVGs are compared).
+// that still differ under arm64 in a few anti-aliased pixels (not from our
+// code: the drawing dependencies, gonum/plot, gg and x/image, are compiled
+// with fused multiply-adds on arm64; which one was not bisected; their SVGs
+// are compared).
 var crossArchCases = []struct {
 	name   string
 	args   []string
@@ -107,8 +108,8 @@ const crossArchArgsEnv = "CRLBATCH_CROSSARCH_ARGS"
 // GODEBUG=cpu.fma=off (math.Exp's amd64 assembly without FMA, as on an
 // older CPU). Every output file but manifest.json must be the same bytes.
 // Under qemu-aarch64 it also runs internal/fpmath's TestSameBitsEverywhere
-// built for arm64 (the hash of its functions' results on ~250,000
-// arguments, the one computed on amd64).
+// built for arm64 (the hash of its eight functions' results on 55,000
+// arguments must be the one computed on amd64).
 // Without qemu-aarch64 (Debian's qemu-user, .ci/install-qemu) the arm64
 // half skips, and fails under CRLBATCH_REQUIRE_INTEGRATION=1 (CI).
 func TestCrossArchitecture(t *testing.T) {
@@ -152,7 +153,7 @@ func TestCrossArchitecture(t *testing.T) {
 		t.Skip(msg)
 	}
 	// internal/fpmath's own check (the hash of its results on many
-	// arguments, TestSameBitsEverywhere) under arm64 and without FMA.
+	// arguments, TestSameBitsEverywhere) under arm64.
 	fpm := filepath.Join(t.TempDir(), "fpmath-arm64.test")
 	buildT := exec.Command("go", "test", "-c", "-o", fpm, "../../internal/fpmath")
 	buildT.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
