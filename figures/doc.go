@@ -30,6 +30,17 @@
 // (Figure.Key: its kind, KeyVersion and every input it is drawn from),
 // under which the engine's --cache and the test memo keep its bytes.
 //
+// A line's 95 % band is mean ± t·sd/√n with t = TQuantile975(runs − 1),
+// stats.StudentTQuantile kept per df. Its own arithmetic has no fused
+// multiply-add (every product converted to float64 before it is added) and
+// its sines and cosines are internal/fpmath's, so the Parquet curves and the
+// SVGs are the same bytes on every machine; the PNGs too but for the
+// interval-estimate and probability-of-improvement figures under arm64,
+// where a few anti-aliased pixels differ (1 and 5 on skillshift's): the
+// arm64 listing shows fused multiply-adds in gonum/plot (ticks, padding,
+// draw.Canvas.X/Y), gg (its matrices) and x/image/vector, which this
+// package does not control; which of them moves these pixels is not known.
+//
 // Like protocol/, the package is pure: no I/O beyond the writers it is
 // handed, no goroutine; the engine (pipeline) renders figures concurrently.
 package figures

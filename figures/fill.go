@@ -9,6 +9,8 @@ import (
 	ftraster "github.com/golang/freetype/raster"
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/crlbatch/crlbatch/internal/fpmath"
 )
 
 // A PNG figure's polygons filled to the pixels gg filled them with,
@@ -88,12 +90,12 @@ func ggPath(dst ftraster.Path, p vg.Path, dpi float64, m interface {
 				// fused multiply-add: the same pixels on every CPU).
 				a1 := angle1 + float64((angle2-angle1)*p1)
 				a2 := angle1 + float64((angle2-angle1)*p2)
-				x0 := x + float64(r*math.Cos(a1))
-				y0 := y + float64(r*math.Sin(a1))
-				x1 := x + float64(r*math.Cos((a1+a2)/2))
-				y1 := y + float64(r*math.Sin((a1+a2)/2))
-				x2 := x + float64(r*math.Cos(a2))
-				y2 := y + float64(r*math.Sin(a2))
+				x0 := x + float64(r*fpmath.Cos(a1))
+				y0 := y + float64(r*fpmath.Sin(a1))
+				x1 := x + float64(r*fpmath.Cos((a1+a2)/2))
+				y1 := y + float64(r*fpmath.Sin((a1+a2)/2))
+				x2 := x + float64(r*fpmath.Cos(a2))
+				y2 := y + float64(r*fpmath.Sin(a2))
 				cx := float64(2*x1) - float64(x0/2) - float64(x2/2)
 				cy := float64(2*y1) - float64(y0/2) - float64(y2/2)
 				if i == 0 {

@@ -1,7 +1,6 @@
 package figures
 
 import (
-	"math"
 	"strings"
 	"sync"
 
@@ -11,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/crlbatch/crlbatch/internal/bidi"
+	"github.com/crlbatch/crlbatch/internal/fpmath"
 )
 
 // measuredText is gonum/plot's text/plain handler (text.Plain, which
@@ -120,7 +120,7 @@ func (h *measuredText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point
 		c.Rotate(sty.Rotation)
 	}
 
-	sin64, cos64 := math.Sincos(sty.Rotation)
+	sin64, cos64 := fpmath.Sincos(sty.Rotation)
 	cos := vg.Length(cos64)
 	sin := vg.Length(sin64)
 	pt.X, pt.Y = vg.Length(pt.Y*sin)+vg.Length(pt.X*cos), vg.Length(pt.Y*cos)-vg.Length(pt.X*sin)

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/crlbatch/crlbatch/internal/benchcpu"
 )
 
@@ -330,6 +332,25 @@ func BenchmarkBootstrapSeeds(b *testing.B) {
 				ProbImprovementCI(xs, ys, benchResamples, 7, 0.95)
 			}
 			benchcpu.Report(b, before)
+		})
+	}
+}
+
+// BenchmarkStudentTQuantile is the curves' band quantile at the df of a
+// few seeds, of the 60-seed sweep, and beyond the 64 figures keeps
+// (TQuantile975 computes those at every point); gonum's, which it
+// replaced, beside it.
+func BenchmarkStudentTQuantile(b *testing.B) {
+	for _, df := range []int{3, 59, 100, 1000} {
+		b.Run(fmt.Sprintf("ours/df=%d", df), func(b *testing.B) {
+			for b.Loop() {
+				StudentTQuantile(0.975, df)
+			}
+		})
+		b.Run(fmt.Sprintf("gonum/df=%d", df), func(b *testing.B) {
+			for b.Loop() {
+				distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+			}
 		})
 	}
 }

@@ -3,7 +3,7 @@
 // confidence intervals, paired tests against a baseline with a multiplicity
 // correction, the probability of improvement, and rank statistics across
 // benchmarks (average ranks, the Friedman test, the Nemenyi critical
-// difference).
+// difference), and Student's t quantile of the curves' bands.
 //
 // # Contract
 //
@@ -12,14 +12,15 @@
 // Inputs are never modified, except by the functions whose name ends in
 // InPlace. Two calls with equal arguments return bit-identical results. A
 // product that is then added is converted to float64 explicitly, which keeps
-// the compiler from fusing the two into one FMA instruction; so the results
-// are also bit-identical across architectures (the arm64 compiler's listing,
-// go build -gcflags=-S, shows no fused instruction in this package), except
-// for the p values that go through math.Erfc, Exp, Log and Lgamma: Go
-// implements Exp and Log in assembly on amd64, whose Exp uses FMA when the
-// CPU has it, and compiles the pure-Go versions with fusion on arm64 (the
-// normal approximation's p values were measured 1-2 ulp apart). Bootstrap
-// intervals of Mean and IQMInPlace are identical everywhere.
+// the compiler from fusing the two into one FMA instruction (the arm64
+// compiler's listing, go build -gcflags=-S, shows no fused instruction in
+// this package), and the transcendental functions behind the p values (Erfc,
+// Exp, Log, Log1p, Lgamma) are internal/fpmath's pure-Go copies of Go's, not
+// Go's math (whose Exp and Log are assembly on amd64, Exp using FMA when the
+// CPU has it); so the results are also bit-identical across architectures
+// and CPUs. StudentTQuantile (the curves' bands) uses only fpmath's Sin and
+// Cos besides + − × ÷ √. Bootstrap intervals of Mean and IQMInPlace are
+// identical everywhere.
 //
 // Arithmetic is float64. Sums are accumulated left to right in slice order in
 // one accumulator (no pairwise or compensated summation), as PROTOCOLS.md
@@ -139,4 +140,12 @@
 // function) and are accurate to a few ulps times max(1, |ln p|), which is
 // within 2.5e-13 of SciPy's Cephes over the range tested, Cephes itself
 // being the less accurate of the two in places.
+//
+// # Student's t
+//
+// StudentTQuantile is the quantile of Student's t at an integer df, from the
+// closed form of its distribution function (Abramowitz and Stegun 26.7.3/4)
+// inverted by bisection: within 1e-13 of mpmath's (5e-13 at df 10000) and
+// 1e-12 of gonum's; SciPy 1.10's t.ppf is itself only about 1e-9 accurate.
+// figures' curves take their 95 % bands from it.
 package stats

@@ -89,6 +89,12 @@ type reference struct {
 		K     int     `json:"k"`
 		Q     float64 `json:"q"`
 	} `json:"nemenyi"`
+	TPPF []struct {
+		P     float64 `json:"p"`
+		DF    int     `json:"df"`
+		SciPy float64 `json:"scipy"`
+		MP    float64 `json:"mp"`
+	} `json:"t_ppf"`
 	Bootstrap struct {
 		SeedFor []struct {
 			Base  uint64   `json:"base"`
@@ -329,6 +335,48 @@ func TestReferenceSpecialFunctions(t *testing.T) {
 	for _, c := range ref.NormSF {
 		checkClose(t, fmt.Sprintf("NormalSF(%v)", c.Z), NormalSF(c.Z), c.P)
 	}
+}
+
+// TestReferenceStudentTQuantile compares StudentTQuantile with the quantile
+// from mpmath's regularized incomplete beta (40 digits) to 1e-13 relative, at
+// the 0.975 the curves' bands use (df 1 to 100 and larger) and at other
+// probabilities (1e-12 beyond df 1000: at df 10000 the sum has 5000 terms);
+// and with scipy.stats.t.ppf to 1e-8, the accuracy of SciPy 1.10's cdflib
+// inversion (it misses tan(0.475π), the df = 1 quantile, by 2e-11 relative).
+func TestReferenceStudentTQuantile(t *testing.T) {
+	ref := loadReference(t)
+	if len(ref.TPPF) < 170 {
+		t.Fatalf("%d t_ppf cases, want at least 170", len(ref.TPPF))
+	}
+	worst := 0.0
+	for _, c := range ref.TPPF {
+		got := StudentTQuantile(c.P, c.DF)
+		tol := 1e-13
+		if c.DF > 1000 {
+			tol = 1e-12
+		}
+		for _, w := range []struct {
+			name string
+			want float64
+			tol  float64
+		}{{"mpmath", c.MP, tol}, {"SciPy", c.SciPy, 1e-8}} {
+			if c.P == 0.5 {
+				// SciPy returns 7e-17 for some df.
+				if got != 0 || math.Abs(w.want) > 1e-15 {
+					t.Errorf("StudentTQuantile(%v, %d) = %v, %s %v", c.P, c.DF, got, w.name, w.want)
+				}
+				continue
+			}
+			rel := math.Abs(got-w.want) / math.Abs(w.want)
+			if !(rel <= w.tol) {
+				t.Errorf("StudentTQuantile(%v, %d) = %v, %s %v (relative %.3g)", c.P, c.DF, got, w.name, w.want, rel)
+			}
+			if w.name == "mpmath" {
+				worst = max(worst, rel)
+			}
+		}
+	}
+	t.Logf("largest relative difference from mpmath: %.3g", worst)
 }
 
 // Demšar's table is the studentized range quantile over √2 rounded to three

@@ -1,6 +1,10 @@
 package stats
 
-import "math"
+import (
+	"math"
+
+	"github.com/crlbatch/crlbatch/internal/fpmath"
+)
 
 // sqrt1_2 is 1/√2 rounded to float64, as Cephes' NPY_SQRT1_2.
 const sqrt1_2 = 0.70710678118654752440084436210484903928483593768847
@@ -9,7 +13,7 @@ const sqrt1_2 = 0.70710678118654752440084436210484903928483593768847
 // P(Z > z) = ½·erfc(z/√2). The argument is formed as z·(1/√2), the way
 // SciPy's ndtr forms it, so that both evaluate erfc at the same float64.
 func NormalSF(z float64) float64 {
-	return float64(0.5 * math.Erfc(z*sqrt1_2))
+	return float64(0.5 * fpmath.Erfc(z*sqrt1_2))
 }
 
 // ChiSquareSF is the survival function of the chi-square distribution with df
@@ -58,17 +62,17 @@ func gammaQ(a, x float64) float64 {
 // 4e-15·max(1, |ln Q|) for every a.
 func gammaPrefactor(a, x float64) float64 {
 	if a < 10 {
-		lg, _ := math.Lgamma(a)
-		return math.Exp(float64(a*math.Log(x)) - x - lg)
+		lg, _ := fpmath.Lgamma(a)
+		return fpmath.Exp(float64(a*fpmath.Log(x)) - x - lg)
 	}
 	t := (x - a) / a
-	return math.Exp(float64(a*log1pmx(t)) + float64(0.5*math.Log(a/(2*math.Pi))) - stirlingDelta(a))
+	return fpmath.Exp(float64(a*log1pmx(t)) + float64(0.5*fpmath.Log(a/(2*math.Pi))) - stirlingDelta(a))
 }
 
 // log1pmx is ln(1+t) − t, accurate also for small t.
 func log1pmx(t float64) float64 {
 	if math.Abs(t) > 0.25 {
-		return math.Log1p(t) - t
+		return fpmath.Log1p(t) - t
 	}
 	// −t²/2 + t³/3 − t⁴/4 + …; for |t| ≤ ¼ the terms fall by 4 each time.
 	s := 0.0

@@ -29,6 +29,10 @@
 #   wilcoxon     scipy.stats.wilcoxon(d) with its defaults
 #   friedman     scipy.stats.friedmanchisquare(*columns), scipy.stats.rankdata
 #   chi2_sf      scipy.stats.chi2.sf;  norm_sf: scipy.stats.norm.sf
+#   t_ppf        scipy.stats.t.ppf(p, df) at integer df (the curves' bands), and
+#                the same quantile from mpmath.betainc (40 digits) solved with
+#                mpmath.findroot: SciPy 1.10's t.ppf (cdflib's stdtrit) is only
+#                about 1e-9 relative (at df = 1 it misses tan(0.475π) by 2e-11)
 #   nemenyi      scipy.stats.studentized_range.ppf(1 - alpha, k, inf) / sqrt(2)
 #   chi2_sf_mp   mpmath.gammainc (40 digits), to test ChiSquareSF's own accuracy
 # What is re-implemented here in plain Python from its written definition:
@@ -363,6 +367,32 @@ def norm_sf_cases():
     return [{"z": z, "p": f(st.norm.sf(z))} for z in zs]
 
 
+def t_ppf_mp(p, df):
+    import mpmath
+    with mpmath.workdps(40):
+        if p == 0.5:
+            return 0.0
+        if p < 0.5:
+            return -t_ppf_mp(1 - p, df)
+        a = mpmath.mpf(df) / 2
+        half = mpmath.mpf(1) / 2
+
+        def g(t):
+            x = df / (df + t * t)
+            return 1 - mpmath.betainc(a, half, 0, x, regularized=True) / 2 - mpmath.mpf(p)
+        return float(mpmath.findroot(g, mpmath.mpf(st.t.ppf(p, df))))
+
+
+def t_ppf_cases():
+    dfs = list(range(1, 101)) + [127, 128, 200, 255, 500, 999, 1000, 4999, 10000]
+    cases = [(0.975, df) for df in dfs]
+    for p in [0.5, 0.6, 0.9, 0.95, 0.995, 0.025, 0.1]:
+        for df in [1, 2, 3, 4, 5, 7, 10, 30, 59, 100]:
+            cases.append((p, df))
+    return [{"p": p, "df": df, "scipy": f(st.t.ppf(p, df)), "mp": f(t_ppf_mp(p, df))}
+            for p, df in cases]
+
+
 def nemenyi_cases():
     out = []
     for alpha in [0.05, 0.10]:
@@ -476,6 +506,7 @@ def build():
         "chi2_sf_mp": chi2_sf_mp_cases(),
         "norm_sf": norm_sf_cases(),
         "nemenyi": nemenyi_cases(),
+        "t_ppf": t_ppf_cases(),
         "bootstrap": bootstrap_cases(),
     }
 
