@@ -51,7 +51,7 @@ func TestPruneStopsAtASignal(t *testing.T) {
 			}
 			old := time.Now().Add(-48 * time.Hour)
 			for i := range fillers {
-				key := fmt.Sprintf("%064x", 0xf111e000+i)
+				key := fmt.Sprintf("%064x", uint64(0xf111e000)+uint64(i))
 				dir := filepath.Join(cdir, fmt.Sprintf("v%d", cache.FormatVersion), key[:2])
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					t.Fatal(err)
