@@ -21,7 +21,7 @@ FUZZGO   ?= GOTOOLCHAIN=go1.27.3 $(GO)
 BUILDTAGS ?= disable_grpc_modules
 export GOFLAGS := $(strip $(GOFLAGS) $(if $(BUILDTAGS),-tags=$(BUILDTAGS)))
 
-.PHONY: all build test test-beam build-beam test-short lint check-references bench bench-sweep fuzz fuzz-smoke deps example clean
+.PHONY: all build test test-beam build-beam test-short lint check-docs check-references bench bench-sweep fuzz fuzz-smoke deps example clean
 
 all: lint test
 
@@ -59,6 +59,14 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	cd beam && $(GO) vet ./...
+	@$(MAKE) --no-print-directory check-docs
+
+# docs/performance.md and docs/performance-history.md: no line of the page before
+# their split lost, headings unique, every reference to a section (a link's anchor,
+# a quoted title after the file's name) resolving. Python 3 and git only; about
+# 0.5 CPU-s.
+check-docs:
+	@$(REFPY) bench/doclines.py
 
 # The independent Python references stay honest (issue 11; CI runs this): each
 # protocol/*/testdata/reference.py recomputes its cases with --check and must

@@ -66,7 +66,9 @@
 #   BENCH_SLICE_BYTES   about this much JSONL for pandas (100000000)
 #   BENCH_MEMORY_LIMIT  crlbatch --memory-limit; spill files go to DIR/spill.
 #                       Default: none (crlbatch's own, half the machine's
-#                       memory) up to 1 GB; 16MiB above (see docs/performance.md)
+#                       memory) up to 1 GB; 16MiB above (see
+#                       docs/performance-history.md, "Memory, and why
+#                       `--memory-limit 16MiB` at 4 GB")
 #   BENCH_PANDAS        1 to run pandas (default 1 up to 1 GB, 0 above)
 #   BENCH_ONECORE       1 to run the one-core crlbatch runs (default 1 up to 1 GB, 0 above)
 #   BENCH_SHAPES        "regular irregular" (default), or one of them

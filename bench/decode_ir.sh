@@ -6,7 +6,8 @@
 #   bench/decode_ir.sh ee630c9 HEAD       # before and after; benchstat compares them
 #
 # On a machine shared with other work, wall-clock and even CPU-time
-# benchmarks swing by ±30-100 % (docs/performance.md); the number of
+# benchmarks swing by ±30-100 % (docs/performance-history.md, "The decoder,
+# issue 16"); the number of
 # instructions a run executes does not. For each revision this builds the
 # readers test binary (git archive into a temporary folder) and runs
 # BenchmarkDecodeFile once under valgrind's cachegrind (--cache-sim=no,

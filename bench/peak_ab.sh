@@ -16,7 +16,8 @@
 # leading "scale:", bench/scale.sh's inputs under SCALE_DIR
 # (scale:labels-100000). The input "startup" runs `crlbatch version` on
 # both builds (no DuckDB): what package initialisation alone keeps resident
-# (issue 16, docs/performance.md). The raw timings go to OUT (a TSV).
+# (issue 16, docs/performance-history.md, "Peak RSS against DuckDB,
+# start-up round"). The raw timings go to OUT (a TSV).
 #
 # Settings (environment): BASE, NEW (binaries; NEW defaults to
 # bin/crlbatch), DUCKDBQ (bin/duckdbq), BENCH_DIR

@@ -407,5 +407,6 @@
 // second on one core, simdjson-go's parse to its tape alone reads about 0.47
 // times the bytes DecodeObject reads on both sweep shapes, and a structural
 // index of our own in pure Go costs 80-90 % of DecodeObject's time by itself.
-// docs/performance.md has the table and why.
+// docs/performance-history.md, "The decoder, issue 16, third round", has the
+// table and why.
 package readers
