@@ -98,19 +98,7 @@ func TestRender(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back.Metrics) != 2 || *back.Metrics[0].NewMean != 0.95 {
 		t.Errorf("JSON round trip: %v %+v", err, back)
 	}
-	tab, err := d.Table()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, _ := writers.NewMetadata("test", "skyfall", "1", map[string]string{})
-	buf.Reset()
-	if err := writers.WriteParquet(&buf, tab, kv); err != nil {
-		t.Fatal(err)
-	}
-	rb, err := writers.ReadParquet(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rb := parquetOf(t, d)
 	if len(rb.Rows) != 2+1+1+1+3 {
 		t.Fatalf("%d Parquet rows, want 8", len(rb.Rows))
 	}
@@ -231,19 +219,7 @@ func TestBuildChange(t *testing.T) {
 			if want := (Builds{Build{known(c.old.Version), known(c.old.Commit)}, Build{known(c.new.Version), known(c.new.Commit)}, c.changed}); !equalBuilds(back.Build, want) {
 				t.Errorf("JSON build %s", buf.String())
 			}
-			tab, err := d.Table()
-			if err != nil {
-				t.Fatal(err)
-			}
-			kv, _ := writers.NewMetadata("test", "skyfall", "1", map[string]string{})
-			buf.Reset()
-			if err := writers.WriteParquet(&buf, tab, kv); err != nil {
-				t.Fatal(err)
-			}
-			rb, err := writers.ReadParquet(bytes.NewReader(buf.Bytes()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			rb := parquetOf(t, d)
 			var rows []string
 			for _, r := range rb.Rows {
 				rows = append(rows, fmt.Sprintf("%v %v %v %v", r["change"], r["param"], r["old_value"], r["new_value"]))
@@ -272,4 +248,23 @@ func equalBuilds(a, b Builds) bool {
 	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	eqb := func(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return eq(a.Old.Version, b.Old.Version) && eq(a.Old.Commit, b.Old.Commit) && eq(a.New.Version, b.New.Version) && eq(a.New.Commit, b.New.Commit) && eqb(a.Changed, b.Changed)
+}
+
+// parquetOf writes d's Table as Parquet and reads it back.
+func parquetOf(t *testing.T, d *Diff) *writers.ReadBack {
+	t.Helper()
+	tab, err := d.Table()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, _ := writers.NewMetadata("test", "skyfall", "1", map[string]string{})
+	var buf bytes.Buffer
+	if err := writers.WriteParquet(&buf, tab, kv); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := writers.ReadParquet(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rb
 }
