@@ -153,6 +153,9 @@ func known(s string) *string {
 	return &s
 }
 
+// changed reports whether the builds are known to differ.
+func (b Builds) changed() bool { return b.Changed != nil && *b.Changed }
+
 // builds compares the builds of two results field by field, counting only
 // the fields both name.
 func builds(old, new published.Build) Builds {
@@ -161,7 +164,7 @@ func builds(old, new published.Build) Builds {
 		if f[0] == "" || f[1] == "" {
 			continue
 		}
-		changed := f[0] != f[1] || (b.Changed != nil && *b.Changed)
+		changed := f[0] != f[1] || b.changed()
 		b.Changed = &changed
 	}
 	return b
@@ -373,8 +376,9 @@ func param(v *json.RawMessage) string {
 	return writers.Code(string(*v))
 }
 
-// Markdown renders d for a person: a heading naming both results, then
-// what changed, or "No changes."
+// Markdown renders d for a person: a heading naming both results and the
+// builds that wrote them, then what changed, or "No changes." ("No other
+// changes." after a change of build).
 func (d *Diff) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# crlbatch diff\n\n- old: %s, written by %s\n- new: %s, written by %s\n\n",
@@ -402,7 +406,7 @@ func (b Build) text() string {
 // buildChanged renders a change of build (nothing otherwise) under a
 // heading of level h.
 func (d *Diff) buildChanged(b *strings.Builder, h string) {
-	if d.Build.Changed == nil || !*d.Build.Changed {
+	if !d.Build.changed() {
 		return
 	}
 	fmt.Fprintf(b, "%s crlbatch build changed\n\nThe results were written by different crlbatch builds: old %s, new %s. "+
@@ -413,7 +417,7 @@ func (d *Diff) buildChanged(b *strings.Builder, h string) {
 func (d *Diff) body(b *strings.Builder, h string) {
 	if d.Empty() {
 		d.buildChanged(b, h)
-		if d.Build.Changed != nil && *d.Build.Changed {
+		if d.Build.changed() {
 			b.WriteString("No other changes.\n")
 		} else {
 			b.WriteString("No changes.\n")
@@ -596,7 +600,7 @@ func (d *Diff) Table() (*writers.Table, error) {
 		return t.EndRow()
 	}
 	p := func(s string) *string { return &s }
-	if d.Build.Changed != nil && *d.Build.Changed {
+	if d.Build.changed() {
 		for _, f := range []struct {
 			name     string
 			old, new *string
