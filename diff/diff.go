@@ -65,10 +65,32 @@ type FamilyMetric struct {
 	Metric string `json:"metric"`
 }
 
+// Build is the crlbatch build that wrote a result: its manifest's version
+// and commit, null where unknown (a manifest without them).
+type Build struct {
+	Version *string `json:"version"`
+	Commit  *string `json:"commit"`
+}
+
+// Builds are the builds that wrote the old and new results.
+type Builds struct {
+	Old Build `json:"old"`
+	New Build `json:"new"`
+	// Changed is true when the version or the commit differs between
+	// them (only fields both results name count), false when those they
+	// both name agree, null when they name none in common: an unknown
+	// build is not a change.
+	Changed *bool `json:"changed"`
+}
+
 // Diff is what changed from Old to New.
 type Diff struct {
-	Old     string   `json:"old"`
-	New     string   `json:"new"`
+	Old string `json:"old"`
+	New string `json:"new"`
+	// Build is information, not a change of the results: Empty ignores
+	// it, and the renderings show it beside the metric changes, which a
+	// new build may explain.
+	Build   Builds   `json:"build"`
 	Metrics []Metric `json:"metrics"`
 	// MetricsAdded and MetricsRemoved are the family × metric rows of a
 	// family in both results that only the new (old) one has: a
@@ -87,7 +109,8 @@ type Diff struct {
 	MetricsNotCompared string `json:"metrics_not_compared,omitempty"`
 }
 
-// Empty reports whether nothing changed.
+// Empty reports whether nothing in the results changed (a change of the
+// build that wrote them alone leaves it true).
 func (d *Diff) Empty() bool {
 	return len(d.Metrics)+len(d.MetricsAdded)+len(d.MetricsRemoved)+len(d.FamiliesAdded)+len(d.FamiliesRemoved)+len(d.RunsAdded)+len(d.RunsRemoved)+len(d.RunsMoved)+len(d.Params) == 0
 }
@@ -122,10 +145,35 @@ func overlap(lo1, hi1, lo2, hi2 protocol.Value) *bool {
 	return &o
 }
 
+// known is s, or nil for "" (unknown).
+func known(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// changed reports whether the builds are known to differ.
+func (b Builds) changed() bool { return b.Changed != nil && *b.Changed }
+
+// builds compares the builds of two results field by field, counting only
+// the fields both name.
+func builds(old, new published.Build) Builds {
+	b := Builds{Old: Build{known(old.Version), known(old.Commit)}, New: Build{known(new.Version), known(new.Commit)}}
+	for _, f := range [][2]string{{old.Version, new.Version}, {old.Commit, new.Commit}} {
+		if f[0] == "" || f[1] == "" {
+			continue
+		}
+		changed := f[0] != f[1] || b.changed()
+		b.Changed = &changed
+	}
+	return b
+}
+
 // Compare compares old with new: families and rows in new's order, the
 // removed ones in old's.
 func Compare(old, new *published.Result) *Diff {
-	d := &Diff{Old: old.URL, New: new.URL, Metrics: []Metric{}, MetricsAdded: []FamilyMetric{}, MetricsRemoved: []FamilyMetric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
+	d := &Diff{Old: old.URL, New: new.URL, Build: builds(old.Build, new.Build), Metrics: []Metric{}, MetricsAdded: []FamilyMetric{}, MetricsRemoved: []FamilyMetric{}, FamiliesAdded: []string{}, FamiliesRemoved: []string{},
 		RunsAdded: []Run{}, RunsRemoved: []Run{}, RunsMoved: []Moved{}, Params: []Param{}}
 	oldRows := map[[2]string]*published.Row{}
 	rows := old.Rows
@@ -328,19 +376,52 @@ func param(v *json.RawMessage) string {
 	return writers.Code(string(*v))
 }
 
-// Markdown renders d for a person: a heading naming both results, then
-// what changed, or "No changes."
+// Markdown renders d for a person: a heading naming both results and the
+// builds that wrote them, then what changed, or "No changes." ("No other
+// changes." after a change of build).
 func (d *Diff) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# crlbatch diff\n\n- old: %s\n- new: %s\n\n", writers.Code(d.Old), writers.Code(d.New))
+	fmt.Fprintf(&b, "# crlbatch diff\n\n- old: %s, written by %s\n- new: %s, written by %s\n\n",
+		writers.Code(d.Old), d.Build.Old.text(), writers.Code(d.New), d.Build.New.text())
 	d.body(&b, "##")
 	return b.String()
+}
+
+// text names a build for a person: "crlbatch 0.3.1 (commit `4f1c2a9e`)",
+// "unknown" in place of what its manifest does not name.
+func (b Build) text() string {
+	v, c := "unknown", "unknown"
+	if b.Version != nil {
+		v = writers.Code(*b.Version)
+	}
+	if b.Commit != nil {
+		c = writers.Code(*b.Commit)
+	}
+	if b.Version == nil && b.Commit == nil {
+		return "an unknown crlbatch build"
+	}
+	return fmt.Sprintf("crlbatch %s (commit %s)", v, c)
+}
+
+// buildChanged renders a change of build (nothing otherwise) under a
+// heading of level h.
+func (d *Diff) buildChanged(b *strings.Builder, h string) {
+	if !d.Build.changed() {
+		return
+	}
+	fmt.Fprintf(b, "%s crlbatch build changed\n\nThe results were written by different crlbatch builds: old %s, new %s. "+
+		"A metric that changed may have changed with crlbatch rather than with the runs.\n\n", h, d.Build.Old.text(), d.Build.New.text())
 }
 
 // body renders the changes under headings of level h.
 func (d *Diff) body(b *strings.Builder, h string) {
 	if d.Empty() {
-		b.WriteString("No changes.\n")
+		d.buildChanged(b, h)
+		if d.Build.changed() {
+			b.WriteString("No other changes.\n")
+		} else {
+			b.WriteString("No changes.\n")
+		}
 		return
 	}
 	list := func(title string, xs []string) {
@@ -387,6 +468,7 @@ func (d *Diff) body(b *strings.Builder, h string) {
 		b.WriteString(writers.MarkdownTable([]string{"parameter", "old", "new"}, rows))
 		b.WriteString("\n")
 	}
+	d.buildChanged(b, h)
 	if d.MetricsNotCompared != "" {
 		fmt.Fprintf(b, "%s Metrics\n\n%s.\n\n", h, writers.Text(d.MetricsNotCompared))
 	}
@@ -436,7 +518,9 @@ func Section(old, new *published.Result) string {
 }
 
 // Table is d as one Parquet table, a row per change: change is
-// "metric_changed", "metric_added", "metric_removed" (family and metric
+// "build_changed" (two rows, param "version" and "commit", old_value and
+// new_value each result's, null when unknown; only when Build.Changed is
+// true), "metric_changed", "metric_added", "metric_removed" (family and metric
 // set), "family_added", "family_removed", "run_added",
 // "run_removed", "run_moved" (family the new family, old_value and
 // new_value the old and new) or "param_changed"; the columns that do not
@@ -516,6 +600,16 @@ func (d *Diff) Table() (*writers.Table, error) {
 		return t.EndRow()
 	}
 	p := func(s string) *string { return &s }
+	if d.Build.changed() {
+		for _, f := range []struct {
+			name     string
+			old, new *string
+		}{{"version", d.Build.Old.Version, d.Build.New.Version}, {"commit", d.Build.Old.Commit, d.Build.New.Commit}} {
+			if err := row("build_changed", nil, nil, nil, p(f.name), f.old, f.new, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for i := range d.Metrics {
 		m := &d.Metrics[i]
 		if err := row("metric_changed", p(m.Family), p(m.Metric), nil, nil, nil, nil, m); err != nil {

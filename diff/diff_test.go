@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -97,19 +98,7 @@ func TestRender(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back.Metrics) != 2 || *back.Metrics[0].NewMean != 0.95 {
 		t.Errorf("JSON round trip: %v %+v", err, back)
 	}
-	tab, err := d.Table()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kv, _ := writers.NewMetadata("test", "skyfall", "1", map[string]string{})
-	buf.Reset()
-	if err := writers.WriteParquet(&buf, tab, kv); err != nil {
-		t.Fatal(err)
-	}
-	rb, err := writers.ReadParquet(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rb := parquetOf(t, d)
 	if len(rb.Rows) != 2+1+1+1+3 {
 		t.Fatalf("%d Parquet rows, want 8", len(rb.Rows))
 	}
@@ -167,4 +156,115 @@ func TestRenderALastBitChange(t *testing.T) {
 	if want := "| 0.0000 |"; !strings.Contains(md, want) {
 		t.Errorf("the Markdown lacks %q:\n%s", want, md)
 	}
+}
+
+// TestBuildChange: the crlbatch build that wrote each result (manifest's
+// version and commit) is compared field by field where both results name
+// it; a change is listed in Markdown, JSON, Parquet and the nightly
+// section as information (Empty stays true), an unknown build is not a
+// change and adds nothing to the section.
+func TestBuildChange(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		name     string
+		old, new published.Build
+		changed  *bool
+		md       string // in the Markdown (both builds are always named)
+	}{
+		{"same", published.Build{Version: "0.3.1", Commit: "4f1c2a9e"}, published.Build{Version: "0.3.1", Commit: "4f1c2a9e"}, &no,
+			"- old: `s3://b/results/1/`, written by crlbatch `0.3.1` (commit `4f1c2a9e`)\n- new: `s3://b/results/1/`, written by crlbatch `0.3.1` (commit `4f1c2a9e`)\n"},
+		{"version", published.Build{Version: "0.3.1", Commit: "4f1c2a9e"}, published.Build{Version: "0.4.0", Commit: "4f1c2a9e"}, &yes,
+			"## crlbatch build changed\n\nThe results were written by different crlbatch builds: old crlbatch `0.3.1` (commit `4f1c2a9e`), new crlbatch `0.4.0` (commit `4f1c2a9e`)."},
+		{"commit", published.Build{Version: "0.3.1", Commit: "4f1c2a9e"}, published.Build{Version: "0.3.1", Commit: "b07d5e11-dirty"}, &yes,
+			"old crlbatch `0.3.1` (commit `4f1c2a9e`), new crlbatch `0.3.1` (commit `b07d5e11-dirty`)"},
+		{"older layout", published.Build{}, published.Build{Version: "0.3.1", Commit: "4f1c2a9e"}, nil,
+			"- old: `s3://b/results/1/`, written by an unknown crlbatch build\n"},
+		{"commit unknown on one side", published.Build{Version: "0.3.1"}, published.Build{Version: "0.3.1", Commit: "4f1c2a9e"}, &no,
+			"written by crlbatch `0.3.1` (commit unknown)\n"},
+		{"version differs, a commit unknown", published.Build{Version: "0.3.1"}, published.Build{Version: "0.4.0", Commit: "4f1c2a9e"}, &yes,
+			"old crlbatch `0.3.1` (commit unknown), new crlbatch `0.4.0` (commit `4f1c2a9e`)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			old, _ := fixture()
+			new := *old
+			old.Build, new.Build = c.old, c.new
+			d := Compare(old, &new)
+			if (d.Build.Changed == nil) != (c.changed == nil) || (c.changed != nil && *d.Build.Changed != *c.changed) {
+				t.Errorf("Build.Changed %v, want %v", d.Build.Changed, c.changed)
+			}
+			if !d.Empty() {
+				t.Errorf("a build change counts as a change of the results: %+v", d)
+			}
+			md := d.Markdown()
+			if !strings.Contains(md, c.md) {
+				t.Errorf("the Markdown lacks %q:\n%s", c.md, md)
+			}
+			listed := c.changed != nil && *c.changed
+			wantEnd := map[bool]string{true: "No other changes.\n", false: "No changes.\n"}[listed]
+			if !strings.HasSuffix(md, "\n\n"+wantEnd) || strings.Contains(md, "build changed") != listed {
+				t.Errorf("Markdown (build change listed: %v):\n%s", listed, md)
+			}
+			sec := Section(old, &new)
+			if strings.Contains(sec, "### crlbatch build changed\n") != listed || strings.Contains(sec, "- old:") {
+				t.Errorf("Section (build change listed: %v):\n%s", listed, sec)
+			}
+			if !listed && sec != Section(old, old) {
+				t.Errorf("an unchanged or unknown build changed the section:\n%s", sec)
+			}
+			var buf bytes.Buffer
+			var back Diff
+			if err := d.JSON(&buf); err != nil || json.Unmarshal(buf.Bytes(), &back) != nil {
+				t.Fatalf("JSON %v: %s", err, buf.String())
+			}
+			if want := (Builds{Build{known(c.old.Version), known(c.old.Commit)}, Build{known(c.new.Version), known(c.new.Commit)}, c.changed}); !equalBuilds(back.Build, want) {
+				t.Errorf("JSON build %s", buf.String())
+			}
+			rb := parquetOf(t, d)
+			var rows []string
+			for _, r := range rb.Rows {
+				rows = append(rows, fmt.Sprintf("%v %v %v %v", r["change"], r["param"], r["old_value"], r["new_value"]))
+			}
+			var want []string
+			if listed {
+				want = []string{fmt.Sprintf("build_changed version %v %v", str(c.old.Version), str(c.new.Version)),
+					fmt.Sprintf("build_changed commit %v %v", str(c.old.Commit), str(c.new.Commit))}
+			}
+			if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+				t.Errorf("Parquet rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// str is a Parquet string cell as ReadParquet gives it: nil for unknown.
+func str(x string) any {
+	if x == "" {
+		return nil
+	}
+	return x
+}
+
+func equalBuilds(a, b Builds) bool {
+	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	eqb := func(x, y *bool) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return eq(a.Old.Version, b.Old.Version) && eq(a.Old.Commit, b.Old.Commit) && eq(a.New.Version, b.New.Version) && eq(a.New.Commit, b.New.Commit) && eqb(a.Changed, b.Changed)
+}
+
+// parquetOf writes d's Table as Parquet and reads it back.
+func parquetOf(t *testing.T, d *Diff) *writers.ReadBack {
+	t.Helper()
+	tab, err := d.Table()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, _ := writers.NewMetadata("test", "skyfall", "1", map[string]string{})
+	var buf bytes.Buffer
+	if err := writers.WriteParquet(&buf, tab, kv); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := writers.ReadParquet(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rb
 }

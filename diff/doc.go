@@ -7,6 +7,11 @@
 // Parquet for machines, and as the short "Changes since the previous
 // result" section of a nightly report (Section).
 //
+// Beside the changes, as information that Empty ignores, it compares the
+// crlbatch builds that wrote the two results (Builds: version and commit,
+// field by field where both name one; an unknown build is no change) and
+// renders a change of build next to the metric changes.
+//
 // Two results of different protocols have their metrics not compared
 // (MetricsNotCompared says so): a metric of one name differs between them.
 //

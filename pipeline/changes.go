@@ -19,8 +19,10 @@ import (
 // complete result of the history when the job started (nil on the first
 // night), or why it could not be read.
 type previous struct {
-	// url names the result this job is about to publish.
+	// url names the result this job is about to publish, build the
+	// crlbatch build writing it (its manifest's version and commit).
 	url    string
+	build  published.Build
 	result *published.Result
 	// err is why the previous result could not be read; the report says
 	// so in place of the changes, and the job goes on.
@@ -42,7 +44,7 @@ func (j *job) loadPrevious(ctx context.Context, b *blob.Bucket, target string) (
 	if !j.cfg.History {
 		return nil, nil
 	}
-	p := &previous{url: j.out.ObjectURL(target)}
+	p := &previous{url: j.out.ObjectURL(target), build: published.Build{Version: j.cfg.Version, Commit: j.cfg.Commit}}
 	st, err := j.scanHistory(ctx, b)
 	if err == nil {
 		// The newest complete result that started before this job: one
@@ -109,7 +111,7 @@ func (p *previous) changes(params any, fres *family.Result, scored []*scoring.Sc
 			runs = append(runs, published.Run{Key: scored[i].Key, Family: f.Name})
 		}
 	}
-	cur, err := published.FromFamilies(p.url, params, fres, runs)
+	cur, err := published.FromFamilies(p.url, p.build, params, fres, runs)
 	if err != nil {
 		return "", fmt.Errorf("comparing with the previous result: %w", err)
 	}

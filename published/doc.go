@@ -4,6 +4,11 @@
 // families.parquet and the run keys of its run tables, from any blob URL
 // or local folder, through the storage package (gocloud.dev/blob).
 //
+// A Result carries the crlbatch build that wrote it (Build: manifest.json's
+// version and commit, "" where a manifest has none); FromFamilies is given
+// the running build's, so that a job's own result compares with a
+// published one like for like.
+//
 // A result is a folder (a key prefix) that holds a complete result: its
 // manifest.json exists (it is written last). A nightly history is a
 // folder OUTPUT with one result per attempt under OUTPUT/results/<attempt-id>/

@@ -121,7 +121,7 @@ func TestFromFamiliesIsWhatLoadReads(t *testing.T) {
 	}
 	b := memblob.OpenBucket(nil)
 	defer b.Close()
-	manifest, _ := json.Marshal(map[string]any{"version": "0", "params": params, "outputs": []any{map[string]string{"name": "families.parquet"}}})
+	manifest, _ := json.Marshal(map[string]any{"version": "0.3.1", "commit": "4f1c2a9e", "params": params, "outputs": []any{map[string]string{"name": "families.parquet"}}})
 	for k, v := range map[string][]byte{"r/families.parquet": buf.Bytes(), "r/manifest.json": manifest} {
 		if err := b.WriteAll(ctx, k, v, nil); err != nil {
 			t.Fatal(err)
@@ -132,11 +132,10 @@ func TestFromFamiliesIsWhatLoadReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := FromFamilies(got.URL, params, fams, nil)
+	want, err := FromFamilies(got.URL, Build{Version: "0.3.1", Commit: "4f1c2a9e"}, params, fams, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.Version = ""
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load:\n%+v\nFromFamilies:\n%+v", got, want)
 	}

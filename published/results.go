@@ -40,12 +40,21 @@ type Run struct {
 	Family string
 }
 
+// Build names the crlbatch build that wrote a result: manifest.json's
+// version and commit, each "" when unknown (a manifest of an older layout
+// without them, a binary built without VCS information).
+type Build struct {
+	Version string
+	Commit  string
+}
+
 // Result is one published result.
 type Result struct {
 	// URL names the result's folder (redacted).
 	URL string
-	// Version, Input and FinishedAt are those of manifest.json.
-	Version    string
+	// Build (version, commit), Input and FinishedAt are those of
+	// manifest.json.
+	Build
 	Input      string
 	FinishedAt string
 	// Params is the result's parameter set: manifest.json's params, else
@@ -62,6 +71,7 @@ type Result struct {
 // manifest is what Load reads of manifest.json; other fields are ignored.
 type manifest struct {
 	Version    string          `json:"version"`
+	Commit     string          `json:"commit"`
 	Input      string          `json:"input"`
 	FinishedAt string          `json:"finished_at"`
 	Params     json.RawMessage `json:"params"`
@@ -103,7 +113,7 @@ func Load(ctx context.Context, b *blob.Bucket, loc storage.Location, prefix stri
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, &storage.DataError{Err: fmt.Errorf("%s: %w", loc.ObjectURL(prefix+"manifest.json"), err)}
 	}
-	res := &Result{URL: url, Version: m.Version, Input: m.Input, FinishedAt: m.FinishedAt}
+	res := &Result{URL: url, Build: Build{Version: m.Version, Commit: m.Commit}, Input: m.Input, FinishedAt: m.FinishedAt}
 	if len(m.Params) > 0 && string(m.Params) != "null" {
 		if err := json.Unmarshal(m.Params, &res.Params); err != nil {
 			return nil, &storage.DataError{Err: fmt.Errorf("%s: params: %w", loc.ObjectURL(prefix+"manifest.json"), err)}
@@ -303,11 +313,13 @@ func Nights(ctx context.Context, b *blob.Bucket, loc storage.Location, n int) ([
 
 // FromFamilies builds the Result a job is about to publish from its
 // reduction, without reading it back: what Load would return once the
-// result is written (url names it, params is crlbatch.params, runs are
-// the run keys in order). The nightly report compares it with the
-// previous result (diff.Section) before it publishes.
-func FromFamilies(url string, params any, fams *family.Result, runs []Run) (*Result, error) {
-	res := &Result{URL: url, Runs: runs}
+// result is written (url names it, build is the running crlbatch's
+// version and commit as its manifest will have them, params is
+// crlbatch.params, runs are the run keys in order). The nightly report
+// compares it with the previous result (diff.Section) before it
+// publishes.
+func FromFamilies(url string, build Build, params any, fams *family.Result, runs []Run) (*Result, error) {
+	res := &Result{URL: url, Build: build, Runs: runs}
 	if params != nil {
 		p, err := json.Marshal(params)
 		if err != nil {

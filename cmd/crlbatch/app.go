@@ -32,9 +32,9 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 			"under a folder or an s3://, gs://, azblob:// prefix, scores every run under the skyfall\n" +
 			"protocol (or --protocol safecrl, contilab, skillshift), reduces each algorithm family to mean,\n" +
 			"spread and confidence intervals, and writes Parquet files, figures and a Markdown report.\n" +
-			"Exit status: 0 done, 1 bad input data, 2 usage error, 3 storage error, 70 internal error\n" +
-			"(a bug in crlbatch: please report it), 129 hung up (SIGHUP), 130 interrupted (SIGINT),\n" +
-			"131 quit (SIGQUIT), 143 terminated (SIGTERM).",
+			"Exit status: 0 done, 1 bad input data, 2 usage error, 3 storage error, 4 results differ\n" +
+			"(diff --exit-code only), 70 internal error (a bug in crlbatch: please report it), 129 hung\n" +
+			"up (SIGHUP), 130 interrupted (SIGINT), 131 quit (SIGQUIT), 143 terminated (SIGTERM).",
 		Writer:                    stdout,
 		ErrWriter:                 stderr,
 		Commands:                  cmds,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"path"
@@ -28,16 +29,20 @@ func diffCommand() *cli.Command {
 			"families.parquet and the run tables): per family and metric in both, the change in mean and\n" +
 			"IQM and whether their 95 % bootstrap intervals overlap; the metrics a family in both has\n" +
 			"in one only; the families and runs added or removed; the runs moved to another family; the\n" +
-			"parameters changed. With --nights N it takes one nightly history OUTPUT\n" +
-			"(OUTPUT/results/<attempt-id>/, OUTPUT/LATEST) and compares the newest complete result with\n" +
-			"the one N-1 results before it (--nights 2: the previous one). It prints Markdown to stdout,\n" +
-			"or JSON; Parquet (one row per change) needs --out. Changes are not errors: it exits 0\n" +
-			"whenever it ran, 1 when a result cannot be read as one (a damaged manifest.json or Parquet\n" +
-			"file, a LATEST naming no complete result), 2 on a usage error (a folder that is no complete\n" +
-			"result, fewer results than --nights), 3 when the store fails.",
+			"parameters changed. Beside them, as information and not as a change, the crlbatch build\n" +
+			"(version, commit) that wrote each result, when the two differ. With --nights N it takes one\n" +
+			"nightly history OUTPUT (OUTPUT/results/<attempt-id>/, OUTPUT/LATEST) and compares the newest\n" +
+			"complete result with the one N-1 results before it (--nights 2: the previous one). It prints\n" +
+			"Markdown to stdout, or JSON; Parquet (one row per change) needs --out.\n\n" +
+			"Exit status: 0 when it ran (with --exit-code: and the results do not differ), 1 when a\n" +
+			"result cannot be read as one (a damaged manifest.json or Parquet file, a LATEST naming no\n" +
+			"complete result), 2 on a usage error (a folder that is no complete result, fewer results\n" +
+			"than --nights), 3 when the store fails, 4 with --exit-code when the results differ (a\n" +
+			"change of build alone is no difference).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT` of the comparison: markdown, json or parquet"},
 			&cli.StringFlag{Name: "out", TakesFile: true, Usage: "write the comparison to `FILE` (a path or blob URL) instead of stdout"},
+			&cli.BoolFlag{Name: "exit-code", Usage: "exit 4 when the results differ (as git diff --exit-code, whose 1 is bad data here)"},
 			&cli.IntFlag{Name: "nights", DefaultText: "none", Usage: "compare the newest result of the history OUTPUT with the one `N`-1 results before it"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -84,13 +89,21 @@ func diffCommand() *cli.Command {
 				}
 			}
 			if out := cmd.String("out"); out != "" {
-				return writeObject(ctx, out, buf.Bytes())
+				err = writeObject(ctx, out, buf.Bytes())
+			} else {
+				_, err = cmd.Root().Writer.Write(buf.Bytes())
 			}
-			_, err = cmd.Root().Writer.Write(buf.Bytes())
+			if err == nil && cmd.Bool("exit-code") && !d.Empty() {
+				return errChanges
+			}
 			return err
 		},
 	}
 }
+
+// errChanges is diff --exit-code finding the results different: exit 4,
+// nothing printed on stderr (the comparison is the output).
+var errChanges = errors.New("the results differ")
 
 // loadPair loads OLD and NEW, or the two results of a history that
 // --nights names.

@@ -33,6 +33,7 @@ const (
 	exitData       = 1
 	exitUsage      = 2
 	exitStorage    = 3
+	exitChanges    = 4   // diff --exit-code: the results differ (docs/decisions.md)
 	exitInternal   = 70  // a bug in crlbatch (EX_SOFTWARE of sysexits; docs/decisions.md)
 	exitHangup     = 129 // SIGHUP: 128 + 1
 	exitInterrupt  = 130
@@ -73,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = unknownCommand(target, m[1])
 	}
 	code := exitCode(ctx, err)
-	if err != nil {
+	if err != nil && code != exitChanges {
 		msg := err.Error()
 		var published *pipeline.PublishedError
 		var stopped *stoppedError
@@ -114,6 +115,8 @@ func exitCode(ctx context.Context, err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errChanges):
+		return exitChanges
 	case errors.As(err, &bug):
 		return exitInternal
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
