@@ -56,7 +56,7 @@ func (o *ObjectRuns) Spill(dir string) (err error) {
 	// One run's dense columns at a time, each run's lent to the next: an
 	// object of many runs (one large object under a memory limit) made a
 	// trace per run, all garbage at once, while the object's compact rows
-	// were still held (docs/performance.md, branch peak).
+	// were still held (docs/performance-history.md, branch peak).
 	pool := &skyfall.TracePool{Max: 1}
 	for i, p := range o.parts {
 		var n int64

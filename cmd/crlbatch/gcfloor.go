@@ -11,7 +11,7 @@ import (
 
 // gcFloorBytes is the heap goal below which the collector does not run
 // for the score command (heapFloor). On the nightly warm rerun (issue 15,
-// docs/performance.md) 32 MiB took 0.022 CPU-s of 0.29 and 11 ms of wall
+// docs/performance-history.md) 32 MiB took 0.022 CPU-s of 0.29 and 11 ms of wall
 // (12 collections to 3) for 3 MiB of peak RSS; 64 MiB took 0.030 CPU-s for
 // 20 MiB. The cold run's peak (~107 MiB) did not move.
 const gcFloorBytes = 32 << 20
@@ -21,7 +21,7 @@ const gcFloorBytes = 32 << 20
 // comes when the heap has grown by half the live heap, not by all of it.
 // A cold job's live heap is mostly the decoded rows' pointer-free chunks,
 // cheap to mark, and the memory a collection frees is reused before fresh
-// pages are touched. On the 1 GB sweeps (docs/performance.md, branch
+// pages are touched. On the 1 GB sweeps (docs/performance-history.md, branch
 // onepeak) the one-object and irregular jobs, whose read phase ran up to
 // Go's goal, peaked 4.7-10.8 MiB lower (one-zstd 122.7 -> 115.8 MiB,
 // irregular plain 106.3 -> 95.5) with 1.3-2.5k fewer page faults, CPU and

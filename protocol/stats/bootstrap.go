@@ -349,7 +349,7 @@ func percentileIntervals(values []float64, stats []Statistic, resamples int, lev
 // (iqmTable: 117,649 at 6 values, 941 KB kept in the pool, of which 462
 // entries are written; at 7 it would be 16 MB). At 10 values the
 // per-resample loop was faster (the mean's CI 5 % slower in chunks;
-// docs/performance.md).
+// docs/performance-history.md).
 const chunkMax = 6
 
 // bootstrapChunks is BootstrapCIsUntil's loop for a few values (n ≤
