@@ -272,7 +272,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	defer func() {
 		if p := recover(); p != nil {
 			ie := &pipeline.InternalError{Value: p, Stack: debug.Stack()}
-			fmt.Fprintf(stderr, "crlbatch-beam: %s\n%s\n", ie, ie.Stack)
+			fmt.Fprintf(stderr, "crlbatch-beam: %s\n%s\n", pipeline.Redact(ie.Error()), ie.Stack)
 			code = exitInternal
 		}
 	}()
@@ -282,7 +282,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	}
 	ours, beams := SplitArgs(flag.CommandLine, args[1:])
 	if err := flag.CommandLine.Parse(beams); err != nil {
-		fmt.Fprintf(stderr, "crlbatch-beam: %v\n", err)
+		fmt.Fprintf(stderr, "crlbatch-beam: %s\n", pipeline.Redact(err.Error()))
 		return exitUsage
 	}
 	beam.Init()
@@ -293,11 +293,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		var st *Stats
 		if st, err = Run(ctx, spec, Options{}); err == nil {
 			fmt.Fprintf(stdout, "scored %d objects (%d bytes) on Beam; shuffled %d bytes of run pieces and %d of scored runs; results under %s\n",
-				st.Objects, st.InputBytes, st.PieceBytes, st.ScoredBytes, spec.Output)
+				st.Objects, st.InputBytes, st.PieceBytes, st.ScoredBytes, pipeline.Redact(spec.Output))
 			return exitOK
 		}
 	}
-	msg := Brief(err)
+	// Drivers quote URLs in their errors: never print a secret.
+	msg := pipeline.Redact(Brief(err))
 	var ie *pipeline.InternalError
 	if errors.As(err, &ie) || isInternal(msg) {
 		// A DoFn's reaches Main as the runner's text, its stack after
@@ -312,7 +313,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	// (carryStatus); one on Main's path as the error itself.
 	msg, code, carried := carriedStatus(msg)
 	if !carried {
-		msg, code = message(err), status(err)
+		msg, code = pipeline.Redact(message(err)), status(err)
 	}
 	fmt.Fprintf(stderr, "crlbatch-beam: %s\n", msg)
 	if ctx.Err() != nil {
