@@ -272,7 +272,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	defer func() {
 		if p := recover(); p != nil {
 			ie := &pipeline.InternalError{Value: p, Stack: debug.Stack()}
-			fmt.Fprintf(stderr, "crlbatch-beam: %s\n%s\n", ie, ie.Stack)
+			fmt.Fprintf(stderr, "crlbatch-beam: %s\n%s\n", pipeline.Redact(ie.Error()), ie.Stack)
 			code = exitInternal
 		}
 	}()
@@ -282,7 +282,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	}
 	ours, beams := SplitArgs(flag.CommandLine, args[1:])
 	if err := flag.CommandLine.Parse(beams); err != nil {
-		fmt.Fprintf(stderr, "crlbatch-beam: %v\n", err)
+		fmt.Fprintf(stderr, "crlbatch-beam: %s\n", pipeline.Redact(err.Error()))
 		return exitUsage
 	}
 	beam.Init()
@@ -293,11 +293,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		var st *Stats
 		if st, err = Run(ctx, spec, Options{}); err == nil {
 			fmt.Fprintf(stdout, "scored %d objects (%d bytes) on Beam; shuffled %d bytes of run pieces and %d of scored runs; results under %s\n",
-				st.Objects, st.InputBytes, st.PieceBytes, st.ScoredBytes, spec.Output)
+				st.Objects, st.InputBytes, st.PieceBytes, st.ScoredBytes, pipeline.Redact(spec.Output))
 			return exitOK
 		}
 	}
-	msg := Brief(err)
+	// Drivers quote URLs in their errors: never print a secret.
+	msg := pipeline.Redact(Brief(err))
 	var ie *pipeline.InternalError
 	if errors.As(err, &ie) || isInternal(msg) {
 		// A DoFn's reaches Main as the runner's text, its stack after
@@ -308,18 +309,71 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		fmt.Fprintf(stderr, "crlbatch-beam: %s\n", msg)
 		return exitInternal
 	}
+	// A DoFn's error reaches Main as text ending in its status
+	// (carryStatus); one on Main's path as the error itself.
+	msg, code, carried := carriedStatus(msg)
+	if !carried {
+		msg, code = pipeline.Redact(message(err)), status(err)
+	}
 	fmt.Fprintf(stderr, "crlbatch-beam: %s\n", msg)
+	if ctx.Err() != nil {
+		return exitInterrupt
+	}
+	return code
+}
+
+// status is crlbatch's exit status for a job's error that is not a bug's
+// nor a cancel's: 2 usage, 3 storage, else 1 (the data's).
+func status(err error) int {
 	var ue *pipeline.UsageError
 	var se *pipeline.StorageError
 	switch {
-	case ctx.Err() != nil:
-		return exitInterrupt
 	case errors.As(err, &ue):
 		return exitUsage
 	case errors.As(err, &se):
 		return exitStorage
 	}
 	return exitData
+}
+
+// message is err as crlbatch prints it: an error about a field of a row
+// points to the page that says what the field must hold.
+func message(err error) string {
+	msg := err.Error()
+	var rdata *readers.DataError
+	if errors.As(err, &rdata) && rdata.Field != "" {
+		msg += " (see docs/trace-format.md)"
+	}
+	return msg
+}
+
+// statusMark starts the last line of a failed DoFn's error: the exit
+// status of the error's kind, which the runner's text would lose (a
+// usage error only the runs can show, a store refusing an object, exited
+// 1 as a data error did).
+const statusMark = "crlbatch-beam exit status: "
+
+// carryStatus is a DoFn's error as the runner carries it to Main: its
+// message (message) and, on a last line, its status.
+func carryStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w%s\n%s%d", err, strings.TrimPrefix(message(err), err.Error()), statusMark, status(err))
+}
+
+// carriedStatus splits a failed DoFn's text (Brief) into its message and
+// the status carryStatus put after it; ok is false for any other text.
+func carriedStatus(msg string) (text string, code int, ok bool) {
+	i := strings.LastIndex(msg, "\n"+statusMark)
+	if i < 0 {
+		return msg, 0, false
+	}
+	rest := msg[i+1+len(statusMark):]
+	if rest == "" || rest[0] < '0' || rest[0] > '9' {
+		return msg, 0, false
+	}
+	return msg[:i], int(rest[0] - '0'), true
 }
 
 // isInternal says whether msg, a failed DoFn's error as the runner

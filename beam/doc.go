@@ -16,6 +16,9 @@
 //
 // Every DoFn is registered (register package): nothing is built by
 // reflection at run time. The job travels to the workers as Spec (JSON).
+// A failed DoFn's error reaches Main as the runner's text only: it carries
+// crlbatch's exit status on its last line (carryStatus), and Main prints
+// it, as everything it prints, redacted.
 // This package holds no protocol code: protocols.go blank-imports the
 // protocols, which register themselves.
 package crlbeam

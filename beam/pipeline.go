@@ -183,12 +183,15 @@ func (f *finishFn) ProcessElement(ctx context.Context, _ []byte, summaries, runs
 // on one of the engine's goroutines), the DoFn's error as an internal
 // error's text with the stack after its first line: the runner returns a
 // failed DoFn's error to Main as text only, and Main tells a bug from a
-// data error by that first line (isInternal).
+// data error by that first line (isInternal). Any other error gets
+// crlbatch's message and, on a last line, its exit status (carryStatus),
+// which the text would lose.
 func recoverDoFn(err *error) {
 	var ie *pipeline.InternalError
 	if p := recover(); p != nil {
 		ie = &pipeline.InternalError{Value: p, Stack: debug.Stack()}
 	} else if !errors.As(*err, &ie) {
+		*err = carryStatus(*err)
 		return
 	}
 	*err = fmt.Errorf("%w\n%s", ie, ie.Stack)

@@ -43,7 +43,8 @@
 //     canonical locations (links resolved, hosts by address, prefixes
 //     cleaned).
 //   - Redact, the one redaction function, and RedactErr remove secrets
-//     (keys, tokens, SAS signatures, user:password) from URLs at every
+//     (keys, tokens, SAS signatures, user:password, and the value of any
+//     parameter of a location URL that no driver knows) from URLs at every
 //     nesting and encoding and from messages that quote them; every error
 //     this package returns is redacted. ParseLocation remembers the
 //     secrets of the locations it parses, so that Redact finds them in any

@@ -16,7 +16,9 @@ import (
 //   - the user part (user:password@) of every URL, the outer one and any
 //     nested in a parameter;
 //   - the value of every parameter whose name looks like a secret (key,
-//     secret, token, sig, password, credential, …), at any depth;
+//     secret, token, sig, password, credential, …), at any depth, and in
+//     a location URL (s3://, gs://, azblob://, file://) of every
+//     parameter the drivers do not know (locationParams);
 //   - the same inside parameter values that hold a URL or a query string,
 //     percent-encoded once, twice or not at all (endpoint=http%3A%2F%2F
 //     AKIA…%3Ahunter2%40127.0.0.1%3A7070), each value redacted as what it
@@ -52,6 +54,32 @@ var (
 )
 
 func isSecretName(name string) bool { return secretName.MatchString(name) }
+
+// locationParams are the parameters of a location URL (s3://, gs://,
+// azblob://, file://) that gocloud.dev's drivers know and that hold no
+// secret: every other parameter of such a URL loses its value, whatever
+// its name. A parameter no driver knows fails the job as a usage error
+// whose message quotes the URL, and a secret under a name secretName
+// misses (passphrase=, pw=, cred=) was printed (round 27, breakit5).
+var locationParams = map[string]bool{
+	// s3blob and gocloud.dev/aws
+	"region": true, "endpoint": true, "profile": true, "dualstack": true, "fips": true,
+	"rate_limiter_capacity": true, "anonymous": true, "role": true, "role_duration": true,
+	"awssdk": true, "hostname_immutable": true, "request_checksum_calculation": true,
+	"response_checksum_validation": true, "ssetype": true, "accelerate": true,
+	"disable_https": true, "use_path_style": true, "s3ForcePathStyle": true,
+	// gcsblob
+	"access_id": true,
+	// azureblob
+	"domain": true, "protocol": true, "cdn": true, "localemu": true, "storage_account": true,
+	// fileblob
+	"create_dir": true, "base_url": true, "metadata": true, "dir_file_mode": true, "no_tmp_dir": true,
+	// blob
+	"prefix": true,
+}
+
+// locationSchemes are the schemes whose parameters are locationParams.
+var locationSchemes = map[string]bool{"s3": true, "gs": true, "azblob": true, "file": true, "mem": true}
 
 // redactText redacts free text word by word; found, when not nil, is told
 // every secret removed.
@@ -91,7 +119,7 @@ func redactWord(w string, found func(string), depth int) string {
 			return redactPairs(r, found) // the parser found the user part
 		}
 	} else if strings.Contains(w, "=") {
-		return redactPatterns(redactQuery(w, found, depth), found)
+		return redactPatterns(redactQuery(w, false, found, depth), found)
 	} else if strings.Contains(w, "%") {
 		if d, err := url.QueryUnescape(w); err == nil && d != w {
 			if r := redactText(d, found, depth+1); r != d {
@@ -126,7 +154,7 @@ func redactURL(w string, found func(string), depth int) (string, bool) {
 		return w, false
 	}
 	if u.RawQuery != "" {
-		if q := redactQuery(u.RawQuery, found, depth); q != u.RawQuery {
+		if q := redactQuery(u.RawQuery, locationSchemes[strings.ToLower(u.Scheme)], found, depth); q != u.RawQuery {
 			u.RawQuery = q
 			changed = true
 		}
@@ -138,8 +166,9 @@ func redactURL(w string, found func(string), depth int) (string, bool) {
 }
 
 // redactQuery redacts a query string (a=b&c=d, or one name=value): the
-// values of secret names, and each other value as what it decodes to.
-func redactQuery(q string, found func(string), depth int) string {
+// values of secret names (in a location's, of every name but
+// locationParams), and each other value as what it decodes to.
+func redactQuery(q string, location bool, found func(string), depth int) string {
 	parts := strings.Split(q, "&")
 	changed := false
 	for i, p := range parts {
@@ -151,7 +180,7 @@ func redactQuery(q string, found func(string), depth int) string {
 		if err != nil {
 			dn = name
 		}
-		if isSecretName(dn) {
+		if isSecretName(dn) || location && !locationParams[dn] {
 			if found != nil {
 				if dv, err := url.QueryUnescape(value); err == nil {
 					found(dv)
