@@ -104,6 +104,12 @@ func Load(ctx context.Context, b *blob.Bucket, loc storage.Location, prefix stri
 	url := strings.TrimSuffix(loc.ObjectURL(prefix), "/")
 	data, err := read(ctx, b, loc, prefix+"manifest.json")
 	if errors.Is(err, errNotFound) {
+		// A nightly history OUTPUT named as a result: say how to compare
+		// its nights (the user meant one of them, or --nights).
+		if ok, _ := b.Exists(ctx, prefix+LatestFile); ok {
+			return nil, storage.Usagef("%s: not a complete result (no manifest.json); it holds a nightly history (%s): compare its nights with crlbatch diff --nights N %s, or name one result, %s/<attempt-id>",
+				url, LatestFile, url, strings.TrimSuffix(loc.ObjectURL(prefix+ResultsDir), "/"))
+		}
 		return nil, storage.Usagef("%s: not a complete result (no manifest.json)", url)
 	}
 	if err != nil {

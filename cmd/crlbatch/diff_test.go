@@ -269,6 +269,11 @@ func TestDiffErrors(t *testing.T) {
 	badFamilies := filepath.Join(t.TempDir(), "badfamilies")
 	copyResult(t, "testdata/golden/sweep", badFamilies)
 	writeFile(t, filepath.Join(badFamilies, "families.parquet"), "garbage")
+	// A nightly history OUTPUT given as a result: the message says how to
+	// compare its nights.
+	hist := filepath.Join(t.TempDir(), "nightly")
+	copyResult(t, "testdata/golden/sweep", filepath.Join(hist, "results", "20261130T020000Z-000000000000"))
+	writeFile(t, filepath.Join(hist, "LATEST"), "results/20261130T020000Z-000000000000/\n")
 	_, help, _ := crl(t, "diff", "--help")
 	if !strings.Contains(strings.Join(strings.Fields(help), " "), "1 when a result cannot be read as one") {
 		t.Errorf("diff --help does not give exit status 1:\n%s", help)
@@ -281,6 +286,7 @@ func TestDiffErrors(t *testing.T) {
 	}{
 		{"one argument", []string{"diff", "testdata/golden/sweep"}, 2, "want OLD and NEW"},
 		{"no result", []string{"diff", notResult, "testdata/golden/sweep"}, 2, "not a complete result (no manifest.json)"},
+		{"history output", []string{"diff", hist, "testdata/golden/sweep"}, 2, "holds a nightly history (LATEST): compare its nights with crlbatch diff --nights N " + hist + ", or name one result, " + filepath.Join(hist, "results") + "/<attempt-id>"},
 		{"no folder", []string{"diff", filepath.Join(notResult, "nope"), "testdata/golden/sweep"}, 2, "no such file or folder"},
 		{"format", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--format", "xml"}, 2, "want markdown, json or parquet"},
 		{"parquet to stdout", []string{"diff", "testdata/golden/sweep", "testdata/golden/sweep", "--format", "parquet"}, 2, "needs --out"},
