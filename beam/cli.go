@@ -267,7 +267,8 @@ func SplitArgs(fs *flag.FlagSet, args []string) (ours, beams []string) {
 // Main is crlbatch-beam: `crlbatch-beam score INPUT --out OUTPUT [flags]
 // [Beam pipeline options]`. It returns the exit code, crlbatch's: a panic
 // anywhere (on its path, or in a DoFn: recoverDoFn) is an internal error,
-// exit 70, the job failed cleanly; a cancel (a signal: stop.Run) 130.
+// exit 70, the job failed cleanly; a cancel (a signal: stop.Run) 130,
+// saying it was interrupted (interruptedMsg).
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -309,6 +310,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		fmt.Fprintf(stderr, "crlbatch-beam: %s\n", msg)
 		return exitInternal
 	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "crlbatch-beam: %s\n", interruptedMsg)
+		return exitInterrupt
+	}
 	// A DoFn's error reaches Main as text ending in its status
 	// (carryStatus); one on Main's path as the error itself.
 	msg, code, carried := carriedStatus(msg)
@@ -316,9 +321,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 		msg, code = pipeline.Redact(message(err)), status(err)
 	}
 	fmt.Fprintf(stderr, "crlbatch-beam: %s\n", msg)
-	if ctx.Err() != nil {
-		return exitInterrupt
-	}
 	return code
 }
 
@@ -376,6 +378,18 @@ func carriedStatus(msg string) (text string, code int, ok bool) {
 	return msg[:i], int(rest[0] - '0'), true
 }
 
+// interruptedMsg is what a cancelled job (a signal: stop.Run) says instead
+// of its error: crlbatch's "interrupted: nothing was published, …" with
+// what Beam makes uncertain. Once Main's context is cancelled the runner
+// returns the error of its own cancelled calls ("failed to get metrics …
+// rpc error: code = Canceled desc = context canceled"), not the final
+// step's, so Main cannot tell whether that step had published just
+// before (its manifest.json written); and a runner that stops its workers
+// may end before the final step has removed what it wrote, which the next
+// job on OUTPUT then removes (as after a second signal: leftBehind).
+const interruptedMsg = "interrupted: nothing was published unless the final step had already written this job's manifest.json under OUTPUT; " +
+	"files written so far were removed, or the next job on OUTPUT removes them"
+
 // isInternal says whether msg, a failed DoFn's error as the runner
 // returns it (Brief), is a bug's rather than the data's or the store's:
 // recoverDoFn's *pipeline.InternalError ("internal error: … (a bug in
@@ -383,6 +397,15 @@ func carriedStatus(msg string) (text string, code int, ok bool) {
 // of a panic it caught ("panic: …", in a DoFn without an error to
 // return). A data or storage error starts with the object or URL it
 // names, never so.
+//
+// Text, not errors.As on *pipeline.InternalError: in Beam's Go SDK
+// v2.77.0 no runner hands a DoFn's error back with its chain. Prism,
+// Dataflow, Flink and Spark run the DoFn in an SDK harness that sends the
+// bundle's failure as a string (harness.fail: InstructionResponse.Error),
+// and the job service's message comes back as errors.New of that text
+// (runnerlib.WaitForCompletion); the in-process direct runner keeps the
+// chain only up to exec's doFnError, which wraps the DoFn's error without
+// an Unwrap method (core/runtime/exec/util.go), so errors.As stops there.
 func isInternal(msg string) bool {
 	first, _, _ := strings.Cut(msg, "\n")
 	return strings.HasPrefix(first, "internal error: ") && strings.HasSuffix(first, "(a bug in crlbatch; please report it)") ||

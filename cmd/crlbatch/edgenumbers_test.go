@@ -144,28 +144,7 @@ func TestEdgeNumbersAgainstReference(t *testing.T) {
 			for _, want := range c.Expected.Runs {
 				compareEdgeRow(t, "run_summary.parquet", runs, want, "run_id")
 			}
-			for _, want := range c.Expected.Families {
-				got := compareEdgeRow(t, "families.parquet", fams, want, "family", "metric")
-				if got == nil {
-					continue
-				}
-				where := fmt.Sprintf("families.parquet %v/%v", want["family"], want["metric"])
-				for _, col := range []string{"ci_low", "ci_high", "iqm_ci_low", "iqm_ci_high"} {
-					switch {
-					case want["ci_null"] == true:
-						if got[col] != nil {
-							t.Errorf("%s %s = %v, want null (fewer than two seeds)", where, col, got[col])
-						}
-					case got[col] == nil:
-						t.Errorf("%s %s is null with %d seeds", where, col, int(want["n"].(float64)))
-					case want["ci_collapses"] == true && !edgeClose(want["mean"].(float64), got[col].(float64)):
-						t.Errorf("%s %s = %v, want %v: every seed value is equal", where, col, got[col], want["mean"])
-					}
-				}
-			}
-			if len(fams) != len(c.Expected.Families) {
-				t.Errorf("families.parquet has %d rows, the reference %d", len(fams), len(c.Expected.Families))
-			}
+			compareAll(t, "families.parquet", fams, c.Expected.Families, compareFamilyRow)
 		})
 	}
 }
@@ -196,6 +175,26 @@ func edgeClose(want, got float64) bool {
 		return false // 1e-9·Inf would let an infinity agree with any number
 	}
 	return math.Abs(want-got) <= math.Max(1e-12, 1e-9*math.Max(math.Abs(want), math.Abs(got)))
+}
+
+// compareAll compares every row of the reference (wants) with compare and
+// fails the test when TABLE (rows) has another number of rows.
+func compareAll(t *testing.T, table string, rows map[string]map[string]any, wants []map[string]any, compare func(t *testing.T, rows map[string]map[string]any, want map[string]any)) {
+	t.Helper()
+	for _, want := range wants {
+		compare(t, rows, want)
+	}
+	if len(rows) != len(wants) {
+		t.Errorf("%s has %d rows, the reference %d", table, len(rows), len(wants))
+	}
+}
+
+// edgeRows is compareEdgeRow for TABLE's rows keyed by keys, for compareAll.
+func edgeRows(table string, keys ...string) func(t *testing.T, rows map[string]map[string]any, want map[string]any) {
+	return func(t *testing.T, rows map[string]map[string]any, want map[string]any) {
+		t.Helper()
+		compareEdgeRow(t, table, rows, want, keys...)
+	}
 }
 
 // compareEdgeRow compares every column the reference computed (the keys of

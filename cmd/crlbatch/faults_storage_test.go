@@ -8,8 +8,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,7 +17,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -39,16 +36,7 @@ import (
 const helperEnv = "CRLBATCH_TEST_HELPER_ARGS"
 
 func TestHelperCrlbatch(t *testing.T) {
-	raw := os.Getenv(helperEnv)
-	if raw == "" {
-		t.Skip("runs only as the helper process of another test")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(99)
-	}
-	os.Exit(run(context.Background(), append([]string{"crlbatch"}, args...), os.Stdout, os.Stderr))
+	os.Exit(run(context.Background(), helperArgs(t, helperEnv), os.Stdout, os.Stderr))
 }
 
 // sharedDir is a temporary folder every user can enter: the dropped-
@@ -94,32 +82,22 @@ func helper(t *testing.T, dir string, unprivileged bool, timeout time.Duration, 
 			t.Fatal(err)
 		}
 	}
-	js, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	c := child{test: "TestHelperCrlbatch", argsEnv: helperEnv, env: []string{"TMPDIR=" + dir}, bin: bin, dir: dir, timeout: timeout}
+	cmd, ctx, cancel := c.command(t, args)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run=^TestHelperCrlbatch$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+string(js), "TMPDIR="+dir)
-	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if unprivileged && os.Getuid() == 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("crlbatch %s: still running after %v (killed); stderr: %s", strings.Join(args, " "), timeout, errb.String())
-	}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.ExitCode(), out.String(), errb.String()
-	case err != nil:
+	code, err := c.exitStatus(t, ctx, cmd.Run(), args, errb.String())
+	if err != nil {
 		if unprivileged {
 			t.Skipf("cannot start a process as uid 65534 (%v): the unreadable-folder case needs an unprivileged user", err)
 		}
 		t.Fatal(err)
 	}
-	return 0, out.String(), errb.String()
+	return code, out.String(), errb.String()
 }
 
 func writeRows(t *testing.T, path string, rows int, label string) {

@@ -88,18 +88,12 @@ func TestNotebookDiffRunMovedBetweenFamilies(t *testing.T) {
 		}
 	}
 	key := "run_id=ewc-s1|seed=1"
-	code, js, stderr := crl(t, "diff", old, new, "--format", "json")
-	if code != 0 {
-		t.Fatalf("diff: exit %d: %s", code, stderr)
-	}
 	var d struct {
 		Moved   []map[string]string `json:"runs_moved"`
 		Added   []map[string]string `json:"runs_added"`
 		Removed []map[string]string `json:"runs_removed"`
 	}
-	if err := json.Unmarshal([]byte(js), &d); err != nil {
-		t.Fatal(err)
-	}
+	diffJSON(t, old, new, &d)
 	if len(d.Moved) != 1 || d.Moved[0]["run_key"] != key || d.Moved[0]["old_family"] != "ewc" || d.Moved[0]["new_family"] != "ppo" {
 		t.Errorf("runs_moved %v, want %s from ewc to ppo", d.Moved, key)
 	}
@@ -110,21 +104,14 @@ func TestNotebookDiffRunMovedBetweenFamilies(t *testing.T) {
 	if code != 0 || !strings.Contains(md, "## Runs moved") || !regexp.MustCompile("\\| `"+regexp.QuoteMeta(strings.ReplaceAll(key, "|", `\|`))+"` +\\| +`ewc` \\| +`ppo` \\|").MatchString(md) {
 		t.Errorf("the Markdown does not list the run moved from ewc to ppo:\n%s", md)
 	}
-	out := filepath.Join(t.TempDir(), "changes.parquet")
-	if code, _, stderr := crl(t, "diff", old, new, "--format", "parquet", "--out", out); code != 0 {
-		t.Fatalf("diff parquet: exit %d: %s", code, stderr)
-	}
-	found := 0
-	for _, r := range readParquet(t, out).Rows {
-		if r["change"] == "run_moved" {
-			found++
-			if r["run_key"] != key || r["family"] != "ppo" || r["old_value"] != "ewc" || r["new_value"] != "ppo" {
-				t.Errorf("run_moved row %v, want %s, family ppo, old_value ewc, new_value ppo", r, key)
-			}
+	movedRows := diffChanges(t, old, new, "run_moved")
+	for _, r := range movedRows {
+		if r["run_key"] != key || r["family"] != "ppo" || r["old_value"] != "ewc" || r["new_value"] != "ppo" {
+			t.Errorf("run_moved row %v, want %s, family ppo, old_value ewc, new_value ppo", r, key)
 		}
 	}
-	if found != 1 {
-		t.Errorf("%d run_moved rows, want 1", found)
+	if len(movedRows) != 1 {
+		t.Errorf("%d run_moved rows, want 1", len(movedRows))
 	}
 	// And back: the run moves from ppo to ewc.
 	if code, js, _ := crl(t, "diff", new, old, "--format", "json"); code != 0 || !strings.Contains(js, `"old_family": "ppo"`) {
@@ -148,19 +135,13 @@ func TestNotebookDiffShowsASmallChange(t *testing.T) {
 	if code, _, stderr := crl(t, append([]string{"score", in, "--out", new, "--where", "algorithm_id=ppo", "--where", "algorithm_id=ewc"}, flags...)...); code != 0 {
 		t.Fatalf("score new: exit %d: %s", code, stderr)
 	}
-	code, js, stderr := crl(t, "diff", old, new, "--format", "json")
-	if code != 0 {
-		t.Fatalf("diff: exit %d: %s", code, stderr)
-	}
 	var d struct {
 		Metrics []struct {
 			Family, Metric string
 			DeltaMean      *float64 `json:"delta_mean"`
 		} `json:"metrics"`
 	}
-	if err := json.Unmarshal([]byte(js), &d); err != nil {
-		t.Fatal(err)
-	}
+	js := diffJSON(t, old, new, &d)
 	small := 0
 	for _, m := range d.Metrics {
 		if m.Family != "sac" && m.DeltaMean != nil && *m.DeltaMean != 0 && *m.DeltaMean < 5e-5 && *m.DeltaMean > -5e-5 {
@@ -324,14 +305,8 @@ func TestNotebookDiffMetricAddedOrRemoved(t *testing.T) {
 	type fm struct{ Family, Metric string }
 	check := func(a, b, key string) {
 		t.Helper()
-		code, js, stderr := crl(t, "diff", a, b, "--format", "json")
-		if code != 0 {
-			t.Fatalf("diff: exit %d: %s", code, stderr)
-		}
 		var d map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(js), &d); err != nil {
-			t.Fatal(err)
-		}
+		diffJSON(t, a, b, &d)
 		var got []fm
 		json.Unmarshal(d[key], &got)
 		var want []fm
@@ -353,20 +328,44 @@ func TestNotebookDiffMetricAddedOrRemoved(t *testing.T) {
 	if code != 0 || !strings.Contains(md, "## Metrics removed") || !strings.Contains(md, "`diag_effective_rank`") {
 		t.Errorf("the Markdown does not list the metric removed:\n%s", md)
 	}
-	out := filepath.Join(t.TempDir(), "changes.parquet")
-	if code, _, stderr := crl(t, "diff", new, old, "--format", "parquet", "--out", out); code != 0 {
-		t.Fatalf("diff parquet: exit %d: %s", code, stderr)
-	}
-	n := 0
-	for _, r := range readParquet(t, out).Rows {
-		if r["change"] == "metric_added" {
-			n++
-			if r["metric"] != "diag_effective_rank" || r["family"] == nil {
-				t.Errorf("metric_added row %v", r)
-			}
+	added := diffChanges(t, new, old, "metric_added")
+	for _, r := range added {
+		if r["metric"] != "diag_effective_rank" || r["family"] == nil {
+			t.Errorf("metric_added row %v", r)
 		}
 	}
-	if n != len(families) {
-		t.Errorf("%d metric_added rows, want %d", n, len(families))
+	if len(added) != len(families) {
+		t.Errorf("%d metric_added rows, want %d", len(added), len(families))
 	}
+}
+
+// diffJSON runs `crlbatch diff OLD NEW --format json`, fails the test
+// unless it exits 0, decodes what it prints into v and returns it.
+func diffJSON(t *testing.T, old, new string, v any) string {
+	t.Helper()
+	code, js, stderr := crl(t, "diff", old, new, "--format", "json")
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(js), v); err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+// diffChanges runs `crlbatch diff OLD NEW --format parquet`, fails the
+// test unless it exits 0, and returns its rows of the change kind given.
+func diffChanges(t *testing.T, old, new, change string) []map[string]any {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "changes.parquet")
+	if code, _, stderr := crl(t, "diff", old, new, "--format", "parquet", "--out", out); code != 0 {
+		t.Fatalf("diff parquet: exit %d: %s", code, stderr)
+	}
+	var rows []map[string]any
+	for _, r := range readParquet(t, out).Rows {
+		if r["change"] == change {
+			rows = append(rows, r)
+		}
+	}
+	return rows
 }

@@ -50,16 +50,9 @@ func TestContilabStreamFamiliesBenchmarksAgainstReference(t *testing.T) {
 			t.Parallel()
 			out := scoreObjects(t, map[string][]byte{"acc.jsonl": jsonlRows(t, c.Rows)}, append([]string{"--protocol", "contilab"}, c.Flags...)...)
 			runs := indexRows(t, readParquet(t, filepath.Join(out, "runs.parquet")), "run_id")
-			for _, want := range c.Expected.Runs {
-				compareEdgeRow(t, "runs.parquet", runs, want, "run_id")
-			}
-			if len(runs) != len(c.Expected.Runs) {
-				t.Errorf("%d runs, the reference %d", len(runs), len(c.Expected.Runs))
-			}
+			compareAll(t, "runs.parquet", runs, c.Expected.Runs, edgeRows("runs.parquet", "run_id"))
 			fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
-			for _, want := range c.Expected.Families {
-				compareFamilyRow(t, fams, want)
-			}
+			compareAll(t, "families.parquet", fams, c.Expected.Families, compareFamilyRow)
 			bpath := filepath.Join(out, "benchmarks.parquet")
 			if c.Expected.Benchmarks == nil {
 				if _, err := os.Stat(bpath); err == nil {
@@ -68,12 +61,7 @@ func TestContilabStreamFamiliesBenchmarksAgainstReference(t *testing.T) {
 				return
 			}
 			bench := indexRows(t, readParquet(t, bpath), "family")
-			for _, want := range c.Expected.Benchmarks {
-				compareEdgeRow(t, "benchmarks.parquet", bench, want, "family")
-			}
-			if len(bench) != len(c.Expected.Benchmarks) {
-				t.Errorf("benchmarks.parquet has %d rows, the reference %d", len(bench), len(c.Expected.Benchmarks))
-			}
+			compareAll(t, "benchmarks.parquet", bench, c.Expected.Benchmarks, edgeRows("benchmarks.parquet", "family"))
 		})
 	}
 }
@@ -151,12 +139,7 @@ func TestRecordFamiliesAgainstReference(t *testing.T) {
 			t.Parallel()
 			out := scoreObjects(t, map[string][]byte{"records.jsonl": jsonlRows(t, c.Rows)}, append([]string{"--protocol", c.Protocol}, c.Flags...)...)
 			fams := indexRows(t, readParquet(t, filepath.Join(out, "families.parquet")), "family", "metric")
-			for _, want := range c.Expected.Families {
-				compareFamilyRow(t, fams, want)
-			}
-			if len(fams) != len(c.Expected.Families) {
-				t.Errorf("families.parquet has %d rows, the reference %d", len(fams), len(c.Expected.Families))
-			}
+			compareAll(t, "families.parquet", fams, c.Expected.Families, compareFamilyRow)
 		})
 	}
 }

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -23,17 +18,12 @@ import (
 const holdEnv = "CRLBATCH_TEST_HOLD"
 
 func TestHelperSecondSignal(t *testing.T) {
-	raw := os.Getenv(signalledEnv)
-	if raw == "" || os.Getenv(holdEnv) == "" {
+	if os.Getenv(holdEnv) == "" {
 		t.Skip("runs only as the helper process of another test")
 	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(99)
-	}
+	args := helperArgs(t, signalledEnv)
 	testhook.Pause, testhook.Hold = os.Getenv(pauseEnv), os.Getenv(holdEnv)
-	os.Exit(runSignalled(append([]string{"crlbatch"}, args...), os.Stdout, os.Stderr, os.Exit))
+	os.Exit(runSignalled(args, os.Stdout, os.Stderr, os.Exit))
 }
 
 // twoSignals runs crlbatch ARGS in a process of its own, sends it first
@@ -44,57 +34,27 @@ func TestHelperSecondSignal(t *testing.T) {
 // nothing here measures time).
 func twoSignals(t *testing.T, tmp string, first, second syscall.Signal, args ...string) (int, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	childSignalsDefault()
-	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestHelperSecondSignal$")
-	cmd.Env = append(os.Environ(), signalledEnv+"="+string(js), pauseEnv+"=main", holdEnv+"=release", "TMPDIR="+tmp)
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	c := child{test: "TestHelperSecondSignal", argsEnv: signalledEnv,
+		env: []string{pauseEnv + "=main", holdEnv + "=release", "TMPDIR=" + tmp}, timeout: 2 * time.Minute}
 	paused, held := false, false
-	for sc.Scan() {
-		line := sc.Text()
-		stderr.WriteString(line + "\n")
+	code, stderr := c.runLines(t, args, func(p *os.Process, line string) {
 		switch {
 		case !paused && line == testhook.PauseMarker+"main":
 			paused = true
-			if err := cmd.Process.Signal(first); err != nil {
+			if err := p.Signal(first); err != nil {
 				t.Errorf("signal %v: %v", first, err)
 			}
 		case paused && !held && line == testhook.HoldMarker+"release":
 			held = true
-			if err := cmd.Process.Signal(second); err != nil {
+			if err := p.Signal(second); err != nil {
 				t.Errorf("signal %v: %v", second, err)
 			}
 		}
-	}
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("crlbatch %s: still running after the signals (killed); stderr: %s", strings.Join(args, " "), stderr.String())
-	}
+	})
 	if !held {
-		t.Fatalf("the job never paused and was held in its clean-up: %s", stderr.String())
+		t.Fatalf("the job never paused and was held in its clean-up: %s", stderr)
 	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), stderr.String()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, stderr.String()
+	return code, stderr
 }
 
 // TestSecondSignalDuringCleanUp: the first signal cancels the job, which
@@ -108,10 +68,7 @@ func twoSignals(t *testing.T, tmp string, first, second syscall.Signal, args ...
 func TestSecondSignalDuringCleanUp(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	in := filepath.Join(dir, "sweep")
-	if code, _, stderr := crl(t, "synth", "--out", in, "--seed", "4", "--seeds", "2", "--steps", "200", "--split-files", "2"); code != 0 {
-		t.Fatal(stderr)
-	}
+	in := signalSweep(t, dir, "--seeds", "2", "--steps", "200", "--split-files", "2")
 	for _, c := range []struct {
 		name          string
 		first, second syscall.Signal
@@ -126,12 +83,7 @@ func TestSecondSignalDuringCleanUp(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			base := filepath.Join(dir, c.name)
-			out, spill, tmp := filepath.Join(base, "out"), filepath.Join(base, "spill"), filepath.Join(base, "tmp")
-			for _, d := range []string{spill, tmp} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
+			out, spill, tmp := jobFolders(t, base)
 			args := []string{"score", in, "--out", out, "--quiet", "--bootstrap-resamples", "200",
 				"--memory-limit", "1KiB", "--spill-dir", spill}
 			if c.info {

@@ -1,11 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -29,17 +24,9 @@ const (
 )
 
 func TestHelperSignalled(t *testing.T) {
-	raw := os.Getenv(signalledEnv)
-	if raw == "" {
-		t.Skip("runs only as the helper process of another test")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(99)
-	}
+	args := helperArgs(t, signalledEnv)
 	testhook.Pause = os.Getenv(pauseEnv)
-	os.Exit(runSignalled(append([]string{"crlbatch"}, args...), os.Stdout, os.Stderr, os.Exit))
+	os.Exit(runSignalled(args, os.Stdout, os.Stderr, os.Exit))
 }
 
 // childSignalsDefault makes the processes this one starts begin with
@@ -65,68 +52,48 @@ var childSignalsDefault = sync.OnceFunc(func() {
 // the test (a safety net; nothing here measures time).
 func signalled(t *testing.T, tmp, pause string, sigs []syscall.Signal, wrap []string, args ...string) (int, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if len(wrap) == 0 {
-		childSignalsDefault()
-	}
-	argv := append(append([]string{}, wrap...), exe, "-test.run=^TestHelperSignalled$")
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), signalledEnv+"="+string(js), pauseEnv+"="+pause, "TMPDIR="+tmp)
-	cmd.Stdout = io.Discard
-	pipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	paused := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(pipe)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		once := false
-		for sc.Scan() {
-			line := sc.Text()
-			stderr.WriteString(line + "\n")
-			if !once && line == testhook.PauseMarker+pause {
-				once = true
-				close(paused)
+	paused := false
+	c := child{test: "TestHelperSignalled", argsEnv: signalledEnv, env: []string{pauseEnv + "=" + pause, "TMPDIR=" + tmp},
+		wrap: wrap, timeout: 2 * time.Minute}
+	code, stderr := c.runLines(t, args, func(p *os.Process, line string) {
+		if line != testhook.PauseMarker+pause || paused {
+			return
+		}
+		paused = true
+		for _, s := range sigs {
+			if err := p.Signal(s); err != nil {
+				t.Errorf("signal %v: %v", s, err)
 			}
 		}
-		if !once {
-			close(paused)
+	})
+	if !paused {
+		t.Fatalf("the job never paused at %s: %s", pause, stderr)
+	}
+	return code, stderr
+}
+
+// signalSweep synthesises a sweep (seed 4, the synth flags given) under
+// dir for the signal tests and returns its folder.
+func signalSweep(t *testing.T, dir string, flags ...string) string {
+	t.Helper()
+	in := filepath.Join(dir, "sweep")
+	if code, _, stderr := crl(t, append([]string{"synth", "--out", in, "--seed", "4"}, flags...)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	return in
+}
+
+// jobFolders names a signalled job's OUTPUT, spill folder and TMPDIR under
+// base, making the last two (OUTPUT is the job's to make).
+func jobFolders(t *testing.T, base string) (out, spill, tmp string) {
+	t.Helper()
+	out, spill, tmp = filepath.Join(base, "out"), filepath.Join(base, "spill"), filepath.Join(base, "tmp")
+	for _, d := range []string{spill, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
 		}
-	}()
-	<-paused
-	for _, s := range sigs {
-		if err := cmd.Process.Signal(s); err != nil {
-			t.Errorf("signal %v: %v", s, err)
-		}
 	}
-	<-done
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("crlbatch %s: still running after the signals (killed); stderr: %s", strings.Join(args, " "), stderr.String())
-	}
-	if !strings.Contains(stderr.String(), testhook.PauseMarker+pause) {
-		t.Fatalf("the job never paused at %s: %s", pause, stderr.String())
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), stderr.String()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0, stderr.String()
+	return out, spill, tmp
 }
 
 // noneLeft fails the test for any file under dir (folders may stay: OUTPUT
@@ -151,10 +118,7 @@ func noneLeft(t *testing.T, what, dir string) {
 func TestSignalsEndTheJobCleanly(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	in := filepath.Join(dir, "sweep")
-	if code, _, stderr := crl(t, "synth", "--out", in, "--seed", "4", "--seeds", "3", "--steps", "300", "--split-files", "2"); code != 0 {
-		t.Fatal(stderr)
-	}
+	in := signalSweep(t, dir, "--seeds", "3", "--steps", "300", "--split-files", "2")
 	cases := []struct {
 		sig  syscall.Signal
 		code int
@@ -169,12 +133,7 @@ func TestSignalsEndTheJobCleanly(t *testing.T) {
 			name := pause + "-" + strings.ToUpper(strings.TrimPrefix(c.sig.String(), "signal "))
 			t.Run(name, func(t *testing.T) {
 				base := filepath.Join(dir, name)
-				out, spill, tmp := filepath.Join(base, "out"), filepath.Join(base, "spill"), filepath.Join(base, "tmp")
-				for _, d := range []string{spill, tmp} {
-					if err := os.MkdirAll(d, 0o755); err != nil {
-						t.Fatal(err)
-					}
-				}
+				out, spill, tmp := jobFolders(t, base)
 				code, stderr := signalled(t, tmp, pause, []syscall.Signal{c.sig}, nil,
 					"score", in, "--out", out, "--quiet", "--spec", "experiment",
 					"--episode-end-from-spec", "--solve-component", "progress", "--bootstrap-resamples", "200",
@@ -214,10 +173,7 @@ func TestIgnoredHangupStaysIgnored(t *testing.T) {
 		t.Skip("no nohup on PATH")
 	}
 	dir := t.TempDir()
-	in := filepath.Join(dir, "sweep")
-	if code, _, stderr := crl(t, "synth", "--out", in, "--seed", "4", "--seeds", "2", "--steps", "200"); code != 0 {
-		t.Fatal(stderr)
-	}
+	in := signalSweep(t, dir, "--seeds", "2", "--steps", "200")
 	out, tmp := filepath.Join(dir, "out"), filepath.Join(dir, "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		t.Fatal(err)
