@@ -79,7 +79,7 @@ check-docs:
 REFPY ?= /usr/bin/python3
 check-references:
 	@$(REFPY) -c 'import scipy, numpy, mpmath' || { echo "check-references: $(REFPY) cannot import scipy, numpy and mpmath; run .ci/install-python (apt-get install python3-scipy python3-numpy python3-mpmath)" >&2; exit 1; }
-	@set -e; for f in protocol/*/testdata/*reference.py upperbound/testdata/*reference.py; do \
+	@set -e; for f in protocol/*/testdata/*reference.py upperbound/testdata/*reference.py figures/testdata/*reference.py; do \
 	  grep -q -e '--check' "$$f" || { echo "check-references: $$f has no --check mode" >&2; exit 1; }; \
 	  echo "== $$f --check"; $(REFPY) "$$f" --check; done
 	@set -e; echo "== configs/examples/make_examples.py (on a copy)"; dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \

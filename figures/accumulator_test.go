@@ -131,8 +131,13 @@ func naiveLine(curves []Curve) Line {
 	}
 	cells := map[key]*acc{}
 	order := map[string]int{}
-	maxIdx := int64(-1)
+	maxIdx, steps := int64(-1), int64(0)
 	for _, c := range curves {
+		n := int64(0)
+		for _, b := range c.Buckets {
+			n += int64(b.N)
+		}
+		steps = max(steps, n) // the last bucket ends with the longest run
 		type runCell struct {
 			n        int64
 			sum      float64
@@ -184,7 +189,7 @@ func naiveLine(curves []Curve) Line {
 			if a == nil {
 				continue
 			}
-			p := Point{Label: name, Start: idx * w, End: (idx + 1) * w, Runs: a.runs, Mean: a.sum / float64(a.runs), Min: a.lo, Max: a.hi}
+			p := Point{Label: name, Start: idx * w, End: min((idx+1)*w, steps), Runs: a.runs, Mean: a.sum / float64(a.runs), Min: a.lo, Max: a.hi}
 			if a.runs < 2 {
 				p.BandLow, p.BandHigh = protocol.None(ReasonOneRun), protocol.None(ReasonOneRun)
 			} else {

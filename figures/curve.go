@@ -78,7 +78,8 @@ func Downsample(rewards []float64, labels []int32, names []string) Curve {
 }
 
 // Point is one bucket of a family's line: the steps [Start, End) under
-// one label, across the runs that have rewards there.
+// one label, across the runs that have rewards there. End is Start plus the
+// width but for the last bucket, which ends with the family's longest run.
 type Point struct {
 	Label      string
 	Start, End int64
@@ -148,6 +149,8 @@ type Accumulator struct {
 	levels [maxLevel + 1][][]cell
 	width  int64
 	runs   int
+	// steps is the longest run's length: the line's last bucket ends there.
+	steps int64
 	// top is the widest level kept (-1: none yet); see Fold.
 	top int
 	// scratch: one run's buckets at one width.
@@ -212,6 +215,14 @@ func (a *Accumulator) Fold(c Curve) {
 	if len(c.Buckets) == 0 {
 		return
 	}
+	// The run's length: its last index's buckets (at the end) hold its
+	// last steps.
+	last := c.Buckets[len(c.Buckets)-1].Index
+	n := int64(last) * c.Width
+	for i := len(c.Buckets) - 1; i >= 0 && c.Buckets[i].Index == last; i-- {
+		n += int64(c.Buckets[i].N)
+	}
+	a.steps = max(a.steps, n)
 	k0 := level(c.Width)
 	// From level kw on the run is one bucket (index 0): its cells are the
 	// same at every wider width, and so, once every run folded so far is
@@ -317,7 +328,8 @@ func (a *Accumulator) add(k int) {
 	a.levels[k] = lv
 }
 
-// Line is the family's line: at the widest width of the runs folded in,
+// Line is the family's line: at the widest width of the runs folded in
+// (the last bucket ending with the longest run, not a width past it),
 // per bucket and label (in order of index, then of the label's first
 // appearance over the runs), the mean across runs of each run's mean
 // reward, its 95 % Student-t band, and the extremes.
@@ -328,7 +340,7 @@ func (a *Accumulator) Line() Line {
 	}
 	for idx, cells := range a.levels[min(level(a.width), a.top)] {
 		for _, c := range cells {
-			p := Point{Label: a.labels[c.label], Start: int64(idx) * a.width, End: int64(idx+1) * a.width, Runs: int(c.runs), Min: c.min, Max: c.max}
+			p := Point{Label: a.labels[c.label], Start: int64(idx) * a.width, End: min(int64(idx+1)*a.width, a.steps), Runs: int(c.runs), Min: c.min, Max: c.max}
 			p.Mean = c.sum / float64(c.runs)
 			if c.runs < 2 {
 				p.BandLow, p.BandHigh = protocol.None(ReasonOneRun), protocol.None(ReasonOneRun)

@@ -137,7 +137,9 @@ func TestMergeByBruteForce(t *testing.T) {
 					m += x
 				}
 				m /= float64(len(means))
-				p := Point{Label: label, Start: start, End: start + w, Runs: len(means), Mean: m, Min: lo, Max: hi,
+				// The last bucket ends where the longest run does: no step
+				// past it was run (a 2,001-step line ends at 2,001, not 2,002).
+				p := Point{Label: label, Start: start, End: min(start+w, int64(longest)), Runs: len(means), Mean: m, Min: lo, Max: hi,
 					BandLow: protocol.None(ReasonOneRun), BandHigh: protocol.None(ReasonOneRun)}
 				if len(means) > 1 {
 					ss := 0.0

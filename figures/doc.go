@@ -4,7 +4,8 @@
 // Merge): one run's rewards cut into buckets of a power-of-two number of
 // steps, each keeping the count, sum, minimum and maximum of its rewards per
 // label, so that the runs of a family merge exactly into one line of at most
-// MaxPoints points; an Accumulator folds the runs in one at a time, as they
+// MaxPoints points (its last bucket ending with the family's longest run);
+// an Accumulator folds the runs in one at a time, as they
 // are scored, keeping memory that does not grow with the number of runs
 // (docs/decisions.md, "Figures and the HTML report"). And the drawing: a
 // Figure is one or more gonum/plot panels stacked in a column, rendered to
