@@ -13,11 +13,12 @@ import (
 )
 
 // TestGlyphFaceMatchesOpentype: the face a PNG canvas draws with
-// (pngMemory.face, a glyphFace kept per font and size) gives, for every
-// rune of the figures' text and one the fonts lack, at sub-pixel
-// positions, the glyph opentype's own face (gonum's FontFace, what vgimg
-// draws with) gives: the same rectangle, mask pixels, mask point, advance
-// and ok, and the same metrics, kerning, bounds and advances; its masks are
+// (pngMemory.face, a glyphFace kept per font and size) gives, for
+// printable ASCII, a few symbols and a rune the fonts lack, at sub-pixel
+// positions near and far from the origin, the glyph opentype's own face
+// (gonum's FontFace, what vgimg draws with) gives: the same rectangle,
+// mask pixels, mask point, advance and ok, and the same metrics, kerning,
+// bounds and advances; its masks are
 // glyphFace's own (rasterized by figures/internal/vector), not the
 // embedded opentype face's. On amd64 only: elsewhere opentype's vector
 // fuses multiply-adds, the difference glyphFace is for.
@@ -58,6 +59,11 @@ func TestGlyphFaceMatchesOpentype(t *testing.T) {
 			wb, wa, wok := ref.GlyphBounds(r)
 			if gb != wb || ga != wa || gok != wok {
 				t.Errorf("%s %q: bounds %v %v %v, want %v %v %v", name, r, gb, ga, gok, wb, wa, wok)
+			}
+			ga, gok = g.GlyphAdvance(r)
+			wa, wok = ref.GlyphAdvance(r)
+			if ga != wa || gok != wok {
+				t.Errorf("%s %q: advance %v %v, want %v %v", name, r, ga, gok, wa, wok)
 			}
 			for _, dot := range dots {
 				dr, mask, maskp, adv, ok := g.Glyph(dot, r)
