@@ -35,12 +35,15 @@
 // stats.StudentTQuantile kept per df. Its own arithmetic has no fused
 // multiply-add (every product converted to float64 before it is added) and
 // its sines and cosines are internal/fpmath's, so the Parquet curves and the
-// SVGs are the same bytes on every machine; the PNGs too but for the
-// interval-estimate and probability-of-improvement figures under arm64,
-// where a few anti-aliased pixels differ (1 and 5 on skillshift's): the
-// arm64 listing shows fused multiply-adds in gonum/plot (ticks, padding,
-// draw.Canvas.X/Y), gg (its matrices) and x/image/vector, which this
-// package does not control; which of them moves these pixels is not known.
+// SVGs are the same bytes on every machine, and so are the PNGs: their
+// glyphs are rasterized by glyphFace (glyphs.go), opentype's face with
+// its Glyph redone on figures/internal/vector, a copy of
+// golang.org/x/image/vector whose two multiply-adds the arm64 compiler
+// fused (its lerp of a glyph's curve points moved anti-aliased pixels) are
+// converted (TestGlyphsHaveNoFusedInstructions,
+// TestGlyphFaceMatchesOpentype). The fused multiply-adds left in
+// gonum/plot, gg and freetype move no pixel of TestCrossArchitecture's
+// jobs.
 //
 // Like protocol/, the package is pure: no I/O beyond the writers it is
 // handed, no goroutine; the engine (pipeline) renders figures concurrently.

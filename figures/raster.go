@@ -7,7 +7,6 @@ import (
 
 	"git.sr.ht/~sbinet/gg"
 	ftraster "github.com/golang/freetype/raster"
-	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -75,7 +74,7 @@ type pngMemory struct {
 	gc  *gg.Context
 	// faces are the font faces text was drawn with (text.go), kept with
 	// the memory when a larger image replaces it.
-	faces map[faceKey]xfont.Face
+	faces map[faceKey]*glyphFace
 	// rasts fill paths (fill.go) on images of each size the memory has
 	// held (a rasterizer's cells grow with the paths it fills; a job's
 	// figures come in few sizes), kept as faces are; path is the memory

@@ -41,19 +41,20 @@ type faceKey struct {
 	size vg.Length
 }
 
-// face is the kept face of f at PNGDPI, made as vgimg made one for every
-// string (font.Face.FontFace). A face depends on nothing but the font,
-// size and resolution (opentype.Face keeps its metrics and reuses its
+// face is the kept face of f at PNGDPI: opentype's, made as vgimg made one
+// for every string (font.Face.FontFace), with its glyphs rasterized by our
+// copy of x/image/vector (glyphFace). A face depends on nothing but the
+// font, size and resolution (it keeps its metrics and reuses its
 // rasterizer and mask buffer from glyph to glyph).
-func (m *pngMemory) face(f font.Face) xfont.Face {
+func (m *pngMemory) face(f font.Face) *glyphFace {
 	k := faceKey{f.Face, f.Font.Size}
 	if face, ok := m.faces[k]; ok {
 		return face
 	}
 	if m.faces == nil {
-		m.faces = make(map[faceKey]xfont.Face)
+		m.faces = make(map[faceKey]*glyphFace)
 	}
-	face := f.FontFace(PNGDPI)
+	face := newGlyphFace(f, PNGDPI)
 	m.faces[k] = face
 	return face
 }
@@ -91,7 +92,7 @@ func drawText(img *image.RGBA, face xfont.Face, clr color.Color, tx, ty int, s s
 		if a, isAlpha := mask.(*image.Alpha); isAlpha {
 			compositeGlyph(img, a, maskp, dr, cr, cg, cb, ca)
 		} else {
-			// What gg does (not with opentype's faces, whose masks are
+			// What gg does (not with glyphFace, whose masks are
 			// *image.Alpha).
 			s2d := f64.Aff3{1, 0, float64(dr.Min.X), 0, 1, float64(dr.Min.Y)}
 			draw.BiLinear.Transform(img, s2d, image.NewUniform(clr), dr.Sub(dr.Min), draw.Over, &draw.Options{SrcMask: mask, SrcMaskP: maskp})

@@ -21,27 +21,25 @@ import (
 // approximation: its p values through Erfc and Exp), one of 4 seeds (the
 // bands' t quantile at df 3), regret against a --reference file, and the
 // three record protocols (safecrl's windows, contilab's Friedman test and
-// Nemenyi difference, skillshift's cells), each with its figures. A job
-// whose in names a folder under the synthetic sweeps (synth:NAME) reads the
-// sweep crossArchSynth made natively. armPNG leaves out the two PNG figures
-// that still differ under arm64 in a few anti-aliased pixels (not from our
-// code: the drawing dependencies, gonum/plot, gg and x/image, are compiled
-// with fused multiply-adds on arm64; which one was not bisected; their SVGs
-// are compared).
+// Nemenyi difference, skillshift's cells), each with its figures, every
+// file compared: the PNGs too, their glyphs rasterized by our copy of
+// golang.org/x/image/vector without fused multiply-adds
+// (figures/internal/vector). A job whose in names a folder under the
+// synthetic sweeps (synth:NAME) reads the sweep crossArchSynth made
+// natively.
 var crossArchCases = []struct {
-	name   string
-	args   []string
-	armPNG bool // the interval and probability-of-improvement PNGs differ under arm64
+	name string
+	args []string
 }{
-	{"sweep-6seeds", []string{"../../configs/example-sweep-6seeds"}, false},
-	{"sweep-per-step", []string{"../../configs/example-sweep", "--spec", "experiment", "--ceiling", "per_step", "--episode-end-from-spec"}, false},
-	{"sweep-data-relative", []string{"../../configs/example-sweep", "--ceiling", "data_relative"}, false},
-	{"sweep-regret", []string{"../../configs/example-sweep", "--reference", "synth:reference.json", "--gamma", "0.9"}, false},
-	{"syn60-nightly", append([]string{"synth:syn60"}, nightlyFlags...), false},
-	{"syn4-extras", append([]string{"synth:syn4"}, nightlyFlags...), false},
-	{"safecrl", []string{"../../configs/examples/safecrl", "--protocol", "safecrl"}, false},
-	{"contilab-rank", []string{"../../configs/examples/contilab", "--protocol", "contilab", "--rank-metric", "bwt", "--window-fraction", "0.2"}, true},
-	{"skillshift", []string{"../../configs/examples/skillshift", "--protocol", "skillshift"}, true},
+	{"sweep-6seeds", []string{"../../configs/example-sweep-6seeds"}},
+	{"sweep-per-step", []string{"../../configs/example-sweep", "--spec", "experiment", "--ceiling", "per_step", "--episode-end-from-spec"}},
+	{"sweep-data-relative", []string{"../../configs/example-sweep", "--ceiling", "data_relative"}},
+	{"sweep-regret", []string{"../../configs/example-sweep", "--reference", "synth:reference.json", "--gamma", "0.9"}},
+	{"syn60-nightly", append([]string{"synth:syn60"}, nightlyFlags...)},
+	{"syn4-extras", append([]string{"synth:syn4"}, nightlyFlags...)},
+	{"safecrl", []string{"../../configs/examples/safecrl", "--protocol", "safecrl"}},
+	{"contilab-rank", []string{"../../configs/examples/contilab", "--protocol", "contilab", "--rank-metric", "bwt", "--window-fraction", "0.2"}},
+	{"skillshift", []string{"../../configs/examples/skillshift", "--protocol", "skillshift"}},
 }
 
 // nightlyFlags are the flags of the nightly benchmark job.
@@ -94,9 +92,6 @@ func withSynth(dir string, args []string) []string {
 	return out
 }
 
-// armPNGs are the figures crossArchCases' armPNG leaves out under arm64.
-var armPNGs = map[string]bool{"figure-interval-estimates.png": true, "figure-probability-of-improvement.png": true}
-
 // crossArchArgsEnv carries a job's arguments to TestHelperCrossArch in a
 // process of its own.
 const crossArchArgsEnv = "CRLBATCH_CROSSARCH_ARGS"
@@ -138,7 +133,7 @@ func TestCrossArchitecture(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("GODEBUG=cpu.fma=off: %v: %s", err, out)
 			}
-			sameArchOutputs(t, "GODEBUG=cpu.fma=off", want, got, nil)
+			sameArchOutputs(t, "GODEBUG=cpu.fma=off", want, got)
 		})
 	}
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
@@ -186,11 +181,7 @@ func TestCrossArchitecture(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("arm64 under qemu-aarch64: %v: %s", err, out)
 			}
-			var skip map[string]bool
-			if c.armPNG {
-				skip = armPNGs
-			}
-			sameArchOutputs(t, "arm64", want, got, skip)
+			sameArchOutputs(t, "arm64", want, got)
 		})
 	}
 }
@@ -213,28 +204,29 @@ func TestHelperCrossArch(t *testing.T) {
 }
 
 // sameArchOutputs fails unless the folders want and got hold the same files,
-// each the same bytes (manifest.json aside: it carries times and paths;
-// and the files skip names).
-func sameArchOutputs(t *testing.T, what, want, got string, skip map[string]bool) {
+// each the same bytes (manifest.json aside: it carries times and paths).
+func sameArchOutputs(t *testing.T, what, want, got string) {
 	t.Helper()
 	w, g := listDir(t, want), listDir(t, got)
 	if strings.Join(w, " ") != strings.Join(g, " ") {
 		t.Fatalf("%s wrote %v, native %v", what, g, w)
 	}
 	for _, name := range w {
-		if name == "manifest.json" || skip[name] {
+		if name == "manifest.json" {
 			continue
 		}
-		a, err := os.ReadFile(filepath.Join(want, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(got, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
+		if !bytes.Equal(readOutput(t, want, name), readOutput(t, got, name)) {
 			t.Errorf("%s: %s differs from the native build's", what, name)
 		}
 	}
+}
+
+// readOutput is the bytes of the file name in dir.
+func readOutput(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
