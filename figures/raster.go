@@ -18,7 +18,7 @@ import (
 // allocated a zeroed image, had gg copy it into a second fresh one and
 // filled that with the background: two images' worth of fresh pages per
 // figure, and a copy (the copy alone 7 % of the warm nightly job's
-// sampled CPU; docs/performance.md, issue 15).
+// sampled CPU; docs/performance-history.md, issue 15).
 //
 // It draws what that canvas drew, to the bit (TestPNGCanvasMatchesVgimg):
 // the image has the size NewWith gives it, the context the line cap and

@@ -13,7 +13,7 @@ import (
 
 // crossArchCases are jobs whose outputs were measured to be the same bytes
 // under arm64 and GODEBUG=cpu.fma=off (docs/decisions.md "Identical on
-// every machine"; performance.md has the tables): skyfall sweeps (the
+// every machine"; docs/performance-history.md has the tables): skyfall sweeps (the
 // bootstrap, Wilcoxon's exact test of six seeds, the sign-flip test of
 // three, ceilings from the spec per step and relative to the data, episode
 // ends, discounted return, Student-t bands of few runs), a synthetic sweep
