@@ -7,14 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/urfave/cli/v3"
 
+	"github.com/crlbatch/crlbatch/internal/scoreflags"
 	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
@@ -31,61 +32,28 @@ const (
 	exitInterrupt = 130
 )
 
-// scoreFlags are crlbatch score's flags that shape a result (same names,
-// values and defaults), and the protocols' own flags. Not here: --config
-// (job files), --cache, --memory-limit, --spill-dir and --concurrency
-// (Beam's workers decide), --cpuprofile.
+// scoreFlags are crlbatch score's flags that shape a result, crlbatch's
+// own definitions (scoreflags: names, kinds, defaults), and the
+// protocols' flags. Not here: --config (job files), --cache,
+// --memory-limit, --spill-dir and --concurrency (Beam's workers decide),
+// --figures, --cpuprofile.
 func scoreFlags() []cli.Flag {
-	flags := []cli.Flag{
-		&cli.StringSliceFlag{Name: "pattern", Usage: "read only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
-		&cli.StringFlag{Name: "identity-fields", Usage: "comma-separated row `FIELDS` whose values identify a run (\"\" for none)"},
-		&cli.StringFlag{Name: "protocol", Value: scoring.Default(), Usage: "the evaluation `PROTOCOL` of the rows"},
-		&cli.StringFlag{Name: "max-line-bytes", Value: fmt.Sprint(readers.DefaultMaxLineBytes), Usage: "fail on a line longer than `SIZE`"},
-		&cli.StringFlag{Name: "max-object-bytes", Value: fmt.Sprint(readers.DefaultMaxObjectBytes), Usage: "fail on an object that decompresses to more than `SIZE`"},
-		&cli.IntFlag{Name: "max-labels", Value: readers.DefaultMaxLabels, Usage: "fail on a run with more than `N` distinct regime_id values"},
-		&cli.IntFlag{Name: "max-runs", Value: readers.DefaultMaxRuns, Usage: "fail on an input with more than `N` runs"},
-		&cli.IntFlag{Name: "max-bad-rows", Usage: "skip up to `N` bad rows in all, each named in manifest.json; one more fails the job, naming it"},
-		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "where to write the results, `OUTPUT`"},
-		&cli.BoolFlag{Name: "overwrite", Usage: "replace the result --out already holds, in place"},
-		&cli.BoolFlag{Name: "history", Usage: "nightly layout: results/<attempt-id>/, LATEST, history/"},
-		&cli.IntFlag{Name: "keep", Usage: "with --history, keep the `N` newest complete results"},
-		&cli.StringFlag{Name: "group-by", Usage: "run metadata `FIELD`(s) naming a family"},
-		&cli.StringFlag{Name: "baseline", Usage: "the `FAMILY` the others are compared with"},
-		&cli.BoolFlag{Name: "allow-missing-baseline", Usage: "publish even when no family is named --baseline"},
-		&cli.IntFlag{Name: "min-steps", Usage: "leave runs with fewer than `N` rows out of every aggregate"},
-		&cli.StringSliceFlag{Name: "where", Usage: "keep only runs whose metadata FIELD equals VALUE (`FIELD=VALUE`, repeatable)"},
-		&cli.IntFlag{Name: "bootstrap-resamples", Value: 10000, Usage: "`N`, the bootstrap resamples"},
-		&cli.Uint64Flag{Name: "bootstrap-seed", Usage: "the `SEED` of the bootstrap draws"},
-		&cli.BoolFlag{Name: "quiet", Usage: "print nothing but errors"},
-		&cli.StringFlag{Name: "log-level", Value: "warn", Usage: "structured log `LEVEL` on stderr: debug, info, warn or error, as crlbatch's"},
+	flags := append(scoreflags.InputFlags(), scoreflags.ResultFlags()...)
+	return append(flags, scoreflags.ProtocolFlags()...)
+}
+
+// crlbatchOnly are crlbatch score's flags that crlbatch-beam does not take.
+var crlbatchOnly = []string{"config", "cache", "memory-limit", "spill-dir", "concurrency", "figures"}
+
+// usageError is crlbatch's message for urfave/cli's parse error of the
+// score command: an unknown flag with the closest one, a value of the
+// wrong kind with what the flag wants (scoreflags.ExplainUsage), and a
+// flag only crlbatch takes said so.
+func usageError(cmd *cli.Command, err error) error {
+	if name, ok := scoreflags.UnknownFlag(err); ok && slices.Contains(crlbatchOnly, name) {
+		return pipeline.Usagef("score: --%s is crlbatch's, not crlbatch-beam's (it takes none of --%s)", name, strings.Join(crlbatchOnly, ", --"))
 	}
-	seen := map[string]bool{}
-	for _, p := range scoring.Protocols() {
-		for _, f := range p.Describe().Flags {
-			if seen[f.Name] {
-				continue
-			}
-			seen[f.Name] = true
-			switch f.Kind {
-			case scoring.FlagString:
-				v, _ := f.Value.(string)
-				flags = append(flags, &cli.StringFlag{Name: f.Name, Usage: f.Usage, Value: v})
-			case scoring.FlagFloat:
-				v, _ := f.Value.(float64)
-				flags = append(flags, &cli.FloatFlag{Name: f.Name, Usage: f.Usage, Value: v})
-			case scoring.FlagInt:
-				v, _ := f.Value.(int)
-				flags = append(flags, &cli.IntFlag{Name: f.Name, Usage: f.Usage, Value: v})
-			case scoring.FlagBool:
-				v, _ := f.Value.(bool)
-				flags = append(flags, &cli.BoolFlag{Name: f.Name, Usage: f.Usage, Value: v})
-			case scoring.FlagStrings:
-				v, _ := f.Value.([]string)
-				flags = append(flags, &cli.StringSliceFlag{Name: f.Name, Usage: f.Usage, Value: v})
-			}
-		}
-	}
-	return flags
+	return &pipeline.UsageError{Err: scoreflags.ExplainUsage(cmd, err, "score: ", "crlbatch score")}
 }
 
 // ParseScore reads `score INPUT --out OUTPUT [flags]` (crlbatch score's
@@ -99,8 +67,8 @@ func ParseScore(ctx context.Context, args []string) (*Spec, error) {
 		ArgsUsage: "INPUT --out OUTPUT",
 		Flags:     scoreFlags(),
 		Writer:    io.Discard, ErrWriter: io.Discard,
-		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-			return pipeline.Usagef("%v", err)
+		OnUsageError: func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+			return usageError(cmd, err)
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			var err error
@@ -117,51 +85,36 @@ func ParseScore(ctx context.Context, args []string) (*Spec, error) {
 	return spec, nil
 }
 
+// specOf reads and checks the flags as crlbatch score does (scoreflags,
+// pipeline.Config's Check), then as the workers rebuild them (Spec.Config).
 func specOf(cmd *cli.Command) (*Spec, error) {
 	if cmd.Args().Len() != 1 {
 		return nil, pipeline.Usagef("score: want one INPUT, got %d", cmd.Args().Len())
 	}
-	s := &Spec{Input: cmd.Args().First(), Output: cmd.String("out"), Protocol: cmd.String("protocol"),
-		Patterns: pipeline.DefaultPatterns, Version: Version}
-	if s.Output == "" {
-		return nil, pipeline.Usagef("score: --out OUTPUT is required")
-	}
-	if ps := cmd.StringSlice("pattern"); len(ps) > 0 {
-		s.Patterns = ps
-	}
-	if cmd.IsSet("identity-fields") {
-		ids := splitList(cmd.String("identity-fields"))
-		if ids == nil {
-			ids = []string{}
-		}
-		s.IdentityFields = &ids
-	}
-	lb, err := pipeline.ParseBytes(cmd.String("max-line-bytes"))
-	if err != nil {
-		return nil, pipeline.Usagef("--max-line-bytes: %v", err)
-	}
-	s.MaxLineBytes = int(min(lb, math.MaxInt))
-	if s.MaxObjectBytes, err = pipeline.ParseBytes(cmd.String("max-object-bytes")); err != nil {
-		return nil, pipeline.Usagef("--max-object-bytes: %v", err)
-	}
-	s.MaxLabels, s.MaxRuns = cmd.Int("max-labels"), cmd.Int("max-runs")
-	if s.MaxBadRows = cmd.Int("max-bad-rows"); s.MaxBadRows < 0 {
-		return nil, pipeline.Usagef("--max-bad-rows %d: want at least 0", s.MaxBadRows)
-	}
-	s.Overwrite, s.History, s.Keep = cmd.Bool("overwrite"), cmd.Bool("history"), cmd.Int("keep")
-	if cmd.IsSet("group-by") {
-		if s.GroupBy = splitList(cmd.String("group-by")); s.GroupBy == nil {
-			return nil, pipeline.Usagef("--group-by: at least one field is needed")
-		}
-	}
-	s.Baseline, s.AllowMissingBaseline = cmd.String("baseline"), cmd.Bool("allow-missing-baseline")
-	s.MinSteps = cmd.Int("min-steps")
-	if s.Where, err = pipeline.ParseWhere(cmd.StringSlice("where")); err != nil {
+	cfg := pipeline.DefaultConfig()
+	cfg.Input = cmd.Args().First()
+	if err := scoreflags.ReadInput(cmd, &cfg); err != nil {
 		return nil, err
 	}
-	s.Resamples, s.BootstrapSeed = cmd.Int("bootstrap-resamples"), cmd.Uint64("bootstrap-seed")
 	if _, err := pipeline.ParseLogLevel(cmd.String("log-level")); err != nil {
 		return nil, err
+	}
+	if err := scoreflags.ReadResult(cmd, &cfg); err != nil {
+		return nil, err
+	}
+	cfg.ProtocolFlags = cmd
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	s := &Spec{Input: cfg.Input, Output: cfg.Output, Protocol: cfg.Protocol, Patterns: cfg.Patterns,
+		GroupBy: cfg.GroupBy, Baseline: cfg.Baseline, AllowMissingBaseline: cfg.AllowMissingBaseline,
+		MinSteps: cfg.MinSteps, Where: cfg.Where, Resamples: cfg.Resamples, BootstrapSeed: cfg.BootstrapSeed,
+		MaxLineBytes: cfg.Reader.MaxLineBytes, MaxObjectBytes: cfg.Reader.MaxObjectBytes,
+		MaxLabels: cfg.Reader.MaxLabels, MaxRuns: cfg.Reader.MaxRuns, MaxBadRows: cfg.MaxBadRows,
+		Overwrite: cfg.Overwrite, History: cfg.History, Keep: cfg.Keep, Version: Version}
+	if cmd.IsSet("identity-fields") {
+		ids := cfg.Reader.IdentityFields
+		s.IdentityFields = &ids
 	}
 	if l := cmd.String("log-level"); l != "warn" {
 		s.LogLevel = l // the workers' too (the default leaves the Spec as it was)
@@ -172,46 +125,37 @@ func specOf(cmd *cli.Command) (*Spec, error) {
 	}
 	p, err := scoring.Lookup(name)
 	if err != nil {
-		return nil, pipeline.Usagef("--protocol %s: %v", name, err)
+		return nil, err
 	}
-	own := map[string]scoring.Flag{}
 	for _, f := range p.Describe().Flags {
-		own[f.Name] = f
-	}
-	for _, q := range scoring.Protocols() {
-		for _, f := range q.Describe().Flags {
-			if !cmd.IsSet(f.Name) {
-				continue
-			}
-			if _, ok := own[f.Name]; !ok {
-				return nil, pipeline.Usagef("--%s does not apply to --protocol %s", f.Name, name)
-			}
-			var v any
-			switch f.Kind {
-			case scoring.FlagString:
-				v = cmd.String(f.Name)
-			case scoring.FlagFloat:
-				v = cmd.Float(f.Name)
-			case scoring.FlagInt:
-				v = cmd.Int(f.Name)
-			case scoring.FlagBool:
-				v = cmd.Bool(f.Name)
-			case scoring.FlagStrings:
-				v = cmd.StringSlice(f.Name)
-			}
-			raw, err := json.Marshal(v)
-			if err != nil {
-				return nil, err
-			}
-			if s.ProtocolFlags == nil {
-				s.ProtocolFlags = map[string]json.RawMessage{}
-			}
-			s.ProtocolFlags[f.Name] = raw
+		if !cmd.IsSet(f.Name) {
+			continue
 		}
+		var v any
+		switch f.Kind {
+		case scoring.FlagString:
+			v = cmd.String(f.Name)
+		case scoring.FlagFloat:
+			v = cmd.Float(f.Name)
+		case scoring.FlagInt:
+			v = cmd.Int(f.Name)
+		case scoring.FlagBool:
+			v = cmd.Bool(f.Name)
+		case scoring.FlagStrings:
+			v = cmd.StringSlice(f.Name)
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if s.ProtocolFlags == nil {
+			s.ProtocolFlags = map[string]json.RawMessage{}
+		}
+		s.ProtocolFlags[f.Name] = raw
 	}
-	// Every usage error the local job would find before reading, now.
-	cfg, err := s.Config()
-	if err != nil {
+	// Every usage error the local job would find before reading, now, on
+	// the Config the workers rebuild.
+	if cfg, err = s.Config(); err != nil {
 		return nil, err
 	}
 	if err := cfg.Check(); err != nil {
@@ -221,16 +165,6 @@ func specOf(cmd *cli.Command) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // SplitArgs sets apart the arguments that name a flag of Go's flag

@@ -19,6 +19,8 @@
 // A failed DoFn's error reaches Main as the runner's text only: it carries
 // crlbatch's exit status on its last line (carryStatus), and Main prints
 // it, as everything it prints, redacted.
-// This package holds no protocol code: protocols.go blank-imports the
-// protocols, which register themselves.
+// crlbatch score's flags are crlbatch's own (internal/scoreflags: their
+// definitions, reading and checks), so a bad value gets crlbatch's
+// message and status. This package holds no protocol code: protocols.go
+// blank-imports the protocols, which register themselves.
 package crlbeam

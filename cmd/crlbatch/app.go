@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/crlbatch/crlbatch/internal/scoreflags"
 	"github.com/crlbatch/crlbatch/pipeline"
 )
 
@@ -80,51 +81,21 @@ func unknownCommand(cmd *cli.Command, name string) error {
 		name, didYouMean(name, names, ""), strings.Join(names, ", "))
 }
 
-// didYouMean is "; did you mean PREFIX+X?" for the closest of names when it
-// is close enough to be a typo of want, or "".
-func didYouMean(want string, names []string, prefix string) string {
-	if len(names) == 0 {
-		return ""
-	}
-	best := pipeline.Closest(want, names)[0]
-	if d := pipeline.EditDistance(want, best); d > max(2, len([]rune(want))/3) && !strings.HasPrefix(best, want) {
-		return ""
-	}
-	return "; did you mean " + prefix + best + "?"
-}
+// didYouMean, wants and the rewriting of urfave/cli's parse errors are
+// crlbatch-beam's too (scoreflags).
+var (
+	didYouMean = scoreflags.DidYouMean
+	wants      = scoreflags.Wants
+)
 
 // helpTopicError matches urfave/cli's error for `crlbatch help NAME` (and
 // `crlbatch completion NAME`) when NAME is no command.
 var helpTopicError = regexp.MustCompile(`^No help topic for '(.*)'`)
 
-// flagNotDefined and invalidValue match urfave/cli's parse errors.
-var (
-	flagNotDefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
-	invalidValue   = regexp.MustCompile(`^invalid value "(.*)" for flag -+([^:]*): `)
-)
-
 // explainUsage rewrites urfave/cli's parse errors of cmd as crlbatch's
-// usage messages: an unknown flag with the closest flag cmd has, a value of
-// the wrong kind with what the flag wants.
+// usage messages (scoreflags.ExplainUsage).
 func explainUsage(cmd *cli.Command, err error) error {
-	msg := err.Error()
-	if m := flagNotDefined.FindStringSubmatch(msg); m != nil {
-		var names []string
-		for _, f := range cmd.VisibleFlags() {
-			for _, n := range f.Names() {
-				if len(n) > 1 {
-					names = append(names, n)
-				}
-			}
-		}
-		return fmt.Errorf("%sunknown flag --%s%s (see %s --help)", commandPrefix(cmd), m[1], didYouMean(m[1], names, "--"), commandPath(cmd))
-	}
-	if m := invalidValue.FindStringSubmatch(msg); m != nil {
-		if w := wants(cmd, m[2]); w != "" {
-			return fmt.Errorf("--%s %q: %s", m[2], m[1], w)
-		}
-	}
-	return err
+	return scoreflags.ExplainUsage(cmd, err, commandPrefix(cmd), commandPath(cmd))
 }
 
 // commandPath is "crlbatch score" for score, "crlbatch cache stats" for
@@ -151,29 +122,6 @@ func commandName(cmd *cli.Command) string {
 		return strings.Join(p[1:], " ")
 	}
 	return cmd.Name
-}
-
-// wants says what kind of value the flag name of cmd takes, or "" when
-// its own error says it better.
-func wants(cmd *cli.Command, name string) string {
-	for _, f := range cmd.Flags {
-		for _, n := range f.Names() {
-			if n != name {
-				continue
-			}
-			switch f.(type) {
-			case *cli.IntFlag:
-				return "want a whole number, such as 4"
-			case *cli.Uint64Flag, *cli.UintFlag:
-				return "want a whole number of at least 0, such as 4"
-			case *cli.FloatFlag:
-				return "want a number, such as 0.5"
-			case *cli.BoolFlag:
-				return "want true or false"
-			}
-		}
-	}
-	return ""
 }
 
 func versionCommand() *cli.Command {
