@@ -68,8 +68,8 @@ const parquetBatchRows = 4096
 // reader of its rows as JSON lines, row group by row group, checking the
 // columns of fields first. The returned reader's Close releases the file.
 //
-// An error of r's own reads (the store's) stops the reader with that error,
-// wrapped: a storage error. Any other error of the Parquet reader while
+// An error of r's own reads (the store's) stops the reader with that error
+// as it is (a storage error to the decoder reading the text). Any other error of the Parquet reader while
 // reading rows (a page that does not decompress, a bad page header or
 // levels, a truncated column chunk) is the data's: a *DataError naming url,
 // the first row of the batch it stopped, and the cause.
@@ -117,6 +117,7 @@ func (s *pqSource) failed(err error) error {
 	return err
 }
 
+// ReadAt reads from the object, keeping its first error but io.EOF.
 func (s *pqSource) ReadAt(p []byte, off int64) (int, error) {
 	n, err := s.ReaderAtSeeker.ReadAt(p, off)
 	if err != nil && err != io.EOF && s.err == nil {
