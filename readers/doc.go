@@ -277,6 +277,11 @@
 // JSON Lines give, and DataError.Row makes errors say "row N". A decimal
 // column is a number column: a cell is written as its exact decimal text
 // (0.016979, 2.50), as JSON Lines holds it.
+// A damaged file (a page that does not decompress or parse, a column chunk
+// cut short) is a DataError naming the first row of the batch the reader
+// failed on and the cause once; an error of the ReaderAt's own reads (the
+// store's, kept by pqSource) is returned as it is, never as a DataError
+// (TestParquetCorruptPages).
 // DecodeParquet is skyfall's direct way (parquet_direct.go): the same
 // checks, then the columns read a batch of rows at a time straight into
 // the parts' builders, with the grouping core and metadata candidates of

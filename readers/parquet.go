@@ -67,10 +67,17 @@ const parquetBatchRows = 4096
 // ParquetLines reads the Parquet file r (the object at url) and returns a
 // reader of its rows as JSON lines, row group by row group, checking the
 // columns of fields first. The returned reader's Close releases the file.
+//
+// An error of r's own reads (the store's) stops the reader with that error
+// as it is (a storage error to the decoder reading the text). Any other error of the Parquet reader while
+// reading rows (a page that does not decompress, a bad page header or
+// levels, a truncated column chunk) is the data's: a *DataError naming url,
+// the first row of the batch it stopped, and the cause.
 func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (io.ReadCloser, error) {
+	r, src := pqWatch(r)
 	f, err := openParquet(url, r, fields, parquetBatchRows, nil)
 	if err != nil {
-		return nil, err
+		return nil, src.failed(err)
 	}
 	if f.pf.NumRows() == 0 {
 		return emptyLines{f.pf}, nil
@@ -78,9 +85,60 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 	rr, err := f.fr.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
 		f.pf.Close()
-		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+		return nil, src.failed(&DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)})
 	}
-	return &parquetLines{url: url, pf: f.pf, rr: rr, cols: f.cols}, nil
+	return &parquetLines{url: url, pf: f.pf, rr: rr, cols: f.cols, src: src}, nil
+}
+
+// pqSource is the ReaderAtSeeker a Parquet object is read through: it
+// keeps the first error of the object's own reads (io.EOF aside), so that
+// a store failing under the Parquet reader is not taken for bad data.
+type pqSource struct {
+	parquet.ReaderAtSeeker
+	err error
+}
+
+// pqWatch returns r read through a pqSource, and that pqSource; r as it is
+// and nil when r is a *bytes.Reader (held in memory: it fails only past its
+// end, and the readers of a file in memory know it by its type).
+func pqWatch(r parquet.ReaderAtSeeker) (parquet.ReaderAtSeeker, *pqSource) {
+	if _, ok := r.(*bytes.Reader); ok {
+		return r, nil
+	}
+	s := &pqSource{ReaderAtSeeker: r}
+	return s, s
+}
+
+// failed is the store's error when one of s's reads failed, else err.
+func (s *pqSource) failed(err error) error {
+	if s != nil && s.err != nil {
+		return s.err
+	}
+	return err
+}
+
+// ReadAt reads from the object, keeping its first error but io.EOF.
+func (s *pqSource) ReadAt(p []byte, off int64) (int, error) {
+	n, err := s.ReaderAtSeeker.ReadAt(p, off)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// pqReadError is the error that stopped the Parquet reader at row (1-based)
+// of the object at url: the store's error of src when its reads failed,
+// else a *DataError naming the row and the cause once ("parquet: could not
+// decompress page: …", the reader's own "parquet: " prefixes folded).
+func pqReadError(url string, row int, src *pqSource, err error) error {
+	if src != nil && src.err != nil {
+		return src.err
+	}
+	msg := err.Error()
+	for strings.HasPrefix(msg, "parquet: ") {
+		msg = msg[len("parquet: "):]
+	}
+	return &DataError{URL: url, Line: row, Row: true, Msg: "parquet: " + msg, Err: err}
 }
 
 // parquetFile is a Parquet object opened, its columns checked.
@@ -287,6 +345,8 @@ type parquetLines struct {
 	pf   *file.Reader
 	rr   pqarrow.RecordReader
 	cols []parquetColumn
+	src  *pqSource // nil when the file is held in memory
+	rows int       // rows read before batch
 
 	batch arrow.RecordBatch
 	row   int // next row of batch
@@ -313,12 +373,13 @@ func (p *parquetLines) fill() {
 	for len(p.buf) < 64<<10 {
 		if p.batch == nil || p.row >= int(p.batch.NumRows()) {
 			if p.batch != nil {
+				p.rows += int(p.batch.NumRows())
 				p.batch.Release()
 				p.batch = nil
 			}
 			if !p.rr.Next() {
 				if err := p.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-					p.err = fmt.Errorf("read: parquet: %w", err)
+					p.err = pqReadError(p.url, p.rows+1, p.src, err)
 				} else {
 					p.err = io.EOF
 				}

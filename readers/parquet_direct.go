@@ -59,16 +59,17 @@ func DecodeParquet(url, key string, r parquet.ReaderAtSeeker, fields []ParquetFi
 	if err != nil {
 		return nil, err
 	}
-	f, err := openParquet(url, r, fields, parquetDirectBatchRows, dictColumns)
+	pr, src := pqWatch(r)
+	f, err := openParquet(url, pr, fields, parquetDirectBatchRows, dictColumns)
 	if err != nil {
-		return nil, err
+		return nil, src.failed(err)
 	}
 	obj, err := decodeParquetDirect(f, key, opts)
 	f.pf.Close()
 	if err == nil {
 		return obj, nil
 	}
-	if !errors.Is(err, errParquetIndirect) {
+	if err = src.failed(err); !errors.Is(err, errParquetIndirect) {
 		return nil, err
 	}
 	lines, err := ParquetLines(url, r, fields)
