@@ -46,50 +46,86 @@ func scoreFlags() []cli.Flag {
 var crlbatchOnly = []string{"config", "cache", "memory-limit", "spill-dir", "concurrency", "figures"}
 
 // usageError is crlbatch's message for urfave/cli's parse error of the
-// score command: an unknown flag with the closest one, a value of the
-// wrong kind with what the flag wants (scoreflags.ExplainUsage), and a
-// flag only crlbatch takes said so.
+// score command: an unknown flag with the closest one (pointing at
+// crlbatch-beam score --help), a value of the wrong kind with what the
+// flag wants (scoreflags.ExplainUsage), and a flag only crlbatch takes
+// said so.
 func usageError(cmd *cli.Command, err error) error {
 	if name, ok := scoreflags.UnknownFlag(err); ok && slices.Contains(crlbatchOnly, name) {
 		return pipeline.Usagef("score: --%s is crlbatch's, not crlbatch-beam's (it takes none of --%s)", name, strings.Join(crlbatchOnly, ", --"))
 	}
-	return &pipeline.UsageError{Err: scoreflags.ExplainUsage(cmd, err, "score: ", "crlbatch score")}
+	return &pipeline.UsageError{Err: scoreflags.ExplainUsage(cmd, err, "score: ", "crlbatch-beam score")}
 }
 
 // ParseScore reads `score INPUT --out OUTPUT [flags]` (crlbatch score's
 // flags) into a Spec. Arguments naming a flag of Go's flag package (Beam's
 // pipeline options: --runner, --endpoint, --environment_type, --project,
-// …) are not for it: SplitArgs sets them apart first.
-func ParseScore(ctx context.Context, args []string) (*Spec, error) {
+// …) are not for it: SplitArgs sets them apart first. --help (-h) prints
+// the usage on help and returns errHelp.
+func ParseScore(ctx context.Context, args []string, help io.Writer) (*Spec, error) {
 	var spec *Spec
-	cmd := &cli.Command{
-		Name:      "score",
-		ArgsUsage: "INPUT --out OUTPUT",
-		Flags:     scoreFlags(),
-		Writer:    io.Discard, ErrWriter: io.Discard,
-		OnUsageError: func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
-			return usageError(cmd, err)
-		},
-		Action: func(_ context.Context, cmd *cli.Command) error {
-			var err error
-			spec, err = specOf(cmd)
-			return err
-		},
+	cmd := scoreCommand(help)
+	cmd.Action = func(_ context.Context, cmd *cli.Command) error {
+		var err error
+		spec, err = specOf(cmd)
+		return err
 	}
 	if err := cmd.Run(ctx, append([]string{"score"}, args...)); err != nil {
 		return nil, err
 	}
 	if spec == nil {
-		return nil, pipeline.Usagef("score: nothing to do")
+		// urfave/cli ran no Action: it printed the help.
+		return nil, errHelp
 	}
 	return spec, nil
+}
+
+// errHelp is ParseScore's error when it printed the usage instead of
+// reading a job: Main exits 0.
+var errHelp = errors.New("help printed")
+
+// scoreCommand is crlbatch-beam score's command line: crlbatch score's
+// shared flags under their own help text and categories, and a
+// description of what else it takes and refuses and its exit statuses.
+// Its help goes to help.
+func scoreCommand(help io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:      "crlbatch-beam score",
+		Usage:     "crlbatch score's nightly job on Apache Beam: list, read, score, reduce and write results",
+		ArgsUsage: "INPUT --out OUTPUT [Beam pipeline options]",
+		Description: "INPUT and OUTPUT are crlbatch score's, and so are the flags below, with the same\n" +
+			"results. Not taken (crlbatch's alone): --" + strings.Join(crlbatchOnly, ", --") + ".\n" +
+			"Beam's pipeline options (--runner, --endpoint, --environment_type, --project, …: any\n" +
+			"flag of Beam's Go SDK) are passed to Beam; without --runner the job runs on Prism, in\n" +
+			"this process.\n" + exitStatuses,
+		CustomRootCommandHelpTemplate: cli.CommandHelpTemplate, // OPTIONS, as crlbatch score --help
+		Flags:                         scoreFlags(),
+		Writer:                        help, ErrWriter: io.Discard,
+		OnUsageError: func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+			return usageError(cmd, err)
+		},
+	}
+}
+
+// exitStatuses are crlbatch's (its --help), but for diff's 4.
+const exitStatuses = "Exit status: 0 done, 1 bad input data, 2 usage error, 3 storage error, 70 internal\n" +
+	"error (a bug in crlbatch: please report it), 129 hung up (SIGHUP), 130 interrupted\n" +
+	"(SIGINT), 131 quit (SIGQUIT), 143 terminated (SIGTERM)."
+
+// IsHelp says whether arg, crlbatch-beam's first argument, asks for its
+// usage: --help, -help, -h or help.
+func IsHelp(arg string) bool {
+	return arg == "--help" || arg == "-h" || arg == "-help" || arg == "help"
 }
 
 // specOf reads and checks the flags as crlbatch score does (scoreflags,
 // pipeline.Config's Check), then as the workers rebuild them (Spec.Config).
 func specOf(cmd *cli.Command) (*Spec, error) {
-	if cmd.Args().Len() != 1 {
-		return nil, pipeline.Usagef("score: want one INPUT, got %d", cmd.Args().Len())
+	switch n := cmd.Args().Len(); {
+	case n == 0:
+		return nil, pipeline.Usagef("score: missing INPUT (see crlbatch-beam score --help)")
+	case n > 1:
+		return nil, pipeline.Usagef("score: want one INPUT, got %d arguments: %q", n, cmd.Args().Slice())
 	}
 	cfg := pipeline.DefaultConfig()
 	cfg.Input = cmd.Args().First()
@@ -211,6 +247,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 			code = exitInternal
 		}
 	}()
+	if len(args) > 0 && IsHelp(args[0]) {
+		args = []string{"score", "--help"} // its only command
+	}
 	if len(args) < 1 || args[0] != "score" {
 		fmt.Fprintln(stderr, "usage: crlbatch-beam score INPUT --out OUTPUT [crlbatch score's flags] [Beam pipeline options: --runner, --endpoint, --environment_type, …]")
 		return exitUsage
@@ -222,7 +261,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) (code in
 	}
 	beam.Init()
 	defer logTo(stderr)()
-	spec, err := ParseScore(ctx, ours)
+	spec, err := ParseScore(ctx, ours, stdout)
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
 	if err == nil {
 		stop.Of(ctx).Set(spec.logger(), leftBehind(spec))
 		var st *Stats

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,7 +55,7 @@ var cases = []struct {
 func local(t *testing.T, args []string) (*Spec, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "local")
-	spec, err := ParseScore(context.Background(), append(args, "--out", out))
+	spec, err := ParseScore(context.Background(), append(args, "--out", out), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestExamples(t *testing.T) {
 	t.Chdir(filepath.Join("..", "cmd", "crlbatch"))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			spec, err := ParseScore(context.Background(), append(c.args, "--out", "unused"))
+			spec, err := ParseScore(context.Background(), append(c.args, "--out", "unused"), io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +319,7 @@ func TestCommand(t *testing.T) {
 func TestNoTempFilesLeft(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	spec, err := ParseScore(context.Background(), []string{"../configs/example-sweep", "--out", filepath.Join(t.TempDir(), "beam")})
+	spec, err := ParseScore(context.Background(), []string{"../configs/example-sweep", "--out", filepath.Join(t.TempDir(), "beam")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@
 // it, as everything it prints, redacted.
 // crlbatch score's flags are crlbatch's own (internal/scoreflags: their
 // definitions, reading and checks), so a bad value gets crlbatch's
-// message and status. This package holds no protocol code: protocols.go
+// message and status, and `crlbatch-beam score --help` lists them under
+// their own help text (scoreCommand). This package holds no protocol code: protocols.go
 // blank-imports the protocols, which register themselves.
 package crlbeam

@@ -13,6 +13,7 @@ package crlbeam
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ import (
 func TestBadRow(t *testing.T) {
 	in, obj := badSweep(t, 1)
 	out := filepath.Join(t.TempDir(), "beam")
-	spec, err := ParseScore(context.Background(), []string{in, "--protocol", "safecrl", "--out", out})
+	spec, err := ParseScore(context.Background(), []string{in, "--protocol", "safecrl", "--out", out}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestBadRow(t *testing.T) {
 // fails the pipeline with the local job's message.
 func TestMaxBadRowsExceeded(t *testing.T) {
 	in, _ := badSweep(t, 2)
-	spec, err := ParseScore(context.Background(), []string{in, "--protocol", "safecrl", "--max-bad-rows", "1", "--out", filepath.Join(t.TempDir(), "beam")})
+	spec, err := ParseScore(context.Background(), []string{in, "--protocol", "safecrl", "--max-bad-rows", "1", "--out", filepath.Join(t.TempDir(), "beam")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

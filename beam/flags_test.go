@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crlbatch/crlbatch/internal/scoreflags"
 )
 
 // TestFlagsAsCrlbatch (beamflags): crlbatch-beam reads and checks
@@ -76,6 +79,13 @@ func TestFlagsAsCrlbatch(t *testing.T) {
 		{none, []string{"--group-by", ","}, exitUsage, "--group-by: at least one field is needed"},
 		{none, []string{"--log-level", "loud"}, exitUsage, `--log-level "loud": want debug, info, warn or error`},
 		{none, []string{"--out", out + "/{time}"}, exitUsage, "{time} is not a placeholder"},
+		// No INPUT, or two (beamhelp): crlbatch's messages, pointing at
+		// crlbatch-beam's help; a missing INPUT is said before any value,
+		// even one crlbatch checks only after listing.
+		{"", nil, exitUsage, "score: missing INPUT (see crlbatch score --help)"},
+		{"", []string{"--tail-fraction", "1.5", "--alpha", "2"}, exitUsage, "score: missing INPUT (see crlbatch score --help)"},
+		{"", []string{"--bound-map", ceiling}, exitUsage, "score: missing INPUT (see crlbatch score --help)"},
+		{none, []string{empty}, exitUsage, `score: want one INPUT, got 2 arguments: ["` + none + `" "` + empty + `"]`},
 		// Good values: both go on to list INPUT.
 		{none, []string{"--max-line-bytes", "2MiB", "--max-object-bytes", "1048576", "--max-bad-rows", "3"}, exitUsage, accepted},
 		{none, []string{"--max-labels", "1", "--max-runs", "7", "--min-steps", "0", "--keep", "2", "--history"}, exitUsage, accepted},
@@ -84,7 +94,11 @@ func TestFlagsAsCrlbatch(t *testing.T) {
 		{none, []string{"--out", out + "/{date}", "--log-level", "debug", "--identity-fields", "", "--pattern", "*.jsonl"}, exitUsage, accepted},
 	}
 	for _, c := range cases {
-		args := append([]string{"score", c.in}, c.args...)
+		args := []string{"score"}
+		if c.in != "" {
+			args = append(args, c.in)
+		}
+		args = append(args, c.args...)
 		if !strings.HasPrefix(strings.Join(c.args, " "), "--out") {
 			args = append(args, "--out", out)
 		}
@@ -107,6 +121,7 @@ func TestFlagsAsCrlbatch(t *testing.T) {
 			stderr.Reset()
 			beamCode := Main(context.Background(), args, new(bytes.Buffer), &stderr)
 			ours, ok := strings.CutPrefix(stderr.String(), "crlbatch-beam: ")
+			theirs = strings.ReplaceAll(theirs, "(see crlbatch score --help)", "(see crlbatch-beam score --help)")
 			if !ok || beamCode != code || ours != theirs {
 				t.Errorf("crlbatch-beam: exit %d, stderr %q; want crlbatch's exit %d and message %q", beamCode, stderr.String(), code, theirs)
 			}
@@ -118,6 +133,62 @@ func TestFlagsAsCrlbatch(t *testing.T) {
 		stderr.String() != "crlbatch-beam: score: --concurrency is crlbatch's, not crlbatch-beam's (it takes none of --config, --cache, --memory-limit, --spill-dir, --concurrency, --figures)\n" {
 		t.Errorf("--concurrency: exit %d, stderr %q", code, stderr.String())
 	}
+}
+
+// TestHelp (beamhelp): crlbatch-beam --help, -h, help and score --help
+// or -h print one usage on stdout and exit 0 (before, nothing, then
+// "score: nothing to do", exit 2): the command line, every flag shared
+// with crlbatch score by name (scoreflags' definitions, so their help is
+// crlbatch's), the flags only crlbatch takes, Beam's pipeline options, and
+// crlbatch's exit statuses but diff's 4.
+func TestHelp(t *testing.T) {
+	crlbatch := buildCrlbatch(t)
+	root, err := exec.Command(crlbatch, "--help").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus := strings.Replace(exitStatusText(t, string(root)), " 4 results differ (diff --exit-code only),", "", 1)
+	var first string
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"score", "--help"}, {"score", "-h"}, {"score", "--out", "x", "--help"}} {
+		var stdout, stderr bytes.Buffer
+		if code := Main(context.Background(), args, &stdout, &stderr); code != exitOK || stderr.Len() != 0 {
+			t.Fatalf("%q: exit %d, stderr %q; want exit 0 and none", args, code, stderr.String())
+		}
+		if first == "" {
+			first = stdout.String()
+		} else if stdout.String() != first {
+			t.Errorf("%q prints another usage:\n%s", args, stdout.String())
+		}
+	}
+	if !strings.Contains(first, "USAGE:\n   crlbatch-beam score [options] INPUT --out OUTPUT [Beam pipeline options]\n") {
+		t.Errorf("no command line in\n%s", first)
+	}
+	for _, f := range append(append(scoreflags.InputFlags(), scoreflags.ResultFlags()...), scoreflags.ProtocolFlags()...) {
+		// Each under its own help text, as crlbatch score --help has it.
+		usage := strings.ReplaceAll(f.(interface{ GetUsage() string }).GetUsage(), "`", "")
+		if !strings.Contains(first, "--"+f.Names()[0]) || !strings.Contains(first, usage) {
+			t.Errorf("usage lacks --%s (%s)", f.Names()[0], usage)
+		}
+	}
+	for _, name := range append(slices.Clone(crlbatchOnly), "runner", "endpoint", "environment_type") {
+		if !strings.Contains(first, "--"+name) {
+			t.Errorf("usage does not name --%s", name)
+		}
+	}
+	if got := exitStatusText(t, first); got != wantStatus {
+		t.Errorf("exit statuses %q; want crlbatch's but diff's: %q", got, wantStatus)
+	}
+}
+
+// exitStatusText is the "Exit status: …." sentence of a usage, on one line.
+func exitStatusText(t *testing.T, usage string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(usage, "Exit status: ")
+	end := strings.Index(after, ").")
+	if !ok || end < 0 {
+		t.Fatalf("no exit statuses in\n%s", usage)
+	}
+	return strings.Join(strings.Fields(after[:end+2]), " ")
 }
 
 // buildCrlbatch builds crlbatch (the parent module's cmd/crlbatch) for a

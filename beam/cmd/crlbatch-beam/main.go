@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] != "score" {
+	if len(os.Args) > 1 && os.Args[1] != "score" && !crlbeam.IsHelp(os.Args[1]) {
 		// A Dataflow or portable worker runs this binary with Beam's
 		// worker flags: beam.Init serves as the worker and never returns.
 		flag.Parse()
