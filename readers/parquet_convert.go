@@ -14,6 +14,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	// arrow-go's zstd codec for Parquet pages, its encoders kept (same bytes).
+	_ "github.com/crlbatch/crlbatch/internal/pqzstd"
 )
 
 // ConvertRowGroupRows is the number of rows in a row group of the Parquet

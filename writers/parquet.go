@@ -16,6 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	// arrow-go's zstd codec for Parquet pages, its encoders kept (same bytes).
+	_ "github.com/crlbatch/crlbatch/internal/pqzstd"
 )
 
 // The key/value metadata that every Parquet file carries (INTERFACE.md).

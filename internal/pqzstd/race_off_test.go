@@ -1,0 +1,5 @@
+//go:build !race
+
+package pqzstd
+
+const raceEnabled = false
