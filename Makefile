@@ -110,10 +110,13 @@ bench-sweep: build
 	      mb/1e6, w, u+s, mb/1e6/w, mb/1e6/(u+s), r/1024 }'
 
 # Every fuzz target for FUZZTIME each (FUZZFLAGS: arguments after the package, e.g. -args …).
+# The targets are found in the packages' test files by their declarations
+# (`func FuzzX(f *testing.F)` at the start of a line), not by `go test -list`,
+# which builds and links every package's test binary first (minutes of CI).
 fuzz:
-	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$f"; $(FUZZGO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg $(FUZZFLAGS); \
+	@set -e; $(GO) list -f '{{.ImportPath}} {{.Dir}}' $(PKGS) | while read -r pkg dir; do \
+	  for f in $$(cat "$$dir"/*_test.go 2>/dev/null | sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*\*testing\.F).*/\1/p'); do \
+	    echo "== $$pkg $$f"; $(FUZZGO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg $(FUZZFLAGS) </dev/null; \
 	  done; done
 
 # A short smoke of every target (CI). It starts from the committed seed
