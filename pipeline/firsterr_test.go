@@ -101,7 +101,8 @@ func parquetAll(t *testing.T, paths []string, cut map[int]int) {
 // first object in key order that fails, at its first failing line, whatever
 // --concurrency, in memory and spilled, and leaves no OUTPUT. The objects
 // that fail do so at lines that fall in reverse key order (the last object
-// fails first in time).
+// fails first in time). Each kind of failure runs three jobs (firstErrRuns);
+// TestOrdered checks the timings these jobs may or may not meet.
 func TestFirstErrorSameAtAnyConcurrency(t *testing.T) {
 	t.Parallel()
 	// failing objects (indexes in key order) and the line each fails at
@@ -161,48 +162,62 @@ func TestFirstErrorSameAtAnyConcurrency(t *testing.T) {
 				c.edit(t, paths)
 			}
 			var first string
-			for _, spilled := range []bool{false, true} {
-				for _, conc := range []int{1, 2, 4, 8} {
-					for rep := range 3 {
-						out := filepath.Join(t.TempDir(), "out")
-						cfg := localJob(in, out, nil)
-						cfg.Concurrency = conc
-						if spilled {
-							cfg.MemoryLimit = 1
-						}
-						if c.cfg != nil {
-							c.cfg(&cfg)
-						}
-						_, err := Run(context.Background(), cfg)
-						if err == nil {
-							t.Fatalf("--concurrency %d: the job did not fail", conc)
-						}
-						// the message, and its kind: the exit status
-						msg := fmt.Sprintf("storage=%v: %v", IsStorage(err), err)
-						if first == "" {
-							first = msg
-							rel, _ := filepath.Rel(in, paths[c.obj])
-							if !strings.Contains(msg, strings.TrimSuffix(filepath.ToSlash(rel), ".jsonl")) || !strings.Contains(msg, c.wants) {
-								t.Fatalf("the first error in key order is in %s (%s): got %s", rel, c.wants, msg)
-							}
-						} else if msg != first {
-							t.Fatalf("spilled=%v --concurrency %d run %d: %s\nwant (as at --concurrency 1) %s", spilled, conc, rep, msg, first)
-						}
-						if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-							t.Fatalf("a failed job left %s (%v)", out, err)
-						}
+			for _, r := range firstErrRuns(len(paths)) {
+				out := filepath.Join(t.TempDir(), "out")
+				cfg := localJob(in, out, nil)
+				cfg.Concurrency = r.conc
+				if r.spilled {
+					cfg.MemoryLimit = 1
+				}
+				if c.cfg != nil {
+					c.cfg(&cfg)
+				}
+				_, err := Run(context.Background(), cfg)
+				if err == nil {
+					t.Fatalf("--concurrency %d: the job did not fail", r.conc)
+				}
+				// the message, and its kind: the exit status
+				msg := fmt.Sprintf("storage=%v: %v", IsStorage(err), err)
+				if first == "" {
+					first = msg
+					rel, _ := filepath.Rel(in, paths[c.obj])
+					if !strings.Contains(msg, strings.TrimSuffix(filepath.ToSlash(rel), ".jsonl")) || !strings.Contains(msg, c.wants) {
+						t.Fatalf("the first error in key order is in %s (%s): got %s", rel, c.wants, msg)
 					}
+				} else if msg != first {
+					t.Fatalf("spilled=%v --concurrency %d: %s\nwant (as at --concurrency 1) %s", r.spilled, r.conc, msg, first)
+				}
+				if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("a failed job left %s (%v)", out, err)
 				}
 			}
 		})
 	}
 }
 
+// firstErrRuns are the jobs each case of the first-error tests runs on a
+// sweep of n objects, the first giving the reference: --concurrency 1
+// (objects read one by one, in key order); n (every object read at once:
+// the last object, failing at the earliest line, fails first in time);
+// and 4, spilled (--memory-limit 1: every object read is spilled; later
+// objects wait for a slot). Three jobs, not more: they run under the race
+// detector, and TestOrdered checks the orders in time that they may not
+// meet.
+func firstErrRuns(n int) []struct {
+	conc    int
+	spilled bool
+} {
+	return []struct {
+		conc    int
+		spilled bool
+	}{{1, false}, {n, false}, {4, true}}
+}
+
 // TestFirstErrorStorageOrData: the key-order rule holds between kinds of
 // failure: an earlier object's storage failure (it changed while read:
 // exit 3) wins over a later object's bad row (exit 1), and an earlier
 // object's bad row over a later object's storage failure, at any
-// --concurrency.
+// --concurrency (the jobs of firstErrRuns).
 //
 // Not parallel (see TestMain): it sets testHookOpen, which every job in the
 // process calls.
@@ -233,19 +248,20 @@ func TestFirstErrorStorageOrData(t *testing.T) {
 		if c.storage {
 			want = victim
 		}
-		for _, conc := range []int{1, 2, 4, 8} {
-			for range 3 {
-				write(t, victim, string(keep))
-				out := filepath.Join(t.TempDir(), "out")
-				cfg := localJob(in, out, nil)
-				cfg.Concurrency = conc
-				_, err := Run(context.Background(), cfg)
-				if err == nil || IsStorage(err) != c.storage || !strings.Contains(err.Error(), want) {
-					t.Fatalf("%s, --concurrency %d: error %v, want a storage error %v naming %s", c.name, conc, err, c.storage, want)
-				}
-				if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
-					t.Fatalf("a failed job left %s (%v)", out, err)
-				}
+		for _, r := range firstErrRuns(len(paths)) {
+			write(t, victim, string(keep))
+			out := filepath.Join(t.TempDir(), "out")
+			cfg := localJob(in, out, nil)
+			cfg.Concurrency = r.conc
+			if r.spilled {
+				cfg.MemoryLimit = 1
+			}
+			_, err := Run(context.Background(), cfg)
+			if err == nil || IsStorage(err) != c.storage || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%s, spilled=%v --concurrency %d: error %v, want a storage error %v naming %s", c.name, r.spilled, r.conc, err, c.storage, want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("a failed job left %s (%v)", out, err)
 			}
 		}
 	}
