@@ -15,8 +15,10 @@ import (
 // has failed (and cancelled the tasks after it) takes its place; the tasks
 // before a failure run to their end uncancelled; the tasks after it are
 // cancelled or never started; a panic is its task's failure; with the
-// parent context cancelled, the result is its error. The timing is forced
-// by channels, so that each case is the same at every run.
+// parent context cancelled (a signal), the result is its error, also when
+// it comes while tasks before a failure still run, which it ends. The
+// timing is forced by channels, so that each case is the same at every
+// run.
 func TestOrdered(t *testing.T) {
 	t.Parallel()
 	errAt := func(i int) error { return fmt.Errorf("task %d failed", i) }
@@ -139,6 +141,33 @@ func TestOrdered(t *testing.T) {
 			}
 			<-ctx.Done()
 			return ctx.Err()
+		})
+		if i != 4 || !errors.Is(err, context.Canceled) {
+			t.Fatalf("ordered: %d, %v; want 4, context.Canceled", i, err)
+		}
+	})
+
+	t.Run("the parent cancelled while an earlier task runs after a failure", func(t *testing.T) {
+		t.Parallel()
+		// Task 2 fails; task 0, before it, is still reading (or waiting
+		// out a retry's backoff) when a signal cancels the job, once task
+		// 3 has seen its own cancellation: task 0 ends on the signal and
+		// the job's error is the signal's, not task 2's failure.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		i, err := ordered(ctx, 4, 4, func(ctx context.Context, i int) error {
+			switch i {
+			case 2:
+				return errAt(2)
+			case 3:
+				<-ctx.Done()
+				cancel() // the signal
+				return ctx.Err()
+			case 0:
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			return nil
 		})
 		if i != 4 || !errors.Is(err, context.Canceled) {
 			t.Fatalf("ordered: %d, %v; want 4, context.Canceled", i, err)
