@@ -101,6 +101,31 @@ func (b *badRows) stopRow(i int) *readers.DataError {
 	return nil
 }
 
+// breaksBefore reports whether the row that breaks --max-bad-rows comes
+// before err, the failure of object failed, in canonical order (objects in
+// key order, then lines): in an earlier object, or in the same one at an
+// earlier line than a failure naming its line (the row can break the limit
+// after the failure, when rows of objects before it arrive later). A
+// failure of the object naming no line (storage, or the object changed
+// while read, which names the row itself) is the object's, as before.
+func (b *badRows) breaksBefore(failed int, err error) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.max < 0 || b.total <= b.max || b.cut > failed {
+		return false
+	}
+	if b.cut < failed {
+		return true
+	}
+	n := 0
+	for _, rs := range b.rows[:b.cut] {
+		n += len(rs)
+	}
+	row := b.rows[b.cut][b.max-n]
+	var de *readers.DataError
+	return errors.As(err, &de) && de.Line > 0 && row.Line < de.Line
+}
+
 // count is the number of bad rows found.
 func (b *badRows) count() int {
 	b.mu.Lock()

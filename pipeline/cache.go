@@ -152,37 +152,36 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	jc.keys, jc.attrs, jc.hits, jc.pending, jc.sealed = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n), make([]*cache.Sealed, n)
 	jc.looked, jc.objs, jc.writing = make([]bool, n), make([]scoring.Object, n), make([]*entryWrite, n)
 	jc.slots = make(chan struct{}, max(j.cfg.Concurrency, 1))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.cfg.Concurrency)
-	for i, o := range objs {
-		g.Go(guarded(func() error {
-			url := j.in.ObjectURL(o.Key)
-			var a *blob.Attributes
-			err := j.cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
-				var err error
-				a, err = b.Attributes(actx, o.Key)
-				return err
-			})
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+	// The first object in key order whose attributes cannot be read fails
+	// the job, at any --concurrency (ordered).
+	_, err := ordered(ctx, n, j.cfg.Concurrency, func(gctx context.Context, i int) error {
+		o := objs[i]
+		url := j.in.ObjectURL(o.Key)
+		var a *blob.Attributes
+		err := j.cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+			var err error
+			a, err = b.Attributes(actx, o.Key)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
-			if a.ETag == "" && len(a.MD5) == 0 && a.ModTime.IsZero() {
-				return nil // nothing tells this object's versions apart
-			}
-			if a.Size != o.Size {
-				jc.attrs[i] = a
-				return nil // read below, where the change is reported
-			}
-			jc.keys[i] = cache.Key(jc.codec.CodecKey(), url, o.Rel, strconv.FormatInt(a.Size, 10), a.ETag,
-				fmt.Sprintf("%x", a.MD5), a.ModTime.UTC().Format(time.RFC3339Nano))
+			return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+		}
+		if a.ETag == "" && len(a.MD5) == 0 && a.ModTime.IsZero() {
+			return nil // nothing tells this object's versions apart
+		}
+		if a.Size != o.Size {
 			jc.attrs[i] = a
-			return nil
-		}))
-	}
-	return g.Wait()
+			return nil // read below, where the change is reported
+		}
+		jc.keys[i] = cache.Key(jc.codec.CodecKey(), url, o.Rel, strconv.FormatInt(a.Size, 10), a.ETag,
+			fmt.Sprintf("%x", a.MD5), a.ModTime.UTC().Format(time.RFC3339Nano))
+		jc.attrs[i] = a
+		return nil
+	})
+	return err
 }
 
 // lookupCache finds the entry of every object not skipped and not looked

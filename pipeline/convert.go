@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/crlbatch/crlbatch/readers"
 )
 
@@ -116,60 +114,58 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		mu      sync.Mutex
 		created []string
 	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cfg.Concurrency)
-	for _, o := range objs {
-		g.Go(guarded(func() error {
-			// A signal (the context cancelled) starts no further object.
-			if err := gctx.Err(); err != nil {
+	// The first object in key order that fails fails the command, at any
+	// --concurrency (ordered).
+	_, err = ordered(ctx, len(objs), cfg.Concurrency, func(gctx context.Context, i int) error {
+		o := objs[i]
+		// A signal (the context cancelled) starts no further object.
+		if err := gctx.Err(); err != nil {
+			return err
+		}
+		phase("convert")
+		url := in.ObjectURL(o.Key)
+		var buf bytes.Buffer
+		err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+			buf.Reset()
+			r, err := inB.NewReader(actx, o.Key, nil)
+			if err != nil {
 				return err
 			}
-			phase("convert")
-			url := in.ObjectURL(o.Key)
-			var buf bytes.Buffer
-			err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
-				buf.Reset()
-				r, err := inB.NewReader(actx, o.Key, nil)
-				if err != nil {
-					return err
-				}
-				defer r.Close()
-				// and stops the one under way at its next read.
-				return readers.ConvertToParquetCompressed(url, ctxReader{actx, r}, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
-			})
-			if err != nil {
-				var de *readers.DataError
-				if errors.As(err, &de) || gctx.Err() != nil {
-					return err
-				}
-				return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+			defer r.Close()
+			// and stops the one under way at its next read.
+			return readers.ConvertToParquetCompressed(url, ctxReader{actx, r}, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
+		})
+		if err != nil {
+			var de *readers.DataError
+			if errors.As(err, &de) || gctx.Err() != nil {
+				return err
 			}
-			key := out.Prefix + ConvertedKey(o.Rel)
-			existed := true // when unknown, never removed
+			return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+		}
+		key := out.Prefix + ConvertedKey(o.Rel)
+		existed := true // when unknown, never removed
+		if local {
+			_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(key)))
+			existed = !errors.Is(err, os.ErrNotExist)
+		} else if ok, err := outB.Exists(gctx, key); err == nil {
+			existed = ok
+		}
+		err = cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
 			if local {
-				_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(key)))
-				existed = !errors.Is(err, os.ErrNotExist)
-			} else if ok, err := outB.Exists(gctx, key); err == nil {
-				existed = ok
+				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), buf.Bytes())
 			}
-			err = cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
-				if local {
-					return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), buf.Bytes())
-				}
-				return outB.WriteAll(actx, key, buf.Bytes(), nil)
-			})
-			if err != nil {
-				return &StorageError{Op: "write", URL: out.ObjectURL(key), Err: redactErr(err)}
-			}
-			if !existed {
-				mu.Lock()
-				created = append(created, key)
-				mu.Unlock()
-			}
-			return nil
-		}))
-	}
-	err = g.Wait()
+			return outB.WriteAll(actx, key, buf.Bytes(), nil)
+		})
+		if err != nil {
+			return &StorageError{Op: "write", URL: out.ObjectURL(key), Err: redactErr(err)}
+		}
+		if !existed {
+			mu.Lock()
+			created = append(created, key)
+			mu.Unlock()
+		}
+		return nil
+	})
 	if err == nil {
 		// Cancelled after the last object's last check: interrupted all
 		// the same (exit 130 or 143, never 0).

@@ -32,9 +32,10 @@
 // nowhere else: bounded errgroups whose tasks each write their own slot, so
 // that every output is in the canonical order of PROTOCOLS whatever the
 // number of workers, and the first failing run in that order is the one
-// reported. An object holding more than 1/--concurrency of the sweep's
-// bytes, and the last of several objects unless named as gzip or zstd, is
-// decoded in chunks on --concurrency goroutines and merged in order
+// reported; objects are read by ordered (ordered.go), whose error is the
+// first object in key order that fails, whatever the timing. An object
+// holding more than 1/--concurrency of the sweep's bytes, and the last of
+// several objects unless named as gzip or zstd, is decoded in chunks on --concurrency goroutines and merged in order
 // (chunks.go), when the protocol's decoder can (scoring.Splitter), with
 // exactly the result of decoding it on one.
 //

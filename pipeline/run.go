@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"gocloud.dev/blob"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/readers"
@@ -472,7 +471,9 @@ func dataErr(err error) error {
 // its URL and its key relative to the input prefix. Objects that bad (the
 // bad rows, --max-bad-rows) says no longer matter are not read, or
 // abandoned midway: their slots stay empty, and bad.err() then fails the
-// job.
+// job. The error is that of the first object in key order that fails
+// (ordered), or the row breaking --max-bad-rows when it comes before it:
+// the same at any --concurrency.
 func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []object, bad *badRows, decode func(i int, url, rel string, r io.Reader) (T, error)) ([]T, error) {
 	out := make([]T, len(objs))
 	// Only objects whose listed size another object shares can hold the
@@ -482,106 +483,100 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 	for _, o := range objs {
 		sizes[o.Size]++
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.cfg.Concurrency)
-	for i := range objs {
+	failed, err := ordered(ctx, len(objs), j.cfg.Concurrency, func(gctx context.Context, i int) error {
 		o := objs[i]
-		g.Go(guarded(func() error {
-			if bad != nil && bad.skip(i) {
-				return nil
-			}
-			if j.skipRead(i) { // read already, or not needed
-				return nil
-			}
-			if j.cached(i) != nil { // served from --cache
-				j.prog.add(int(o.Size))
-				j.prog.objectDone()
-				return nil
-			}
-			url := j.in.ObjectURL(o.Key)
-			var first time.Time // the object's modification time at its first opening
-			err := j.cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
-				if testHookListed != nil {
-					testHookListed(o.Key)
-				}
-				r, err := b.NewReader(actx, o.Key, nil)
-				if err != nil {
-					return err
-				}
-				defer r.Close()
-				if err := unchanged(o, r.Size(), r.ModTime(), &first); err != nil {
-					return storage.Permanent(err)
-				}
-				if testHookOpen != nil {
-					testHookOpen(o.Key)
-				}
-				cr := &countingReader{ctx: actx, r: r, p: j.prog, touch: touch}
-				if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
-					cr.h = j.hashFunc()
-				}
-				res, err := decode(i, url, o.Rel, cr)
-				if err != nil {
-					// Bad data in an object that changed under the job
-					// (cut mid-line) is the change's doing: say so.
-					if a, aerr := b.Attributes(actx, o.Key); aerr == nil && (a.Size != r.Size() || !sameModTime(a.ModTime, r.ModTime())) {
-						// A cut row is a bad row: past --max-bad-rows the
-						// decode stops with errAbandoned, which says why
-						// the engine stopped, not what the read met: name
-						// the row it stopped at. An object abandoned for
-						// the rows of objects before it no longer matters,
-						// changed or not.
-						if bad != nil && errors.Is(err, errAbandoned) {
-							row := bad.stopRow(i)
-							if row == nil {
-								return err
-							}
-							err = row
-						}
-						return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes when opened, %d now (listed with %d); the read failed: %v", r.Size(), a.Size, o.Size, err))
-					}
-					return err
-				}
-				// The decoder may stop before the end (a gzip trailer):
-				// every byte counts toward the size.
-				if _, err := io.Copy(io.Discard, cr); err != nil {
-					release(res)
-					return err
-				}
-				if size := r.Size(); size >= 0 && cr.n != size {
-					release(res)
-					return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes read, %d when opened (listed with %d)", cr.n, size, o.Size))
-				}
-				out[i] = res
-				if cr.h != nil {
-					j.noteHash(o.Key, cr.n, cr.h.Sum64())
-					j.storeLater(ctx, b, i, o, cr.h.Sum64())
-				}
-				return nil
-			})
-			if err != nil {
-				if errors.Is(err, errAbandoned) {
-					return nil
-				}
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				var de *readers.DataError
-				if errors.As(err, &de) || errors.Is(err, readers.ErrLimit) {
-					return err
-				}
-				return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
-			}
+		if bad != nil && bad.skip(i) {
+			return nil
+		}
+		if j.skipRead(i) { // read already, or not needed
+			return nil
+		}
+		if j.cached(i) != nil { // served from --cache
+			j.prog.add(int(o.Size))
 			j.prog.objectDone()
 			return nil
-		}))
+		}
+		url := j.in.ObjectURL(o.Key)
+		var first time.Time // the object's modification time at its first opening
+		err := j.cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
+			if testHookListed != nil {
+				testHookListed(o.Key)
+			}
+			r, err := b.NewReader(actx, o.Key, nil)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if err := unchanged(o, r.Size(), r.ModTime(), &first); err != nil {
+				return storage.Permanent(err)
+			}
+			if testHookOpen != nil {
+				testHookOpen(o.Key)
+			}
+			cr := &countingReader{ctx: actx, r: r, p: j.prog, touch: touch}
+			if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
+				cr.h = j.hashFunc()
+			}
+			res, err := decode(i, url, o.Rel, cr)
+			if err != nil {
+				// Bad data in an object that changed under the job
+				// (cut mid-line) is the change's doing: say so.
+				if a, aerr := b.Attributes(actx, o.Key); aerr == nil && (a.Size != r.Size() || !sameModTime(a.ModTime, r.ModTime())) {
+					// A cut row is a bad row: past --max-bad-rows the
+					// decode stops with errAbandoned, which says why
+					// the engine stopped, not what the read met: name
+					// the row it stopped at. An object abandoned for
+					// the rows of objects before it no longer matters,
+					// changed or not.
+					if bad != nil && errors.Is(err, errAbandoned) {
+						row := bad.stopRow(i)
+						if row == nil {
+							return err
+						}
+						err = row
+					}
+					return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes when opened, %d now (listed with %d); the read failed: %v", r.Size(), a.Size, o.Size, err))
+				}
+				return err
+			}
+			// The decoder may stop before the end (a gzip trailer):
+			// every byte counts toward the size.
+			if _, err := io.Copy(io.Discard, cr); err != nil {
+				release(res)
+				return err
+			}
+			if size := r.Size(); size >= 0 && cr.n != size {
+				release(res)
+				return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes read, %d when opened (listed with %d)", cr.n, size, o.Size))
+			}
+			out[i] = res
+			if cr.h != nil {
+				j.noteHash(o.Key, cr.n, cr.h.Sum64())
+				j.storeLater(ctx, b, i, o, cr.h.Sum64())
+			}
+			return nil
+		})
+		if err != nil {
+			if errors.Is(err, errAbandoned) {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			var de *readers.DataError
+			if errors.As(err, &de) || errors.Is(err, readers.ErrLimit) {
+				return err
+			}
+			return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+		}
+		j.prog.objectDone()
+		return nil
+	})
+	if err != nil && bad != nil && ctx.Err() == nil && bad.breaksBefore(failed, err) {
+		// The row that breaks --max-bad-rows comes first in canonical order.
+		return out, bad.err()
 	}
-	if err := g.Wait(); err != nil {
-		return out, err
-	}
-	if err := ctx.Err(); err != nil {
-		return out, err
-	}
-	return out, nil
+	return out, err
 }
 
 // release drops a decoded object that is not kept.

@@ -543,17 +543,11 @@ func (j *job) scoreAll(ctx context.Context, b *blob.Bucket, rs *reading, index [
 	return j.score(ctx, rs.rd, prev)
 }
 
-// eachLimited calls fn for 0..n-1, at most Concurrency at once.
+// eachLimited calls fn for 0..n-1, at most Concurrency at once; its error
+// is the first in index order (ordered), at any --concurrency.
 func (j *job) eachLimited(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.cfg.Concurrency)
-	for i := range n {
-		g.Go(guarded(func() error { return fn(gctx, i) }))
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return ctx.Err()
+	_, err := ordered(ctx, n, j.cfg.Concurrency, fn)
+	return err
 }
 
 // getEntry reads the entry of key in c into v (its UnmarshalBinary, else

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"gocloud.dev/blob"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -224,32 +223,26 @@ func (rep *ValidateReport) runProblems(errs ...error) bool {
 
 // validateObjects decodes every object as readObjects does, but an object
 // that fails with bad data does not stop the others: its error goes into
-// errs. Storage errors and cancellation still end the whole validation.
+// errs. Storage errors and cancellation still end the whole validation:
+// the first object in key order whose read fails so (ordered).
 func validateObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []object, bad *badRows, decode func(i int, url, rel string, r io.Reader) (T, error)) ([]T, []error, error) {
 	out := make([]T, len(objs))
 	errs := make([]error, len(objs)) // each task writes its own slot
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.cfg.Concurrency)
-	for i := range objs {
-		g.Go(guarded(func() error {
-			one, err := readObjects(gctx, j, b, objs[i:i+1], nil, func(_ int, url, rel string, r io.Reader) (T, error) {
-				return decode(i, url, rel, r)
-			})
-			if err != nil {
-				if IsStorage(err) || gctx.Err() != nil {
-					return err
-				}
-				errs[i] = err
-				return nil
+	_, err := ordered(ctx, len(objs), j.cfg.Concurrency, func(gctx context.Context, i int) error {
+		one, err := readObjects(gctx, j, b, objs[i:i+1], nil, func(_ int, url, rel string, r io.Reader) (T, error) {
+			return decode(i, url, rel, r)
+		})
+		if err != nil {
+			if IsStorage(err) || gctx.Err() != nil {
+				return err
 			}
-			out[i] = one[0]
+			errs[i] = err
 			return nil
-		}))
-	}
-	if err := g.Wait(); err != nil {
-		return out, nil, err
-	}
-	if err := ctx.Err(); err != nil {
+		}
+		out[i] = one[0]
+		return nil
+	})
+	if err != nil {
 		return out, nil, err
 	}
 	return out, errs, nil

@@ -1,0 +1,74 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+)
+
+// ordered runs fn for 0..n-1, at most limit at once, and returns the error
+// of the first task in index order that failed, whatever the order in time
+// (docs/decisions.md, "Reading faults (issue 13)": a failed job reports the
+// first object in key order that fails, at any --concurrency). When task f
+// fails, the tasks after f are cancelled (their context) or not started;
+// the tasks before f run to their end or to their own failure, which then
+// takes f's place. Errors of tasks after the first failure are dropped:
+// they may be the cancellation's doing. Each task runs through guarded (a
+// panic is its failure). With the parent context done, the result is its
+// error. The index returned is the failed task's (n for none).
+func ordered(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) (int, error) {
+	if limit <= 0 {
+		limit = n
+	}
+	var (
+		sem     = make(chan struct{}, max(limit, 1))
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		first   = n // the first failed task so far
+		err     error
+		cancels = make([]context.CancelFunc, n)
+	)
+	failed := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+	for i := range n {
+		if i > failed() || ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		mu.Lock()
+		if i > first { // a task before i failed while this one waited
+			mu.Unlock()
+			<-sem
+			break
+		}
+		tctx, cancel := context.WithCancel(ctx)
+		cancels[i] = cancel
+		mu.Unlock()
+		wg.Go(func() {
+			defer func() { <-sem }()
+			e := guarded(func() error { return fn(tctx, i) })()
+			mu.Lock()
+			defer mu.Unlock()
+			if e != nil && i < first {
+				first, err = i, e
+				for k := i + 1; k < n; k++ {
+					if cancels[k] != nil {
+						cancels[k]()
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, cancel := range cancels {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	if e := ctx.Err(); e != nil {
+		return n, e
+	}
+	return first, err
+}
