@@ -32,11 +32,12 @@ build:
 # the command, the corpus, and the integration tests against real S3, GCS
 # and Azure servers and DuckDB (skipped with a message until
 # .ci/install-services has installed them; CI requires them).
-# -timeout is a guard against a hang, not a speed check: cmd/crlbatch takes
-# about 16 minutes under -race on CI's two quiet cores and reached 30 on a
-# machine loaded by other jobs (round 25), past 40 in round 27 (a run beside
-# five engineers' tests timed out at 45); 60 stays inside CI's 90 with the
-# set-up (~8) and test-beam (~13) around it.
+# -timeout is a guard against a hang, not a speed check: cmd/crlbatch took
+# 12 minutes under -race in a quiet CI run of round 29 (16 before
+# internal/pqzstd, 30 on a machine loaded by other jobs in round 25, past 40
+# in round 27 beside five engineers' tests); 60 stays inside CI's 90 with
+# the set-up of a cold machine (~20) and test-beam and the fuzzing smoke
+# (~10) around it.
 test:
 	$(GO) test -race -count=1 -timeout 60m $(PKGS)
 	$(MAKE) test-beam
