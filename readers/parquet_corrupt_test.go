@@ -71,9 +71,10 @@ func (f failingReader) ReadAt(p []byte, off int64) (int, error) {
 // *DataError naming the object, the first row of the batch that failed (the
 // first row of the damaged row group), the damaged column (the first, in
 // schema order, that fails read alone; none for a footer) and the Parquet
-// reader's cause once, read as JSON lines or the direct way, from memory or
-// through a ReaderAt; a store failing under the reader, or only when the
-// columns are read again one by one, is its own error, not a DataError.
+// reader's cause once, read as JSON lines (into skyfall's decoder or the
+// record protocols') or the direct way, from memory or through a
+// ReaderAt; a store failing under the reader, or only when the columns are
+// read again one by one, is its own error, not a DataError.
 func TestParquetCorruptPages(t *testing.T) {
 	t.Parallel()
 	const url = "mem://b/x.parquet"
@@ -115,6 +116,15 @@ func TestParquetCorruptPages(t *testing.T) {
 			}
 			if msgs[0] != msgs[1] {
 				t.Errorf("from memory %s, through a ReaderAt %s", msgs[0], msgs[1])
+			}
+			// The record protocols' way: their decoder over the JSON lines.
+			lines, err := ParquetLines(url, opaqueReader{bytes.NewReader(c.data)}, skyfallParquetFields)
+			if err == nil {
+				_, err = DecodeRecords(url, "x.parquet", lines, RecordOptions{IdentityFields: []string{"run_id"}})
+				lines.Close()
+			}
+			if err == nil || err.Error() != msgs[0] {
+				t.Errorf("as records: %v, want %s", err, msgs[0])
 			}
 		})
 	}
