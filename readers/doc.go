@@ -279,9 +279,15 @@
 // (0.016979, 2.50), as JSON Lines holds it.
 // A damaged file (a page that does not decompress or parse, a column chunk
 // cut short) is a DataError naming the first row of the batch the reader
-// failed on and the cause once; an error of the ReaderAt's own reads (the
-// store's, kept by pqSource) is returned as it is, never as a DataError
-// (TestParquetCorruptPages).
+// failed on, the damaged column and the cause once ("row 1: column step:
+// parquet: could not decompress page: …"): once the batch has failed, the
+// top-level columns are read again one at a time, in schema order, through
+// that batch's rows, and the first that fails alone is named with its own
+// cause; when none does, no column is named (TestParquetCorruptPages,
+// TestParquetDamagedColumnExact). Nothing is read again on success. An
+// error of the ReaderAt's own reads (the store's, kept by pqSource), in
+// the batch or in the reading again, is returned as it is, never as a
+// DataError.
 // DecodeParquet is skyfall's direct way (parquet_direct.go): the same
 // checks, then the columns read a batch of rows at a time straight into
 // the parts' builders, with the grouping core and metadata candidates of

@@ -72,7 +72,8 @@ const parquetBatchRows = 4096
 // as it is (a storage error to the decoder reading the text). Any other error of the Parquet reader while
 // reading rows (a page that does not decompress, a bad page header or
 // levels, a truncated column chunk) is the data's: a *DataError naming url,
-// the first row of the batch it stopped, and the cause.
+// the first row of the batch it stopped, the column that fails when read
+// alone (pqDamagedColumn; none when no column does), and the cause.
 func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (io.ReadCloser, error) {
 	r, src := pqWatch(r)
 	f, err := openParquet(url, r, fields, parquetBatchRows, nil)
@@ -87,7 +88,7 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 		f.pf.Close()
 		return nil, src.failed(&DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)})
 	}
-	return &parquetLines{url: url, pf: f.pf, rr: rr, cols: f.cols, src: src}, nil
+	return &parquetLines{url: url, pf: f.pf, fr: f.fr, rr: rr, cols: f.cols, src: src}, nil
 }
 
 // pqSource is the ReaderAtSeeker a Parquet object is read through: it
@@ -139,6 +140,73 @@ func pqReadError(url string, row int, src *pqSource, err error) error {
 		msg = msg[len("parquet: "):]
 	}
 	return &DataError{URL: url, Line: row, Row: true, Msg: "parquet: " + msg, Err: err}
+}
+
+// pqDamagedColumn finds which column made fr's record reader fail on the
+// batch of rows first..first+n-1 (0-based; first a multiple of batch, the
+// record reader's batch size): each top-level column in schema order is
+// read alone, from the start of the row group holding row first through
+// row first+n-1, in pieces ending where the record reader's batches end,
+// and the first that fails is returned with its error. It returns -1 when
+// none fails alone (the failure is not one column's). It reads only after
+// a failure, one column's batch of rows at a time.
+func pqDamagedColumn(fr *pqarrow.FileReader, first, n, batch int64) (int, error) {
+	pf := fr.ParquetReader()
+	end := min(first+n, pf.NumRows())
+	var groups []int
+	start, at := int64(-1), int64(0)
+	for g := range pf.NumRowGroups() {
+		rows := pf.MetaData().RowGroup(g).NumRows()
+		if at < end && at+rows > first {
+			if start < 0 {
+				start = at
+			}
+			groups = append(groups, g)
+		}
+		at += rows
+	}
+	if len(groups) == 0 || first >= end {
+		return -1, nil
+	}
+	leaves := map[int]bool{}
+	for c := range pf.MetaData().Schema.NumColumns() {
+		leaves[c] = true
+	}
+	for i := range fr.Manifest.Fields {
+		if err := pqReadAlone(fr, i, leaves, groups, first-start, end-first, batch); err != nil {
+			return i, err
+		}
+	}
+	return -1, nil
+}
+
+// pqReadAlone reads top-level column i of row groups groups alone: skip
+// rows (the record reader's batches before the failing one: a first piece
+// up to a batch's end, then whole batches), then n rows; the first error.
+func pqReadAlone(fr *pqarrow.FileReader, i int, leaves map[int]bool, groups []int, skip, n, batch int64) error {
+	cr, err := fr.GetFieldReader(context.Background(), i, leaves, groups)
+	if err != nil {
+		return err
+	}
+	if cr == nil {
+		return nil
+	}
+	defer cr.Release()
+	for skip > 0 {
+		k := (skip-1)%batch + 1
+		data, err := cr.NextBatch(k)
+		if err != nil {
+			return err
+		}
+		data.Release()
+		skip -= k
+	}
+	data, err := cr.NextBatch(n)
+	if err != nil {
+		return err
+	}
+	data.Release()
+	return nil
 }
 
 // parquetFile is a Parquet object opened, its columns checked.
@@ -343,6 +411,7 @@ func checkJSONType(t arrow.DataType) error {
 type parquetLines struct {
 	url  string
 	pf   *file.Reader
+	fr   *pqarrow.FileReader
 	rr   pqarrow.RecordReader
 	cols []parquetColumn
 	src  *pqSource // nil when the file is held in memory
@@ -379,7 +448,7 @@ func (p *parquetLines) fill() {
 			}
 			if !p.rr.Next() {
 				if err := p.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-					p.err = pqReadError(p.url, p.rows+1, p.src, err)
+					p.err = p.readError(err)
 				} else {
 					p.err = io.EOF
 				}
@@ -393,6 +462,27 @@ func (p *parquetLines) fill() {
 		p.buf = p.appendRow(p.buf, p.row)
 		p.row++
 	}
+}
+
+// readError is the error err that stopped the record reader on the batch
+// after p.rows rows: the store's error when one of src's reads failed
+// (before or while the columns are read again); else the *DataError of
+// pqReadError at the batch's first row, naming the column that fails when
+// read alone, with that column's cause ("column step: parquet: could not
+// decompress page: …"), or naming none with err's when no column does.
+func (p *parquetLines) readError(err error) error {
+	if p.src != nil && p.src.err != nil {
+		return p.src.err
+	}
+	col, cerr := pqDamagedColumn(p.fr, int64(p.rows), parquetBatchRows, parquetBatchRows)
+	if col < 0 {
+		return pqReadError(p.url, p.rows+1, p.src, err)
+	}
+	e := pqReadError(p.url, p.rows+1, p.src, cerr)
+	if de, ok := e.(*DataError); ok {
+		de.Msg = "column " + p.cols[col].name + ": " + de.Msg
+	}
+	return e
 }
 
 func (p *parquetLines) appendRow(b []byte, i int) []byte {

@@ -15,8 +15,9 @@ import (
 // (bytes flipped in a data page, a dictionary page, a page header; its row
 // group cut short, the footer kept) or its footer (a length past the start)
 // is bad input data, not a store failing: exit 1, nothing written, one
-// error naming the object, the row (where rows were reached) and the
-// Parquet reader's cause once; the same at --concurrency 1 and 4, under
+// error naming the object, the row (where rows were reached), the damaged
+// column (where one column fails alone) and the Parquet reader's cause
+// once; the same at --concurrency 1 and 4, under
 // --memory-limit 1KiB, read whole or by ranges; validate reports it as a
 // problem of the object.
 func TestParquetCorruptObject(t *testing.T) {
@@ -64,10 +65,10 @@ func TestParquetCorruptObject(t *testing.T) {
 		data []byte
 		want string // what the error says after the object's path
 	}{
-		{"data page", flip(stepEnd-40, stepEnd-8), ": row 1: parquet: could not decompress page: "},
-		{"dictionary page", flip(runID.DataPageOffset()-6, runID.DataPageOffset()-1), ": row 1: parquet: "},
-		{"page header", flip(stepAt, stepAt+8), ": row 1: parquet: deserializing page header failed"},
-		{"row group cut short", append(bytes.Clone(data[:stepAt+20]), data[stepEnd+200:]...), ": row 1: parquet: "},
+		{"data page", flip(stepEnd-40, stepEnd-8), ": row 1: column step: parquet: could not decompress page: "},
+		{"dictionary page", flip(runID.DataPageOffset()-6, runID.DataPageOffset()-1), ": row 1: column run_id: parquet: "},
+		{"page header", flip(stepAt, stepAt+8), ": row 1: column step: parquet: deserializing page header failed"},
+		{"row group cut short", append(bytes.Clone(data[:stepAt+20]), data[stepEnd+200:]...), ": row 1: column step: parquet: "},
 		{"footer length past the start", footer, ": not a readable Parquet file: parquet: file is smaller than indicated metadata size"},
 	}
 	variants := [][]string{
