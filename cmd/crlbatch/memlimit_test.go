@@ -2,7 +2,6 @@ package main
 
 import (
 	"math"
-	"path/filepath"
 	"runtime/debug"
 	"testing"
 )
@@ -36,33 +35,4 @@ func TestSoftMemoryLimit(t *testing.T) {
 		t.Errorf("with GOMEMLIMIT set: soft limit %d, want it left at %d", got, before)
 	}
 	restore()
-}
-
-// TestSmallBudgetHeap: a score job under an explicit --memory-limit below
-// hugeheap.LimitMin withdraws the heap's huge-page advice; one at the bound,
-// or without --memory-limit, keeps it.
-//
-// Not parallel (see TestMain): it replaces withdrawHeapAdvice.
-func TestSmallBudgetHeap(t *testing.T) {
-	defer func(f func()) { withdrawHeapAdvice = f }(withdrawHeapAdvice)
-	calls := 0
-	withdrawHeapAdvice = func() { calls++ }
-	for _, c := range []struct {
-		limit []string
-		want  int
-	}{
-		{nil, 0},
-		{[]string{"--memory-limit", "256MiB"}, 0},
-		{[]string{"--memory-limit", "255MiB"}, 1},
-		{[]string{"--memory-limit", "16MiB"}, 1},
-	} {
-		calls = 0
-		args := append([]string{"score", "../../configs/example-sweep", "--out", filepath.Join(t.TempDir(), "out"), "--quiet"}, c.limit...)
-		if code, _, stderr := crl(t, args...); code != 0 {
-			t.Fatalf("%v: exit %d: %s", c.limit, code, stderr)
-		}
-		if calls != c.want {
-			t.Errorf("%v: advice withdrawn %d times, want %d", c.limit, calls, c.want)
-		}
-	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/crlbatch/crlbatch/internal/hugeheap"
 	"github.com/crlbatch/crlbatch/internal/scoreflags"
 	"github.com/crlbatch/crlbatch/internal/stop"
 	"github.com/crlbatch/crlbatch/pipeline"
@@ -86,7 +85,6 @@ func scoreCommand() *cli.Command {
 				defer stop()
 			}
 			stop.Of(ctx).Set(cfg.Logger, leftBehind(cfg))
-			smallBudgetHeap(cfg.MemoryLimit)
 			defer softMemoryLimit(cfg.MemoryLimit)()
 			defer heapFloor(gcFloorBytes, scoreGCPercent)()
 			sum, err := pipeline.Run(ctx, cfg)
@@ -233,21 +231,6 @@ func startTrace(file string) (func(), error) {
 		return nil, pipeline.Usagef("--trace: %v", err)
 	}
 	return func() { trace.Stop(); f.Close() }, nil
-}
-
-// withdrawHeapAdvice takes back the huge-page advice of the heap's address
-// space (a variable so that a test can count the calls).
-var withdrawHeapAdvice = hugeheap.Withdraw
-
-// smallBudgetHeap withdraws the huge-page advice internal/hugeheap gave the
-// heap while the process started when an explicit --memory-limit is below
-// hugeheap.LimitMin: under a small budget the few MiB that partly used huge
-// pages hold count for more than the page faults they save. Without
-// --memory-limit (limit 0: a share of the machine's memory) it keeps it.
-func smallBudgetHeap(limit int64) {
-	if limit > 0 && limit < hugeheap.LimitMin {
-		withdrawHeapAdvice()
-	}
 }
 
 // softHeadroom is what a job holds besides the decoded rows that

@@ -3,35 +3,45 @@ package hugemem
 import (
 	"math"
 	"runtime/debug"
+	"sync"
 )
 
-// HeapRegion is address space of the Go heap advised for huge pages by
-// AdviseHeap; the zero value is no region.
-type HeapRegion struct{ lo, hi uintptr }
-
-// Len is the number of bytes advised (0 for no region).
-func (r HeapRegion) Len() int { return int(r.hi - r.lo) }
+// heapAdvice holds the ranges of the heap's address space AdviseHeap
+// advised and WithdrawHeap has not withdrawn.
+var heapAdvice struct {
+	sync.Mutex
+	ranges [][2]uintptr
+	bytes  int
+}
 
 // AdviseHeap makes the Go heap map n more bytes of address space and
 // advises their 2 MiB-aligned interior for huge pages, then hands them back
-// to the heap untouched (see the package comment, "The heap"). It advises
-// nothing, returning no region, where huge pages are unavailable, when n is
-// below PageSize, when the collector is off (GOGC=off) or when a soft memory
-// limit is set (GOMEMLIMIT): under a limit the collector could run while the
-// n bytes are still referenced and keep them as live heap until the next
-// collection.
-func AdviseHeap(n int) HeapRegion {
+// to the heap untouched (see the package comment, "The heap"); it returns
+// the bytes advised. It advises nothing where huge pages are unavailable,
+// when n is below PageSize, when the collector is off (GOGC=off) or when a
+// soft memory limit is set (GOMEMLIMIT): under a limit the collector could
+// run while the n bytes are still referenced and count them as live heap
+// until its next cycle.
+func AdviseHeap(n int) int {
 	if n < PageSize || !available() || debug.SetMemoryLimit(-1) != math.MaxInt64 {
-		return HeapRegion{}
+		return 0
 	}
 	// No collection may start while the buffer is referenced: one that
 	// found it live would count it in the live heap its next goal doubles.
 	prev := debug.SetGCPercent(-1)
 	defer debug.SetGCPercent(prev)
 	if prev < 0 {
-		return HeapRegion{}
+		return 0
 	}
-	return mapAndAdvise(n)
+	lo, hi := mapAndAdvise(n)
+	if hi <= lo {
+		return 0
+	}
+	heapAdvice.Lock()
+	defer heapAdvice.Unlock()
+	heapAdvice.ranges = append(heapAdvice.ranges, [2]uintptr{lo, hi})
+	heapAdvice.bytes += int(hi - lo)
+	return int(hi - lo)
 }
 
 // mapAndAdvise allocates n bytes (fresh address space the heap maps for
@@ -40,21 +50,33 @@ func AdviseHeap(n int) HeapRegion {
 // them. The buffer is never written, so none of its pages is touched.
 //
 //go:noinline
-func mapAndAdvise(n int) HeapRegion {
+func mapAndAdvise(n int) (lo, hi uintptr) {
 	b := make([]byte, n)
-	lo, hi := interior(addr(b), uintptr(n))
-	if hi <= lo {
-		return HeapRegion{}
+	lo, hi = interior(addr(b), uintptr(n))
+	if hi > lo {
+		advise(lo, hi-lo)
 	}
-	advise(lo, hi-lo)
-	return HeapRegion{lo, hi}
+	return lo, hi
 }
 
-// Withdraw takes the advice back (MADV_NOHUGEPAGE): a page of the region
-// first touched afterwards is a small one; pages that are huge already stay
-// so until the kernel splits them.
-func (r HeapRegion) Withdraw() {
-	if r.hi > r.lo {
-		unadvise(r.lo, r.hi-r.lo)
+// HeapAdvised is the number of bytes of the heap's address space advised
+// by AdviseHeap and not withdrawn.
+func HeapAdvised() int {
+	heapAdvice.Lock()
+	defer heapAdvice.Unlock()
+	return heapAdvice.bytes
+}
+
+// WithdrawHeap takes back the advice AdviseHeap gave (MADV_NOHUGEPAGE), for
+// the rest of the process: a page of those ranges first touched afterwards
+// is a small one; pages that are huge already stay so until the kernel
+// splits them. Without advice given it does nothing; safe from several
+// goroutines.
+func WithdrawHeap() {
+	heapAdvice.Lock()
+	defer heapAdvice.Unlock()
+	for _, r := range heapAdvice.ranges {
+		unadvise(r[0], r[1]-r[0])
 	}
+	heapAdvice.ranges, heapAdvice.bytes = nil, 0
 }
