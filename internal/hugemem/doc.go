@@ -18,7 +18,8 @@
 // more resident memory than the same buffer unadvised.
 //
 // Advice is given at most once per buffer; the package keeps no state but
-// whether huge pages are available (read once).
+// whether huge pages are available (read once) and the ranges of the heap
+// AdviseHeap advised.
 //
 // # The heap
 //
@@ -33,6 +34,6 @@
 // behaviour (Go 1.26), not its promise: were it to change, the advice would
 // only go unused. Called while a process starts, with little heap in use,
 // it turns most of a short job's page faults on fresh heap memory into one
-// per 2 MiB; HeapRegion.Withdraw takes the advice back where a small memory
+// per 2 MiB; WithdrawHeap takes the advice back where a small memory
 // budget matters more than faults.
 package hugemem
