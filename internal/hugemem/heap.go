@@ -3,6 +3,7 @@ package hugemem
 import (
 	"math"
 	"runtime/debug"
+	"strconv"
 	"sync"
 )
 
@@ -18,12 +19,13 @@ var heapAdvice struct {
 // advises their 2 MiB-aligned interior for huge pages, then hands them back
 // to the heap untouched (see the package comment, "The heap"); it returns
 // the bytes advised. It advises nothing where huge pages are unavailable,
-// when n is below PageSize, when the collector is off (GOGC=off) or when a
+// in a 32-bit process (whose address space n bytes would crowd), when n is
+// below PageSize, when the collector is off (GOGC=off) or when a
 // soft memory limit is set (GOMEMLIMIT): under a limit the collector could
 // run while the n bytes are still referenced and count them as live heap
 // until its next cycle.
 func AdviseHeap(n int) int {
-	if n < PageSize || !available() || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+	if n < PageSize || strconv.IntSize < 64 || !available() || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return 0
 	}
 	// No collection may start while the buffer is referenced: one that
