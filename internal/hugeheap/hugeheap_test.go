@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/crlbatch/crlbatch/internal/hugemem"
@@ -14,7 +15,7 @@ import (
 // huge pages may be used, and nothing where they may not.
 func TestAdvisedAtStart(t *testing.T) {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	usable := runtime.GOOS == "linux" && err == nil &&
+	usable := runtime.GOOS == "linux" && strconv.IntSize == 64 && err == nil &&
 		(bytes.Contains(mode, []byte("[always]")) || bytes.Contains(mode, []byte("[madvise]"))) &&
 		os.Getenv("GOGC") != "off" && os.Getenv("GOMEMLIMIT") == ""
 	got := hugemem.HeapAdvised()
