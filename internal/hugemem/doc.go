@@ -32,7 +32,7 @@
 // places later allocations in it, lowest addresses first, and each 2 MiB of
 // it is first touched as one huge page. That placement is the runtime's
 // behaviour (Go 1.26), not its promise: were it to change, the advice would
-// only go unused. Called while a process starts, with little heap in use,
+// only go unused (TestAdviseHeap checks the placement). Called while a process starts, with little heap in use,
 // it turns most of a short job's page faults on fresh heap memory into one
 // per 2 MiB; WithdrawHeap takes the advice back where a small memory
 // budget matters more than faults.
