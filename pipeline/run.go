@@ -15,6 +15,7 @@ import (
 
 	"gocloud.dev/blob"
 
+	"github.com/crlbatch/crlbatch/internal/hugemem"
 	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -311,7 +312,9 @@ const slabInputMin = 64 << 20
 // memory beside live ones under a tight limit, and cost a step that
 // decodes little: a warm rerun decoding one changed object of 50 MB took
 // 10-18 ms longer with them (its chunks otherwise reuse memory the heap
-// has touched already).
+// has touched already). Where it uses them, or the limit is below
+// slabLimitMin, it also withdraws the heap's huge-page advice
+// (withdrawHeapAdvice): one of the two serves a job, never both.
 func (j *job) useSlabs(rs *reading, want []bool) {
 	var decode int64
 	for i, o := range rs.objs {
@@ -319,8 +322,23 @@ func (j *job) useSlabs(rs *reading, want []bool) {
 			decode += o.Size
 		}
 	}
-	readers.UseSlabs(rs.bud.limit >= slabLimitMin && decode >= slabInputMin)
+	slabs := rs.bud.limit >= slabLimitMin && decode >= slabInputMin
+	readers.UseSlabs(slabs)
+	if slabs || rs.bud.limit < slabLimitMin {
+		withdrawHeapAdvice()
+	}
 }
+
+// withdrawHeapAdvice takes back the huge-page advice of the heap's address
+// space that crlbatch's main package gives while the process starts
+// (internal/hugeheap); a variable so that a test can see the calls. useSlabs
+// calls it for a read step that decodes much, whose largest buffers (the
+// slabs, the Parquet pool's) are advised on their own and whose partly used
+// huge pages elsewhere only add to the peak (2-5 MiB on the 1 GB sweeps),
+// and under a memory limit below slabLimitMin. A step that decodes little
+// (a warm --cache rerun, one changed object) keeps it: its heap is mostly
+// fresh pages, touched once each (docs/decisions.md).
+var withdrawHeapAdvice = hugemem.WithdrawHeap
 
 func (j *job) startRead(objs []object) *reading {
 	bud := &budget{limit: j.cfg.MemoryLimit, dir: j.cfg.SpillDir}

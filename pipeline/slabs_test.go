@@ -10,11 +10,15 @@ import (
 // TestUseSlabs: the builders take their chunks from skyfall's shared slabs
 // only when the read step decodes at least slabInputMin bytes (objects
 // read already, not wanted now or served from --cache do not count) under
-// a memory limit of at least slabLimitMin.
+// a memory limit of at least slabLimitMin; the heap's huge-page advice is
+// withdrawn where slabs are used or the limit is below slabLimitMin.
 //
 // Not parallel (see TestMain): whether slabs are used is process-wide.
 func TestUseSlabs(t *testing.T) {
 	defer readers.UseSlabs(true)
+	defer func(f func()) { withdrawHeapAdvice = f }(withdrawHeapAdvice)
+	withdrawn := false
+	withdrawHeapAdvice = func() { withdrawn = true }
 	big, small := int64(slabInputMin), int64(slabInputMin/4)
 	var done readObject
 	for _, c := range []struct {
@@ -32,6 +36,7 @@ func TestUseSlabs(t *testing.T) {
 		{"the big object not wanted now", []int64{big, small}, nil, []bool{false, true}, 1 << 30, false},
 		{"the big object wanted", []int64{big, small}, nil, []bool{true, false}, 1 << 30, true},
 		{"under a tight limit", []int64{big}, nil, nil, slabLimitMin - 1, false},
+		{"little to decode under a tight limit", []int64{small}, nil, nil, slabLimitMin - 1, false},
 		{"at the limit", []int64{big}, nil, nil, slabLimitMin, true},
 	} {
 		objs := make([]object, len(c.sizes))
@@ -45,10 +50,14 @@ func TestUseSlabs(t *testing.T) {
 			}
 		}
 		readers.UseSlabs(!c.slabs)
+		withdrawn = false
 		j := &job{}
 		j.useSlabs(&reading{objs: objs, bud: &budget{limit: c.limit}, rd: rd}, c.want)
 		if got := readers.SlabsInUse(); got != c.slabs {
 			t.Errorf("%s: slabs in use %v, want %v", c.name, got, c.slabs)
+		}
+		if want := c.slabs || c.limit < slabLimitMin; withdrawn != want {
+			t.Errorf("%s: heap advice withdrawn %v, want %v", c.name, withdrawn, want)
 		}
 	}
 }

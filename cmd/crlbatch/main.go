@@ -15,6 +15,10 @@ import (
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 
+	// The heap's address space advised for huge pages while the process
+	// starts (its package comment says why and when not).
+	_ "github.com/crlbatch/crlbatch/internal/hugeheap"
+
 	// Blob drivers, chosen here only.
 	_ "gocloud.dev/blob/azureblob"
 	_ "gocloud.dev/blob/fileblob"

@@ -18,5 +18,22 @@
 // more resident memory than the same buffer unadvised.
 //
 // Advice is given at most once per buffer; the package keeps no state but
-// whether huge pages are available (read once).
+// whether huge pages are available (read once) and the ranges of the heap
+// AdviseHeap advised.
+//
+// # The heap
+//
+// Since Go 1.21.1 the runtime advises none of the heap for huge pages, and
+// advice given to address space it has only reserved is lost when it maps
+// that space (mmap with MAP_FIXED makes a new mapping). AdviseHeap works
+// with the runtime's allocator instead: it allocates a large buffer, which
+// the heap maps as fresh address space, advises that space, and drops the
+// buffer unwritten; once the next collection has freed it, the runtime
+// places later allocations in it, lowest addresses first, and each 2 MiB of
+// it is first touched as one huge page. That placement is the runtime's
+// behaviour (Go 1.26), not its promise: were it to change, the advice would
+// only go unused (TestAdviseHeap checks the placement). Called while a process starts, with little heap in use,
+// it turns most of a short job's page faults on fresh heap memory into one
+// per 2 MiB; WithdrawHeap takes the advice back where a small memory
+// budget matters more than faults.
 package hugemem

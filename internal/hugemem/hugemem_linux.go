@@ -31,3 +31,8 @@ func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))
 func advise(p, n uintptr) {
 	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, p, n, syscall.MADV_HUGEPAGE)
 }
+
+// unadvise withdraws the advice on [p, p+n); a failure is ignored.
+func unadvise(p, n uintptr) {
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, p, n, syscall.MADV_NOHUGEPAGE)
+}

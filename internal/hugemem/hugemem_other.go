@@ -7,3 +7,5 @@ func available() bool { return false }
 func addr(b []byte) uintptr { return 0 }
 
 func advise(p, n uintptr) {}
+
+func unadvise(p, n uintptr) {}
