@@ -72,13 +72,24 @@ func HeapAdvised() int {
 // WithdrawHeap takes back the advice AdviseHeap gave (MADV_NOHUGEPAGE), for
 // the rest of the process: a page of those ranges first touched afterwards
 // is a small one; pages that are huge already stay so until the kernel
-// splits them. Without advice given it does nothing; safe from several
-// goroutines.
+// splits them. It then returns the heap's free memory to the system
+// (debug.FreeOSMemory: a collection, then every free page released). The
+// buffer AdviseHeap dropped left its pages marked as used once, and the
+// runtime clears such pages itself before it hands them out again, page by
+// page, each clearing a first touch: a buffer that Advise would advise
+// after allocating it (skyfall's slabs) would be touched in small pages
+// before its advice. Pages released to the system are known to come back
+// zeroed and are not cleared. Without advice given it does nothing; safe
+// from several goroutines.
 func WithdrawHeap() {
 	heapAdvice.Lock()
 	defer heapAdvice.Unlock()
+	if len(heapAdvice.ranges) == 0 {
+		return
+	}
 	for _, r := range heapAdvice.ranges {
 		unadvise(r[0], r[1]-r[0])
 	}
 	heapAdvice.ranges, heapAdvice.bytes = nil, 0
+	debug.FreeOSMemory()
 }

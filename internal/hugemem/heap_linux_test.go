@@ -79,6 +79,12 @@ func (m mapping) has(flag string) bool {
 	return false
 }
 
+func heapFree() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 func liveHeap() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
@@ -103,7 +109,8 @@ func TestAdviseHeap(t *testing.T) {
 
 // TestAdviseHeapChild: the region is advised (VmFlags hg), freed by the
 // next collection (not live heap), and where the next large allocation is
-// placed; WithdrawHeap leaves it advised against (nh).
+// placed; WithdrawHeap leaves it advised against (nh) and its free pages
+// released.
 func TestAdviseHeapChild(t *testing.T) {
 	if os.Getenv("HUGEMEM_HEAP_CHILD") == "" {
 		t.Skip("run by TestAdviseHeap in a process of its own")
@@ -143,12 +150,29 @@ func TestAdviseHeapChild(t *testing.T) {
 	t.Logf("AnonHugePages of the mapping after touching 8 MiB in it: %d MiB", mappingOf(t, r.lo).hugeBytes>>20)
 	runtime.KeepAlive(b)
 
+	// Free pages the background scavenger keeps (below its goal): 4 MiB
+	// of small objects, dropped.
+	junk := make([][]byte, 1024)
+	for i := range junk {
+		junk[i] = make([]byte, 4096)
+	}
+	junk = nil
+	runtime.GC()
+	if free := heapFree(); free < 2<<20 {
+		t.Fatalf("%d bytes of the heap free after dropping 4 MiB", free)
+	}
 	WithdrawHeap()
 	if m := mappingOf(t, r.lo); m.has("hg") || !m.has("nh") {
 		t.Fatalf("after WithdrawHeap: flags %v, want nh and no hg", m.flags)
 	}
 	if HeapAdvised() != 0 {
 		t.Fatalf("HeapAdvised() = %d after WithdrawHeap", HeapAdvised())
+	}
+	// The heap's free pages, the dropped buffer's among them (marked as used
+	// once), were released, so that the runtime does not clear them page by
+	// page when it hands them out again.
+	if free := heapFree(); free > PageSize {
+		t.Fatalf("%d bytes of the heap free and not released after WithdrawHeap", free)
 	}
 	WithdrawHeap() // nothing advised: nothing to do
 }
