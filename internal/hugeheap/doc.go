@@ -10,7 +10,7 @@
 // pages in mode always or madvise), and not when GOGC=off or GOMEMLIMIT is
 // set. A huge page is resident whole once touched, so a job that keeps it
 // may peak a few MiB higher; the engine withdraws it
-// (hugemem.WithdrawHeap) for a job that decodes much, whose largest buffers
-// are advised on their own, or runs under a small memory budget
-// (pipeline's useSlabs).
+// (hugemem.WithdrawHeap) for a score job that decodes much, whose largest
+// buffers are advised on their own, or runs under a small memory budget
+// (pipeline's useSlabs); validate and convert keep it.
 package hugeheap
