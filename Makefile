@@ -56,7 +56,16 @@ print-buildtags:
 # (~10) around it.
 test:
 	$(GO) test -race -count=1 -timeout 60m $(PKGS)
+	$(MAKE) test-norace
 	$(MAKE) test-beam
+
+# The tests that skip, or check less, under the race detector (its shadow
+# memory and slowdown move allocation counts, sync.Pool and latency), run
+# whole without it: every test that reads raceEnabled. About 40 s.
+NORACE_TESTS := TestInputKeyDrawsEqualBytes|TestPNGCanvasConcurrent|TestPNGCanvasMatchesVgimg|TestPNGCanvasReusedMemory|TestSameBytesAsArrow|TestCancelEndsOutputAt100000Labels|TestAppendRowsMatchesAdd|TestDecodeParquetBulk|TestDecodeParquetDirectPages|TestIdleParquetMemory|TestLineBuffersArePooled|TestZstdDecodersArePooled|TestHTMLWideTableMemory|TestMarkdownTableWideMemory
+.PHONY: test-norace
+test-norace:
+	$(GO) test -count=1 -timeout 20m -run '^($(NORACE_TESTS))$$' ./figures ./internal/pqzstd ./pipeline ./protocol/skyfall ./readers ./writers
 
 # crlbatch-beam (issue 17), its own module under beam/ (Apache Beam's Go
 # SDK and its ~120 modules stay out of the main binary): on Prism in this
@@ -80,6 +89,13 @@ lint:
 	$(GO) vet $(PKGS)
 	cd beam && $(GO) vet ./...
 	@$(MAKE) --no-print-directory check-docs
+	@$(MAKE) --no-print-directory check-norace
+
+# Every test that reads raceEnabled is in NORACE_TESTS (make test-norace).
+.PHONY: check-norace
+check-norace:
+	@missing=$$(awk 'FNR == 1 {n = ""} /^func / {n = ""} /^func Test/ {n = $$2; sub(/\(.*/, "", n)} /^[^\/]*raceEnabled/ && n != "" {print n}' $$(git ls-files '*_test.go') | sort -u | grep -vxE '$(NORACE_TESTS)' || true); \
+	  if [ -n "$$missing" ]; then echo "tests that read raceEnabled, missing from NORACE_TESTS in the Makefile:" $$missing; exit 1; fi
 
 # docs/performance.md and docs/performance-history.md: no line of the page before
 # their split lost, headings unique, every reference to a section (a link's anchor,
