@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"hash/crc32"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -116,5 +117,83 @@ func pqEachPage(t *testing.T, data []byte, fn func(g, c, k int, h []tcField, bod
 				off += int64(hl) + cs
 			}
 		}
+	}
+}
+
+// TestParquetPageChecksums: a page whose header has a crc (PageHeader's
+// field 4) that is not the CRC-32 of the page's bytes (a byte of an
+// uncompressed data page changed, a byte of a compressed dictionary page,
+// of a components map's page, or the crc field itself) fails an object
+// read the direct way from memory (pqPageReader) as bad data: a
+// *DataError naming the object, the first row of the batch being read,
+// the column and "page checksum mismatch". The same change without page
+// checksums reads as before (an uncompressed page's other value unseen);
+// arrow-go's page reader (an object read through a ReaderAt, or as JSON
+// lines) checks no checksum.
+func TestParquetPageChecksums(t *testing.T) {
+	t.Parallel()
+	const url = "mem://b/x.parquet"
+	opts := Options{Components: []string{"success", "progress"}}
+	plain := convertWith(t, interleavedRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)})
+	data := pqWithCRCs(t, plain, pqAllCRCs)
+	reward, rewardRows := pqChunk(t, data, 1, "reward")
+	runID, runIDRows := pqChunk(t, data, 2, "run_id")
+	if reward.Compression() != compress.Codecs.Uncompressed || runID.Compression() == compress.Codecs.Uncompressed || !runID.HasDictionaryPage() {
+		t.Fatalf("reward %v, run_id %v (dictionary %v): want reward uncompressed, run_id compressed with a dictionary",
+			reward.Compression(), runID.Compression(), runID.HasDictionaryPage())
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := pf.MetaData().Schema
+	rewardCol, mapValues := sc.ColumnIndexByName("reward"), sc.ColumnIndexByName("components.key_value.value")
+	values, err := pf.MetaData().RowGroup(0).ColumnChunk(mapValues)
+	pf.Close()
+	if err != nil || mapValues < 0 {
+		t.Fatalf("components' values: column %d, %v", mapValues, err)
+	}
+	rewardEnd := reward.DataPageOffset() + reward.TotalCompressedSize()
+	valuesEnd := values.DataPageOffset() + values.TotalCompressedSize()
+	badCRC := pqWithCRCs(t, plain, func(rg, col, page int, sum uint32) (uint32, bool) {
+		if rg == 1 && col == rewardCol && page == 0 {
+			return sum ^ 1<<31, true
+		}
+		return sum, true
+	})
+	cases := []struct {
+		name string
+		data []byte
+		row  int64
+		col  string
+	}{
+		{"a byte of an uncompressed data page", flipped(data, rewardEnd-3, rewardEnd-2), rewardRows + 1, "reward"},
+		{"the crc field", badCRC, rewardRows + 1, "reward"},
+		{"a byte of a compressed dictionary page", flipped(data, runID.DataPageOffset()-2, runID.DataPageOffset()-1), runIDRows + 1, "run_id"},
+		{"a byte of a components map's page", flipped(data, valuesEnd-2, valuesEnd-1), 1, "components"},
+	}
+	for _, c := range cases {
+		_, err := DecodeParquet(url, "x.parquet", bytes.NewReader(c.data), skyfallParquetFields, opts)
+		de := asDataError(t, err)
+		want := "column " + c.col + ": parquet: page checksum mismatch"
+		if de.URL != url || int64(de.Line) != c.row || !de.Row || !strings.HasPrefix(de.Msg, want) || strings.Count(de.Msg, "parquet: ") != 1 {
+			t.Errorf("%s: %v, want %s: row %d: %s…", c.name, err, url, c.row, want)
+		}
+	}
+	// Without page checksums, the changed byte of the uncompressed page
+	// reads as another reward, as before.
+	plainReward, _ := pqChunk(t, plain, 1, "reward")
+	plainEnd := plainReward.DataPageOffset() + plainReward.TotalCompressedSize()
+	if _, err := DecodeParquet(url, "x.parquet", bytes.NewReader(flipped(plain, plainEnd-3, plainEnd-2)), skyfallParquetFields, opts); err != nil {
+		t.Errorf("without checksums: %v", err)
+	}
+	// arrow-go's page reader checks none: the object read through a
+	// ReaderAt, and its rows as JSON lines from memory, read.
+	damaged := cases[0].data
+	if _, err := DecodeParquet(url, "x.parquet", opaqueReader{bytes.NewReader(damaged)}, skyfallParquetFields, opts); err != nil {
+		t.Errorf("through a ReaderAt: %v", err)
+	}
+	if _, err := parquetText(t, damaged, skyfallParquetFields); err != nil {
+		t.Errorf("as JSON lines: %v", err)
 	}
 }

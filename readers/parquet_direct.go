@@ -792,6 +792,12 @@ func (d *pqDirect) batch(b arrow.RecordBatch, n, base int) error {
 		case !c.bind(b.Column(c.bidx)):
 			err = errParquetIndirect
 		}
+		var ce *pqChecksumError
+		if errors.As(err, &ce) {
+			// A page whose checksum does not match: the general way
+			// (arrow-go's page reader) would not see it.
+			return &DataError{URL: d.url, Line: base + 1, Row: true, Msg: "column " + c.name + ": parquet: " + ce.Error(), Err: ce}
+		}
 		if err != nil {
 			return err
 		}
