@@ -166,16 +166,17 @@ func TestParquetPageChecksums(t *testing.T) {
 		data []byte
 		row  int64
 		col  string
+		page string // the page named, "" for any
 	}{
-		{"a byte of an uncompressed data page", flipped(data, rewardEnd-3, rewardEnd-2), rewardRows + 1, "reward"},
-		{"the crc field", badCRC, rewardRows + 1, "reward"},
-		{"a byte of a compressed dictionary page", flipped(data, runID.DataPageOffset()-2, runID.DataPageOffset()-1), runIDRows + 1, "run_id"},
-		{"a byte of a components map's page", flipped(data, valuesEnd-2, valuesEnd-1), 1, "components"},
+		{"a byte of an uncompressed data page", flipped(data, rewardEnd-3, rewardEnd-2), rewardRows + 1, "reward", " (row group 2, page 1 of the column chunk: crc "},
+		{"the crc field", badCRC, rewardRows + 1, "reward", " (row group 2, page 1 of the column chunk: crc "},
+		{"a byte of a compressed dictionary page", flipped(data, runID.DataPageOffset()-2, runID.DataPageOffset()-1), runIDRows + 1, "run_id", " (row group 3, page 1 of the column chunk: crc "},
+		{"a byte of a components map's page", flipped(data, valuesEnd-2, valuesEnd-1), 1, "components", ""},
 	}
 	for _, c := range cases {
 		_, err := DecodeParquet(url, "x.parquet", bytes.NewReader(c.data), skyfallParquetFields, opts)
 		de := asDataError(t, err)
-		want := "column " + c.col + ": parquet: page checksum mismatch"
+		want := "column " + c.col + ": parquet: page checksum mismatch" + c.page
 		if de.URL != url || int64(de.Line) != c.row || !de.Row || !strings.HasPrefix(de.Msg, want) || strings.Count(de.Msg, "parquet: ") != 1 {
 			t.Errorf("%s: %v, want %s: row %d: %s…", c.name, err, url, c.row, want)
 		}
@@ -195,5 +196,33 @@ func TestParquetPageChecksums(t *testing.T) {
 	}
 	if _, err := parquetText(t, damaged, skyfallParquetFields); err != nil {
 		t.Errorf("as JSON lines: %v", err)
+	}
+}
+
+// TestParquetPageChecksumsChunkReaders: with the paged mode off, the
+// number and string columns read by arrow-go's column chunk readers over
+// pqPageReader (whose ReadBatch drops the page reader's error: the
+// readers take it from Err) fail a mismatch the same way.
+func TestParquetPageChecksumsChunkReaders(t *testing.T) {
+	defer func() { pqPagedStrings, pqPagedNumbers, pqPagedBools = true, true, true }()
+	pqPagedStrings, pqPagedNumbers, pqPagedBools = false, false, false
+	const url = "mem://b/x.parquet"
+	data := pqWithCRCs(t, convertWith(t, interleavedRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)}), pqAllCRCs)
+	reward, rewardRows := pqChunk(t, data, 1, "reward")
+	runID, runIDRows := pqChunk(t, data, 2, "run_id")
+	rewardEnd := reward.DataPageOffset() + reward.TotalCompressedSize()
+	for _, c := range []struct {
+		data []byte
+		row  int64
+		col  string
+	}{
+		{flipped(data, rewardEnd-3, rewardEnd-2), rewardRows + 1, "reward"},
+		{flipped(data, runID.DataPageOffset()-2, runID.DataPageOffset()-1), runIDRows + 1, "run_id"},
+	} {
+		_, err := DecodeParquet(url, "x.parquet", bytes.NewReader(c.data), skyfallParquetFields, Options{Components: []string{"success"}})
+		de := asDataError(t, err)
+		if want := "column " + c.col + ": parquet: page checksum mismatch ("; int64(de.Line) != c.row || !de.Row || !strings.HasPrefix(de.Msg, want) {
+			t.Errorf("%v, want row %d: %s…", err, c.row, want)
+		}
 	}
 }
