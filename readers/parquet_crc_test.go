@@ -2,7 +2,10 @@ package readers
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"hash/crc32"
+	"io"
 	"strings"
 	"testing"
 
@@ -123,13 +126,16 @@ func pqEachPage(t *testing.T, data []byte, fn func(g, c, k int, h []tcField, bod
 // TestParquetPageChecksums: a page whose header has a crc (PageHeader's
 // field 4) that is not the CRC-32 of the page's bytes (a byte of an
 // uncompressed data page changed, a byte of a compressed dictionary page,
-// of a components map's page, or the crc field itself) fails an object
-// read the direct way from memory (pqPageReader) as bad data: a
-// *DataError naming the object, the first row of the batch being read,
-// the column and "page checksum mismatch". The same change without page
-// checksums reads as before (an uncompressed page's other value unseen);
-// arrow-go's page reader (an object read through a ReaderAt, or as JSON
-// lines) checks no checksum.
+// of a components map's page, or the crc field itself) fails the object
+// as bad data on every way it is read: the direct way from memory
+// (pqPageReader) and through a ReaderAt (arrow-go's column chunk readers
+// over pqChecked), and as JSON lines (the general way, and the record
+// protocols': arrow-go's record reader) from memory and through a
+// ReaderAt. Each gives a *DataError naming the object, the first row of
+// the batch reading the damaged column chunk, the column and "page
+// checksum mismatch" with the row group and the page. The same change
+// without page checksums reads as before (an uncompressed page's other
+// value unseen).
 func TestParquetPageChecksums(t *testing.T) {
 	t.Parallel()
 	const url = "mem://b/x.parquet"
@@ -173,29 +179,57 @@ func TestParquetPageChecksums(t *testing.T) {
 		{"a byte of a compressed dictionary page", flipped(data, runID.DataPageOffset()-2, runID.DataPageOffset()-1), runIDRows + 1, "run_id", " (row group 3, page 1 of the column chunk: crc "},
 		{"a byte of a components map's page", flipped(data, valuesEnd-2, valuesEnd-1), 1, "components", ""},
 	}
+	ways := []struct {
+		name string
+		read func(data []byte) error
+	}{
+		{"direct, in memory", func(d []byte) error {
+			_, err := DecodeParquet(url, "x.parquet", bytes.NewReader(d), skyfallParquetFields, opts)
+			return err
+		}},
+		{"direct, through a ReaderAt", func(d []byte) error {
+			_, err := DecodeParquet(url, "x.parquet", opaqueReader{bytes.NewReader(d)}, skyfallParquetFields, opts)
+			return err
+		}},
+		{"JSON lines, in memory", func(d []byte) error {
+			_, err := parquetText(t, d, skyfallParquetFields)
+			return err
+		}},
+		{"JSON lines, through a ReaderAt", func(d []byte) error {
+			r, err := ParquetLines(url, opaqueReader{bytes.NewReader(d)}, skyfallParquetFields)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			_, err = io.Copy(io.Discard, r)
+			return err
+		}},
+	}
 	for _, c := range cases {
-		_, err := DecodeParquet(url, "x.parquet", bytes.NewReader(c.data), skyfallParquetFields, opts)
-		de := asDataError(t, err)
-		want := "column " + c.col + ": parquet: page checksum mismatch" + c.page
-		if de.URL != url || int64(de.Line) != c.row || !de.Row || !strings.HasPrefix(de.Msg, want) || strings.Count(de.Msg, "parquet: ") != 1 {
-			t.Errorf("%s: %v, want %s: row %d: %s…", c.name, err, url, c.row, want)
+		for _, w := range ways {
+			err := w.read(c.data)
+			var de *DataError
+			if !errors.As(err, &de) {
+				t.Errorf("%s, %s: %v, want a *DataError", c.name, w.name, err)
+				continue
+			}
+			want := "column " + c.col + ": parquet: page checksum mismatch" + c.page
+			if de.URL != url || int64(de.Line) != c.row || !de.Row || !strings.HasPrefix(de.Msg, want) || strings.Count(de.Msg, "parquet: ") != 1 {
+				t.Errorf("%s, %s: %v, want %s: row %d: %s…", c.name, w.name, err, url, c.row, want)
+			}
 		}
 	}
 	// Without page checksums, the changed byte of the uncompressed page
-	// reads as another reward, as before.
+	// reads as another reward, as before, on every way.
 	plainReward, _ := pqChunk(t, plain, 1, "reward")
 	plainEnd := plainReward.DataPageOffset() + plainReward.TotalCompressedSize()
-	if _, err := DecodeParquet(url, "x.parquet", bytes.NewReader(flipped(plain, plainEnd-3, plainEnd-2)), skyfallParquetFields, opts); err != nil {
-		t.Errorf("without checksums: %v", err)
-	}
-	// arrow-go's page reader checks none: the object read through a
-	// ReaderAt, and its rows as JSON lines from memory, read.
-	damaged := cases[0].data
-	if _, err := DecodeParquet(url, "x.parquet", opaqueReader{bytes.NewReader(damaged)}, skyfallParquetFields, opts); err != nil {
-		t.Errorf("through a ReaderAt: %v", err)
-	}
-	if _, err := parquetText(t, damaged, skyfallParquetFields); err != nil {
-		t.Errorf("as JSON lines: %v", err)
+	for _, w := range ways {
+		if err := w.read(flipped(plain, plainEnd-3, plainEnd-2)); err != nil {
+			t.Errorf("without checksums, %s: %v", w.name, err)
+		}
+		if err := w.read(data); err != nil {
+			t.Errorf("with checksums, undamaged, %s: %v", w.name, err)
+		}
 	}
 }
 
@@ -223,6 +257,67 @@ func TestParquetPageChecksumsChunkReaders(t *testing.T) {
 		de := asDataError(t, err)
 		if want := "column " + c.col + ": parquet: page checksum mismatch ("; int64(de.Line) != c.row || !de.Row || !strings.HasPrefix(de.Msg, want) {
 			t.Errorf("%v, want row %d: %s…", err, c.row, want)
+		}
+	}
+}
+
+// pqWithChunkSize returns the Parquet file data with the footer's
+// total_compressed_size of column col of row group rg set to size (a
+// chunk the footer says runs past the file's end, or short of its pages).
+func pqWithChunkSize(t *testing.T, data []byte, rg, col int, size int64) []byte {
+	t.Helper()
+	flen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	fstart := len(data) - 8 - flen
+	footer, n, ok := tcDecodeStruct(data[fstart : len(data)-8])
+	if !ok || n != flen {
+		t.Fatalf("footer of %d bytes: read %d, %v", flen, n, ok)
+	}
+	cc := tcGet(tcGet(footer, 4).val.(*tcListV).elems[rg].([]tcField), 1).val.(*tcListV).elems[col].([]tcField)
+	meta := tcGet(cc, 3)
+	meta.val = tcPut(meta.val.([]tcField), 7, tcI64, size)
+	out := append([]byte(nil), data[:fstart]...)
+	out = tcAppendStruct(out, footer)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(out)-fstart))
+	return append(out, "PAR1"...)
+}
+
+// TestParquetSetUpFailureNamesColumn: a failure while the record reader
+// opens the first row group's column chunks (the footer says the step
+// column's chunk runs past the file's end: arrow-go reads a chunk of an
+// object read by ranges whole, and fails) is named as a later batch's is:
+// a *DataError at row 1 naming the column that fails alone, as JSON lines
+// or the direct way (which hands the object to them). Before, it was "not
+// a readable Parquet file: …", naming no row or column. (From memory
+// arrow-go reads the chunk's pages as far as its values go, and the same
+// file reads.)
+func TestParquetSetUpFailureNamesColumn(t *testing.T) {
+	t.Parallel()
+	const url = "mem://b/x.parquet"
+	data := convertWith(t, interleavedRows(parquetBatchRows), nil)
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := pf.MetaData().Schema.ColumnIndexByName("step")
+	pf.Close()
+	if step < 0 {
+		t.Fatal("no step column")
+	}
+	bad := pqWithChunkSize(t, data, 0, step, int64(len(data)))
+	for name, read := range map[string]func() error{
+		"JSON lines, through a ReaderAt": func() error {
+			_, err := ParquetLines(url, opaqueReader{bytes.NewReader(bad)}, skyfallParquetFields)
+			return err
+		},
+		"direct, through a ReaderAt": func() error {
+			_, err := DecodeParquet(url, "x.parquet", opaqueReader{bytes.NewReader(bad)}, skyfallParquetFields, Options{})
+			return err
+		},
+	} {
+		err := read()
+		var de *DataError
+		if !errors.As(err, &de) || de.URL != url || de.Line != 1 || !de.Row || !strings.HasPrefix(de.Msg, "column step: parquet: ") {
+			t.Errorf("%s: %v, want %s: row 1: column step: parquet: …", name, err, url)
 		}
 	}
 }

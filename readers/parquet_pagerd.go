@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"sync"
@@ -29,15 +28,11 @@ import (
 // own, and decoded the header with a generic Thrift decoder allocating a
 // struct a field.
 //
-// A page header holding a crc (PageHeader's field 4: the CRC-32, IEEE,
-// of the page's bytes as they lie after the header, compressed) has it
-// checked against those bytes as the page is read, for a dictionary page
-// and both kinds of data page, as parquet-mr and Arrow C++ check it: a
-// mismatch ends the column with a *pqChecksumError (Err), which the
+// Before its first page, the chunk's pages' crcs are checked, all of them
+// (pqChecked.chunk, parquet_crc.go: the check every way of reading shares):
+// a mismatch ends the column with a *pqChecksumError (Err), which the
 // direct path makes a DataError naming the row and the column
-// (pqDirect.batch), not errParquetIndirect (arrow-go's reader, which the
-// general way reads with, checks no checksum). A header without one is
-// read as before. arrow-go v18.8 neither writes nor checks it.
+// (pqDirect.batch), not errParquetIndirect.
 //
 // It yields the same pages as arrow-go's, in the same order, and stops
 // where it stops (once the chunk's values are read, or at the end of the
@@ -55,7 +50,6 @@ import (
 type pqPageReader struct {
 	rest        []byte         // the column chunk's bytes not yet read
 	nrows, seen int64          // the chunk's values; those of the pages read
-	rg, pages   int            // the chunk's row group; the pages read
 	codec       compress.Codec // nil: uncompressed, pages alias rest
 	maxC, maxU  int64          // arrow-go's page size limits
 	dictBuf     []byte         // the dictionary page, decompressed
@@ -108,7 +102,8 @@ func (w *pqCapture) Write(p []byte) (int, error) {
 // pqObject is a Parquet object held in memory, as its page readers read it.
 type pqObject struct {
 	data    []byte
-	rgIndex []int8 // by row group: 0 not looked at yet, 1 without a page index, -1 with one
+	rgIndex []int8     // by row group: 0 not looked at yet, 1 without a page index, -1 with one
+	check   *pqChecked // the pages' checksums (openParquet), or nil
 }
 
 // newPQObject returns the pqObject of r's bytes (pqObjectBytes), or nil.
@@ -194,9 +189,13 @@ func newPQPageReader(pf *file.Reader, obj *pqObject, rg, col int) *pqPageReader 
 	}
 	p := pqPageReaderPool.Get().(*pqPageReader)
 	*p = pqPageReader{
-		rest: obj.data[start : start+n], nrows: cc.NumValues(), codec: codec, rg: rg,
+		rest: obj.data[start : start+n], nrows: cc.NumValues(), codec: codec,
 		maxC: pqMemReaderProps.GetMaxCompressedPageSize(), maxU: pqMemReaderProps.GetMaxUncompressedPageSize(),
 		dictBuf: p.dictBuf, dataBuf: p.dataBuf,
+	}
+	// The chunk's pages' checksums, all of them, before its first page.
+	if err := obj.check.chunk(rg, col); err != nil {
+		p.rest, p.err = nil, err
 	}
 	return p
 }
@@ -276,14 +275,6 @@ func (p *pqPageReader) Next() bool {
 	}
 	body := p.rest[hl : hl+int(clen)]
 	p.rest = p.rest[hl+int(clen):]
-	p.pages++
-	if h.set&pqHdrCRC != 0 && (h.typ == pqPageDict || h.typ == pqPageData || h.typ == pqPageDataV2) {
-		if sum := crc32.ChecksumIEEE(body); sum != h.crc {
-			p.page, p.rest = nil, nil
-			p.err = &pqChecksumError{rg: p.rg, page: p.pages, crc: h.crc, sum: sum}
-			return false
-		}
-	}
 	switch h.typ {
 	case pqPageDict:
 		d := &h.dict
