@@ -15,15 +15,17 @@ import (
 )
 
 // TestPQWithCRCs: a file given page checksums by pqWithCRCs (every layout
-// and codec of pqPageFiles, and convert's default form) is read by
-// arrow-go's page reader and by DecodeParquet into what the file without
-// them gives, and each of its page headers holds the CRC-32 of its page.
+// and codec of pqPageFiles, and convert's default form, their own
+// checksums taken out first) is read by arrow-go's page reader and by
+// DecodeParquet into what the file without them gives, and each of its
+// page headers holds the CRC-32 of its page.
 func TestPQWithCRCs(t *testing.T) {
 	files := pqPageFiles(t)
 	files["convert"] = convertWith(t, jsonNumberRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)})
 	files["convert, uncompressed"] = convertWith(t, jsonNumberRows(parquetBatchRows), []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Uncompressed)})
 	opts := Options{Components: []string{"success", "progress", "absent"}}
 	for name, data := range files {
+		data = pqWithoutCRCs(t, data) // convert's files have them
 		withCRC := pqWithCRCs(t, data, pqAllCRCs)
 		if len(withCRC) <= len(data) {
 			t.Fatalf("%s: %d bytes with checksums, %d without", name, len(withCRC), len(data))
@@ -140,7 +142,7 @@ func TestParquetPageChecksums(t *testing.T) {
 	t.Parallel()
 	const url = "mem://b/x.parquet"
 	opts := Options{Components: []string{"success", "progress"}}
-	plain := convertWith(t, interleavedRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)})
+	plain := pqWithoutCRCs(t, convertWith(t, interleavedRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)}))
 	data := pqWithCRCs(t, plain, pqAllCRCs)
 	reward, rewardRows := pqChunk(t, data, 1, "reward")
 	runID, runIDRows := pqChunk(t, data, 2, "run_id")
@@ -318,6 +320,44 @@ func TestParquetSetUpFailureNamesColumn(t *testing.T) {
 		var de *DataError
 		if !errors.As(err, &de) || de.URL != url || de.Line != 1 || !de.Row || !strings.HasPrefix(de.Msg, "column step: parquet: ") {
 			t.Errorf("%s: %v, want %s: row 1: column step: parquet: …", name, err, url)
+		}
+	}
+}
+
+// TestConvertWritesPageChecksums: every page header of a file crlbatch
+// convert writes (its default form, every codec, several row groups, the
+// components map, dictionary and plain pages) holds the CRC-32 of its
+// page, and the file is the one arrow-go wrote with that field added
+// (taking the checksums out again gives arrow-go's file back, byte for
+// byte: pqSetCRCs moves nothing else).
+func TestConvertWritesPageChecksums(t *testing.T) {
+	t.Parallel()
+	rows := interleavedRows(3 * parquetBatchRows)
+	for _, codec := range ConvertCompressions {
+		var withCRC, arrowGo bytes.Buffer
+		if err := ConvertToParquetCompressed("mem://b/x.jsonl", strings.NewReader(rows), &withCRC, 0, 0, codec); err != nil {
+			t.Fatal(err)
+		}
+		// arrow-go's own file: the converter's writer without pqSetCRCs.
+		c := &converter{index: map[string]int{}, extra: []parquet.WriterProperty{parquet.WithCompression(convertCodecs[codec])}}
+		if _, err := DecodeRecords("mem://b/x.jsonl", "", strings.NewReader(rows), RecordOptions{IdentityFields: []string{}, MaxRuns: -1, Check: c.row}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.write(&arrowGo); err != nil {
+			t.Fatal(err)
+		}
+		pages := 0
+		pqEachPage(t, withCRC.Bytes(), func(g, col, k int, h []tcField, body []byte) {
+			pages++
+			if f := tcGet(h, 4); f == nil || uint32(f.val.(int64)) != crc32.ChecksumIEEE(body) {
+				t.Fatalf("%s: row group %d, column %d, page %d: crc field %v, want %08x", codec, g, col, k, f, crc32.ChecksumIEEE(body))
+			}
+		})
+		if pages < 20 {
+			t.Errorf("%s: %d pages", codec, pages)
+		}
+		if back := pqWithoutCRCs(t, withCRC.Bytes()); !bytes.Equal(back, arrowGo.Bytes()) {
+			t.Errorf("%s: the file without its checksums is not arrow-go's (%d bytes, arrow-go's %d)", codec, len(back), arrowGo.Len())
 		}
 	}
 }
