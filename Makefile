@@ -23,7 +23,7 @@ FUZZGO   ?= GOTOOLCHAIN=go1.27.3 $(GO)
 # as mdns or ldap) and /etc/passwd for os/user (which only the cloud SDKs
 # call, for a home directory, after $HOME). Nothing else uses cgo, so the
 # binary is statically linked: no dynamic loader, no libc mapped and
-# relocated before main, about 8 ms less for every job on the benchmark
+# relocated before main, 4-9 ms less for every job on the benchmark
 # machine (docs/decisions.md, "A statically linked binary"). On a host whose
 # names only libc resolves, `make build BUILDTAGS=disable_grpc_modules`.
 ifeq ($(shell uname -s),Linux)

@@ -5,7 +5,7 @@
 # build their own binaries build them so: without disable_grpc_modules the
 # process spends ~7 ms more initialising packages before main, ~8 % of the
 # warm nightly job (docs/performance.md, "Cache and Parquet input"), and
-# without netgo and osusergo (Linux) it is linked dynamically, ~8 ms more
+# without netgo and osusergo (Linux) it is linked dynamically, 4-9 ms more
 # before main (docs/decisions.md, "A statically linked binary").
 set -euo pipefail
 if [[ -n ${BUILDTAGS+x} ]]; then
