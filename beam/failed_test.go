@@ -13,7 +13,9 @@ package crlbeam
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +64,49 @@ func TestCommandBadRow(t *testing.T) {
 	want := "crlbatch-beam: " + filepath.Join(in, obj) + ": line 3: "
 	if code != exitData || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("a bad row: exit %d, %q; want exit 1 and one line starting %q", code, stderr.String(), want)
+	}
+}
+
+// TestFirstFailureInKeyOrder: with several objects failing, the pipeline
+// names the first in key order, as crlbatch does at any --concurrency,
+// whichever fails first in time: the objects handed to the pipeline in
+// key order and in reverse (Prism decodes them in the order given), the
+// first object's bad row its last of 20,001, the others' a bad row and a
+// run over --max-labels at once (the last object's run also fails to
+// assemble: a failure of the scoring step, after every read). The
+// command exits 1 with the message crlbatch gives.
+func TestFirstFailureInKeyOrder(t *testing.T) {
+	in := t.TempDir()
+	var a strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&a, "{\"run_id\":\"r1\",\"step\":%d,\"reward\":0.5,\"regime_id\":\"a\"}\n", i)
+	}
+	a.WriteString("{\"run_id\":\"r1\",\"step\":20000,\"reward\":\"x\",\"regime_id\":\"a\"}\n")
+	objects := map[string]string{
+		"a.jsonl": a.String(),
+		"m.jsonl": "{\"run_id\":\"r2\",\"step\":0,\"reward\":0.5,\"regime_id\":\"a\"}\n{\"run_id\":\"r2\",\"step\":1,\"reward\":0.5,\"regime_id\":\"b\"}\n",
+		"z.jsonl": "{\"run_id\":\"r3\",\"step\":0,\"reward\":null,\"regime_id\":\"a\"}\n{\"run_id\":\"r1\",\"step\":1,\"reward\":0.5,\"regime_id\":\"b\"}\n",
+	}
+	for name, text := range objects {
+		if err := os.WriteFile(filepath.Join(in, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(in, "a.jsonl") + ": line 20001: reward: "
+	for _, reverse := range []bool{false, true} {
+		spec, err := ParseScore(context.Background(), []string{in, "--max-labels", "1", "--out", filepath.Join(t.TempDir(), "beam")}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The runner's text of the failed step, then the step's error.
+		_, err = Run(context.Background(), spec, Options{Reverse: reverse})
+		if err == nil || !strings.Contains(err.Error(), "\n"+want) || strings.Contains(err.Error(), "m.jsonl") || strings.Contains(err.Error(), "z.jsonl") {
+			t.Errorf("objects in reverse %v: %v; want the failed step's error to start %q", reverse, err, want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"score", in, "--max-labels", "1", "--out", filepath.Join(t.TempDir(), "out")}, &stdout, &stderr)
+	if code != exitData || !strings.HasPrefix(stderr.String(), "crlbatch-beam: "+want) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, %q; want exit 1 and one line starting %q", code, stderr.String(), "crlbatch-beam: "+want)
 	}
 }

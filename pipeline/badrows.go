@@ -85,6 +85,24 @@ func (b *badRows) skip(i int) bool {
 	return i >= b.cut
 }
 
+// place sets the cut for rows that did not come through add (Engine's
+// Finish puts every object's in at once): the first object by which they
+// exceed --max-bad-rows.
+func (b *badRows) place() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.max < 0 || b.total <= b.max {
+		return
+	}
+	n := 0
+	for k, rs := range b.rows {
+		if n += len(rs); n > b.max {
+			b.cut = k
+			return
+		}
+	}
+}
+
 // stopRow is the row at which the decode of object i stopped with
 // errAbandoned, for an object that changed while it was read: nil when
 // the bad rows of the objects before it already exceed --max-bad-rows (the

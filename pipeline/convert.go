@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/crlbatch/crlbatch/readers"
 )
@@ -30,6 +32,9 @@ type ConvertConfig struct {
 	Reader readers.Options
 	Opener Opener
 	Retry  RetryPolicy
+	// Logger receives the warnings (a claim taken over from a job that is
+	// gone, one that could not be let go); nil discards them.
+	Logger *slog.Logger
 }
 
 // ConvertedKey is the key under OUTPUT of the Parquet object converted
@@ -53,6 +58,10 @@ func ConvertedKey(rel string) string {
 // that is not valid JSON Lines is a *readers.DataError naming its line.
 // A convert that fails removes the objects it created before the failure
 // (each was written whole); objects it replaced keep their new contents.
+// It holds OUTPUT's claim, as a one-off score does (docs/decisions.md,
+// "Publishing: one-off and nightly"), from before its first write to its
+// end: a second convert or a one-off score into OUTPUT while it runs is a
+// usage error, so that neither removes, on failing, what the other wrote.
 func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	if len(cfg.Patterns) == 0 {
 		cfg.Patterns = DefaultPatterns
@@ -94,6 +103,22 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// OUTPUT's claim (a job of the claim's own: the claim machinery's
+	// retries, host, start and logger).
+	cj := &job{cfg: &Config{Retry: cfg.Retry}, out: out, log: cfg.Logger, start: time.Now().UTC(), attempt: "convert"}
+	cj.host, _ = os.Hostname()
+	if cj.log == nil {
+		cj.log = slog.New(slog.DiscardHandler)
+	}
+	holder, err := cj.acquire(ctx, outB, out.Prefix+jobClaim, jobClaimAge)
+	if err != nil {
+		return 0, err
+	}
+	if holder != nil {
+		return 0, Usagef("%s is being written into by %s: two jobs cannot write into one OUTPUT at once; if that job is gone, delete %s, or wait: a claim is stale once its process is gone on this host, or after %v", out, holder, out.ObjectURL(out.Prefix+jobClaim), jobClaimAge)
+	}
+	defer cj.releaseKey(ctx, outB, out.Prefix+jobClaim)
+	cj.tidyClaims(ctx, outB)
 	if len(objs) == 0 {
 		return 0, &DataError{Err: fmt.Errorf("%s: no object matches %q", in, cfg.Patterns)}
 	}

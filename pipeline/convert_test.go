@@ -3,11 +3,15 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
 	"github.com/crlbatch/crlbatch/readers"
@@ -102,5 +106,82 @@ func TestConvertCancelled(t *testing.T) {
 		if _, err := os.Stat(out); fresh && !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a cancelled convert left OUTPUT %s: %v", out, err)
 		}
+	}
+}
+
+// TestConvertClaim: convert holds OUTPUT's claim while it writes. A claim
+// of a live job (this test's own process) refuses the convert with a usage
+// error naming the holder, OUTPUT untouched; a claim left by a job that is
+// gone (a dead process of this host) is taken over, the convert writes
+// its objects and lets the claim go (OUTPUT then holds the Parquet objects
+// only); and a one-off score into an OUTPUT a convert holds is refused the
+// same way.
+func TestConvertClaim(t *testing.T) {
+	t.Parallel()
+	in := localSweep(t)
+	host, _ := os.Hostname()
+	claim := func(pid int) string {
+		return fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"x"}`, host, pid, time.Now().UTC().Format(time.RFC3339))
+	}
+	cfg := func(out string) ConvertConfig {
+		return ConvertConfig{Input: in, Output: out, Concurrency: 2, Retry: DefaultRetry()}
+	}
+
+	out := filepath.Join(t.TempDir(), "live")
+	write(t, filepath.Join(out, ".crlbatch", "job.json"), claim(os.Getpid()))
+	before := snapshot(t, out)
+	_, err := Convert(context.Background(), cfg(out))
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("a live claim: %v, want a usage error naming pid %d", err, os.Getpid())
+	}
+	if after := snapshot(t, out); !maps.Equal(after, before) {
+		t.Errorf("a refused convert changed OUTPUT: %v", slices.Collect(maps.Keys(after)))
+	}
+
+	out = filepath.Join(t.TempDir(), "stale")
+	write(t, filepath.Join(out, ".crlbatch", "job.json"), claim(deadProcess(t)))
+	n, err := Convert(context.Background(), cfg(out))
+	if err != nil || n == 0 {
+		t.Fatalf("a stale claim: converted %d, %v; want it taken over", n, err)
+	}
+	for name := range snapshot(t, out) {
+		if !strings.HasSuffix(name, ".parquet") {
+			t.Errorf("after a convert OUTPUT holds %s", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, ".crlbatch")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the claim's folder is left: %v", err)
+	}
+
+	// A one-off score finds the claim a convert holds.
+	out = filepath.Join(t.TempDir(), "shared")
+	started := make(chan struct{})
+	hold := make(chan struct{})
+	cj := &job{cfg: &Config{Retry: DefaultRetry()}, log: slog.New(slog.DiscardHandler), start: time.Now().UTC(), attempt: "convert"}
+	cj.host = host
+	loc, err := ParseLocation(out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cj.out = loc
+	b, closeB, err := openBucket(context.Background(), nil, publishLocation(loc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeB()
+	go func() {
+		if holder, err := cj.acquire(context.Background(), b, loc.Prefix+jobClaim, jobClaimAge); err != nil || holder != nil {
+			t.Errorf("the stand-in convert's claim: %v, %v", holder, err)
+		}
+		close(started)
+		<-hold
+		cj.releaseKey(context.Background(), b, loc.Prefix+jobClaim)
+	}()
+	<-started
+	_, err = Run(context.Background(), localJob(in, out, nil))
+	close(hold)
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "(attempt convert)") {
+		t.Errorf("a score into an OUTPUT a convert holds: %v, want a usage error naming the convert", err)
 	}
 }

@@ -155,13 +155,15 @@ type badRow struct {
 	Msg   string
 	Err   string `json:",omitempty"`
 	Limit bool   `json:",omitempty"`
+	Clash bool   `json:",omitempty"` // readers.ErrRunKeyClash
 }
 
 func toBadRow(de *readers.DataError) badRow {
 	b := badRow{URL: de.URL, Line: de.Line, Row: de.Row, Field: de.Field, Msg: de.Msg}
 	if de.Err != nil {
 		b.Limit = errors.Is(de.Err, readers.ErrLimit)
-		if !b.Limit {
+		b.Clash = errors.Is(de.Err, readers.ErrRunKeyClash)
+		if !b.Limit && !b.Clash {
 			b.Err = de.Err.Error()
 		}
 	}
@@ -173,6 +175,8 @@ func (b badRow) dataError() *readers.DataError {
 	switch {
 	case b.Limit:
 		de.Err = readers.ErrLimit
+	case b.Clash:
+		de.Err = readers.ErrRunKeyClash
 	case b.Err != "":
 		de.Err = errors.New(b.Err)
 	}
@@ -187,16 +191,23 @@ type objectSummary struct {
 	Read   string
 	Hash   uint64
 	Bad    []badRow `json:",omitempty"`
+	// Failed is the object's failure, carried to Finish (the object's
+	// bad rows found before it are in Bad).
+	Failed *failure `json:",omitempty"`
 }
 
 // DecodeObject reads and decodes one object listed by List, retrying
-// transient storage errors as the local job does, and failing on a bad
-// row (naming object and line) unless --max-bad-rows lets the object's
-// own bad rows pass (Finish counts those of every object against it).
-// Under Split, emit receives each run piece: the run key, and the bytes
-// ScoreRun reads (the object's position and the decoder's Codec encoding
-// of the piece); otherwise it receives the whole object's encoding under
-// the key "". The summary goes to Finish.
+// transient storage errors as the local job does. Under Split, emit
+// receives each run piece: the run key, and the bytes ScoreRun reads (the
+// object's position and the decoder's Codec encoding of the piece);
+// otherwise it receives the whole object's encoding under the key "". The
+// summary goes to Finish. An object that fails on its data or the store
+// (a bad row past --max-bad-rows among its own, a storage error after the
+// retries) emits nothing and does not fail the step: the summary carries
+// the failure, and its bad rows, to Finish, which reports the failure the
+// local job would (the first object in key order that fails; the row that
+// breaks --max-bad-rows counted over all objects). The error is a bug's,
+// a cancelled context's, or a usage error of the whole job.
 func (e *Engine) DecodeObject(ctx context.Context, ref []byte, emit func(runKey string, piece []byte)) (summary []byte, err error) {
 	j := e.j
 	var o storage.Object
@@ -230,11 +241,21 @@ func (e *Engine) DecodeObject(ctx context.Context, ref []byte, emit func(runKey 
 		}
 		return decoded{obj, how, h.Sum64()}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if err := bad.err(); err != nil {
-		return nil, err
+	if err != nil || bad.err() != nil {
+		if err != nil && !carriable(ctx, err) {
+			return nil, err
+		}
+		if len(res) > 0 {
+			release(res[0].obj)
+		}
+		sum := objectSummary{Object: o}
+		if err != nil {
+			sum.Failed = carry(err)
+		}
+		for _, de := range bad.of(0) {
+			sum.Bad = append(sum.Bad, toBadRow(de))
+		}
+		return json.Marshal(&sum)
 	}
 	d := res[0]
 	defer d.obj.Release()
@@ -334,7 +355,10 @@ func (e *Engine) decodePieces(raw [][]byte) ([]piece, []scoring.Object, error) {
 // (in any order: they are put in object key order first), unless --where
 // leaves it out. emit receives the run's family (--group-by) and its
 // encoding for Finish, which a left-out run also reaches (it counts
-// toward --max-runs and --where's note).
+// toward --max-runs and --where's note). A run that fails on its data
+// does not fail the step: emit receives, under the family "", the failure
+// at the run's place, and Finish reports the first in canonical order, as
+// the local job does. The error is a bug's.
 func (e *Engine) ScoreRun(raw [][]byte, emit func(family string, scored []byte)) error {
 	j := e.j
 	pcs, objs, err := e.decodePieces(raw)
@@ -352,11 +376,32 @@ func (e *Engine) ScoreRun(raw [][]byte, emit func(family string, scored []byte))
 		fnErr = e.scoreOne(r, first, emit)
 		return fnErr
 	})
-	if err == nil || err == fnErr {
+	if err == nil {
+		return nil
+	}
+	if err != fnErr {
+		err = dataErr(err)
+	}
+	if !carriable(context.Background(), err) {
 		return err
 	}
-	return dataErr(err)
+	rec, merr := json.Marshal(carry(err))
+	if merr != nil {
+		return merr
+	}
+	buf := pieceHeader(nil, storage.Object{Key: first.key, Rel: first.rel}, first.line)
+	emit("", append(append(buf, scoredFailed), rec...))
+	return nil
 }
+
+// What follows a scored run's place in ScoreRun's encoding: the run left
+// out by --where (nothing else), scored (its scoring.AppendScored
+// encoding), or failed (its failure as JSON).
+const (
+	scoredLeftOut byte = iota
+	scoredKept
+	scoredFailed
+)
 
 // scoreOne scores one assembled run (unless --where leaves it out) and
 // emits it, at the position of its first piece.
@@ -365,14 +410,14 @@ func (e *Engine) scoreOne(r *scoring.Run, first piece, emit func(family string, 
 	defer j.proto.dec.Done(r)
 	buf := pieceHeader(nil, storage.Object{Key: first.key, Rel: first.rel}, first.line)
 	if !j.cfg.keep(r.Meta) {
-		emit("", append(buf, 0))
+		emit("", append(buf, scoredLeftOut))
 		return nil
 	}
 	s, err := j.proto.job.Score(r)
 	if err != nil {
 		return err
 	}
-	enc, err := scoring.AppendScored(j.proto.job, append(buf, 1), s)
+	enc, err := scoring.AppendScored(j.proto.job, append(buf, scoredKept), s)
 	if err != nil {
 		return err
 	}
@@ -449,6 +494,19 @@ func (e *Engine) Finish(ctx context.Context, summaries, runs [][]byte) (*Summary
 		rd.how[i] = s.Read
 		j.hashes[s.Object.Key] = [2]uint64{uint64(s.Object.Size), s.Hash}
 	}
+	// The failure the local job reports: the first object in key order
+	// that fails, unless the row that breaks --max-bad-rows comes before
+	// it (the local job's readObjects, over every object's summary).
+	bad.place()
+	for i, s := range sums {
+		if s.Failed == nil {
+			continue
+		}
+		if err := s.Failed.err(); !bad.breaksBefore(i, err) {
+			return nil, err
+		}
+		break
+	}
 	if err := bad.err(); err != nil {
 		return nil, err
 	}
@@ -490,7 +548,7 @@ func (e *Engine) Finish(ctx context.Context, summaries, runs [][]byte) (*Summary
 	}
 	var res *result
 	if e.Split() {
-		res, err = e.finishScored(ctx, rd, runs, prev)
+		res, err = e.finishScored(ctx, rd, objs, runs, prev)
 	} else {
 		res, err = e.finishWhole(ctx, rd, runs, prev)
 	}
@@ -507,7 +565,7 @@ func (e *Engine) Finish(ctx context.Context, summaries, runs [][]byte) (*Summary
 
 // finishScored reduces runs scored apart: in canonical order, --max-runs
 // over them all, the kept ones decoded.
-func (e *Engine) finishScored(ctx context.Context, rd *read, runs [][]byte, prev *previous) (*result, error) {
+func (e *Engine) finishScored(ctx context.Context, rd *read, objs []object, runs [][]byte, prev *previous) (*result, error) {
 	j := e.j
 	if err := SortScored(runs); err != nil {
 		return nil, err
@@ -516,10 +574,54 @@ func (e *Engine) finishScored(ctx context.Context, rd *read, runs [][]byte, prev
 	if lim == 0 {
 		lim = readers.DefaultMaxRuns
 	}
+	// The local job groups every object's run parts before it assembles
+	// a run (readers' groupRuns, in key order, then line order): the first
+	// part past --max-runs or naming a run key another identity has fails
+	// it, whichever comes first. Then it assembles and scores the runs in
+	// canonical order and reports the first that failed. Each run has its
+	// record here, at its first part (a failed one's carries the failure;
+	// a run key clash's, the place of the part that clashed).
+	rels := make(map[string]string, len(objs))
+	for _, o := range objs {
+		rels[j.in.ObjectURL(o.Key)] = o.Rel
+	}
+	var group, scoreFail error
+	var groupAt position
 	if lim > 0 && len(runs) > lim {
 		p, _ := readPiece(runs[lim])
-		return nil, dataErr(&readers.DataError{URL: j.in.ObjectURL(p.key), Line: p.line,
+		group = dataErr(&readers.DataError{URL: j.in.ObjectURL(p.key), Line: p.line,
 			Msg: fmt.Sprintf("more than %d runs (the limit set by --max-runs)", lim), Err: readers.ErrLimit})
+		groupAt = position{rel: p.rel, line: p.line}
+	}
+	for _, r := range runs {
+		p, err := readPiece(r)
+		if err != nil {
+			return nil, err
+		}
+		if len(p.data) == 0 || p.data[0] != scoredFailed {
+			continue
+		}
+		var f failure
+		if err := json.Unmarshal(p.data[1:], &f); err != nil {
+			return nil, fmt.Errorf("crlbatch: not a failed run of ScoreRun: %w", err)
+		}
+		if f.Row != nil && f.Row.Clash {
+			at := position{rel: rels[f.Row.URL], line: f.Row.Line}
+			// At one part the local job tests the clash first.
+			if group == nil || at.rel < groupAt.rel || at.rel == groupAt.rel && at.line <= groupAt.line {
+				group, groupAt = f.err(), at
+			}
+			continue
+		}
+		if scoreFail == nil {
+			scoreFail = f.err()
+		}
+	}
+	if group != nil {
+		return nil, group
+	}
+	if scoreFail != nil {
+		return nil, scoreFail
 	}
 	var scored []*scoring.Scored
 	for _, r := range runs {
@@ -527,7 +629,7 @@ func (e *Engine) finishScored(ctx context.Context, rd *read, runs [][]byte, prev
 		if err != nil {
 			return nil, err
 		}
-		if len(p.data) == 0 || p.data[0] == 0 {
+		if len(p.data) == 0 || p.data[0] == scoredLeftOut {
 			continue
 		}
 		s, err := scoring.DecodeScored(j.proto.job, p.data[1:])

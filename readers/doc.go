@@ -306,7 +306,13 @@
 // pages decompressed by arrow-go's codec into a kept buffer, uncompressed
 // ones taken where they lie), which yields arrow-go's pages or stops the
 // direct way (TestPQPageReader, TestPQPageReaderDamaged); other objects'
-// pages by arrow-go's page reader. A stretch of rows of one run and one regime_id, none
+// pages by arrow-go's page reader. Page headers' crcs, where there are
+// any, are checked a column chunk at a time on every way an object is read
+// (pqChecked: the direct way's own page reader and arrow-go's readers
+// alike, in memory or by ranges): a page whose bytes do not match is a
+// DataError naming the batch's first row and the column ("row 4097: column
+// reward: parquet: page checksum mismatch (…)", TestParquetPageChecksums),
+// not a reason to read the object the general way. A stretch of rows of one run and one regime_id, none
 // with a regime_origin or alias_of, goes to its builder a column at a time
 // (skyfall.Builder.AddColumns), the others a row at a time;
 // TestDecodeParquetBulk holds the two to the same decoded object and

@@ -11,6 +11,11 @@ import (
 // errors.Is(err, ErrLimit) tells a limit from malformed data.
 var ErrLimit = errors.New("limit exceeded")
 
+// ErrRunKeyClash is wrapped by the error of two distinct identities that
+// render one run key (Assemble, RunKeyConflicts): errors.Is tells it from
+// the errors of assembling a run's rows.
+var ErrRunKeyClash = errors.New("two identities with one run key")
+
 // DataError is an error in the data of an object: a line that is not valid
 // JSON, a field of the wrong type, a missing required field, a corrupt
 // compressed stream, an exceeded limit. The pipeline maps it to exit status 1

@@ -83,12 +83,18 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 	if f.pf.NumRows() == 0 {
 		return emptyLines{f.pf}, nil
 	}
+	p := &parquetLines{url: url, pf: f.pf, fr: f.fr, cols: f.cols, src: src}
 	rr, err := f.fr.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
+		// The record reader opens the first row group's column chunks: a
+		// failure there is the first batch's, named as readError names a
+		// later one's (the column that fails alone).
+		err = p.readError(err)
 		f.pf.Close()
-		return nil, src.failed(&DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)})
+		return nil, err
 	}
-	return &parquetLines{url: url, pf: f.pf, fr: f.fr, rr: rr, cols: f.cols, src: src}, nil
+	p.rr = rr
+	return p, nil
 }
 
 // pqSource is the ReaderAtSeeker a Parquet object is read through: it
@@ -136,6 +142,11 @@ func pqReadError(url string, row int, src *pqSource, err error) error {
 		return src.err
 	}
 	msg := err.Error()
+	var ce *pqChecksumError
+	if errors.As(err, &ce) {
+		// As the direct way says it, whatever arrow-go wrapped it in.
+		msg, err = ce.Error(), ce
+	}
 	for strings.HasPrefix(msg, "parquet: ") {
 		msg = msg[len("parquet: "):]
 	}
@@ -228,9 +239,21 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 	if _, ok := r.(*bytes.Reader); ok {
 		props = pqMemReaderProps
 	}
-	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
+	// Every read of a column chunk has its pages' checksums checked
+	// (pqChecked), once the footer has placed the chunks.
+	obj := newPQObject(r)
+	var mem []byte
+	if obj != nil {
+		mem = obj.data
+	}
+	chk := newPQChecked(r, mem)
+	pf, err := file.NewParquetReader(chk, file.WithReadProps(props))
 	if err != nil {
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
+	}
+	chk.setFooter(pf.MetaData(), pf.MetaData().GetSourceFileSize())
+	if obj != nil {
+		obj.check = chk
 	}
 	jsonCols := map[string]bool{}
 	if v := pf.MetaData().KeyValueMetadata().FindValue(ParquetJSONColumns); v != nil {
@@ -277,7 +300,7 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 			return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 		}
 	}
-	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols, obj: newPQObject(r)}, nil
+	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols, obj: obj}, nil
 }
 
 // parquetColumn is how one column becomes a field of each row.

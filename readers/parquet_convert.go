@@ -1,6 +1,7 @@
 package readers
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -30,7 +31,8 @@ const convertPageBytes = 64 << 10
 
 // ConvertToParquet writes the rows of the JSON Lines object r (plain, gzip
 // or zstd; url names it in errors) to w as one Parquet file (zstd pages;
-// those of a column zstd would not shrink by an eighth uncompressed) that
+// those of a column zstd would not shrink by an eighth uncompressed; every
+// page header holding its page's CRC-32, written whole once done) that
 // ParquetLines reads back into the same rows: one column per top-level
 // field, in order of first appearance. A field whose values are all
 // integers within int64 is an int64 column; all numbers (integers of at
@@ -88,7 +90,19 @@ func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 	if _, err := DecodeRecords(url, "", r, opts); err != nil {
 		return err
 	}
-	return c.write(w)
+	// arrow-go writes no page checksum: the file is written whole, then
+	// every page header given the CRC-32 of its page (pqSetCRCs), which
+	// every reader of crlbatch checks (pqChecked), as parquet-mr's does.
+	var buf bytes.Buffer
+	if err := c.write(&buf); err != nil {
+		return err
+	}
+	data, err := pqSetCRCs(buf.Bytes(), pqAllCRCs)
+	if err != nil {
+		return fmt.Errorf("readers: convert %s: %w", url, err)
+	}
+	_, err = w.Write(data)
+	return err
 }
 
 type convCell struct {

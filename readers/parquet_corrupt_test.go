@@ -78,7 +78,10 @@ func (f failingReader) ReadAt(p []byte, off int64) (int, error) {
 func TestParquetCorruptPages(t *testing.T) {
 	t.Parallel()
 	const url = "mem://b/x.parquet"
-	data := convertWith(t, jsonNumberRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)})
+	// Without page checksums (a writer's default but parquet-mr's): the
+	// damage is met by the reader itself (TestParquetPageChecksums: with
+	// them, by the checksum first).
+	data := pqWithoutCRCs(t, convertWith(t, jsonNumberRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)}))
 	step, stepRow := pqChunk(t, data, 1, "step")
 	runID, runRow := pqChunk(t, data, 2, "run_id")
 	if step.Compression() == 0 || !runID.HasDictionaryPage() {
@@ -208,8 +211,10 @@ func TestParquetDamagedColumnExact(t *testing.T) {
 	t.Parallel()
 	const url = "mem://b/x.parquet"
 	// One row group of two batches, pages of 512 rows.
-	data := convertWith(t, jsonNumberRows(2*parquetBatchRows), []parquet.WriterProperty{
-		parquet.WithMaxRowGroupLength(2 * parquetBatchRows), parquet.WithDataPageSize(1), parquet.WithBatchSize(512)})
+	// Without page checksums: with them a chunk's damage is met when the
+	// chunk is first reached, whichever of its pages holds it.
+	data := pqWithoutCRCs(t, convertWith(t, jsonNumberRows(2*parquetBatchRows), []parquet.WriterProperty{
+		parquet.WithMaxRowGroupLength(2 * parquetBatchRows), parquet.WithDataPageSize(1), parquet.WithBatchSize(512)}))
 	step, _ := pqChunk(t, data, 0, "step")
 	gamma, _ := pqChunk(t, data, 0, "gamma")
 	pf, err := file.NewParquetReader(bytes.NewReader(data))

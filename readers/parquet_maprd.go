@@ -111,8 +111,11 @@ func (m *pqMapReader) readValues() error {
 	default:
 		return errParquetIndirect
 	}
+	if err == nil {
+		err = m.vr.Err() // ReadBatch stops at its page reader's error without returning it
+	}
 	if err != nil {
-		return errParquetIndirect
+		return pqPageErr(err)
 	}
 	m.vl, m.vn, m.vi, m.vv = 0, int(nl), 0, nv
 	return nil
@@ -124,8 +127,11 @@ func (m *pqMapReader) fill() (bool, error) {
 	for !m.done {
 		if m.kr != nil {
 			nk, _, err := m.kr.ReadBatchInPage(pqMapChunk, m.keys, m.kdef, m.krep)
+			if err == nil {
+				err = m.kr.Err()
+			}
 			if err != nil {
-				return false, errParquetIndirect
+				return false, pqPageErr(err)
 			}
 			if nk > 0 {
 				m.kl, m.kn, m.ki = 0, int(nk), 0
@@ -493,8 +499,11 @@ func (l *pqLeaf) read(rd func(file.ColumnChunkReader) (int64, int, error)) (int,
 			return 0, 0, err
 		}
 		lv, nv, err := rd(cr)
+		if err == nil {
+			err = cr.Err() // ReadBatch stops at its page reader's error without returning it
+		}
 		if err != nil {
-			return 0, 0, errParquetIndirect
+			return 0, 0, pqPageErr(err)
 		}
 		if lv == 0 && nv == 0 {
 			l.close() // the row group's chunk is read

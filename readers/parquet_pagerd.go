@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"sync"
@@ -26,6 +27,12 @@ import (
 // under io.SectionReader), then the compressed page into a buffer of its
 // own, and decoded the header with a generic Thrift decoder allocating a
 // struct a field.
+//
+// Before its first page, the chunk's pages' crcs are checked, all of them
+// (pqChecked.chunk, parquet_crc.go: the check every way of reading shares):
+// a mismatch ends the column with a *pqChecksumError (Err), which the
+// direct path makes a DataError naming the row and the column
+// (pqDirect.batch), not errParquetIndirect.
 //
 // It yields the same pages as arrow-go's, in the same order, and stops
 // where it stops (once the chunk's values are read, or at the end of the
@@ -95,7 +102,8 @@ func (w *pqCapture) Write(p []byte) (int, error) {
 // pqObject is a Parquet object held in memory, as its page readers read it.
 type pqObject struct {
 	data    []byte
-	rgIndex []int8 // by row group: 0 not looked at yet, 1 without a page index, -1 with one
+	rgIndex []int8     // by row group: 0 not looked at yet, 1 without a page index, -1 with one
+	check   *pqChecked // the pages' checksums (openParquet), or nil
 }
 
 // newPQObject returns the pqObject of r's bytes (pqObjectBytes), or nil.
@@ -184,6 +192,10 @@ func newPQPageReader(pf *file.Reader, obj *pqObject, rg, col int) *pqPageReader 
 		rest: obj.data[start : start+n], nrows: cc.NumValues(), codec: codec,
 		maxC: pqMemReaderProps.GetMaxCompressedPageSize(), maxU: pqMemReaderProps.GetMaxUncompressedPageSize(),
 		dictBuf: p.dictBuf, dataBuf: p.dataBuf,
+	}
+	// The chunk's pages' checksums, all of them, before its first page.
+	if err := obj.check.chunk(rg, col); err != nil {
+		p.rest, p.err = nil, err
 	}
 	return p
 }
@@ -330,11 +342,35 @@ const (
 	pqPageDataV2 = 3
 )
 
+// pqChecksumError is a page whose header's crc is not the CRC-32 of its
+// bytes: page (from 1, the dictionary page first) of the column chunk of
+// row group rg (from 0).
+type pqChecksumError struct {
+	rg, page int
+	crc, sum uint32
+}
+
+func (e *pqChecksumError) Error() string {
+	return fmt.Sprintf("page checksum mismatch (row group %d, page %d of the column chunk: crc %08x in its header, %08x of its bytes)",
+		e.rg+1, e.page, e.crc, e.sum)
+}
+
+// pqPageErr is what a reader of pages hands on of a page reader's error
+// err: a checksum mismatch as it is, anything else errParquetIndirect.
+func pqPageErr(err error) error {
+	var ce *pqChecksumError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return errParquetIndirect
+}
+
 // pqPageHeader holds the fields of a PageHeader the readers use; set has a
 // bit for each field read (pqHdr...), each sub-header the bits of its own
 // fields in their order.
 type pqPageHeader struct {
 	typ, usize, csize int32
+	crc               uint32
 	set               uint8
 	data              struct {
 		nvals, enc, defEnc, repEnc int32
@@ -358,6 +394,7 @@ const (
 	pqHdrData
 	pqHdrDict
 	pqHdrV2
+	pqHdrCRC
 	pqHdrRequired = pqHdrType | pqHdrUSize | pqHdrCSize
 )
 
@@ -523,6 +560,8 @@ func (h *pqPageHeader) parse(b []byte) (int, bool) {
 			h.usize, h.set = r.i32(), h.set|pqHdrUSize
 		case id == 3 && t == tcI32:
 			h.csize, h.set = r.i32(), h.set|pqHdrCSize
+		case id == 4 && t == tcI32:
+			h.crc, h.set = uint32(r.i32()), h.set|pqHdrCRC
 		case id == 5 && t == tcStruct:
 			h.set |= pqHdrData
 			d := &h.data

@@ -205,7 +205,7 @@ func (s *pqLeaf) nextPage(g *pqPaged, readDict func(data []byte, n int) error) (
 			err := g.pr.Err()
 			g.close()
 			if err != nil {
-				return false, errParquetIndirect
+				return false, pqPageErr(err)
 			}
 			continue
 		}

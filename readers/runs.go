@@ -360,7 +360,7 @@ type runHeader struct {
 func keyClash(prev, h runHeader) *DataError {
 	return &DataError{URL: h.url, Line: h.firstLine, Msg: fmt.Sprintf(
 		"run key %q stands for two distinct identities: %s (first at %s line %d) and %s (first here)",
-		h.runKey, describeIdent(prev.ident), prev.url, prev.firstLine, describeIdent(h.ident))}
+		h.runKey, describeIdent(prev.ident), prev.url, prev.firstLine, describeIdent(h.ident)), Err: ErrRunKeyClash}
 }
 
 // runKeyConflicts lists every run-key conflict among objects (see

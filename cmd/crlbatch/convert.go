@@ -42,7 +42,8 @@ func convertCommand() *cli.Command {
 				return err
 			}
 			cfg := pipeline.ConvertConfig{Input: in, Output: cmd.String("out"), Patterns: cmd.StringSlice("pattern"),
-				Concurrency: cmd.Int("concurrency"), Compression: cmd.String("compression"), Retry: pipeline.DefaultRetry()}
+				Concurrency: cmd.Int("concurrency"), Compression: cmd.String("compression"), Retry: pipeline.DefaultRetry(),
+				Logger: slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 			if cfg.Output == "" {
 				return storage.Usagef("convert: --out OUTPUT is required")
 			}

@@ -12,14 +12,16 @@ import (
 )
 
 // TestParquetCorruptObject: a converted Parquet trace damaged in its pages
-// (bytes flipped in a data page, a dictionary page, a page header; its row
-// group cut short, the footer kept) or its footer (a length past the start)
-// is bad input data, not a store failing: exit 1, nothing written, one
-// error naming the object, the row (where rows were reached), the damaged
-// column (where one column fails alone) and the Parquet reader's cause
-// once; the same at --concurrency 1 and 4, under
-// --memory-limit 1KiB, read whole or by ranges; validate reports it as a
-// problem of the object.
+// (bytes flipped in a compressed data page, in an uncompressed one, in a
+// dictionary page, in a page header; its row group cut short, the footer
+// kept) or its footer (a length past the start) is bad input data, not a
+// store failing: exit 1, nothing written, one error naming the object, the
+// row (where rows were reached), the damaged column (where one column
+// fails alone) and the cause once (a page whose bytes changed: the
+// checksum convert wrote in its header; before convert wrote them, the
+// uncompressed page's other rewards were scored as if nothing were
+// wrong); the same at --concurrency 1 and 4, under --memory-limit 1KiB,
+// read whole or by ranges; validate reports it as a problem of the object.
 func TestParquetCorruptObject(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join(t.TempDir(), "pq")
@@ -46,10 +48,16 @@ func TestParquetCorruptObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf.Close()
-	if step.Compression() == 0 || step.HasDictionaryPage() || !runID.HasDictionaryPage() {
-		t.Fatalf("step %v (dictionary %v), run_id dictionary %v: want a compressed step and a dictionary of run_id", step.Compression(), step.HasDictionaryPage(), runID.HasDictionaryPage())
+	reward, err := rg.ColumnChunk(rg.Schema.ColumnIndexByName("reward"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	pf.Close()
+	if step.Compression() == 0 || step.HasDictionaryPage() || !runID.HasDictionaryPage() || reward.Compression() != 0 {
+		t.Fatalf("step %v (dictionary %v), run_id dictionary %v, reward %v: want a compressed step, a dictionary of run_id, rewards uncompressed",
+			step.Compression(), step.HasDictionaryPage(), runID.HasDictionaryPage(), reward.Compression())
+	}
+	rewardEnd := reward.DataPageOffset() + reward.TotalCompressedSize()
 	stepAt, stepEnd := step.DataPageOffset(), step.DataPageOffset()+step.TotalCompressedSize()
 	flip := func(lo, hi int64) []byte {
 		out := bytes.Clone(data)
@@ -65,7 +73,8 @@ func TestParquetCorruptObject(t *testing.T) {
 		data []byte
 		want string // what the error says after the object's path
 	}{
-		{"data page", flip(stepEnd-40, stepEnd-8), ": row 1: column step: parquet: could not decompress page: "},
+		{"data page", flip(stepEnd-40, stepEnd-8), ": row 1: column step: parquet: page checksum mismatch (row group 1, page 1 of the column chunk: crc "},
+		{"uncompressed data page", flip(rewardEnd-16, rewardEnd-8), ": row 1: column reward: parquet: page checksum mismatch (row group 1, page 1 of the column chunk: crc "},
 		{"dictionary page", flip(runID.DataPageOffset()-6, runID.DataPageOffset()-1), ": row 1: column run_id: parquet: "},
 		{"page header", flip(stepAt, stepAt+8), ": row 1: column step: parquet: deserializing page header failed"},
 		{"row group cut short", append(bytes.Clone(data[:stepAt+20]), data[stepEnd+200:]...), ": row 1: column step: parquet: "},

@@ -1,0 +1,181 @@
+package readers
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"slices"
+)
+
+// pqCRCPage says what crc a page header gets: sum, the CRC-32 of the
+// page's bytes, or another value (the tests' damaged files); ok false: no
+// crc field.
+type pqCRCPage func(rg, col, page int, sum uint32) (crc uint32, ok bool)
+
+// pqAllCRCs gives every page its right crc.
+func pqAllCRCs(_, _, _ int, sum uint32) (uint32, bool) { return sum, true }
+
+// pqSetCRCs returns the Parquet file data with the crc field of each page
+// header (PageHeader's field 4: the CRC-32, IEEE, of the page's bytes as
+// stored after the header) set as crc says, pages counted from 0 in each
+// column chunk (the dictionary page first), and the footer's offsets and
+// sizes moved to where the longer headers put the pages: the file
+// arrow-go's writer would have written had it written checksums (it
+// cannot: docs/decisions.md, "Parquet page checksums"). A file it cannot
+// rewrite so (a page index or a bloom filter, whose offsets it does not
+// move; a footer or page header that does not decode; an offset that is no
+// page's) is an error.
+func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
+	if len(data) < 12 {
+		return nil, errors.New("parquet checksums: not a Parquet file")
+	}
+	flen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	fstart := len(data) - 8 - flen
+	if flen <= 0 || fstart < 4 {
+		return nil, errors.New("parquet checksums: no footer")
+	}
+	footer, n, ok := tcDecodeStruct(data[fstart : len(data)-8])
+	if !ok || n != flen {
+		return nil, fmt.Errorf("parquet checksums: footer of %d bytes does not decode", flen)
+	}
+	type chunk struct {
+		rg, col    int
+		start, end int64
+	}
+	i64 := func(fs []tcField, id int16) (int64, bool) {
+		f := tcGet(fs, id)
+		if f == nil {
+			return 0, false
+		}
+		v, ok := f.val.(int64)
+		return v, ok
+	}
+	rgsF := tcGet(footer, 4)
+	if rgsF == nil {
+		return data, nil // no row groups: no pages
+	}
+	rgs, ok := rgsF.val.(*tcListV)
+	if !ok {
+		return nil, errors.New("parquet checksums: row groups do not decode")
+	}
+	var chunks []chunk
+	for g, rgv := range rgs.elems {
+		rg, ok := rgv.([]tcField)
+		colsF := tcGet(rg, 1)
+		if !ok || colsF == nil {
+			return nil, fmt.Errorf("parquet checksums: row group %d does not decode", g)
+		}
+		cols, ok := colsF.val.(*tcListV)
+		if !ok {
+			return nil, fmt.Errorf("parquet checksums: row group %d's columns do not decode", g)
+		}
+		for c, ccv := range cols.elems {
+			cc, ok := ccv.([]tcField)
+			metaF := tcGet(cc, 3)
+			if !ok || metaF == nil {
+				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: no metadata", g, c)
+			}
+			if tcGet(cc, 4) != nil || tcGet(cc, 6) != nil {
+				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: a page index", g, c)
+			}
+			meta, ok := metaF.val.([]tcField)
+			if !ok || tcGet(meta, 14) != nil {
+				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: a bloom filter or metadata that does not decode", g, c)
+			}
+			start, ok1 := i64(meta, 9)
+			size, ok2 := i64(meta, 7)
+			if _, ok3 := i64(meta, 6); !ok1 || !ok2 || !ok3 {
+				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: no offset or sizes", g, c)
+			}
+			if d, ok := i64(meta, 11); ok && d > 0 && d < start {
+				start = d
+			}
+			if start < 4 || size < 0 || start+size > int64(fstart) {
+				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: a chunk outside the file", g, c)
+			}
+			chunks = append(chunks, chunk{rg: g, col: c, start: start, end: start + size})
+		}
+	}
+	sorted := slices.Clone(chunks)
+	slices.SortFunc(sorted, func(a, b chunk) int { return int(a.start - b.start) })
+	moved := map[int64]int64{} // an old page or chunk start (or chunk end): the new one
+	grown := map[[2]int]int64{}
+	out := make([]byte, 0, len(data)+len(data)/64)
+	pos := int64(0)
+	for _, ch := range sorted {
+		if ch.start < pos {
+			return nil, fmt.Errorf("parquet checksums: row group %d, column %d: chunks overlap", ch.rg, ch.col)
+		}
+		out = append(out, data[pos:ch.start]...)
+		page := 0
+		for off := ch.start; off < ch.end; page++ {
+			h, hl, ok := tcDecodeStruct(data[off:ch.end])
+			cs, ok2 := i64(h, 3)
+			if !ok || !ok2 || cs < 0 || cs > ch.end-off-int64(hl) {
+				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: the page header at %d does not decode", ch.rg, ch.col, off)
+			}
+			body := data[off+int64(hl) : off+int64(hl)+cs]
+			if v, ok := crc(ch.rg, ch.col, page, crc32.ChecksumIEEE(body)); ok {
+				h = tcPut(h, 4, tcI32, int64(int32(v)))
+			} else {
+				h = tcDel(h, 4)
+			}
+			moved[off] = int64(len(out))
+			before := len(out)
+			out = tcAppendStruct(out, h)
+			grown[[2]int{ch.rg, ch.col}] += int64(len(out) - before - hl)
+			out = append(out, body...)
+			off += int64(hl) + cs
+		}
+		moved[ch.end] = int64(len(out))
+		pos = ch.end
+	}
+	out = append(out, data[pos:fstart]...)
+	var bad error
+	move := func(fs []tcField, id int16) {
+		if f := tcGet(fs, id); f != nil {
+			if v, ok := f.val.(int64); ok && v > 0 {
+				nv, ok := moved[v]
+				if !ok && bad == nil {
+					bad = fmt.Errorf("parquet checksums: field %d: offset %d is no page's", id, v)
+				}
+				f.val = nv
+			}
+		}
+	}
+	add := func(fs []tcField, id int16, d int64) {
+		if f := tcGet(fs, id); f != nil {
+			if v, ok := f.val.(int64); ok {
+				f.val = v + d
+			}
+		}
+	}
+	for g, rgv := range rgs.elems {
+		rg := rgv.([]tcField)
+		var rgGrown int64
+		cols := tcGet(rg, 1).val.(*tcListV)
+		for c, ccv := range cols.elems {
+			cc := ccv.([]tcField)
+			meta := tcGet(cc, 3).val.([]tcField)
+			d := grown[[2]int{g, c}]
+			rgGrown += d
+			move(meta, 9)
+			move(meta, 10)
+			move(meta, 11)
+			add(meta, 7, d)
+			add(meta, 6, d)
+			move(cc, 2)
+		}
+		move(rg, 5)
+		add(rg, 6, rgGrown)
+		add(rg, 2, rgGrown)
+	}
+	if bad != nil {
+		return nil, bad
+	}
+	fs := len(out)
+	out = tcAppendStruct(out, footer)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(out)-fs))
+	return append(out, ParquetMagic...), nil
+}
