@@ -319,7 +319,8 @@
 // MemBytes. ConvertToParquet
 // writes a JSON Lines object in that form (parquet.go,
 // parquet_convert.go): zstd pages, but a column zstd would not shrink by
-// an eighth (random float64s: rewards, log-probabilities) uncompressed.
+// an eighth (random float64s: rewards, log-probabilities) uncompressed,
+// and every page header holding its page's CRC-32 (parquet_crcwrite.go).
 // The page buffers and the buffers of objects read whole come from pools
 // by power-of-two size (parquet_pool.go); a new one of 4 MiB or more is
 // advised for transparent huge pages before it is filled (internal/hugemem).

@@ -793,9 +793,10 @@ func (d *pqDirect) batch(b arrow.RecordBatch, n, base int) error {
 			err = errParquetIndirect
 		}
 		if err != nil {
-			// A page whose checksum does not match: the general way
-			// (arrow-go's page reader) would not see it. (ce is declared
-			// here: errors.As moves it to the heap.)
+			// A page whose checksum does not match (pqChecked): the
+			// object's error, named here, not a reason to read it the
+			// general way. (ce is declared here: errors.As moves it to
+			// the heap.)
 			var ce *pqChecksumError
 			if errors.As(err, &ce) {
 				return &DataError{URL: d.url, Line: base + 1, Row: true, Msg: "column " + c.name + ": parquet: " + ce.Error(), Err: ce}
