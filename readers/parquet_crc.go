@@ -72,10 +72,7 @@ func (c *pqChecked) setFooter(md *metadata.FileMetaData, size int64) {
 			if err != nil || cc.CryptoMetadata() != nil {
 				continue
 			}
-			start := cc.DataPageOffset()
-			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
-				start = cc.DictionaryPageOffset()
-			}
+			start := pqChunkStart(cc)
 			n := cc.TotalCompressedSize()
 			if start < 0 || n <= 0 || start > size || n > size-start {
 				continue
@@ -165,6 +162,17 @@ func (c *pqChecked) chunk(rg, col int) error {
 		return ch.err
 	}
 	return nil
+}
+
+// pqChunkStart is where arrow-go reads column chunk cc from (its
+// RowGroupReader, and so every reader here): the dictionary page when the
+// footer places one before the data pages, else the first data page.
+func pqChunkStart(cc *metadata.ColumnChunkMetaData) int64 {
+	start := cc.DataPageOffset()
+	if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
+		start = cc.DictionaryPageOffset()
+	}
+	return start
 }
 
 // pqCheckPages checks the crc of every page of the column chunk b (of row

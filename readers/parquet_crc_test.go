@@ -107,10 +107,7 @@ func pqEachPage(t *testing.T, data []byte, fn func(g, c, k int, h []tcField, bod
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := cc.DataPageOffset()
-			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
-				start = cc.DictionaryPageOffset()
-			}
+			start := pqChunkStart(cc)
 			end := start + cc.TotalCompressedSize()
 			for k, off := 0, start; off < end; k++ {
 				h, hl, ok := tcDecodeStruct(data[off:end])

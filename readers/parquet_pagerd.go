@@ -173,10 +173,7 @@ func newPQPageReader(pf *file.Reader, obj *pqObject, rg, col int) *pqPageReader 
 	if err != nil || cc.CryptoMetadata() != nil {
 		return nil
 	}
-	start := cc.DataPageOffset()
-	if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
-		start = cc.DictionaryPageOffset()
-	}
+	start := pqChunkStart(cc)
 	n := cc.TotalCompressedSize()
 	if start < 0 || n < 0 || start > int64(len(obj.data)) || n > int64(len(obj.data))-start {
 		return nil

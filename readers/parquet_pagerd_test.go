@@ -148,10 +148,7 @@ func TestPQPageReaderDamaged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start := cc.DataPageOffset()
-		if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
-			start = cc.DictionaryPageOffset()
-		}
+		start := pqChunkStart(cc)
 		n := cc.TotalCompressedSize()
 		// The bytes are changed in place (files holds this test's own
 		// copies) and put back at the end of the try.
