@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -92,13 +91,7 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 			return nil, storage.Usagef("--cache %s is a file: want a folder or prefix", loc)
 		}
 		// Entries are written to a temporary file next to their final
-		// name, then renamed (the system temp dir may be another disk).
-		if u, err := url.Parse(loc.BucketURL); err == nil {
-			q := u.Query()
-			q.Set("no_tmp_dir", "true")
-			u.RawQuery = q.Encode()
-			loc.BucketURL = u.String()
-		}
+		// name, then renamed (storage.OpenBucket).
 	}
 	b, closeFn, err := storage.OpenBucket(ctx, op, loc)
 	if err != nil {

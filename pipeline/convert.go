@@ -94,7 +94,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		return 0, err
 	}
 	defer inClose()
-	outB, outClose, err := openBucket(ctx, cfg.Opener, publishLocation(out))
+	outB, outClose, err := openBucket(ctx, cfg.Opener, out)
 	if err != nil {
 		return 0, err
 	}

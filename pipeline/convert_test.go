@@ -165,7 +165,7 @@ func TestConvertClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	cj.out = loc
-	b, closeB, err := openBucket(context.Background(), nil, publishLocation(loc))
+	b, closeB, err := openBucket(context.Background(), nil, loc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func (e *Engine) input(ctx context.Context) (*blob.Bucket, error) {
 // foreign LATEST), then lets go of the claim it took: Finish takes it
 // again.
 func (e *Engine) Preflight(ctx context.Context) error {
-	outB, closer, err := openBucket(ctx, e.j.cfg.Opener, publishLocation(e.j.out))
+	outB, closer, err := openBucket(ctx, e.j.cfg.Opener, e.j.out)
 	if err != nil {
 		return err
 	}
@@ -529,7 +529,7 @@ func (e *Engine) Finish(ctx context.Context, summaries, runs [][]byte) (*Summary
 	}
 	rd.notes = append(rd.notes, j.duplicates(objs)...)
 
-	outB, outClose, err := openBucket(ctx, j.cfg.Opener, publishLocation(j.out))
+	outB, outClose, err := openBucket(ctx, j.cfg.Opener, j.out)
 	if err != nil {
 		return nil, err
 	}

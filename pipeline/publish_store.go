@@ -74,7 +74,7 @@ var testHookAfterScan func()
 // put writes one object with retries; a failed attempt is aborted by
 // cancelling its writer's context, so no half-written object remains. A
 // local file (fileblob) is written under a temporary name in its
-// destination folder (no_tmp_dir, publishLocation), fsynced before the
+// destination folder (no_tmp_dir: storage.OpenBucket), fsynced before the
 // driver renames it, and its folder fsynced after.
 func (j *job) put(ctx context.Context, b *blob.Bucket, key string, data []byte) error {
 	f := outFile{data: data}
@@ -219,25 +219,6 @@ var (
 		return err
 	}
 )
-
-// publishLocation is the OUTPUT location as publishing opens it: a local
-// folder gets its temporary files in the destination folder (fileblob's
-// no_tmp_dir), not in $TMPDIR, from where a rename to another file system
-// fails ("invalid cross-device link") and where a killed job leaves them.
-func publishLocation(l Location) Location {
-	if !l.Local {
-		return l
-	}
-	u, err := url.Parse(l.BucketURL)
-	if err != nil {
-		return l
-	}
-	q := u.Query()
-	q.Set("no_tmp_dir", "true")
-	u.RawQuery = q.Encode()
-	l.BucketURL = u.String()
-	return l
-}
 
 // localPath is the file of key under a local OUTPUT.
 func (j *job) localPath(key string) (string, bool) {

@@ -198,7 +198,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		return nil, err
 	}
 	defer inClose()
-	outB, outClose, err := openBucket(ctx, cfg.Opener, publishLocation(j.out))
+	outB, outClose, err := openBucket(ctx, cfg.Opener, j.out)
 	if err != nil {
 		return nil, err
 	}

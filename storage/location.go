@@ -167,7 +167,9 @@ func DefaultOpener(ctx context.Context, bucketURL string) (*blob.Bucket, func() 
 // OpenBucket opens the bucket of l through op (nil means DefaultOpener) and
 // returns it with the function that releases it. A URL no driver or option
 // of gocloud.dev accepts is a *UsageError; any other failure a
-// *StorageError naming the location, with secrets redacted.
+// *StorageError naming the location, with secrets redacted. A local
+// folder opened for writing gets its temporary files in the folder of the
+// file they become (fileblob's no_tmp_dir), never in $TMPDIR.
 func OpenBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func() error, error) {
 	if l.Local && l.read {
 		u, err := url.Parse(l.BucketURL)
@@ -192,6 +194,15 @@ func OpenBucket(ctx context.Context, op Opener, l Location) (*blob.Bucket, func(
 	// a job that fails, or writes nothing, leaves no folder behind.
 	made := ""
 	if l.Local {
+		// Temporary files beside their final names, not in $TMPDIR: a
+		// rename from there to another file system fails ("invalid
+		// cross-device link"), and a killed process would leave them there.
+		if u, err := url.Parse(l.BucketURL); err == nil {
+			q := u.Query()
+			q.Set("no_tmp_dir", "true")
+			u.RawQuery = q.Encode()
+			l.BucketURL = u.String()
+		}
 		for d := filepath.Clean(l.localDir()); d != filepath.Dir(d); d = filepath.Dir(d) {
 			if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
 				break

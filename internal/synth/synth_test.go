@@ -492,6 +492,32 @@ func TestLocal(t *testing.T) {
 	}
 }
 
+// TestLocalTempBeside: a local sweep is written with its temporary files
+// beside their final names, not in $TMPDIR (which may lie on another file
+// system, where the rename fails with "invalid cross-device link"): with
+// $TMPDIR a folder that does not exist, the sweep is written all the same,
+// and nothing but the objects is left. Not parallel: it sets TMPDIR.
+func TestLocalTempBeside(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", filepath.Join(dir, "no-such-folder"))
+	out := filepath.Join(dir, "sweep")
+	sum, err := Run(context.Background(), Config{Out: out, Seeds: 1, Steps: 60, Compression: "mixed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(out, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if len(files) != len(sum.Objects) || len(files) != 3 {
+		t.Errorf("files %q, want the %d objects alone", files, len(sum.Objects))
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Seeds: -1},
