@@ -1,8 +1,8 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"gocloud.dev/blob"
+
 	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/storage"
 )
 
 // ConvertConfig is one `crlbatch convert`: the JSON Lines objects under
@@ -52,7 +55,8 @@ func ConvertedKey(rel string) string {
 }
 
 // Convert writes, for every object under cfg.Input, the Parquet object of
-// its rows (readers.ConvertToParquet) under cfg.Output at ConvertedKey,
+// its rows (readers.ConvertObject, which reads it twice) under cfg.Output
+// at ConvertedKey,
 // at most cfg.Concurrency at once. It returns the number of objects
 // written. Two objects converting to one key are a usage error; an object
 // that is not valid JSON Lines is a *readers.DataError naming its line.
@@ -149,16 +153,24 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		}
 		phase("convert")
 		url := in.ObjectURL(o.Key)
-		var buf bytes.Buffer
+		var conv *readers.Converted
 		err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
-			buf.Reset()
-			r, err := inB.NewReader(actx, o.Key, nil)
-			if err != nil {
-				return err
+			// The object is read twice (its columns' types, then its rows):
+			// memory holds a row group and the Parquet file, not the object.
+			open := func() (io.ReadCloser, error) {
+				r, err := inB.NewReader(actx, o.Key, nil)
+				if err != nil {
+					return nil, err
+				}
+				// and stops the one under way at its next read.
+				return struct {
+					io.Reader
+					io.Closer
+				}{ctxReader{actx, r}, r}, nil
 			}
-			defer r.Close()
-			// and stops the one under way at its next read.
-			return readers.ConvertToParquetCompressed(url, ctxReader{actx, r}, &buf, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
+			var err error
+			conv, err = readers.ConvertObject(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
+			return err
 		})
 		if err != nil {
 			var de *readers.DataError
@@ -166,6 +178,12 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				return err
 			}
 			return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
+		}
+		// The file's MD5, sent with it as WriteAll sends it (the store
+		// rejects bytes damaged on the way); written a piece at a time.
+		sum := md5.New()
+		if _, err := conv.WriteTo(sum); err != nil {
+			return err
 		}
 		key := out.Prefix + ConvertedKey(o.Rel)
 		existed := true // when unknown, never removed
@@ -177,9 +195,12 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		}
 		err = cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
 			if local {
-				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), buf.Bytes())
+				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), conv.WriteTo)
 			}
-			return outB.WriteAll(actx, key, buf.Bytes(), nil)
+			return storage.WriteObject(actx, outB, key, &blob.WriterOptions{ContentMD5: sum.Sum(nil)}, func(w *blob.Writer) error {
+				_, err := conv.WriteTo(w)
+				return err
+			})
 		})
 		if err != nil {
 			return &StorageError{Op: "write", URL: out.ObjectURL(key), Err: redactErr(err)}
@@ -239,12 +260,12 @@ func localDir(l Location) (string, bool) {
 	return filepath.FromSlash(u.Path), true
 }
 
-// writeLocal writes data to path through a temporary file beside it and a
-// rename, so that the file is whole or absent. A local OUTPUT is written
-// here rather than through fileblob, which escapes names such as
-// a__0x41__.jsonl into other file names (the input's keys are the local
-// read-only driver's, unescaped).
-func writeLocal(path string, data []byte) error {
+// writeLocal writes to path what write writes, through a temporary file
+// beside it and a rename, so that the file is whole or absent. A local
+// OUTPUT is written here rather than through fileblob, which escapes names
+// such as a__0x41__.jsonl into other file names (the input's keys are the
+// local read-only driver's, unescaped).
+func writeLocal(path string, write func(io.Writer) (int64, error)) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -252,7 +273,7 @@ func writeLocal(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	_, err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"strconv"
@@ -82,40 +84,162 @@ func ConvertToParquetCompressed(url string, r io.Reader, w io.Writer, maxLine in
 	return convertToParquet(url, r, w, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)})
 }
 
+// ConvertSource opens the object ConvertObject converts, from its first
+// byte: it is called twice.
+type ConvertSource func() (io.ReadCloser, error)
+
+// ConvertObject converts the object open opens as ConvertToParquetCompressed
+// does, reading it twice instead of holding it: a first read learns every
+// column's type (and validates every line), a second builds the row groups
+// as their rows arrive, so that memory holds one row group's columns and
+// the Parquet file built, whatever the object's size. An object whose
+// bytes differ between the two reads (rewritten meanwhile) is an error
+// that says so (ErrChangedWhileConverting), not a DataError: reading it
+// again may succeed.
+func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64, compression string) (*Converted, error) {
+	if compression == "" {
+		compression = ConvertCompression
+	}
+	codec, ok := convertCodecs[compression]
+	if !ok {
+		return nil, fmt.Errorf("readers: convert: compression %q: want one of %v", compression, ConvertCompressions)
+	}
+	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)})
+}
+
+// Converted is the Parquet file ConvertObject made of an object, held as
+// arrow-go wrote it, without page checksums.
+type Converted struct {
+	url  string
+	data []byte
+}
+
+// WriteTo writes the file to w with the CRC-32 of every page in its
+// header, a piece at a time (the file is never held twice); it may be
+// called again, and writes the same bytes.
+func (c *Converted) WriteTo(w io.Writer) (int64, error) {
+	cw := &convWriter{w: w}
+	if err := pqWriteCRCs(cw, c.data, pqAllCRCs); err != nil {
+		if cw.err == nil {
+			err = fmt.Errorf("readers: convert %s: %w", c.url, err)
+		}
+		return cw.n, err
+	}
+	return cw.n, nil
+}
+
+// convWriter counts the bytes written through it and keeps w's error.
+type convWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (c *convWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
 // convertToParquet is ConvertToParquet with the writer properties extra
-// after its own (the tests' page and row group sizes, encodings).
+// after its own (the tests' page and row group sizes, encodings). It holds
+// r's bytes, read whole, to read them twice.
 func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64, extra []parquet.WriterProperty) error {
-	c := &converter{index: map[string]int{}, extra: extra}
-	opts := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject, Check: c.row}
-	if _, err := DecodeRecords(url, "", r, opts); err != nil {
-		return err
-	}
-	// arrow-go writes no page checksum: the file is written whole, then
-	// every page header given the CRC-32 of its page (pqSetCRCs), which
-	// every reader of crlbatch checks (pqChecked), as parquet-mr's does.
-	var buf bytes.Buffer
-	if err := c.write(&buf); err != nil {
-		return err
-	}
-	data, err := pqSetCRCs(buf.Bytes(), pqAllCRCs)
+	data, err := io.ReadAll(r)
 	if err != nil {
-		return fmt.Errorf("readers: convert %s: %w", url, err)
+		return fmt.Errorf("readers: %s: %w", url, err)
 	}
-	_, err = w.Write(data)
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	conv, err := convertObject(url, open, maxLine, maxObject, extra)
+	if err != nil {
+		return err
+	}
+	_, err = conv.WriteTo(w)
 	return err
 }
 
-type convCell struct {
-	col  int
-	kind byte
-	raw  []byte
-	sub  []convMember // the members of an object of numbers
-	ok   bool         // sub holds the object's members, all numbers
+// ErrChangedWhileConverting is the error of an object whose two reads by
+// ConvertObject differ.
+var ErrChangedWhileConverting = errors.New("the object changed while it was being converted (its two reads differ)")
+
+func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty) (*Converted, error) {
+	opts, err := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject}.normalize()
+	if err != nil {
+		return nil, err
+	}
+	c := &converter{index: map[string]int{}, extra: extra}
+	first, err := eachRecord(url, open, opts, c.row)
+	if err != nil {
+		return nil, err
+	}
+	// arrow-go writes no page checksum: the file is built whole, then
+	// written with every page header given the CRC-32 of its page
+	// (Converted.WriteTo, pqWriteCRCs), which every reader of crlbatch
+	// checks (pqChecked), as parquet-mr's does.
+	var buf bytes.Buffer
+	second, err := c.write(url, open, opts, &buf)
+	if err != nil {
+		return nil, err
+	}
+	if second != first {
+		return nil, fmt.Errorf("readers: convert %s: %w: %d bytes (CRC-32C %08x), then %d (%08x)", url, ErrChangedWhileConverting, first.n, first.sum, second.n, second.sum)
+	}
+	return &Converted{url: url, data: buf.Bytes()}, nil
 }
 
-type convMember struct {
-	name string
-	v    float64
+// readSum is the length and CRC-32C of the bytes of one read of an object.
+type readSum struct {
+	n   int64
+	sum uint32
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// sumReader is an io.Reader that sums what it reads.
+type sumReader struct {
+	r io.Reader
+	readSum
+}
+
+func (s *sumReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	s.sum = crc32.Update(s.sum, castagnoli, p[:n])
+	return n, err
+}
+
+// eachRecord reads the object open opens as DecodeRecords does (the same
+// limits, checks and errors) and calls fn with the Record of each valid
+// row (valid during the call only), keeping none. It returns the length
+// and CRC-32C of the object's bytes, read to their end.
+func eachRecord(url string, open ConvertSource, opts RecordOptions, fn func(*Record) error) (readSum, error) {
+	rc, err := open()
+	if err != nil {
+		return readSum{}, err
+	}
+	defer rc.Close()
+	sr := &sumReader{r: rc}
+	info := &ObjectInfo{URL: url}
+	od := &recordDecoder{obj: &ObjectRecords{ObjectInfo: ObjectInfo{URL: url}}, opts: opts, keys: newRecordKeys()}
+	err = readLines(info, sr, opts.MaxObjectBytes, opts.MaxLineBytes, func(line []byte, n int) error {
+		if isBlank(line) {
+			return nil
+		}
+		if rerr := od.scan(line); rerr != nil {
+			return rerr.at(url, n)
+		}
+		return fn(od.view(line, n))
+	})
+	if err != nil {
+		return readSum{}, err
+	}
+	if _, err := io.Copy(io.Discard, sr); err != nil {
+		return readSum{}, fmt.Errorf("readers: %s: %w", url, err)
+	}
+	return sr.readSum, nil
 }
 
 type convColumn struct {
@@ -177,26 +301,68 @@ func dictionary(set map[string]struct{}, many bool, n int) bool {
 	return size < parquet.DefaultDictionaryPageSizeLimit
 }
 
+// converter learns the columns of an object's rows (row, the first read)
+// and writes them (write, the second).
 type converter struct {
 	extra []parquet.WriterProperty
 	cols  []*convColumn
 	index map[string]int
-	rows  [][]convCell
+	rows  int
+
+	// The column of each field name of the object being read (its key
+	// index in the decoder's table): -1 not looked up yet.
+	keys  *recordKeys
+	byKey []int
+
+	// The members of the object cell being read, named in a table of the
+	// converter's own (reused: no table and no fields per cell).
+	sub     Record
+	subKeys *recordKeys
 }
 
-func (c *converter) row(r *Record) error {
-	cells := make([]convCell, 0, len(r.fields))
-	for _, f := range r.fields {
-		name := r.keys.names[f.key]
-		i, ok := c.index[name]
-		if !ok {
-			i = len(c.cols)
-			c.index[name] = i
-			c.cols = append(c.cols, &convColumn{name: name})
+// members returns the members of the object f of r (valid until the next
+// call).
+func (c *converter) members(r *Record, f recordField) *Record {
+	if c.subKeys == nil {
+		c.subKeys = newRecordKeys()
+	}
+	c.sub = Record{url: r.url, line: r.line, data: r.data, keys: c.subKeys, fields: c.sub.fields[:0]}
+	c.sub.indexObject(int(f.start))
+	return &c.sub
+}
+
+// col returns the column of the field f of r, adding one when add is set;
+// -1 when there is none (add unset).
+func (c *converter) col(r *Record, f recordField, add bool) int {
+	if c.keys != r.keys {
+		c.keys, c.byKey = r.keys, c.byKey[:0]
+	}
+	for int(f.key) >= len(c.byKey) {
+		c.byKey = append(c.byKey, -1)
+	}
+	if i := c.byKey[f.key]; i >= 0 {
+		return i
+	}
+	name := r.keys.names[f.key]
+	i, ok := c.index[name]
+	if !ok {
+		if !add {
+			return -1
 		}
-		col := c.cols[i]
+		i = len(c.cols)
+		c.index[name] = i
+		c.cols = append(c.cols, &convColumn{name: name})
+	}
+	c.byKey[f.key] = i
+	return i
+}
+
+// row adds the cells of r to what is known of their columns.
+func (c *converter) row(r *Record) error {
+	c.rows++
+	for _, f := range r.fields {
+		col := c.cols[c.col(r, f, true)]
 		raw := r.raw(f)
-		cell := convCell{col: i, kind: f.kind, raw: append([]byte(nil), raw...)}
 		if f.kind != kindObject {
 			col.cells++
 			distinct(&col.vals, &col.manyVals, raw)
@@ -206,16 +372,22 @@ func (c *converter) row(r *Record) error {
 			col.null = true
 		case kindNumber:
 			col.num = true
-			if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			_, isInt := parseNumber(raw)
+			n, err := int64(0), error(nil)
+			if isInt {
+				n, err = strconv.ParseInt(unsafeString(raw), 10, 64)
+			}
+			switch {
+			case isInt && err == nil:
 				col.ints = true
 				if n > 1<<53 || n < -(1<<53) {
 					col.notExact = true
 				}
-			} else {
+			case isInt:
 				col.floats = true
-				if _, isInt := parseNumber(raw); isInt {
-					col.notExact = true // an integer literal beyond int64
-				}
+				col.notExact = true // an integer literal beyond int64
+			default:
+				col.floats = true
 			}
 		case kindString:
 			col.str = true
@@ -223,34 +395,25 @@ func (c *converter) row(r *Record) error {
 			col.boolean = true
 		case kindObject:
 			col.obj = true
-			sub, _, err := r.Object(name)
-			if err != nil {
-				return err
-			}
-			cell.ok = true
+			sub := c.members(r, f)
 			for _, m := range sub.fields {
 				lit := sub.raw(m)
 				if m.kind != kindNumber {
 					col.objNotNumbers = true
-					cell.ok = false
 					break
 				}
-				v, isInt := parseNumber(lit)
-				if isInt {
-					if n, err := strconv.ParseInt(string(lit), 10, 64); err != nil || n > 1<<53 || n < -(1<<53) {
+				if _, isInt := parseNumber(lit); isInt {
+					if n, err := strconv.ParseInt(unsafeString(lit), 10, 64); err != nil || n > 1<<53 || n < -(1<<53) {
 						col.objNotNumbers = true
 					}
 				}
-				cell.sub = append(cell.sub, convMember{name: sub.keys.names[m.key], v: v})
 				col.entries++
 				distinct(&col.keys, &col.manyKeys, []byte(sub.keys.names[m.key]))
 			}
 		default:
 			col.other = true
 		}
-		cells = append(cells, cell)
 	}
-	c.rows = append(c.rows, cells)
 	return nil
 }
 
@@ -291,7 +454,13 @@ func (col *convColumn) kind() convKind {
 
 var convMapType = arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)
 
-func (c *converter) write(w io.Writer) error {
+// write reads the object a second time and writes its rows to w as
+// Parquet, a row group at a time, in the columns the first read found. It
+// returns the length and CRC-32C of what it read. A row that does not fit
+// them (a field, a type or a row the first read did not see) is
+// ErrChangedWhileConverting, as is an error of the rows that the first
+// read did not find.
+func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w io.Writer) (readSum, error) {
 	kinds := make([]convKind, len(c.cols))
 	fields := make([]arrow.Field, len(c.cols))
 	jsonCols := []string{}
@@ -335,82 +504,150 @@ func (c *converter) write(w io.Writer) error {
 			}
 		}
 	}
-	// A column its codec would not shrink by an eighth (rewards,
-	// log-probabilities: float64s whose low bytes are noise) is written
-	// uncompressed: the reader takes its pages as they lie in the object
-	// instead of decompressing (~4 % of the Parquet job's CPU on the 1 GB
-	// sweep, for 3 % more bytes).
-	base := parquet.NewWriterProperties(append([]parquet.WriterProperty{
-		parquet.WithCompression(convertCodecs[ConvertCompression])}, c.extra...)...)
-	raw := c.incompressible(kinds, dictCols, base)
 	names, _ := json.Marshal(jsonCols)
 	md := arrow.NewMetadata([]string{ParquetJSONColumns}, []string{string(names)})
 	schema := arrow.NewSchema(fields, &md)
 	mem := memory.NewGoAllocator()
-	props := parquet.NewWriterProperties(append([]parquet.WriterProperty{
-		parquet.WithAllocator(mem),
-		parquet.WithCompression(convertCodecs[ConvertCompression]),
-		parquet.WithMaxRowGroupLength(ConvertRowGroupRows),
-		parquet.WithDataPageSize(convertPageBytes),
-	}, append(append(raw, dict...), c.extra...)...)...)
-	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
-	if err != nil {
-		return fmt.Errorf("readers: convert: %w", err)
-	}
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
-	at := make([]int, len(c.cols)) // the row's cell of each column, -1 for none
-	for lo := 0; lo < len(c.rows); lo += ConvertRowGroupRows {
-		hi := min(lo+ConvertRowGroupRows, len(c.rows))
-		for _, cells := range c.rows[lo:hi] {
-			for i := range at {
-				at[i] = -1
-			}
-			for k, cell := range cells {
-				at[cell.col] = k
-			}
-			for i, k := range at {
-				fb := b.Field(i)
-				if k < 0 {
-					fb.AppendNull()
-					continue
-				}
-				cell := cells[k]
-				switch kinds[i] {
-				case convInt:
-					n, _ := strconv.ParseInt(string(cell.raw), 10, 64)
-					fb.(*array.Int64Builder).Append(n)
-				case convFloat:
-					v, _ := parseNumber(cell.raw)
-					fb.(*array.Float64Builder).Append(v)
-				case convString:
-					fb.(*array.StringBuilder).Append(string(decodeString(cell.raw)))
-				case convBool:
-					fb.(*array.BooleanBuilder).Append(cell.raw[0] == 't')
-				case convMap:
-					mb := fb.(*array.MapBuilder)
-					mb.Append(true)
-					kb, ib := mb.KeyBuilder().(*array.StringBuilder), mb.ItemBuilder().(*array.Float64Builder)
-					for _, m := range cell.sub {
-						kb.Append(m.name)
-						ib.Append(m.v)
-					}
-				default:
-					fb.(*array.StringBuilder).Append(string(cell.raw))
-				}
-			}
+
+	var fw *pqarrow.FileWriter
+	defer func() {
+		if fw != nil {
+			fw.Close()
 		}
+	}()
+	// start opens the file writer once the first row group's rows are
+	// built (first: nil when there are none), which say which columns are
+	// written uncompressed.
+	start := func(first arrow.RecordBatch) error {
+		// A column its codec would not shrink by an eighth (rewards,
+		// log-probabilities: float64s whose low bytes are noise) is written
+		// uncompressed: the reader takes its pages as they lie in the
+		// object instead of decompressing (~4 % of the Parquet job's CPU on
+		// the 1 GB sweep, for 3 % more bytes).
+		base := parquet.NewWriterProperties(append([]parquet.WriterProperty{
+			parquet.WithCompression(convertCodecs[ConvertCompression])}, c.extra...)...)
+		raw := c.incompressible(first, kinds, dictCols, base)
+		props := parquet.NewWriterProperties(append([]parquet.WriterProperty{
+			parquet.WithAllocator(mem),
+			parquet.WithCompression(convertCodecs[ConvertCompression]),
+			parquet.WithMaxRowGroupLength(ConvertRowGroupRows),
+			parquet.WithDataPageSize(convertPageBytes),
+		}, append(append(raw, dict...), c.extra...)...)...)
+		var err error
+		fw, err = pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+		return err
+	}
+	flush := func() error {
 		rec := b.NewRecordBatch()
-		err := fw.Write(rec)
-		rec.Release()
-		if err != nil {
-			return fmt.Errorf("readers: convert: %w", err)
+		defer rec.Release()
+		if fw == nil {
+			if err := start(rec); err != nil {
+				return err
+			}
 		}
+		return fw.Write(rec)
 	}
-	if err := fw.Close(); err != nil {
-		return fmt.Errorf("readers: convert: %w", err)
+
+	changed := fmt.Errorf("readers: convert %s: %w", url, ErrChangedWhileConverting)
+	at := make([]int, len(c.cols)) // the row's field of each column, -1 for none
+	rows := 0
+	sum, err := eachRecord(url, open, opts, func(r *Record) error {
+		if rows++; rows > c.rows {
+			return changed
+		}
+		for i := range at {
+			at[i] = -1
+		}
+		for k, f := range r.fields {
+			i := c.col(r, f, false)
+			if i < 0 {
+				return changed
+			}
+			at[i] = k
+		}
+		for i, k := range at {
+			fb := b.Field(i)
+			if k < 0 {
+				fb.AppendNull()
+				continue
+			}
+			f := r.fields[k]
+			raw := r.raw(f)
+			switch kinds[i] {
+			case convInt:
+				n, err := strconv.ParseInt(unsafeString(raw), 10, 64)
+				if f.kind != kindNumber || err != nil {
+					return changed
+				}
+				fb.(*array.Int64Builder).Append(n)
+			case convFloat:
+				if f.kind != kindNumber {
+					return changed
+				}
+				v, _ := parseNumber(raw)
+				fb.(*array.Float64Builder).Append(v)
+			case convString:
+				if f.kind != kindString {
+					return changed
+				}
+				fb.(*array.StringBuilder).BinaryBuilder.Append(decodeString(raw))
+			case convBool:
+				if f.kind != kindBool {
+					return changed
+				}
+				fb.(*array.BooleanBuilder).Append(raw[0] == 't')
+			case convMap:
+				if f.kind != kindObject {
+					return changed
+				}
+				sub := c.members(r, f)
+				mb := fb.(*array.MapBuilder)
+				mb.Append(true)
+				kb, ib := mb.KeyBuilder().(*array.StringBuilder), mb.ItemBuilder().(*array.Float64Builder)
+				for _, m := range sub.fields {
+					if m.kind != kindNumber {
+						return changed
+					}
+					v, _ := parseNumber(sub.raw(m))
+					kb.Append(sub.keys.names[m.key])
+					ib.Append(v)
+				}
+			default:
+				fb.(*array.StringBuilder).BinaryBuilder.Append(raw)
+			}
+		}
+		if rows%ConvertRowGroupRows == 0 {
+			return flush()
+		}
+		return nil
+	})
+	var de *DataError
+	switch {
+	case errors.As(err, &de):
+		// The first read found no bad row here.
+		return readSum{}, fmt.Errorf("%w (the second read: %v)", changed, err)
+	case err != nil && !errors.Is(err, ErrChangedWhileConverting):
+		return readSum{}, fmt.Errorf("readers: convert: %w", err)
+	case err != nil:
+		return readSum{}, err
+	case rows != c.rows:
+		return readSum{}, changed
 	}
-	return nil
+	if rows%ConvertRowGroupRows != 0 {
+		err = flush()
+	} else if fw == nil {
+		err = start(nil)
+	}
+	if err == nil {
+		err = fw.Close()
+		fw = nil
+	}
+	if err != nil {
+		return readSum{}, fmt.Errorf("readers: convert: %w", err)
+	}
+	return sum, nil
 }
 
 // convRawShare is the share of a column's bytes its codec must save for
@@ -419,61 +656,55 @@ const convRawShare = 8 // an eighth
 
 // incompressible returns the writer properties that write uncompressed
 // each top-level column of numbers or strings without a dictionary whose
-// plain values in the first row group its codec (in base) does not shrink
-// by 1/convRawShare: the same values, in pages a reader need not
-// decompress. Columns of booleans, dictionaries and the components map
-// keep their codec.
-func (c *converter) incompressible(kinds []convKind, dictCols []bool, base *parquet.WriterProperties) []parquet.WriterProperty {
-	plain := make([][]byte, len(c.cols))
-	take := false
-	for i := range c.cols {
-		switch codec := base.CompressionFor(c.cols[i].name); {
-		case dictCols[i] || kinds[i] == convBool || kinds[i] == convMap || codec == compress.Codecs.Uncompressed:
-		default:
-			plain[i], take = []byte{}, true
-		}
-	}
-	if !take {
+// plain values in the first row group (first; nil for none) its codec (in
+// base) does not shrink by 1/convRawShare: the same values, in pages a
+// reader need not decompress. Columns of booleans, dictionaries and the
+// components map keep their codec.
+func (c *converter) incompressible(first arrow.RecordBatch, kinds []convKind, dictCols []bool, base *parquet.WriterProperties) []parquet.WriterProperty {
+	if first == nil {
 		return nil
 	}
-	var b [8]byte
-	for _, cells := range c.rows[:min(len(c.rows), ConvertRowGroupRows)] {
-		for _, cell := range cells {
-			i := cell.col
-			if plain[i] == nil {
-				continue
-			}
-			switch kinds[i] {
-			case convInt:
-				n, _ := strconv.ParseInt(string(cell.raw), 10, 64)
-				binary.LittleEndian.PutUint64(b[:], uint64(n))
-				plain[i] = append(plain[i], b[:]...)
-			case convFloat:
-				v, _ := parseNumber(cell.raw)
-				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-				plain[i] = append(plain[i], b[:]...)
-			default:
-				v := cell.raw
-				if kinds[i] == convString {
-					v = decodeString(cell.raw)
-				}
-				binary.LittleEndian.PutUint32(b[:], uint32(len(v)))
-				plain[i] = append(append(plain[i], b[:4]...), v...)
-			}
-		}
-	}
 	var out []parquet.WriterProperty
-	for i, p := range plain {
-		if len(p) == 0 {
+	var b [8]byte
+	for i, col := range c.cols {
+		codecName := base.CompressionFor(col.name)
+		if dictCols[i] || kinds[i] == convBool || kinds[i] == convMap || codecName == compress.Codecs.Uncompressed {
 			continue
 		}
-		name := c.cols[i].name
-		codec, err := compress.GetCodec(base.CompressionFor(name))
+		var plain []byte
+		switch a := first.Column(i).(type) {
+		case *array.Int64:
+			for k, v := range a.Int64Values() {
+				if a.IsValid(k) {
+					binary.LittleEndian.PutUint64(b[:], uint64(v))
+					plain = append(plain, b[:]...)
+				}
+			}
+		case *array.Float64:
+			for k, v := range a.Float64Values() {
+				if a.IsValid(k) {
+					binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+					plain = append(plain, b[:]...)
+				}
+			}
+		case *array.String:
+			for k := range a.Len() {
+				if a.IsValid(k) {
+					v := a.Value(k)
+					binary.LittleEndian.PutUint32(b[:], uint32(len(v)))
+					plain = append(append(plain, b[:4]...), v...)
+				}
+			}
+		}
+		if len(plain) == 0 {
+			continue
+		}
+		codec, err := compress.GetCodec(codecName)
 		if err != nil {
 			continue
 		}
-		if n := len(codec.EncodeLevel(nil, p, base.CompressionLevelFor(name))); n > len(p)-len(p)/convRawShare {
-			out = append(out, parquet.WithCompressionFor(name, compress.Codecs.Uncompressed))
+		if n := len(codec.EncodeLevel(nil, plain, base.CompressionLevelFor(col.name))); n > len(plain)-len(plain)/convRawShare {
+			out = append(out, parquet.WithCompressionFor(col.name, compress.Codecs.Uncompressed))
 		}
 	}
 	return out

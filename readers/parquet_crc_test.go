@@ -337,10 +337,12 @@ func TestConvertWritesPageChecksums(t *testing.T) {
 		}
 		// arrow-go's own file: the converter's writer without pqSetCRCs.
 		c := &converter{index: map[string]int{}, extra: []parquet.WriterProperty{parquet.WithCompression(convertCodecs[codec])}}
-		if _, err := DecodeRecords("mem://b/x.jsonl", "", strings.NewReader(rows), RecordOptions{IdentityFields: []string{}, MaxRuns: -1, Check: c.row}); err != nil {
+		open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(rows)), nil }
+		opts, _ := RecordOptions{IdentityFields: []string{}, MaxRuns: -1}.normalize()
+		if _, err := eachRecord("mem://b/x.jsonl", open, opts, c.row); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.write(&arrowGo); err != nil {
+		if _, err := c.write("mem://b/x.jsonl", open, opts, &arrowGo); err != nil {
 			t.Fatal(err)
 		}
 		pages := 0

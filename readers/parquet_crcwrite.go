@@ -1,10 +1,12 @@
 package readers
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"slices"
 )
 
@@ -27,17 +29,52 @@ func pqAllCRCs(_, _, _ int, sum uint32) (uint32, bool) { return sum, true }
 // move; a footer or page header that does not decode; an offset that is no
 // page's) is an error.
 func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(data) + len(data)/64)
+	if err := pqWriteCRCs(&buf, data, crc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// pqOut is where pqWriteCRCs writes: bytes kept until there are
+// pqOutFlush of them, then written to w.
+type pqOut struct {
+	w   io.Writer
+	b   []byte
+	off int64 // the bytes written to w
+	err error
+}
+
+const pqOutFlush = 1 << 20
+
+// pos is the offset in the file of the next byte.
+func (o *pqOut) pos() int64 { return o.off + int64(len(o.b)) }
+
+// flush writes the bytes kept once there are enough of them (all: final).
+func (o *pqOut) flush(final bool) {
+	if o.err != nil || (len(o.b) < pqOutFlush && !final) {
+		return
+	}
+	_, o.err = o.w.Write(o.b)
+	o.off += int64(len(o.b))
+	o.b = o.b[:0]
+}
+
+// pqWriteCRCs is pqSetCRCs writing the file to w, a piece at a time; on
+// an error, w may have received part of it.
+func pqWriteCRCs(w io.Writer, data []byte, crc pqCRCPage) error {
 	if len(data) < 12 {
-		return nil, errors.New("parquet checksums: not a Parquet file")
+		return errors.New("parquet checksums: not a Parquet file")
 	}
 	flen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
 	fstart := len(data) - 8 - flen
 	if flen <= 0 || fstart < 4 {
-		return nil, errors.New("parquet checksums: no footer")
+		return errors.New("parquet checksums: no footer")
 	}
 	footer, n, ok := tcDecodeStruct(data[fstart : len(data)-8])
 	if !ok || n != flen {
-		return nil, fmt.Errorf("parquet checksums: footer of %d bytes does not decode", flen)
+		return fmt.Errorf("parquet checksums: footer of %d bytes does not decode", flen)
 	}
 	type chunk struct {
 		rg, col    int
@@ -53,46 +90,47 @@ func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
 	}
 	rgsF := tcGet(footer, 4)
 	if rgsF == nil {
-		return data, nil // no row groups: no pages
+		_, err := w.Write(data) // no row groups: no pages
+		return err
 	}
 	rgs, ok := rgsF.val.(*tcListV)
 	if !ok {
-		return nil, errors.New("parquet checksums: row groups do not decode")
+		return errors.New("parquet checksums: row groups do not decode")
 	}
 	var chunks []chunk
 	for g, rgv := range rgs.elems {
 		rg, ok := rgv.([]tcField)
 		colsF := tcGet(rg, 1)
 		if !ok || colsF == nil {
-			return nil, fmt.Errorf("parquet checksums: row group %d does not decode", g)
+			return fmt.Errorf("parquet checksums: row group %d does not decode", g)
 		}
 		cols, ok := colsF.val.(*tcListV)
 		if !ok {
-			return nil, fmt.Errorf("parquet checksums: row group %d's columns do not decode", g)
+			return fmt.Errorf("parquet checksums: row group %d's columns do not decode", g)
 		}
 		for c, ccv := range cols.elems {
 			cc, ok := ccv.([]tcField)
 			metaF := tcGet(cc, 3)
 			if !ok || metaF == nil {
-				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: no metadata", g, c)
+				return fmt.Errorf("parquet checksums: row group %d, column %d: no metadata", g, c)
 			}
 			if tcGet(cc, 4) != nil || tcGet(cc, 6) != nil {
-				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: a page index", g, c)
+				return fmt.Errorf("parquet checksums: row group %d, column %d: a page index", g, c)
 			}
 			meta, ok := metaF.val.([]tcField)
 			if !ok || tcGet(meta, 14) != nil {
-				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: a bloom filter or metadata that does not decode", g, c)
+				return fmt.Errorf("parquet checksums: row group %d, column %d: a bloom filter or metadata that does not decode", g, c)
 			}
 			start, ok1 := i64(meta, 9)
 			size, ok2 := i64(meta, 7)
 			if _, ok3 := i64(meta, 6); !ok1 || !ok2 || !ok3 {
-				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: no offset or sizes", g, c)
+				return fmt.Errorf("parquet checksums: row group %d, column %d: no offset or sizes", g, c)
 			}
 			if d, ok := i64(meta, 11); ok && d > 0 && d < start {
 				start = d
 			}
 			if start < 4 || size < 0 || start+size > int64(fstart) {
-				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: a chunk outside the file", g, c)
+				return fmt.Errorf("parquet checksums: row group %d, column %d: a chunk outside the file", g, c)
 			}
 			chunks = append(chunks, chunk{rg: g, col: c, start: start, end: start + size})
 		}
@@ -101,19 +139,19 @@ func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
 	slices.SortFunc(sorted, func(a, b chunk) int { return int(a.start - b.start) })
 	moved := map[int64]int64{} // an old page or chunk start (or chunk end): the new one
 	grown := map[[2]int]int64{}
-	out := make([]byte, 0, len(data)+len(data)/64)
+	out := &pqOut{w: w, b: make([]byte, 0, 2*pqOutFlush)}
 	pos := int64(0)
 	for _, ch := range sorted {
 		if ch.start < pos {
-			return nil, fmt.Errorf("parquet checksums: row group %d, column %d: chunks overlap", ch.rg, ch.col)
+			return fmt.Errorf("parquet checksums: row group %d, column %d: chunks overlap", ch.rg, ch.col)
 		}
-		out = append(out, data[pos:ch.start]...)
+		out.b = append(out.b, data[pos:ch.start]...)
 		page := 0
 		for off := ch.start; off < ch.end; page++ {
 			h, hl, ok := tcDecodeStruct(data[off:ch.end])
 			cs, ok2 := i64(h, 3)
 			if !ok || !ok2 || cs < 0 || cs > ch.end-off-int64(hl) {
-				return nil, fmt.Errorf("parquet checksums: row group %d, column %d: the page header at %d does not decode", ch.rg, ch.col, off)
+				return fmt.Errorf("parquet checksums: row group %d, column %d: the page header at %d does not decode", ch.rg, ch.col, off)
 			}
 			body := data[off+int64(hl) : off+int64(hl)+cs]
 			if v, ok := crc(ch.rg, ch.col, page, crc32.ChecksumIEEE(body)); ok {
@@ -121,17 +159,18 @@ func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
 			} else {
 				h = tcDel(h, 4)
 			}
-			moved[off] = int64(len(out))
-			before := len(out)
-			out = tcAppendStruct(out, h)
-			grown[[2]int{ch.rg, ch.col}] += int64(len(out) - before - hl)
-			out = append(out, body...)
+			moved[off] = out.pos()
+			before := len(out.b)
+			out.b = tcAppendStruct(out.b, h)
+			grown[[2]int{ch.rg, ch.col}] += int64(len(out.b) - before - hl)
+			out.b = append(out.b, body...)
+			out.flush(false)
 			off += int64(hl) + cs
 		}
-		moved[ch.end] = int64(len(out))
+		moved[ch.end] = out.pos()
 		pos = ch.end
 	}
-	out = append(out, data[pos:fstart]...)
+	out.b = append(out.b, data[pos:fstart]...)
 	var bad error
 	move := func(fs []tcField, id int16) {
 		if f := tcGet(fs, id); f != nil {
@@ -172,10 +211,12 @@ func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
 		add(rg, 2, rgGrown)
 	}
 	if bad != nil {
-		return nil, bad
+		return bad
 	}
-	fs := len(out)
-	out = tcAppendStruct(out, footer)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(out)-fs))
-	return append(out, ParquetMagic...), nil
+	fs := out.pos()
+	out.b = tcAppendStruct(out.b, footer)
+	out.b = binary.LittleEndian.AppendUint32(out.b, uint32(out.pos()-fs))
+	out.b = append(out.b, ParquetMagic...)
+	out.flush(true)
+	return out.err
 }

@@ -1,0 +1,231 @@
+package readers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// convertRows is a small object of rows with every kind of column the
+// converter writes: integers, floats, strings, booleans, the components
+// map, and JSON text.
+func convertRows(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"step":%d,"reward":%g,"run":"r%d","done":%t,"components":{"progress":%g},"extra":[%d]}`+"\n",
+			i, float64(i)/7, i%3, i%5 == 0, float64(i)/3, i)
+	}
+	return b.String()
+}
+
+// TestConvertObjectChangedBetweenReads: ConvertObject reads its object
+// twice (once to learn the columns, once to write them); an object whose
+// second read differs from its first in any way (a digit, a field, a
+// type, a row more or fewer, a line that is no longer JSON) is
+// ErrChangedWhileConverting, never a DataError (the object's rows were
+// valid when first read) and never a file; the same bytes twice convert
+// to ConvertToParquet's file, with exactly two opens.
+func TestConvertObjectChangedBetweenReads(t *testing.T) {
+	t.Parallel()
+	first := convertRows(3*ConvertRowGroupRows/2 + 17)
+	lines := strings.SplitAfter(first, "\n")
+	lines = lines[:len(lines)-1]
+	at := ConvertRowGroupRows + 5 // a row in the second row group
+	with := func(i int, line string) string {
+		l := append([]string(nil), lines...)
+		l[i] = line
+		return strings.Join(l, "")
+	}
+	var want bytes.Buffer
+	if err := ConvertToParquet("mem://b/x.jsonl", strings.NewReader(first), &want, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, second string
+	}{
+		{"same", first},
+		{"a digit", with(at, strings.Replace(lines[at], `"reward":`, `"reward":1`, 1))},
+		{"a new field", with(at, strings.Replace(lines[at], `{"step"`, `{"new":1,"step"`, 1))},
+		{"an integer column's float", with(at, strings.Replace(lines[at], `"step":`, `"step":0.5e1,"x":`, 1))},
+		{"a string column's number", with(at, fmt.Sprintf(`{"step":%d,"run":7}`+"\n", at))},
+		{"the map's member not a number", with(at, fmt.Sprintf(`{"step":%d,"components":{"progress":"p"}}`+"\n", at))},
+		{"a row more", first + lines[0]},
+		{"a row fewer", strings.Join(lines[:len(lines)-1], "")},
+		{"a line no longer JSON", with(at, "{\"step\":\n")},
+		{"a blank line more", first + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var opens atomic.Int32
+			open := func() (io.ReadCloser, error) {
+				if opens.Add(1) == 1 {
+					return io.NopCloser(strings.NewReader(first)), nil
+				}
+				return io.NopCloser(strings.NewReader(tc.second)), nil
+			}
+			conv, err := ConvertObject("mem://b/x.jsonl", open, 0, 0, "")
+			if n := opens.Load(); n != 2 {
+				t.Errorf("%d opens, want 2", n)
+			}
+			if tc.second == first {
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got bytes.Buffer
+				if _, err := conv.WriteTo(&got); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got.Bytes(), want.Bytes()) {
+					t.Errorf("%d bytes, ConvertToParquet's %d differ", got.Len(), want.Len())
+				}
+				// WriteTo writes the same bytes again.
+				var again bytes.Buffer
+				if n, err := conv.WriteTo(&again); err != nil || n != int64(again.Len()) || !bytes.Equal(again.Bytes(), got.Bytes()) {
+					t.Errorf("second WriteTo: %d, %v, or other bytes", n, err)
+				}
+				return
+			}
+			var de *DataError
+			if !errors.Is(err, ErrChangedWhileConverting) || errors.As(err, &de) || conv != nil {
+				t.Fatalf("%v (%T), %v; want ErrChangedWhileConverting, no DataError, no file", err, err, conv)
+			}
+			if !strings.Contains(err.Error(), "mem://b/x.jsonl") {
+				t.Errorf("%v: does not name the object", err)
+			}
+		})
+	}
+}
+
+// TestConvertObjectOpenFails: an error of either open, or of either
+// read, is ConvertObject's error, not a DataError, nor a change.
+func TestConvertObjectOpenFails(t *testing.T) {
+	t.Parallel()
+	rows := convertRows(100)
+	boom := errors.New("boom")
+	for _, failAt := range []int32{1, 2} {
+		for _, how := range []string{"open", "read"} {
+			var opens atomic.Int32
+			open := func() (io.ReadCloser, error) {
+				if opens.Add(1) != failAt {
+					return io.NopCloser(strings.NewReader(rows)), nil
+				}
+				if how == "open" {
+					return nil, boom
+				}
+				return io.NopCloser(io.MultiReader(strings.NewReader(rows[:len(rows)/2]), errReader{boom})), nil
+			}
+			_, err := ConvertObject("mem://b/x.jsonl", open, 0, 0, "")
+			var de *DataError
+			if !errors.Is(err, boom) || errors.As(err, &de) || errors.Is(err, ErrChangedWhileConverting) {
+				t.Errorf("%s %d fails: %v, want boom alone", how, failAt, err)
+			}
+		}
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// genRows is an object of n rows made as it is read, never held.
+type genRows struct {
+	i, n int
+	buf  []byte
+}
+
+func (g *genRows) Read(p []byte) (int, error) {
+	for len(g.buf) < len(p) && g.i < g.n {
+		g.buf = fmt.Appendf(g.buf, `{"run_id":"run-%d","step":%d,"reward":%.6f,"regime_id":"r%d","obs_hash":"%016x","components":{"progress":%.4f,"collision":0}}`+"\n",
+			g.i/100000, g.i, float64(g.i%977)/977, g.i/50000, uint64(g.i)*0x9e3779b97f4a7c15, float64(g.i%101)/101)
+		g.i++
+	}
+	if len(g.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[:copy(g.buf, g.buf[n:])]
+	return n, nil
+}
+
+// convertPeak converts an object of n generated rows and returns the
+// peak of the heap's objects above where it started (sampled every
+// millisecond), and the sizes of the JSON and of the Parquet file.
+func convertPeak(t *testing.T, n int) (peak, jsonBytes, parquetBytes int64) {
+	t.Helper()
+	for g := (&genRows{n: n}); ; {
+		k, err := g.Read(make([]byte, 1<<16))
+		jsonBytes += int64(k)
+		if err == io.EOF {
+			break
+		}
+	}
+	open := func() (io.ReadCloser, error) { return io.NopCloser(&genRows{n: n}), nil }
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	base := s[0].Value.Uint64()
+	var top atomic.Uint64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > top.Load() {
+				top.Store(v)
+			}
+		}
+	}()
+	conv, err := ConvertObject("mem://b/big.jsonl", open, 0, 0, "")
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out countWriter
+	if _, err := conv.WriteTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	return int64(top.Load()) - int64(base), jsonBytes, out.n
+}
+
+// TestConvertObjectMemory: converting an object holds a row group's
+// columns and the Parquet file, not the object: four times the rows (two
+// row groups, then eight) raise the heap's peak by less than the larger
+// Parquet file and a row group's JSON, while the converter before this one
+// (every line and every cell kept) grew with the object, several times
+// its size. The collector runs at GOGC 10 meanwhile, so that the peak is
+// what is held rather than the collector's slack. Not parallel (it reads
+// the process's heap: parallel tests wait while it runs); not under the
+// race detector (which holds memory of its own; make test-norace runs it).
+func TestConvertObjectMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's own memory; make test-norace runs this test")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	const n = 2*ConvertRowGroupRows + 1000
+	small, smallJSON, smallPQ := convertPeak(t, n)
+	large, largeJSON, largePQ := convertPeak(t, 4*n)
+	t.Logf("%d rows: %.1f MB of JSON, %.1f MB of Parquet, peak %.1f MB; %d rows: %.1f MB, %.1f MB, peak %.1f MB",
+		n, float64(smallJSON)/1e6, float64(smallPQ)/1e6, float64(small)/1e6, 4*n, float64(largeJSON)/1e6, float64(largePQ)/1e6, float64(large)/1e6)
+	// The file's buffer may hold twice its bytes while it grows.
+	if allowed := small + 2*(largePQ-smallPQ) + smallJSON/2; large > allowed {
+		t.Errorf("four times the rows: peak %d bytes, want at most %d (the smaller object's %d, the larger file, half a row group's JSON)", large, allowed, small)
+	}
+	if large > largeJSON/2 {
+		t.Errorf("peak %d bytes converting %d bytes of JSON: want at most half", large, largeJSON)
+	}
+}
