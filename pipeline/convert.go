@@ -158,6 +158,9 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			// The object is read twice (its columns' types, then its rows):
 			// memory holds a row group and the Parquet file, not the object.
 			open := func() (io.ReadCloser, error) {
+				if testHookConvertOpen != nil {
+					testHookConvertOpen(o.Key)
+				}
 				r, err := inB.NewReader(actx, o.Key, nil)
 				if err != nil {
 					return nil, err
@@ -170,6 +173,10 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			}
 			var err error
 			conv, err = readers.ConvertObject(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
+			if errors.Is(err, readers.ErrChangedWhileConverting) {
+				// Rewritten meanwhile: read it again, both times.
+				return storage.Transient(err)
+			}
 			return err
 		})
 		if err != nil {
@@ -233,6 +240,10 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	}
 	return len(objs), nil
 }
+
+// testHookConvertOpen, when set, is called before each read of an input
+// object by Convert (two in each attempt), with the object's key.
+var testHookConvertOpen func(key string)
 
 // ctxReader is an io.Reader that fails with its context's error once the
 // context is done.

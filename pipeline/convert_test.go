@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -105,6 +106,99 @@ func TestConvertCancelled(t *testing.T) {
 		}
 		if _, err := os.Stat(out); fresh && !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a cancelled convert left OUTPUT %s: %v", out, err)
+		}
+	}
+}
+
+// TestConvertObjectChanged: convert reads each object twice. An object
+// rewritten between the two reads of every attempt fails the convert as a
+// storage read error naming it (exit 3), after every attempt, OUTPUT left
+// as it was; one rewritten once, between the reads of the first attempt,
+// is converted on the next attempt from its new bytes (the file a convert
+// of them alone writes); one appended to between the reads (a log still
+// written) is converted at once, as its first read saw it.
+//
+// Not parallel (see TestMain): it sets testHookConvertOpen.
+func TestConvertObjectChanged(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if _, err := synth.Run(context.Background(), synth.Config{Out: in, Seeds: 2, Steps: 80, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	const key = "sac/sac-s1.jsonl"
+	path := filepath.Join(in, filepath.FromSlash(key))
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another version of the object, of the same length: a digit changed.
+	other := bytes.Clone(orig)
+	k := bytes.Index(other, []byte(`"step":1`)) + len(`"step":`)
+	other[k] = '2'
+	convert := func(data []byte) []byte {
+		var b bytes.Buffer
+		if err := readers.ConvertToParquet("x", bytes.NewReader(data), &b, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	retry := RetryPolicy{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}
+	defer func() { testHookConvertOpen = nil }()
+	for _, tc := range []struct {
+		name string
+		// change is called before each second read (n: 1 in the first
+		// attempt) and says what the object becomes; nil: unchanged.
+		change    func(n int) []byte
+		fails     bool
+		reads     int
+		convertOf []byte
+	}{
+		{"rewritten at every attempt", func(n int) []byte { return [][]byte{orig, other}[n%2] }, true, 2 * retry.Attempts, nil},
+		{"rewritten once", func(n int) []byte {
+			if n == 1 {
+				return other
+			}
+			return nil
+		}, false, 4, other},
+		{"appended to", func(n int) []byte { return append(bytes.Clone(orig), bytes.SplitAfter(orig, []byte("\n"))[0]...) }, false, 2, orig},
+	} {
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		reads := 0
+		testHookConvertOpen = func(k string) {
+			if k != key {
+				return
+			}
+			if reads++; reads%2 == 0 {
+				if data := tc.change(reads / 2); data != nil {
+					if err := os.WriteFile(path, data, 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		n, err := Convert(context.Background(), ConvertConfig{Input: in, Output: out, Concurrency: 1, Retry: retry})
+		testHookConvertOpen = nil
+		if reads != tc.reads {
+			t.Errorf("%s: %d reads, want %d", tc.name, reads, tc.reads)
+		}
+		if tc.fails {
+			var se *StorageError
+			if !errors.As(err, &se) || se.Op != "read" || !errors.Is(err, readers.ErrChangedWhileConverting) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%s: %d, %v; want a storage read error naming %s", tc.name, n, err, path)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: a failed convert left OUTPUT %s: %v", tc.name, out, err)
+			}
+			continue
+		}
+		if err != nil || n != 6 {
+			t.Fatalf("%s: %d objects, %v; want 6", tc.name, n, err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, "sac", "sac-s1.parquet"))
+		if err != nil || !bytes.Equal(got, convert(tc.convertOf)) {
+			t.Errorf("%s: the object's file is not the conversion of the bytes it should be (%v)", tc.name, err)
 		}
 	}
 }

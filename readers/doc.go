@@ -316,11 +316,16 @@
 // with a regime_origin or alias_of, goes to its builder a column at a time
 // (skyfall.Builder.AddColumns), the others a row at a time;
 // TestDecodeParquetBulk holds the two to the same decoded object and
-// MemBytes. ConvertToParquet
+// MemBytes. ConvertObject
 // writes a JSON Lines object in that form (parquet.go,
 // parquet_convert.go): zstd pages, but a column zstd would not shrink by
 // an eighth (random float64s: rewards, log-probabilities) uncompressed,
-// and every page header holding its page's CRC-32 (parquet_crcwrite.go).
+// and every page header holding its page's CRC-32 (parquet_crcwrite.go,
+// as Converted.WriteTo writes the file). It reads the object twice: the
+// first read learns each column's type, the second builds the row groups
+// as their rows arrive (a row group's columns held, never the object's
+// rows), and the two reads' CRC-32C must agree (ErrChangedWhileConverting);
+// ConvertToParquet does the same from a reader, holding its bytes.
 // The page buffers and the buffers of objects read whole come from pools
 // by power-of-two size (parquet_pool.go); a new one of 4 MiB or more is
 // advised for transparent huge pages before it is filled (internal/hugemem).

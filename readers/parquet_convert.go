@@ -47,7 +47,8 @@ const convertPageBytes = 64 << 10
 // (PROTOCOLS 1.1's grammar; blank lines are dropped, so a row's number in
 // the Parquet file counts rows, not lines): the first that is not is a
 // *DataError naming its line. maxLine and maxObject are the limits of
-// Options (0: the default).
+// Options (0: the default). It holds r's bytes to read them twice
+// (ConvertObject reads an object twice from its store instead).
 func ConvertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64) error {
 	return convertToParquet(url, r, w, maxLine, maxObject, nil)
 }
@@ -92,10 +93,12 @@ type ConvertSource func() (io.ReadCloser, error)
 // does, reading it twice instead of holding it: a first read learns every
 // column's type (and validates every line), a second builds the row groups
 // as their rows arrive, so that memory holds one row group's columns and
-// the Parquet file built, whatever the object's size. An object whose
-// bytes differ between the two reads (rewritten meanwhile) is an error
-// that says so (ErrChangedWhileConverting), not a DataError: reading it
-// again may succeed.
+// the Parquet file built, whatever the object's size. The second read
+// takes as many bytes as the first did (an object appended to meanwhile,
+// a log still written, converts as the first read saw it); one whose
+// bytes differ (rewritten meanwhile, or cut shorter) is an error that says
+// so (ErrChangedWhileConverting), not a DataError: reading it again may
+// succeed.
 func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64, compression string) (*Converted, error) {
 	if compression == "" {
 		compression = ConvertCompression
@@ -180,7 +183,17 @@ func convertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 	// (Converted.WriteTo, pqWriteCRCs), which every reader of crlbatch
 	// checks (pqChecked), as parquet-mr's does.
 	var buf bytes.Buffer
-	second, err := c.write(url, open, opts, &buf)
+	again := func() (io.ReadCloser, error) {
+		rc, err := open()
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(rc, first.n), rc}, nil
+	}
+	second, err := c.write(url, again, opts, &buf)
 	if err != nil {
 		return nil, err
 	}

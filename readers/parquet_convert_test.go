@@ -29,10 +29,12 @@ func convertRows(n int) string {
 // TestConvertObjectChangedBetweenReads: ConvertObject reads its object
 // twice (once to learn the columns, once to write them); an object whose
 // second read differs from its first in any way (a digit, a field, a
-// type, a row more or fewer, a line that is no longer JSON) is
+// type, a row fewer, a line that is no longer JSON) is
 // ErrChangedWhileConverting, never a DataError (the object's rows were
 // valid when first read) and never a file; the same bytes twice convert
-// to ConvertToParquet's file, with exactly two opens.
+// to ConvertToParquet's file, with exactly two opens, and so does an
+// object appended to between the reads (a log still written: the second
+// read stops where the first ended).
 func TestConvertObjectChangedBetweenReads(t *testing.T) {
 	t.Parallel()
 	first := convertRows(3*ConvertRowGroupRows/2 + 17)
@@ -52,15 +54,16 @@ func TestConvertObjectChangedBetweenReads(t *testing.T) {
 		name, second string
 	}{
 		{"same", first},
+		{"a row more", first + lines[0]},
+		{"a blank line more", first + "\n"},
 		{"a digit", with(at, strings.Replace(lines[at], `"reward":`, `"reward":1`, 1))},
 		{"a new field", with(at, strings.Replace(lines[at], `{"step"`, `{"new":1,"step"`, 1))},
 		{"an integer column's float", with(at, strings.Replace(lines[at], `"step":`, `"step":0.5e1,"x":`, 1))},
 		{"a string column's number", with(at, fmt.Sprintf(`{"step":%d,"run":7}`+"\n", at))},
 		{"the map's member not a number", with(at, fmt.Sprintf(`{"step":%d,"components":{"progress":"p"}}`+"\n", at))},
-		{"a row more", first + lines[0]},
 		{"a row fewer", strings.Join(lines[:len(lines)-1], "")},
 		{"a line no longer JSON", with(at, "{\"step\":\n")},
-		{"a blank line more", first + "\n"},
+		{"the last line cut short", first[:len(first)-3] + "\n\n\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -75,7 +78,7 @@ func TestConvertObjectChangedBetweenReads(t *testing.T) {
 			if n := opens.Load(); n != 2 {
 				t.Errorf("%d opens, want 2", n)
 			}
-			if tc.second == first {
+			if strings.HasPrefix(tc.second, first) {
 				if err != nil {
 					t.Fatal(err)
 				}

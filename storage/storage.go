@@ -63,10 +63,29 @@ type permanentError struct{ err error }
 func (e *permanentError) Error() string { return e.err.Error() }
 func (e *permanentError) Unwrap() error { return e.err }
 
-// unmark removes Permanent's mark from the error an operation returned.
+// Transient marks err as worth retrying, whatever it wraps: an object that
+// changed while it was read twice may read the same twice on the next
+// attempt. Retry returns err itself, without the mark; nil stays nil.
+func Transient(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &transientError{err}
+}
+
+type transientError struct{ err error }
+
+func (e *transientError) Error() string { return e.err.Error() }
+func (e *transientError) Unwrap() error { return e.err }
+
+// unmark removes Permanent's or Transient's mark from the error an
+// operation returned.
 func unmark(err error) error {
-	if pe, ok := err.(*permanentError); ok {
-		return pe.err
+	switch e := err.(type) {
+	case *permanentError:
+		return e.err
+	case *transientError:
+		return e.err
 	}
 	return err
 }
@@ -88,6 +107,9 @@ func transient(err error) bool {
 	var pe *permanentError
 	if errors.As(err, &pe) {
 		return false
+	}
+	if _, ok := err.(*transientError); ok {
+		return true
 	}
 	switch gcerrors.Code(err) {
 	case gcerrors.ResourceExhausted, gcerrors.Internal, gcerrors.DeadlineExceeded:
@@ -156,7 +178,7 @@ func (p RetryPolicy) Retry(ctx context.Context, op func(ctx context.Context, tou
 		}
 		wait = min(2*wait, p.Max)
 	}
-	return err
+	return unmark(err)
 }
 
 // attempt runs op once under a watchdog that cancels it after IdleTimeout

@@ -62,27 +62,31 @@ func TestRetryAbandonsStalledAttempts(t *testing.T) {
 
 // TestRetryPermanent: a transient-looking error marked Permanent (bad data
 // that wraps io.ErrUnexpectedEOF) is returned at once, without the mark;
-// unmarked, it is retried.
+// unmarked, it is retried. An error that looks permanent is retried when
+// marked Transient, and returned without the mark.
 func TestRetryPermanent(t *testing.T) {
 	p := RetryPolicy{Attempts: 3, Initial: time.Millisecond, Max: time.Millisecond}
 	cause := fmt.Errorf("line 3: truncated gzip: %w", io.ErrUnexpectedEOF)
+	changed := errors.New("the object changed while it was read twice")
 	for _, tc := range []struct {
-		err   error
-		calls int
+		err, cause error
+		calls      int
 	}{
-		{Permanent(cause), 1},
-		{cause, 3},
+		{Permanent(cause), cause, 1},
+		{cause, cause, 3},
+		{changed, changed, 1},
+		{Transient(changed), changed, 3},
 	} {
 		calls := 0
 		err := p.Retry(context.Background(), func(context.Context, func()) error {
 			calls++
 			return tc.err
 		})
-		if err != cause || calls != tc.calls {
+		if err != tc.cause || calls != tc.calls {
 			t.Errorf("%v: returned %#v after %d calls, want the cause after %d", tc.err, err, calls, tc.calls)
 		}
 	}
-	if Permanent(nil) != nil {
-		t.Error("Permanent(nil) is not nil")
+	if Permanent(nil) != nil || Transient(nil) != nil {
+		t.Error("Permanent(nil) or Transient(nil) is not nil")
 	}
 }
