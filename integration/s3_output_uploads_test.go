@@ -19,6 +19,7 @@ import (
 
 	"gocloud.dev/blob"
 
+	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
 
@@ -324,6 +325,57 @@ func TestS3OneOffOutputIncompleteUploads(t *testing.T) {
 	checkUploads(t, c, out+"/", "after the job that could not list uploads", nil, append([]mpu{again}, kept...))
 
 	for _, u := range append(kept, again) {
+		abortUpload(t, client, outBucket, u)
+	}
+}
+
+// TestS3ConvertIncompleteUploads: `crlbatch convert --out s3://…` holds
+// OUTPUT's claim, and before it writes aborts the incomplete multipart
+// uploads of the keys it is about to write (a killed convert's), with a
+// warning; uploads of other keys (a user's own table, a name this convert
+// does not write, the claim's) are left. Its objects are the local
+// convert's.
+func TestS3ConvertIncompleteUploads(t *testing.T) {
+	f := getFixture(t)
+	c := getCloud(t, "s3")
+	ctx := context.Background()
+	const out = "s3outup-convert"
+	client := s3Client(t, c.url(outBucket, ""))
+	mk := func(key string, n int) mpu { return makeUpload(t, client, outBucket, out+"/"+key, n) }
+	in := filepath.Join(f.sweep, inPrefix)
+	var killed []mpu
+	for _, k := range f.objects[:2] {
+		killed = append(killed, mk(pipeline.ConvertedKey(k), 1000))
+	}
+	kept := []mpu{mk("mine.parquet", 10), mk("sub/other.parquet", 10), mk(".crlbatch/job.json", 10)}
+	r := f.crl(ctx, nil, nil, "convert", in, "--out", c.url(outBucket, out))
+	if r.code != 0 {
+		t.Fatalf("convert: %s", r)
+	}
+	if !strings.Contains(r.stderr, "aborted the incomplete multipart uploads killed jobs left") || !strings.Contains(r.stderr, "uploads=2") || strings.Contains(r.stderr, S3SecretKey) {
+		t.Errorf("convert: want a warning that it aborted 2 uploads:\n%s", r.stderr)
+	}
+	checkUploads(t, c, out+"/", "after the convert", killed, kept)
+	local := filepath.Join(t.TempDir(), "pq")
+	if r := f.crl(ctx, nil, nil, "convert", in, "--out", local); r.code != 0 {
+		t.Fatalf("local convert: %s", r)
+	}
+	b, err := blob.OpenBucket(ctx, c.url(outBucket, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, k := range f.objects {
+		key := pipeline.ConvertedKey(k)
+		want, err := os.ReadFile(filepath.Join(local, filepath.FromSlash(key)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := b.ReadAll(ctx, out+"/"+key); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %v, or not the local convert's bytes", key, err)
+		}
+	}
+	for _, u := range kept {
 		abortUpload(t, client, outBucket, u)
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -139,6 +141,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	// local folders it made for them (OUTPUT's own goes when outB is
 	// released empty: storage.OpenBucket).
 	dir, local := localDir(out)
+	cj.tidyConvert(ctx, outB, dir, local, keys)
 	var (
 		mu      sync.Mutex
 		created []string
@@ -239,6 +242,64 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		return 0, err
 	}
 	return len(objs), nil
+}
+
+// convertTemp matches the temporary files writeLocal makes: os.CreateTemp
+// puts decimal digits in place of the pattern's star.
+var convertTemp = regexp.MustCompile(`^\.crlbatch-convert-[0-9]+$`)
+
+// tidyConvert, for a convert holding OUTPUT's claim before it writes,
+// removes what a killed convert left where this one is about to write
+// (keys, relative to OUTPUT's prefix): in a local OUTPUT (dir), writeLocal's
+// temporary files in the folders of those keys; on S3, the incomplete
+// multipart uploads of those keys. Either is a dead job's, by the proof
+// abortTopUploads uses: only the holder of OUTPUT's claim writes there,
+// and this convert holds it and has not written yet. A user's own files
+// and uploads of other keys are left. Neither fails the convert: a
+// warning says what was removed, or what could not be.
+func (j *job) tidyConvert(ctx context.Context, b *blob.Bucket, dir string, local bool, keys map[string]string) {
+	if s3u, ok := storage.S3UploadsOf(b, j.out); ok {
+		ups, err := j.listUploads(ctx, s3u, j.out.Prefix)
+		var doomed []storage.Upload
+		for _, u := range ups {
+			if _, ok := keys[strings.TrimPrefix(u.Key, j.out.Prefix)]; ok && strings.HasPrefix(u.Key, j.out.Prefix) {
+				doomed = append(doomed, u)
+			}
+		}
+		j.abortUploads(ctx, s3u, doomed, err)
+		return
+	}
+	if !local {
+		return
+	}
+	folders := map[string]bool{}
+	for k := range keys {
+		folders[filepath.Dir(filepath.Join(dir, filepath.FromSlash(j.out.Prefix+k)))] = true
+	}
+	removed := 0
+	var firstErr error
+	for _, f := range slices.Sorted(maps.Keys(folders)) {
+		entries, err := os.ReadDir(f)
+		if err != nil && !errors.Is(err, os.ErrNotExist) && firstErr == nil {
+			firstErr = err
+		}
+		for _, e := range entries {
+			if !e.Type().IsRegular() || !convertTemp.MatchString(e.Name()) {
+				continue
+			}
+			if err := os.Remove(filepath.Join(f, e.Name())); err == nil {
+				removed++
+			} else if !errors.Is(err, os.ErrNotExist) && firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	if removed > 0 {
+		j.log.Warn("removed temporary files a killed convert left", "output", j.out.String(), "files", removed)
+	}
+	if firstErr != nil {
+		j.log.Warn("could not remove the temporary files a killed convert left", "output", j.out.String(), "error", redactErr(firstErr))
+	}
 }
 
 // testHookConvertOpen, when set, is called before each read of an input

@@ -203,6 +203,52 @@ func TestConvertObjectChanged(t *testing.T) {
 	}
 }
 
+// TestConvertRemovesKilledTemps: the temporary files a killed convert left
+// in the folders this convert writes into (writeLocal's names) are
+// removed before it writes, with a warning; a file of another name, one
+// of that name in a folder this convert does not write into, a folder of
+// that name, and a user's file beside them are left. A convert that finds
+// none says nothing.
+func TestConvertRemovesKilledTemps(t *testing.T) {
+	t.Parallel()
+	in := localSweep(t) // ewc/, ppo/, sac/: one object each
+	out := filepath.Join(t.TempDir(), "out")
+	killed := []string{"ppo/.crlbatch-convert-123456789", "sac/.crlbatch-convert-42"}
+	kept := []string{"other/.crlbatch-convert-7", "ppo/.crlbatch-convert-x", "ppo/notes.txt", "ppo/mine.parquet"}
+	for _, f := range append(slices.Clone(killed), kept...) {
+		write(t, filepath.Join(out, filepath.FromSlash(f)), "partial")
+	}
+	if err := os.MkdirAll(filepath.Join(out, "ewc", ".crlbatch-convert-9"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	n, err := Convert(context.Background(), ConvertConfig{Input: in, Output: out, Concurrency: 2, Retry: DefaultRetry(), Logger: logger})
+	if err != nil || n != 3 {
+		t.Fatalf("convert: %d, %v", n, err)
+	}
+	for _, f := range killed {
+		if _, err := os.Lstat(filepath.Join(out, filepath.FromSlash(f))); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: left (%v)", f, err)
+		}
+	}
+	for _, f := range append(kept, "ewc/.crlbatch-convert-9", "ppo/ppo-s0.parquet") {
+		if _, err := os.Lstat(filepath.Join(out, filepath.FromSlash(f))); err != nil {
+			t.Errorf("%s: %v, want it kept", f, err)
+		}
+	}
+	if !strings.Contains(log.String(), "removed temporary files a killed convert left") || !strings.Contains(log.String(), "files=2") {
+		t.Errorf("log %q: want a warning that 2 files were removed", log.String())
+	}
+	log.Reset()
+	if _, err := Convert(context.Background(), ConvertConfig{Input: in, Output: out, Retry: DefaultRetry(), Logger: logger}); err != nil {
+		t.Fatal(err)
+	}
+	if log.Len() != 0 {
+		t.Errorf("a convert with nothing to tidy logged %q", log.String())
+	}
+}
+
 // TestConvertClaim: convert holds OUTPUT's claim while it writes. A claim
 // of a live job (this test's own process) refuses the convert with a usage
 // error naming the holder, OUTPUT untouched; a claim left by a job that is
