@@ -189,11 +189,16 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			}
 			return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
 		}
-		// The file's MD5, sent with it as WriteAll sends it (the store
-		// rejects bytes damaged on the way); written a piece at a time.
-		sum := md5.New()
-		if _, err := conv.WriteTo(sum); err != nil {
-			return err
+		// A store gets the file's MD5 with it, as WriteAll sends it (the
+		// store rejects bytes damaged on the way); written a piece at a
+		// time.
+		var sum []byte
+		if !local {
+			h := md5.New()
+			if _, err := conv.WriteTo(h); err != nil {
+				return err
+			}
+			sum = h.Sum(nil)
 		}
 		key := out.Prefix + ConvertedKey(o.Rel)
 		existed := true // when unknown, never removed
@@ -207,7 +212,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			if local {
 				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), conv.WriteTo)
 			}
-			return storage.WriteObject(actx, outB, key, &blob.WriterOptions{ContentMD5: sum.Sum(nil)}, func(w *blob.Writer) error {
+			return storage.WriteObject(actx, outB, key, &blob.WriterOptions{ContentMD5: sum}, func(w *blob.Writer) error {
 				_, err := conv.WriteTo(w)
 				return err
 			})
