@@ -68,7 +68,11 @@ func convertCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.Root().Writer, "converted %d objects to Parquet under %s\n", n, storage.Redact(cfg.Output))
+			objects := "objects"
+			if n == 1 {
+				objects = "object"
+			}
+			fmt.Fprintf(cmd.Root().Writer, "converted %d %s to Parquet under %s\n", n, objects, storage.Redact(cfg.Output))
 			return nil
 		},
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -100,14 +101,18 @@ func TestParquetInputSameResults(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("convert: exit %d: %s", code, stderr)
 			}
-			if !strings.HasPrefix(stdout, "converted ") {
-				t.Errorf("convert said %q", stdout)
-			}
 			score(filepath.Join(tmp, "parquet"))
 			sameOutputs(t, filepath.Join(tmp, "json"), filepath.Join(tmp, "parquet"))
 			mj, mp := readManifest(t, filepath.Join(tmp, "json")), readManifest(t, filepath.Join(tmp, "parquet"))
 			if len(mj.Objects) != len(mp.Objects) || len(mj.Objects) == 0 {
 				t.Fatalf("objects: %d JSON Lines, %d Parquet", len(mj.Objects), len(mp.Objects))
+			}
+			objects := "objects"
+			if len(mp.Objects) == 1 {
+				objects = "object"
+			}
+			if want := fmt.Sprintf("converted %d %s to Parquet under %s\n", len(mp.Objects), objects, in); stdout != want {
+				t.Errorf("convert said %q, want %q", stdout, want)
 			}
 			for i := range mj.Objects {
 				j, p := mj.Objects[i], mp.Objects[i]
