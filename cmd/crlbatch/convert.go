@@ -27,7 +27,10 @@ func convertCommand() *cli.Command {
 			"uncompressed) under --out: a.jsonl.gz becomes a.parquet. One\n" +
 			"column per field; a field whose values are of several types, nested or null is kept as each\n" +
 			"row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
-			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.",
+			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.\n" +
+			"Each object is read twice (its columns' types, then its rows, a row group at a time), so memory\n" +
+			"holds a row group and the Parquet object, not the JSON; an object rewritten between the two\n" +
+			"reads is read again, and one appended to converts as the first read found it.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder or blob prefix to write the Parquet objects to"},
 			&cli.StringSliceFlag{Name: "pattern", Usage: "convert only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
