@@ -114,7 +114,7 @@ func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 // arrow-go wrote it, without page checksums.
 type Converted struct {
 	url  string
-	data []byte
+	data pqChunks
 }
 
 // WriteTo writes the file to w with the CRC-32 of every page in its
@@ -182,7 +182,7 @@ func convertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 	// written with every page header given the CRC-32 of its page
 	// (Converted.WriteTo, pqWriteCRCs), which every reader of crlbatch
 	// checks (pqChecked), as parquet-mr's does.
-	var buf bytes.Buffer
+	var buf chunkWriter
 	again := func() (io.ReadCloser, error) {
 		rc, err := open()
 		if err != nil {
@@ -200,7 +200,7 @@ func convertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 	if second != first {
 		return nil, fmt.Errorf("readers: convert %s: %w: %d bytes (CRC-32C %08x), then %d (%08x)", url, ErrChangedWhileConverting, first.n, first.sum, second.n, second.sum)
 	}
-	return &Converted{url: url, data: buf.Bytes()}, nil
+	return &Converted{url: url, data: buf.chunks}, nil
 }
 
 // readSum is the length and CRC-32C of the bytes of one read of an object.

@@ -37,7 +37,7 @@ func convertRows(n int) string {
 // read stops where the first ended).
 func TestConvertObjectChangedBetweenReads(t *testing.T) {
 	t.Parallel()
-	first := convertRows(3*ConvertRowGroupRows/2 + 17)
+	first := convertRows(ConvertRowGroupRows + 100)
 	lines := strings.SplitAfter(first, "\n")
 	lines = lines[:len(lines)-1]
 	at := ConvertRowGroupRows + 5 // a row in the second row group
@@ -230,5 +230,56 @@ func TestConvertObjectMemory(t *testing.T) {
 	}
 	if large > largeJSON/2 {
 		t.Errorf("peak %d bytes converting %d bytes of JSON: want at most half", large, largeJSON)
+	}
+}
+
+// TestConvertedInPieces: a converted file held in pieces (chunkWriter, as
+// ConvertObject holds it) is written with its checksums exactly as the
+// same file held whole, whatever the pieces' size: page headers, page
+// bodies, the footer and its length crossing from one piece to the next
+// (pieces of 13, 1000 and 4096 bytes, and the default), and a header
+// longer than the first window it is decoded from (a page's statistics
+// of a column of long strings).
+func TestConvertedInPieces(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(convertRows(20000))
+	long := strings.Repeat("x", 3*pqHeaderWindow/4) // min and max: longer than the window together (arrow-go drops statistics over 4096 bytes)
+	for i := range 50 {
+		fmt.Fprintf(&b, `{"step":%d,"note":"%s%d"}`+"\n", i, long, i)
+	}
+	rows := b.String()
+	var whole bytes.Buffer
+	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(rows), &whole, 0, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(rows)), nil }
+	opts, _ := RecordOptions{IdentityFields: []string{}, MaxRuns: -1}.normalize()
+	c := &converter{index: map[string]int{}}
+	if _, err := eachRecord("mem://b/x.jsonl", open, opts, c.row); err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	if _, err := c.write("mem://b/x.jsonl", open, opts, &raw); err != nil {
+		t.Fatal(err)
+	}
+	longHeader := false
+	pqEachPage(t, whole.Bytes(), func(_, _, _ int, h []tcField, _ []byte) {
+		longHeader = longHeader || len(tcAppendStruct(nil, h)) > pqHeaderWindow
+	})
+	if !longHeader {
+		t.Fatalf("no page header longer than %d bytes: the test does not test the growing window", pqHeaderWindow)
+	}
+	for _, piece := range []int{13, 1000, 4096, 0} {
+		cw := &chunkWriter{piece: piece}
+		cw.Write(raw.Bytes())
+		if got := cw.chunks.size(); got != int64(raw.Len()) {
+			t.Fatalf("pieces of %d: %d bytes held, %d written", piece, got, raw.Len())
+		}
+		var got bytes.Buffer
+		n, err := (&Converted{url: "mem://b/x.jsonl", data: cw.chunks}).WriteTo(&got)
+		if err != nil || n != int64(got.Len()) || !bytes.Equal(got.Bytes(), whole.Bytes()) {
+			t.Errorf("pieces of %d: %d, %v, or %d bytes unlike the whole file's %d", piece, n, err, got.Len(), whole.Len())
+		}
 	}
 }

@@ -31,10 +31,69 @@ func pqAllCRCs(_, _, _ int, sum uint32) (uint32, bool) { return sum, true }
 func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(data) + len(data)/64)
-	if err := pqWriteCRCs(&buf, data, crc); err != nil {
+	if err := pqWriteCRCs(&buf, pqChunks{data}, crc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// pqChunks is a file held in pieces (chunkWriter's): every piece but the
+// last full.
+type pqChunks [][]byte
+
+// size is the file's length.
+func (c pqChunks) size() int64 {
+	if len(c) == 0 {
+		return 0
+	}
+	return int64(len(c[0]))*int64(len(c)-1) + int64(len(c[len(c)-1]))
+}
+
+// at returns the file's bytes [off, off+n): a view of a piece, or a copy
+// of the stretch that crosses pieces.
+func (c pqChunks) at(off, n int64) []byte {
+	if n == 0 {
+		return nil
+	}
+	w := int64(len(c[0]))
+	i, o := off/w, off%w
+	if o+n <= int64(len(c[i])) {
+		return c[i][o : o+n]
+	}
+	b := make([]byte, 0, n)
+	for n > 0 {
+		k := min(n, int64(len(c[i]))-o)
+		b = append(b, c[i][o:o+k]...)
+		n -= k
+		i, o = i+1, 0
+	}
+	return b
+}
+
+// chunkWriter keeps what is written to it in pieces of piece bytes (0:
+// chunkBytes): no copy of the whole as it grows.
+type chunkWriter struct {
+	chunks pqChunks
+	piece  int
+}
+
+const chunkBytes = 4 << 20
+
+func (c *chunkWriter) Write(p []byte) (int, error) {
+	if c.piece == 0 {
+		c.piece = chunkBytes
+	}
+	n := len(p)
+	for len(p) > 0 {
+		if len(c.chunks) == 0 || len(c.chunks[len(c.chunks)-1]) == c.piece {
+			c.chunks = append(c.chunks, make([]byte, 0, c.piece))
+		}
+		last := &c.chunks[len(c.chunks)-1]
+		k := min(len(p), c.piece-len(*last))
+		*last = append(*last, p[:k]...)
+		p = p[k:]
+	}
+	return n, nil
 }
 
 // pqOut is where pqWriteCRCs writes: bytes kept until there are
@@ -47,6 +106,11 @@ type pqOut struct {
 }
 
 const pqOutFlush = 1 << 20
+
+// pqHeaderWindow is the first window a page header is decoded from; a
+// header that does not fit (long statistics) is decoded again from one
+// four times as large.
+const pqHeaderWindow = 4 << 10
 
 // pos is the offset in the file of the next byte.
 func (o *pqOut) pos() int64 { return o.off + int64(len(o.b)) }
@@ -63,17 +127,18 @@ func (o *pqOut) flush(final bool) {
 
 // pqWriteCRCs is pqSetCRCs writing the file to w, a piece at a time; on
 // an error, w may have received part of it.
-func pqWriteCRCs(w io.Writer, data []byte, crc pqCRCPage) error {
-	if len(data) < 12 {
+func pqWriteCRCs(w io.Writer, data pqChunks, crc pqCRCPage) error {
+	size := data.size()
+	if size < 12 {
 		return errors.New("parquet checksums: not a Parquet file")
 	}
-	flen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	fstart := len(data) - 8 - flen
+	flen := int64(binary.LittleEndian.Uint32(data.at(size-8, 4)))
+	fstart := size - 8 - flen
 	if flen <= 0 || fstart < 4 {
 		return errors.New("parquet checksums: no footer")
 	}
-	footer, n, ok := tcDecodeStruct(data[fstart : len(data)-8])
-	if !ok || n != flen {
+	footer, n, ok := tcDecodeStruct(data.at(fstart, flen))
+	if !ok || int64(n) != flen {
 		return fmt.Errorf("parquet checksums: footer of %d bytes does not decode", flen)
 	}
 	type chunk struct {
@@ -90,8 +155,12 @@ func pqWriteCRCs(w io.Writer, data []byte, crc pqCRCPage) error {
 	}
 	rgsF := tcGet(footer, 4)
 	if rgsF == nil {
-		_, err := w.Write(data) // no row groups: no pages
-		return err
+		for _, c := range data { // no row groups: no pages
+			if _, err := w.Write(c); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	rgs, ok := rgsF.val.(*tcListV)
 	if !ok {
@@ -145,15 +214,29 @@ func pqWriteCRCs(w io.Writer, data []byte, crc pqCRCPage) error {
 		if ch.start < pos {
 			return fmt.Errorf("parquet checksums: row group %d, column %d: chunks overlap", ch.rg, ch.col)
 		}
-		out.b = append(out.b, data[pos:ch.start]...)
+		out.b = append(out.b, data.at(pos, ch.start-pos)...)
 		page := 0
 		for off := ch.start; off < ch.end; page++ {
-			h, hl, ok := tcDecodeStruct(data[off:ch.end])
+			// The header from a window of the chunk that grows until it
+			// holds the whole header (or the rest of the chunk).
+			var (
+				h      []tcField
+				hl     int
+				ok     bool
+				window = min(ch.end-off, pqHeaderWindow)
+			)
+			for {
+				h, hl, ok = tcDecodeStruct(data.at(off, window))
+				if ok || window == ch.end-off {
+					break
+				}
+				window = min(ch.end-off, 4*window)
+			}
 			cs, ok2 := i64(h, 3)
 			if !ok || !ok2 || cs < 0 || cs > ch.end-off-int64(hl) {
 				return fmt.Errorf("parquet checksums: row group %d, column %d: the page header at %d does not decode", ch.rg, ch.col, off)
 			}
-			body := data[off+int64(hl) : off+int64(hl)+cs]
+			body := data.at(off+int64(hl), cs)
 			if v, ok := crc(ch.rg, ch.col, page, crc32.ChecksumIEEE(body)); ok {
 				h = tcPut(h, 4, tcI32, int64(int32(v)))
 			} else {
@@ -170,7 +253,7 @@ func pqWriteCRCs(w io.Writer, data []byte, crc pqCRCPage) error {
 		moved[ch.end] = out.pos()
 		pos = ch.end
 	}
-	out.b = append(out.b, data[pos:fstart]...)
+	out.b = append(out.b, data.at(pos, fstart-pos)...)
 	var bad error
 	move := func(fs []tcField, id int16) {
 		if f := tcGet(fs, id); f != nil {
