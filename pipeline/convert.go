@@ -157,7 +157,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		phase("convert")
 		url := in.ObjectURL(o.Key)
 		var conv *readers.Converted
-		err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+		err := cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
 			// The object is read twice (its columns' types, then its rows):
 			// memory holds a row group and the Parquet file, not the object.
 			open := func() (io.ReadCloser, error) {
@@ -168,11 +168,15 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				if err != nil {
 					return nil, err
 				}
+				var rd io.Reader = r
+				if testHookConvertReader != nil {
+					rd = testHookConvertReader(rd)
+				}
 				// and stops the one under way at its next read.
 				return struct {
 					io.Reader
 					io.Closer
-				}{ctxReader{actx, r}, r}, nil
+				}{ctxReader{actx, rd, touch}, r}, nil
 			}
 			var err error
 			conv, err = readers.ConvertObject(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
@@ -208,12 +212,17 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		} else if ok, err := outB.Exists(gctx, key); err == nil {
 			existed = ok
 		}
-		err = cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+		err = cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
+			// Each piece written is progress (a large upload takes longer
+			// than the retry's idle timeout).
+			write := func(w io.Writer) (int64, error) {
+				return conv.WriteTo(&progressWriter{ctx: actx, w: w, touch: touch})
+			}
 			if local {
-				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), conv.WriteTo)
+				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), write)
 			}
 			return storage.WriteObject(actx, outB, key, &blob.WriterOptions{ContentMD5: sum}, func(w *blob.Writer) error {
-				_, err := conv.WriteTo(w)
+				_, err := write(w)
 				return err
 			})
 		})
@@ -253,20 +262,30 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 // puts decimal digits in place of the pattern's star.
 var convertTemp = regexp.MustCompile(`^\.crlbatch-convert-[0-9]+$`)
 
+// convertTempAge is how long a temporary file in a folder a convert
+// writes into must have been left untouched for the convert to remove it
+// as a killed convert's.
+var convertTempAge = 10 * time.Minute
+
 // tidyConvert, for a convert holding OUTPUT's claim before it writes,
 // removes what a killed convert left where this one is about to write
 // (keys, relative to OUTPUT's prefix): in a local OUTPUT (dir), writeLocal's
 // temporary files in the folders of those keys; on S3, the incomplete
 // multipart uploads of those keys. Either is a dead job's, by the proof
-// abortTopUploads uses: only the holder of OUTPUT's claim writes there,
-// and this convert holds it and has not written yet. A user's own files
-// and uploads of other keys are left. Neither fails the convert: a
+// abortTopUploads uses: only the holder of OUTPUT's claim writes there, and
+// this convert holds it and has not written yet; a file also only once
+// untouched for convertTempAge (a convert into a folder nested in OUTPUT
+// holds another claim, but writes and renames its files at once). A user's own
+// files and uploads of other keys are left. Neither fails the convert: a
 // warning says what was removed, or what could not be.
 func (j *job) tidyConvert(ctx context.Context, b *blob.Bucket, dir string, local bool, keys map[string]string) {
 	if s3u, ok := storage.S3UploadsOf(b, j.out); ok {
 		ups, err := j.listUploads(ctx, s3u, j.out.Prefix)
 		var doomed []storage.Upload
 		for _, u := range ups {
+			// (A live convert into a prefix nested in OUTPUT, which holds
+			// a claim of its own, writing a key of this one's, loses its
+			// upload to this abort and uploads it again: its retry.)
 			if _, ok := keys[strings.TrimPrefix(u.Key, j.out.Prefix)]; ok && strings.HasPrefix(u.Key, j.out.Prefix) {
 				doomed = append(doomed, u)
 			}
@@ -281,15 +300,23 @@ func (j *job) tidyConvert(ctx context.Context, b *blob.Bucket, dir string, local
 	for k := range keys {
 		folders[filepath.Dir(filepath.Join(dir, filepath.FromSlash(j.out.Prefix+k)))] = true
 	}
-	removed := 0
+	removed, now := 0, time.Now()
 	var firstErr error
 	for _, f := range slices.Sorted(maps.Keys(folders)) {
 		entries, err := os.ReadDir(f)
-		if err != nil && !errors.Is(err, os.ErrNotExist) && firstErr == nil {
+		// A folder this convert may not list (write-only) holds nothing it
+		// can tell is a killed convert's.
+		if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) && firstErr == nil {
 			firstErr = err
 		}
 		for _, e := range entries {
 			if !e.Type().IsRegular() || !convertTemp.MatchString(e.Name()) {
+				continue
+			}
+			// A live convert writes its file and renames it at once: one
+			// untouched for convertTempAge is not being written (a convert
+			// into a folder nested in OUTPUT holds a claim of its own).
+			if fi, err := e.Info(); err != nil || now.Sub(fi.ModTime()) < convertTempAge {
 				continue
 			}
 			if err := os.Remove(filepath.Join(f, e.Name())); err == nil {
@@ -311,18 +338,29 @@ func (j *job) tidyConvert(ctx context.Context, b *blob.Bucket, dir string, local
 // object by Convert (two in each attempt), with the object's key.
 var testHookConvertOpen func(key string)
 
+// testHookConvertReader, when set, wraps the reader of each read of an
+// input object by Convert.
+var testHookConvertReader func(io.Reader) io.Reader
+
 // ctxReader is an io.Reader that fails with its context's error once the
-// context is done.
+// context is done, and reports each read that returns bytes as progress
+// to the retry's watchdog (touch): converting a large object takes longer
+// than its idle timeout.
 type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
+	ctx   context.Context
+	r     io.Reader
+	touch func()
 }
 
 func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return c.r.Read(p)
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.touch()
+	}
+	return n, err
 }
 
 // localDir is the folder of a local location.

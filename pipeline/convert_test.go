@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -204,19 +205,29 @@ func TestConvertObjectChanged(t *testing.T) {
 }
 
 // TestConvertRemovesKilledTemps: the temporary files a killed convert left
-// in the folders this convert writes into (writeLocal's names) are
-// removed before it writes, with a warning; a file of another name, one
-// of that name in a folder this convert does not write into, a folder of
-// that name, and a user's file beside them are left. A convert that finds
-// none says nothing.
+// in the folders this convert writes into (writeLocal's names, untouched
+// for convertTempAge) are removed before it writes, with a warning; one
+// written to a moment ago, a file of another name, one of that name in a
+// folder this convert does not write into, a folder of that name, and a
+// user's file beside them are left. A convert that finds none says
+// nothing, as does one that may not list a folder it writes into.
 func TestConvertRemovesKilledTemps(t *testing.T) {
 	t.Parallel()
 	in := localSweep(t) // ewc/, ppo/, sac/: one object each
 	out := filepath.Join(t.TempDir(), "out")
 	killed := []string{"ppo/.crlbatch-convert-123456789", "sac/.crlbatch-convert-42"}
-	kept := []string{"other/.crlbatch-convert-7", "ppo/.crlbatch-convert-x", "ppo/notes.txt", "ppo/mine.parquet"}
+	// Among those kept, a live convert's (into a folder nested in OUTPUT:
+	// written to a moment ago).
+	kept := []string{"other/.crlbatch-convert-7", "ppo/.crlbatch-convert-x", "ppo/notes.txt", "ppo/mine.parquet", "sac/.crlbatch-convert-5"}
+	old := time.Now().Add(-convertTempAge - time.Minute)
 	for _, f := range append(slices.Clone(killed), kept...) {
-		write(t, filepath.Join(out, filepath.FromSlash(f)), "partial")
+		p := filepath.Join(out, filepath.FromSlash(f))
+		write(t, p, "partial")
+		if f != "sac/.crlbatch-convert-5" {
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	if err := os.MkdirAll(filepath.Join(out, "ewc", ".crlbatch-convert-9"), 0o755); err != nil {
 		t.Fatal(err)
@@ -247,6 +258,65 @@ func TestConvertRemovesKilledTemps(t *testing.T) {
 	if log.Len() != 0 {
 		t.Errorf("a convert with nothing to tidy logged %q", log.String())
 	}
+	// A folder it may write into but not list (as root, every folder
+	// lists).
+	if os.Geteuid() != 0 {
+		ppo := filepath.Join(out, "ppo")
+		if err := os.Chmod(ppo, 0o333); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(ppo, 0o755)
+		log.Reset()
+		if _, err := Convert(context.Background(), ConvertConfig{Input: in, Output: out, Retry: DefaultRetry(), Logger: logger}); err != nil {
+			t.Fatal(err)
+		}
+		if log.Len() != 0 {
+			t.Errorf("a folder it may not list: logged %q", log.String())
+		}
+	}
+}
+
+// TestConvertLongerThanIdleTimeout: every read (and write) of a convert
+// is progress for the retry's watchdog, so an object whose reads take
+// many times the idle timeout in all, each well within it (here a store
+// that takes 20 ms a read, against 150 ms), converts; it failed with "the
+// store made no progress" once the whole attempt outlasted the timeout
+// (the default 20 s: an object of a gigabyte or two), each attempt
+// starting over.
+//
+// Not parallel (see TestMain): it sets testHookConvertReader.
+func TestConvertLongerThanIdleTimeout(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if _, err := synth.Run(context.Background(), synth.Config{Out: in, Families: []string{"ppo"}, Seeds: 1, Steps: 1000, Extras: true, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	testHookConvertReader = func(r io.Reader) io.Reader { return &slowReader{r: r, reads: &reads} }
+	defer func() { testHookConvertReader = nil }()
+	out := filepath.Join(t.TempDir(), "out")
+	retry := RetryPolicy{Attempts: 1, IdleTimeout: 150 * time.Millisecond}
+	n, err := Convert(context.Background(), ConvertConfig{Input: in, Output: out, Retry: retry})
+	if err != nil || n != 1 {
+		t.Fatalf("convert: %d, %v", n, err)
+	}
+	if total := time.Duration(reads) * slowRead; total < 3*retry.IdleTimeout {
+		t.Errorf("%d reads of %v: not several idle timeouts in all; the test tests nothing", reads, slowRead)
+	}
+}
+
+// slowRead is how long a slowReader's read takes.
+const slowRead = 20 * time.Millisecond
+
+// slowReader is a store that takes slowRead a read, of at most 16 KiB.
+type slowReader struct {
+	r     io.Reader
+	reads *int
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	*s.reads++
+	time.Sleep(slowRead)
+	return s.r.Read(p[:min(len(p), 16<<10)])
 }
 
 // TestConvertClaim: convert holds OUTPUT's claim while it writes. A claim

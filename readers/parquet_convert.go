@@ -336,7 +336,10 @@ type converter struct {
 // members returns the members of the object f of r (valid until the next
 // call).
 func (c *converter) members(r *Record, f recordField) *Record {
-	if c.subKeys == nil {
+	// The table names the members of every object read; one that has
+	// grown past a map column's dictionary (keys that never repeat:
+	// episode ids) starts again, so that it never holds the object's.
+	if c.subKeys == nil || len(c.subKeys.names) > convDictMax {
 		c.subKeys = newRecordKeys()
 	}
 	c.sub = Record{url: r.url, line: r.line, data: r.data, keys: c.subKeys, fields: c.sub.fields[:0]}
@@ -408,6 +411,9 @@ func (c *converter) row(r *Record) error {
 			col.boolean = true
 		case kindObject:
 			col.obj = true
+			if col.null || col.num || col.str || col.boolean || col.other || col.objNotNumbers {
+				break // not a map column: its members count for nothing
+			}
 			sub := c.members(r, f)
 			for _, m := range sub.fields {
 				lit := sub.raw(m)

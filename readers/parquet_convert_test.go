@@ -283,3 +283,55 @@ func TestConvertedInPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertMembersTableBounded: the table that names the members of
+// object cells holds at most a dictionary's worth of names, however many
+// distinct member names the object has: objects of numbers whose keys
+// never repeat (a map column), and objects of strings (a JSON-text column,
+// whose members are not even listed once the column cannot be a map).
+// It held every name of the object: a 300 MB object of episode ids peaked
+// at 1.15 GB.
+func TestConvertMembersTableBounded(t *testing.T) {
+	t.Parallel()
+	const n = 3 * convDictMax
+	for name, row := range map[string]string{
+		"map":  `{"m":{"key_%d":1.5},"x":%[1]d}`,
+		"json": `{"info":{"ep_%016d":"ok"},"x":%[1]d}`,
+	} {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, row+"\n", i)
+		}
+		rows := b.String()
+		open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(rows)), nil }
+		opts, _ := RecordOptions{IdentityFields: []string{}, MaxRuns: -1}.normalize()
+		c := &converter{index: map[string]int{}}
+		if _, err := eachRecord("mem://b/x.jsonl", open, opts, c.row); err != nil {
+			t.Fatal(err)
+		}
+		if c.subKeys != nil && len(c.subKeys.names) > convDictMax+1 {
+			t.Errorf("%s: the first read left %d member names in the table", name, len(c.subKeys.names))
+		}
+		var out bytes.Buffer
+		if _, err := c.write("mem://b/x.jsonl", open, opts, &out); err != nil {
+			t.Fatal(err)
+		}
+		if c.subKeys != nil && len(c.subKeys.names) > convDictMax+1 {
+			t.Errorf("%s: the second read left %d member names in the table", name, len(c.subKeys.names))
+		}
+		// The rows come back as they were.
+		var pq bytes.Buffer
+		if err := ConvertToParquet("mem://b/x.jsonl", strings.NewReader(rows), &pq, 0, 0); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := ParquetLines("mem://b/x.parquet", bytes.NewReader(pq.Bytes()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(back) != rows {
+			t.Errorf("%s: %d bytes read back (%v), not the %d bytes converted", name, len(back), err, len(rows))
+		}
+	}
+}

@@ -247,7 +247,9 @@ func pqWriteCRCs(w io.Writer, data pqChunks, crc pqCRCPage) error {
 			out.b = tcAppendStruct(out.b, h)
 			grown[[2]int{ch.rg, ch.col}] += int64(len(out.b) - before - hl)
 			out.b = append(out.b, body...)
-			out.flush(false)
+			if out.flush(false); out.err != nil {
+				return out.err
+			}
 			off += int64(hl) + cs
 		}
 		moved[ch.end] = out.pos()
