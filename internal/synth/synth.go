@@ -8,6 +8,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -161,7 +165,32 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cerr := closeFn(); cerr != nil && err == nil {
 		err = &storage.StorageError{Op: "close", URL: loc.String(), Err: storage.RedactErr(cerr)}
 	}
+	if err == nil && loc.Local {
+		removeStaleTemps(loc, sum.Objects)
+	}
 	return sum, err
+}
+
+// removeStaleTemps removes, beside each object just written to a local
+// folder, the temporary files of that object a killed synth left
+// (fileblob's, <name>.<hex>.tmp, written beside their final names): this
+// run has written the object whole since, and a listing with a broad
+// --pattern would read them. What cannot be removed stays.
+func removeStaleTemps(loc storage.Location, objs []Object) {
+	u, err := url.Parse(loc.BucketURL)
+	if err != nil || u.Path == "" {
+		return
+	}
+	for _, o := range objs {
+		p := filepath.Join(filepath.FromSlash(u.Path), filepath.FromSlash(loc.Prefix+o.Key))
+		stale := regexp.MustCompile(`^` + regexp.QuoteMeta(filepath.Base(p)) + `\.[0-9a-f]+\.tmp$`)
+		entries, _ := os.ReadDir(filepath.Dir(p))
+		for _, e := range entries {
+			if e.Type().IsRegular() && stale.MatchString(e.Name()) {
+				os.Remove(filepath.Join(filepath.Dir(p), e.Name()))
+			}
+		}
+	}
 }
 
 // Write is Run writing into an open bucket under the key prefix (empty, or

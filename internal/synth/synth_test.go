@@ -496,7 +496,9 @@ func TestLocal(t *testing.T) {
 // beside their final names, not in $TMPDIR (which may lie on another file
 // system, where the rename fails with "invalid cross-device link"): with
 // $TMPDIR a folder that does not exist, the sweep is written all the same,
-// and nothing but the objects is left. Not parallel: it sets TMPDIR.
+// and nothing but the objects is left; what a killed synth left beside
+// an object goes when the object is written again. Not parallel: it sets
+// TMPDIR.
 func TestLocalTempBeside(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", filepath.Join(dir, "no-such-folder"))
@@ -515,6 +517,29 @@ func TestLocalTempBeside(t *testing.T) {
 	})
 	if len(files) != len(sum.Objects) || len(files) != 3 {
 		t.Errorf("files %q, want the %d objects alone", files, len(sum.Objects))
+	}
+
+	// A killed synth's temporary files beside an object (fileblob's
+	// names) go once the object is written again; a user's file stays.
+	stale := []string{"ppo/ppo-s0.jsonl.18ee693da6b6ddcb.tmp", "sac/sac-s0.jsonl.gz.0123abcd.tmp"}
+	kept := []string{"ppo/ppo-s0.jsonl.notes.tmp", "ppo/other.jsonl.18ee693da6b6ddcb.tmp"}
+	for _, f := range append(slices.Clone(stale), kept...) {
+		if err := os.WriteFile(filepath.Join(out, filepath.FromSlash(f)), []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Run(context.Background(), Config{Out: out, Seeds: 1, Steps: 60, Compression: "mixed"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range stale {
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f))); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: left (%v)", f, err)
+		}
+	}
+	for _, f := range kept {
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(f))); err != nil {
+			t.Errorf("%s: %v, want it kept", f, err)
+		}
 	}
 }
 
