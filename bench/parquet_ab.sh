@@ -32,22 +32,9 @@ THREADS=$(nproc)
 [[ -d $BENCH_JSONL ]] || { echo "no JSONL sweep at $BENCH_JSONL: run bench/cache.sh first" >&2; exit 2; }
 
 mkdir -p "$BENCH_DIR"
-# Each build is linked to a .link file and run from a cp copy: a freshly
-# linked binary peaks 10-17 MiB higher in RSS than a copy of it. Both with
-# the tags of `make build` (bench/buildtags.sh).
-TAGS=$("$ROOT/bench/buildtags.sh")
-(cd "$ROOT" && go build -tags "$TAGS" -o "$BENCH_DIR/crlbatch-head.link" ./cmd/crlbatch)
-cp "$BENCH_DIR/crlbatch-head.link" "$BENCH_DIR/crlbatch-head"
-BUILDS=(head)
-if [[ -n ${BENCH_BASE:-} ]]; then
-	rm -rf "$BENCH_DIR/base-src" && mkdir -p "$BENCH_DIR/base-src"
-	git -C "$ROOT" archive "$BENCH_BASE" | tar -x -C "$BENCH_DIR/base-src"
-	(cd "$BENCH_DIR/base-src" && go build -tags "$TAGS" -o "$BENCH_DIR/crlbatch-base.link" ./cmd/crlbatch)
-	cp "$BENCH_DIR/crlbatch-base.link" "$BENCH_DIR/crlbatch-base"
-	echo "base: $BENCH_BASE = $(git -C "$ROOT" rev-parse --short "$BENCH_BASE")"
-	BUILDS=(base head)
-fi
-echo "head: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet || echo ' (with uncommitted changes)')"
+# The builds, side by side (bench/ab_builds.sh).
+. "$ROOT/bench/ab_builds.sh"
+ab_builds
 CONVERT_HEAD=()
 [[ -n ${BENCH_COMPRESSION:-} ]] && CONVERT_HEAD=(--compression "$BENCH_COMPRESSION")
 for b in "${BUILDS[@]}"; do
