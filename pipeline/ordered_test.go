@@ -29,16 +29,20 @@ func TestOrdered(t *testing.T) {
 		// cancelled (task 4's failure is recorded); tasks 2 and 3, before
 		// it, find theirs still live; only then does task 1 fail. Task 0
 		// runs to its end.
+		// Task 4 fails only once task 5 has started: a failure recorded
+		// before the loop reaches task 5 would leave it never started.
 		const n = 6
-		fiveCancelled := make(chan struct{})
+		fiveStarted, fiveCancelled := make(chan struct{}), make(chan struct{})
 		var checked sync.WaitGroup
 		checked.Add(2)
 		var live [n]atomic.Bool
 		i, err := ordered(context.Background(), n, n, func(ctx context.Context, i int) error {
 			switch i {
 			case 4:
+				<-fiveStarted
 				return errAt(4)
 			case 5:
+				close(fiveStarted)
 				<-ctx.Done()
 				close(fiveCancelled)
 				return ctx.Err()
@@ -88,10 +92,11 @@ func TestOrdered(t *testing.T) {
 		// Three at a time: tasks 0, 1 and 2 run while task 3 waits for a
 		// slot. Task 1 fails; every slot is freed after that failure is
 		// recorded (task 2 ends on its cancellation, task 0 after task 2):
-		// tasks 3 and 4 never start.
+		// tasks 3 and 4 never start. Task 1 fails only once task 2 has
+		// started.
 		var mu sync.Mutex
 		var started []int
-		twoCancelled := make(chan struct{})
+		twoStarted, twoCancelled := make(chan struct{}), make(chan struct{})
 		i, err := ordered(context.Background(), 5, 3, func(ctx context.Context, i int) error {
 			mu.Lock()
 			started = append(started, i)
@@ -100,8 +105,10 @@ func TestOrdered(t *testing.T) {
 			case 0:
 				<-twoCancelled
 			case 1:
+				<-twoStarted
 				return errAt(1)
 			case 2:
+				close(twoStarted)
 				<-ctx.Done()
 				close(twoCancelled)
 				return ctx.Err()
@@ -152,14 +159,18 @@ func TestOrdered(t *testing.T) {
 		// Task 2 fails; task 0, before it, is still reading (or waiting
 		// out a retry's backoff) when a signal cancels the job, once task
 		// 3 has seen its own cancellation: task 0 ends on the signal and
-		// the job's error is the signal's, not task 2's failure.
+		// the job's error is the signal's, not task 2's failure. Task 2
+		// fails only once task 3 has started.
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
+		threeStarted := make(chan struct{})
 		i, err := ordered(ctx, 4, 4, func(ctx context.Context, i int) error {
 			switch i {
 			case 2:
+				<-threeStarted
 				return errAt(2)
 			case 3:
+				close(threeStarted)
 				<-ctx.Done()
 				cancel() // the signal
 				return ctx.Err()
