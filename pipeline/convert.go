@@ -138,13 +138,15 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	}
 	// A failed convert removes the objects it created (not those it
 	// replaced: they hold the conversion of the same name, whole), and the
-	// local folders it made for them (OUTPUT's own goes when outB is
+	// local folders it made for them, also those of an object whose write
+	// failed (a full disk), once empty (OUTPUT's own goes when outB is
 	// released empty: storage.OpenBucket).
 	dir, local := localDir(out)
 	cj.tidyConvert(ctx, outB, dir, local, keys)
 	var (
 		mu      sync.Mutex
 		created []string
+		made    = &madeDirs{}
 	)
 	// The first object in key order that fails fails the command, at any
 	// --concurrency (ordered).
@@ -216,10 +218,13 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			// Each piece written is progress (a large upload takes longer
 			// than the retry's idle timeout).
 			write := func(w io.Writer) (int64, error) {
+				if testHookConvertWriter != nil {
+					w = testHookConvertWriter(key, w)
+				}
 				return conv.WriteTo(&progressWriter{ctx: actx, w: w, touch: touch})
 			}
 			if local {
-				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), write)
+				return writeLocal(filepath.Join(dir, filepath.FromSlash(key)), made, write)
 			}
 			return storage.WriteObject(actx, outB, key, &blob.WriterOptions{ContentMD5: sum}, func(w *blob.Writer) error {
 				_, err := write(w)
@@ -248,11 +253,9 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				outB.Delete(dctx, key)
 				continue
 			}
-			p := filepath.Join(dir, filepath.FromSlash(key))
-			os.Remove(p)
-			for d := filepath.Dir(p); len(d) > len(filepath.Clean(dir)) && os.Remove(d) == nil; d = filepath.Dir(d) {
-			}
+			os.Remove(filepath.Join(dir, filepath.FromSlash(key)))
 		}
+		made.removeEmpty()
 		return 0, err
 	}
 	return len(objs), nil
@@ -342,6 +345,10 @@ var testHookConvertOpen func(key string)
 // input object by Convert.
 var testHookConvertReader func(io.Reader) io.Reader
 
+// testHookConvertWriter, when set, wraps the writer each write of a
+// converted object goes to, with the object's key under OUTPUT.
+var testHookConvertWriter func(key string, w io.Writer) io.Writer
+
 // ctxReader is an io.Reader that fails with its context's error once the
 // context is done, and reports each read that returns bytes as progress
 // to the retry's watchdog (touch): converting a large object takes longer
@@ -380,8 +387,8 @@ func localDir(l Location) (string, bool) {
 // OUTPUT is written here rather than through fileblob, which escapes names
 // such as a__0x41__.jsonl into other file names (the input's keys are the
 // local read-only driver's, unescaped).
-func writeLocal(path string, write func(io.Writer) (int64, error)) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+func writeLocal(path string, made *madeDirs, write func(io.Writer) (int64, error)) error {
+	if err := made.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".crlbatch-convert-*")
@@ -402,4 +409,47 @@ func writeLocal(path string, write func(io.Writer) (int64, error)) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// madeDirs are the local folders a convert made for the objects it
+// writes, so that a failed convert removes those it leaves empty and no
+// other: a folder that was there before it (a user's, empty or not) stays.
+// Its methods may be called concurrently.
+type madeDirs struct {
+	mu   sync.Mutex
+	dirs map[string]bool
+}
+
+// mkdirAll is os.MkdirAll(dir), noting the folders it made.
+func (m *madeDirs) mkdirAll(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) || filepath.Dir(d) == d {
+			break
+		}
+		missing = append(missing, d)
+	}
+	err := os.MkdirAll(dir, 0o755)
+	// Also on a failure, which may come after some were made (a folder
+	// another convert made meanwhile is removed only when empty).
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dirs == nil {
+		m.dirs = map[string]bool{}
+	}
+	for _, d := range missing {
+		m.dirs[d] = true
+	}
+	return err
+}
+
+// removeEmpty removes the folders made that are empty, the deepest first.
+func (m *madeDirs) removeEmpty() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dirs := slices.Collect(maps.Keys(m.dirs))
+	slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range dirs {
+		os.Remove(d)
+	}
 }

@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,6 +64,97 @@ func TestConvertFailureLeavesNothing(t *testing.T) {
 			t.Errorf("a failed convert left OUTPUT %s: %v", out, err)
 		}
 	}
+}
+
+// TestConvertWriteFailsLeavesNothing: a convert whose write of an object
+// fails (a disk that fills: the file system's ENOSPC, after part of the
+// object) removes the objects it wrote before, and the folders it made,
+// also the one it made for the object whose write failed, which was left
+// behind, empty; a fresh OUTPUT goes too. Folders that were there before,
+// empty or not, stay, as does a user's file.
+//
+// Not parallel (see TestMain): it sets testHookConvertWriter.
+func TestConvertWriteFailsLeavesNothing(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if _, err := synth.Run(context.Background(), synth.Config{Out: in, Seeds: 2, Steps: 80, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(in, p)
+			keys[ConvertedKey(filepath.ToSlash(rel))] = true
+		}
+		return err
+	})
+	sorted := slices.Sorted(maps.Keys(keys))
+	if len(sorted) < 4 || !strings.Contains(sorted[len(sorted)-1], "/") {
+		t.Fatalf("converted keys %v: want at least 4, the last in a folder", sorted)
+	}
+	// The last key in order fails; with one object at a time, every
+	// other is written first.
+	last := sorted[len(sorted)-1]
+	testHookConvertWriter = func(key string, w io.Writer) io.Writer {
+		if key != last {
+			return w
+		}
+		return &fullDisk{w: w, left: 100}
+	}
+	defer func() { testHookConvertWriter = nil }()
+	tree := func(dir string) []string {
+		var all []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil {
+				rel, _ := filepath.Rel(dir, p)
+				all = append(all, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		return all
+	}
+	for _, fresh := range []bool{true, false} {
+		out := filepath.Join(t.TempDir(), "out")
+		if !fresh {
+			// A user's file, an empty folder of their own, and the
+			// failing object's folder, there before and empty.
+			write(t, filepath.Join(out, "notes.txt"), "mine")
+			for _, d := range []string{"empty", path.Dir(last)} {
+				if err := os.MkdirAll(filepath.Join(out, filepath.FromSlash(d)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		before := tree(out)
+		retry := RetryPolicy{Attempts: 2, Initial: time.Millisecond, Max: time.Millisecond}
+		n, err := Convert(context.Background(), ConvertConfig{Input: in, Output: out, Concurrency: 1, Retry: retry})
+		var se *StorageError
+		if !errors.As(err, &se) || se.Op != "write" || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), last) {
+			t.Fatalf("fresh %v: convert returned %d, %v; want a write error naming %s", fresh, n, err, last)
+		}
+		if after := tree(out); !slices.Equal(after, before) {
+			t.Errorf("fresh %v: a convert whose write failed left OUTPUT as %v, was %v", fresh, after, before)
+		}
+		if _, err := os.Stat(out); fresh && !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a convert whose write failed left OUTPUT %s: %v", out, err)
+		}
+	}
+}
+
+// fullDisk is a file on a disk with left bytes free: it writes those,
+// then fails as the file system does.
+type fullDisk struct {
+	w    io.Writer
+	left int
+}
+
+func (f *fullDisk) Write(p []byte) (int, error) {
+	if len(p) <= f.left {
+		f.left -= len(p)
+		return f.w.Write(p)
+	}
+	n, _ := f.w.Write(p[:f.left])
+	f.left = 0
+	return n, &os.PathError{Op: "write", Path: "converted", Err: syscall.ENOSPC}
 }
 
 // TestConvertCancelled: a convert whose context is cancelled (SIGINT or
