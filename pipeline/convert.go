@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"errors"
@@ -57,8 +58,9 @@ func ConvertedKey(rel string) string {
 }
 
 // Convert writes, for every object under cfg.Input, the Parquet object of
-// its rows (readers.ConvertObject, which reads it twice) under cfg.Output
-// at ConvertedKey,
+// its rows (readers.ConvertObject, which reads it twice; from a store, an
+// object of at most convertHoldBytes is fetched once and held) under
+// cfg.Output at ConvertedKey,
 // at most cfg.Concurrency at once. It returns the number of objects
 // written. Two objects converting to one key are a usage error; an object
 // that is not valid JSON Lines is a *readers.DataError naming its line.
@@ -162,7 +164,18 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		err := cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
 			// The object is read twice (its columns' types, then its rows):
 			// memory holds a row group and the Parquet file, not the object.
+			// From a store, an object of at most convertHoldBytes is
+			// fetched once, and the bytes of its first read serve the
+			// second: a GET is a request to pay for and a round trip, and
+			// its bytes egress (a local file's second read is the page
+			// cache's).
+			var held []byte
+			opened := 0
 			open := func() (io.ReadCloser, error) {
+				if held != nil {
+					return io.NopCloser(bytes.NewReader(held)), nil
+				}
+				opened++
 				if testHookConvertOpen != nil {
 					testHookConvertOpen(o.Key)
 				}
@@ -174,11 +187,27 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				if testHookConvertReader != nil {
 					rd = testHookConvertReader(rd)
 				}
-				// and stops the one under way at its next read.
+				// Each read is progress for the retry's watchdog, and the
+				// attempt's end stops the one under way at its next read.
+				rd = ctxReader{actx, rd, touch}
+				if opened == 1 && !in.Local && o.Size <= convertHoldBytes {
+					b, err := io.ReadAll(io.LimitReader(rd, convertHoldBytes+1))
+					if err != nil {
+						r.Close()
+						return nil, err
+					}
+					if int64(len(b)) <= convertHoldBytes {
+						held = b
+						return io.NopCloser(bytes.NewReader(held)), r.Close()
+					}
+					// Grown past the threshold since it was listed: read
+					// on, and read again.
+					rd = io.MultiReader(bytes.NewReader(b), rd)
+				}
 				return struct {
 					io.Reader
 					io.Closer
-				}{ctxReader{actx, rd, touch}, r}, nil
+				}{rd, r}, nil
 			}
 			var err error
 			conv, err = readers.ConvertObject(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
@@ -337,8 +366,14 @@ func (j *job) tidyConvert(ctx context.Context, b *blob.Bucket, dir string, local
 	}
 }
 
+// convertHoldBytes is the size of the largest object Convert fetches once
+// from a store, to read its bytes twice from memory: the size under which
+// score reads a Parquet object whole (parquetWholeBytes).
+var convertHoldBytes int64 = parquetWholeBytes
+
 // testHookConvertOpen, when set, is called before each read of an input
-// object by Convert (two in each attempt), with the object's key.
+// object by Convert from its store or file (two in each attempt, one for
+// an object held), with the object's key.
 var testHookConvertOpen func(key string)
 
 // testHookConvertReader, when set, wraps the reader of each read of an

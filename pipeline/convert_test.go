@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -293,6 +294,107 @@ func TestConvertObjectChanged(t *testing.T) {
 		got, err := os.ReadFile(filepath.Join(out, "sac", "sac-s1.parquet"))
 		if err != nil || !bytes.Equal(got, convert(tc.convertOf)) {
 			t.Errorf("%s: the object's file is not the conversion of the bytes it should be (%v)", tc.name, err)
+		}
+	}
+}
+
+// TestConvertStoreObjectFetchedOnce: from a store, an object of at most
+// convertHoldBytes is fetched once (its bytes serve both reads), a larger
+// one twice, and one grown past the threshold between the listing and its
+// first read is read on and fetched again; each converts to the bytes a
+// convert of what was read writes. A local object is read twice
+// (TestConvertObjectChanged).
+//
+// Not parallel (see TestMain): it sets testHookConvertOpen and
+// convertHoldBytes.
+func TestConvertStoreObjectFetchedOnce(t *testing.T) {
+	ctx := context.Background()
+	op := &memOpener{}
+	lab, keys := synthSweep(t, op)
+	defer func(n int64) { convertHoldBytes, testHookConvertOpen = n, nil }(convertHoldBytes)
+	var mu sync.Mutex
+	var opens map[string]int
+	var grow func(key string)
+	testHookConvertOpen = func(key string) {
+		mu.Lock()
+		opens[key]++
+		n := opens[key]
+		mu.Unlock()
+		if grow != nil && n == 1 {
+			grow(key)
+		}
+	}
+	sizes := map[string]int64{}
+	smallest := int64(1 << 62)
+	for _, k := range keys {
+		a, err := lab.Attributes(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[k] = a.Size
+		smallest = min(smallest, a.Size)
+	}
+	grown := keys[1]
+	extra := []byte(`{"run_id":"late","regime_id":"r0","step":0,"reward":1.0}` + "\n")
+	for _, tc := range []struct {
+		name  string
+		hold  int64
+		grow  bool
+		opens func(key string) int
+	}{
+		{"held", 1 << 30, false, func(string) int { return 1 }},
+		{"too large to hold", smallest - 1, false, func(string) int { return 2 }},
+		{"grown past the threshold", sizes[grown] + int64(len(extra)) - 1, true, func(k string) int {
+			if k == grown || sizes[k] > sizes[grown]+int64(len(extra))-1 {
+				return 2
+			}
+			return 1
+		}},
+	} {
+		convertHoldBytes, opens = tc.hold, map[string]int{}
+		grow = nil
+		if tc.grow {
+			orig, err := lab.ReadAll(ctx, grown)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lab.WriteAll(ctx, grown, orig, nil)
+			grow = func(key string) {
+				if key == grown {
+					if err := lab.WriteAll(ctx, key, append(bytes.Clone(orig), extra...), nil); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		}
+		out := "mem://out/" + strings.ReplaceAll(tc.name, " ", "-") + "/"
+		n, err := Convert(ctx, ConvertConfig{Input: "mem://lab/sweep/", Output: out, Opener: op.open, Concurrency: 2, Retry: DefaultRetry()})
+		if err != nil || n != len(keys) {
+			t.Fatalf("%s: convert: %d, %v; want %d objects", tc.name, n, err, len(keys))
+		}
+		ob, _, _ := op.open(ctx, "mem://out")
+		for _, k := range keys {
+			if opens[k] != tc.opens(k) {
+				t.Errorf("%s: %s fetched %d times, want %d", tc.name, k, opens[k], tc.opens(k))
+			}
+			data, err := lab.ReadAll(ctx, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want bytes.Buffer
+			if err := readers.ConvertToParquet("x", bytes.NewReader(data), &want, 0, 0); err != nil {
+				t.Fatal(err)
+			}
+			key := strings.TrimPrefix(out, "mem://out/") + ConvertedKey(strings.TrimPrefix(k, "sweep/"))
+			got, err := ob.ReadAll(ctx, key)
+			if err != nil || !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("%s: %s is not the conversion of %s's bytes (%v)", tc.name, key, k, err)
+			}
+		}
+		if tc.grow {
+			if data, _ := lab.ReadAll(ctx, grown); !bytes.HasSuffix(data, extra) {
+				t.Errorf("%s: %s did not grow", tc.name, grown)
+			}
 		}
 	}
 }

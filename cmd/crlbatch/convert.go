@@ -30,7 +30,8 @@ func convertCommand() *cli.Command {
 			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.\n" +
 			"Each object is read twice (its columns' types, then its rows, a row group at a time), so memory\n" +
 			"holds a row group and the Parquet object, not the JSON; an object rewritten between the two\n" +
-			"reads is read again, and one appended to converts as the first read found it.",
+			"reads is read again, and one appended to converts as the first read found it. From a store,\n" +
+			"an object of at most 16 MiB is fetched once and both reads take its bytes from memory.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder or blob prefix to write the Parquet objects to"},
 			&cli.StringSliceFlag{Name: "pattern", Usage: "convert only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
