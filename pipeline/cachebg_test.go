@@ -315,6 +315,11 @@ func TestEntriesWrittenBesideTheJob(t *testing.T) {
 // writing many entries never holds more than laterQueue payloads; once
 // the writer goes on, every entry is written.
 //
+// The calls are waited for until laterQueue of them have returned, however
+// slow the machine, then given a while more in which a call past the bound
+// would return too (on a slow machine the test may miss such a call, never
+// fail for want of time).
+//
 // Not parallel (see TestMain): it sets testHookPutLater, which every job in
 // the process calls.
 func TestPutLaterQueueIsBounded(t *testing.T) {
@@ -322,12 +327,18 @@ func TestPutLaterQueueIsBounded(t *testing.T) {
 	j := reduceJob(t, t.TempDir(), &log)
 	release := make(chan struct{})
 	var once sync.Once
+	all := make(chan struct{})
 	testHookPutLater = func(string) { <-release }
-	t.Cleanup(func() { testHookPutLater = nil; once.Do(func() { close(release) }) })
+	t.Cleanup(func() {
+		// The writers go on and end before the hook they call is unset.
+		once.Do(func() { close(release) })
+		<-all
+		j.waitEntries()
+		testHookPutLater = nil
+	})
 	c := j.cache.c.Kind("later")
 	const n = laterQueue + 20
 	var returned atomic.Int32
-	all := make(chan struct{})
 	go func() {
 		defer close(all)
 		for i := range n {
@@ -335,7 +346,12 @@ func TestPutLaterQueueIsBounded(t *testing.T) {
 			returned.Add(1)
 		}
 	}()
-	time.Sleep(300 * time.Millisecond) // time enough for every call that can return to return
+	for deadline := time.Now().Add(time.Minute); returned.Load() < laterQueue; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d putLater calls returned in a minute while the writer was held, want %d", returned.Load(), laterQueue)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // time for a call past the bound to return
 	if got := returned.Load(); got != laterQueue {
 		t.Fatalf("%d putLater calls returned while the writer was held, want %d", got, laterQueue)
 	}
