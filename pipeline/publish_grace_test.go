@@ -65,7 +65,11 @@ func TestOutlive(t *testing.T) {
 	cancel(cause)
 	select {
 	case <-ctx.Done():
-		t.Fatalf("done %v after its parent, before the grace", time.Since(start))
+		// This goroutine may run again only after the grace (a loaded
+		// machine): then the context is rightly done already.
+		if d := time.Since(start); d < grace {
+			t.Fatalf("done %v after its parent, before the grace", d)
+		}
 	case <-time.After(grace / 3):
 	}
 	<-ctx.Done()
