@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -99,6 +100,11 @@ func TestOutlive(t *testing.T) {
 // the file it wrote, no other upload starts, and the job returns
 // context.Canceled without waiting for the grace.
 //
+// The first publishAtOnce uploads are held until after the cancel, which
+// comes once all of them have started: no other upload can have passed its
+// check then (none has a slot), so that one started after the cancel is
+// one started in spite of it, whatever the scheduling.
+//
 // Not parallel (see TestMain): it sets uploadGraceTime and testHookPut
 // (newPutWatch), process-wide.
 func TestUploadUnderWayFinishes(t *testing.T) {
@@ -108,6 +114,7 @@ func TestUploadUnderWayFinishes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	reached, release := make(chan struct{}), make(chan struct{})
+	var reachedOnce sync.Once
 	var mu sync.Mutex
 	var startedAtCancel, cutAtCancel int
 	var finished []string
@@ -118,10 +125,12 @@ func TestUploadUnderWayFinishes(t *testing.T) {
 			mu.Unlock()
 			return nil
 		}
-		if name != "families.parquet" {
-			return nil
+		w.mu.Lock()
+		all := len(w.started) == publishAtOnce
+		w.mu.Unlock()
+		if all {
+			reachedOnce.Do(func() { close(reached) })
 		}
-		close(reached)
 		<-release
 		if pctx.Err() != nil {
 			mu.Lock()
@@ -154,16 +163,14 @@ func TestUploadUnderWayFinishes(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if cutAtCancel > 0 {
-		t.Error("the upload under way was cut at the cancel")
-	}
-	found := false
-	for _, n := range finished {
-		found = found || n == "families.parquet"
-	}
-	if !found {
-		t.Errorf("families.parquet's upload did not finish (finished: %v)", finished)
+		t.Errorf("%d uploads under way were cut at the cancel", cutAtCancel)
 	}
 	w.mu.Lock()
+	for name := range w.started {
+		if !slices.Contains(finished, name) {
+			t.Errorf("%s's upload, under way at the cancel, did not finish (finished: %v)", name, finished)
+		}
+	}
 	if n := len(w.started); n != startedAtCancel {
 		t.Errorf("%d uploads started, %d when the job was cancelled: one started after it", n, startedAtCancel)
 	}
