@@ -474,7 +474,9 @@ func TestConvertRemovesKilledTemps(t *testing.T) {
 // TestConvertLongerThanIdleTimeout: every read (and write) of a convert
 // is progress for the retry's watchdog, so an object whose reads take
 // many times the idle timeout in all, each well within it (here a store
-// that takes 20 ms a read, against 150 ms), converts; it failed with "the
+// that takes 20 ms a read of at most 4 KiB, against 1 s: the time between
+// two reads, the conversion's own, may be hundreds of milliseconds on a
+// loaded machine under the race detector), converts; it failed with "the
 // store made no progress" once the whole attempt outlasted the timeout
 // (the default 20 s: an object of a gigabyte or two), each attempt
 // starting over.
@@ -489,7 +491,7 @@ func TestConvertLongerThanIdleTimeout(t *testing.T) {
 	testHookConvertReader = func(r io.Reader) io.Reader { return &slowReader{r: r, reads: &reads} }
 	defer func() { testHookConvertReader = nil }()
 	out := filepath.Join(t.TempDir(), "out")
-	retry := RetryPolicy{Attempts: 1, IdleTimeout: 150 * time.Millisecond}
+	retry := RetryPolicy{Attempts: 1, IdleTimeout: time.Second}
 	n, err := Convert(context.Background(), ConvertConfig{Input: in, Output: out, Retry: retry})
 	if err != nil || n != 1 {
 		t.Fatalf("convert: %d, %v", n, err)
@@ -502,7 +504,7 @@ func TestConvertLongerThanIdleTimeout(t *testing.T) {
 // slowRead is how long a slowReader's read takes.
 const slowRead = 20 * time.Millisecond
 
-// slowReader is a store that takes slowRead a read, of at most 16 KiB.
+// slowReader is a store that takes slowRead a read, of at most 4 KiB.
 type slowReader struct {
 	r     io.Reader
 	reads *int
@@ -511,7 +513,7 @@ type slowReader struct {
 func (s *slowReader) Read(p []byte) (int, error) {
 	*s.reads++
 	time.Sleep(slowRead)
-	return s.r.Read(p[:min(len(p), 16<<10)])
+	return s.r.Read(p[:min(len(p), 4<<10)])
 }
 
 // TestConvertClaim: convert holds OUTPUT's claim while it writes. A claim
