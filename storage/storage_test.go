@@ -12,8 +12,13 @@ import (
 // TestRetryAbandonsStalledAttempts: an attempt that makes no progress is
 // cancelled after IdleTimeout and retried; retries stop once MaxElapsed has
 // passed, so a store that never answers fails the job in bounded time.
+//
+// The bounds leave a loaded machine (a goroutine descheduled for hundreds
+// of milliseconds, a timer firing late) room: MaxElapsed is twenty idle
+// timeouts, so that the first attempt ends well before it; the progress
+// of a moving attempt comes every 20 ms against an IdleTimeout of 500 ms.
 func TestRetryAbandonsStalledAttempts(t *testing.T) {
-	p := RetryPolicy{Attempts: 10, Initial: time.Millisecond, Max: time.Millisecond, IdleTimeout: 50 * time.Millisecond, MaxElapsed: 200 * time.Millisecond}
+	p := RetryPolicy{Attempts: 100, Initial: time.Millisecond, Max: time.Millisecond, IdleTimeout: 50 * time.Millisecond, MaxElapsed: time.Second}
 	calls := 0
 	start := time.Now()
 	err := p.Retry(context.Background(), func(ctx context.Context, _ func()) error {
@@ -24,15 +29,18 @@ func TestRetryAbandonsStalledAttempts(t *testing.T) {
 	if !errors.Is(err, errStalled) {
 		t.Fatalf("err %v, want a stall", err)
 	}
-	if el := time.Since(start); el > 2*time.Second || calls < 2 || calls > 5 {
+	// Each attempt lasts IdleTimeout at least: MaxElapsed, not Attempts,
+	// ended the retries.
+	if el := time.Since(start); el > 5*time.Second || calls < 2 || calls > int(p.MaxElapsed/p.IdleTimeout)+1 {
 		t.Errorf("%d attempts in %v", calls, el)
 	}
 
 	// Progress keeps an attempt alive past IdleTimeout.
+	p.IdleTimeout = 500 * time.Millisecond
 	calls = 0
 	err = p.Retry(context.Background(), func(ctx context.Context, touch func()) error {
 		calls++
-		for i := 0; i < 6; i++ {
+		for range 30 { // 600 ms at least
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
