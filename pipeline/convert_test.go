@@ -563,8 +563,7 @@ func TestConvertClaim(t *testing.T) {
 
 	// A one-off score finds the claim a convert holds.
 	out = filepath.Join(t.TempDir(), "shared")
-	started := make(chan struct{})
-	hold := make(chan struct{})
+	started, hold, released := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	cj := &job{cfg: &Config{Retry: DefaultRetry()}, log: slog.New(slog.DiscardHandler), start: time.Now().UTC(), attempt: "convert"}
 	cj.host = host
 	loc, err := ParseLocation(out, true)
@@ -578,6 +577,7 @@ func TestConvertClaim(t *testing.T) {
 	}
 	defer closeB()
 	go func() {
+		defer close(released)
 		if holder, err := cj.acquire(context.Background(), b, loc.Prefix+jobClaim, jobClaimAge); err != nil || holder != nil {
 			t.Errorf("the stand-in convert's claim: %v, %v", holder, err)
 		}
@@ -588,6 +588,9 @@ func TestConvertClaim(t *testing.T) {
 	<-started
 	_, err = Run(context.Background(), localJob(in, out, nil))
 	close(hold)
+	// The stand-in lets its claim go before the bucket is closed and its
+	// folder removed (it deletes the claim and the folders left empty).
+	<-released
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "(attempt convert)") {
 		t.Errorf("a score into an OUTPUT a convert holds: %v, want a usage error naming the convert", err)
 	}
