@@ -22,8 +22,8 @@ import (
 // its own stdout and stderr. A test stays sequential (and then runs before
 // every parallel one, never beside it) when it touches state of the whole
 // process: the environment (t.Setenv), the working folder, the runtime's
-// soft memory limit (--memory-limit), its GC percent, or runtime/trace
-// (--trace). Its comment says which.
+// soft memory limit (--memory-limit), its GC percent, runtime/trace
+// (--trace), or os.Args. Its comment says which.
 func TestMain(m *testing.M) {
 	on := os.Getenv("CRLBATCH_FIGURE_MEMO") != "0"
 	figures.Memoize(on)

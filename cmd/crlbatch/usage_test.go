@@ -163,8 +163,10 @@ func TestMistakesAreUsageErrors(t *testing.T) {
 // TestCompletion: crlbatch completion SHELL prints a script for bash, zsh
 // and fish that asks crlbatch itself for the candidates, and crlbatch
 // answers with its commands and a command's flags.
+//
+// Not parallel (see TestMain): it sets os.Args, the process's, which
+// urfave/cli reads for a completion request.
 func TestCompletion(t *testing.T) {
-	t.Parallel()
 	for shell, want := range map[string][]string{
 		"bash": {"__crlbatch_bash_autocomplete", "complete ", "--generate-shell-completion"},
 		"zsh":  {"#compdef crlbatch", "compdef _crlbatch crlbatch", "--generate-shell-completion"},
