@@ -31,6 +31,12 @@ EDITED = {
     # The targets moved from the end of the page to its top: the tables are below them now.
     "Each row gives the newest measurement of its target (the sections above hold the tables;":
         "Each row gives the newest measurement of its target (the sections below hold the tables;",
+    # Scaling's whole table of 2026-12-02 and the fourteenth round's moved to the history
+    # (2026-12-05), the fourteenth round's now first.
+    "**The whole table again on a quiet machine, after this round** (the current figures):":
+        "**The whole table again on a quiet machine, after this round** (the current figures until 2026-12-05):",
+    "quiet table of 2026-12-02 above), 200 families in 27× (50×): what remains is the protocol's":
+        "quiet table of 2026-12-02 below), 200 families in 27× (50×): what remains is the protocol's",
 }
 SCANNED = re.compile(r"(\.md|\.go|\.sh|\.py|/Makefile|^Makefile)$")
 LINK = re.compile(r"(performance(?:-history)?\.md)#([^\s)\]`'\">]+)")
