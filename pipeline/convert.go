@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,7 +142,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	// local folders it made for them, also those of an object whose write
 	// failed (a full disk), once empty (OUTPUT's own goes when outB is
 	// released empty: storage.OpenBucket).
-	dir, local := localDir(out)
+	dir, local := out.LocalDir()
 	cj.tidyConvert(ctx, outB, dir, local, keys)
 	var (
 		mu      sync.Mutex
@@ -403,18 +402,6 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		c.touch()
 	}
 	return n, err
-}
-
-// localDir is the folder of a local location.
-func localDir(l Location) (string, bool) {
-	if !l.Local {
-		return "", false
-	}
-	u, err := url.Parse(l.BucketURL)
-	if err != nil || u.Path == "" {
-		return "", false
-	}
-	return filepath.FromSlash(u.Path), true
 }
 
 // writeLocal writes to path what write writes, through a temporary file

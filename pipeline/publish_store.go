@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,14 +221,11 @@ var (
 
 // localPath is the file of key under a local OUTPUT.
 func (j *job) localPath(key string) (string, bool) {
-	if !j.out.Local {
+	dir, ok := j.out.LocalDir()
+	if !ok {
 		return "", false
 	}
-	u, err := url.Parse(j.out.BucketURL)
-	if err != nil || u.Path == "" {
-		return "", false
-	}
-	return filepath.Join(filepath.FromSlash(u.Path), filepath.FromSlash(key)), true
+	return filepath.Join(dir, filepath.FromSlash(key)), true
 }
 
 // syncTree fsyncs, under a local OUTPUT, the folder of prefix and every

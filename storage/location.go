@@ -145,6 +145,15 @@ func (l Location) localDir() string {
 	return filepath.FromSlash(u.Path)
 }
 
+// LocalDir is the folder of a local location; false for a blob store's.
+func (l Location) LocalDir() (string, bool) {
+	if !l.Local {
+		return "", false
+	}
+	dir := l.localDir()
+	return dir, dir != ""
+}
+
 // InMemory reports whether the location is a mem:// bucket.
 func (l Location) InMemory() bool { return strings.HasPrefix(l.BucketURL, "mem:") }
 

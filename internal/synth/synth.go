@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -177,12 +176,12 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 // run has written the object whole since, and a listing with a broad
 // --pattern would read them. What cannot be removed stays.
 func removeStaleTemps(loc storage.Location, objs []Object) {
-	u, err := url.Parse(loc.BucketURL)
-	if err != nil || u.Path == "" {
+	dir, ok := loc.LocalDir()
+	if !ok {
 		return
 	}
 	for _, o := range objs {
-		p := filepath.Join(filepath.FromSlash(u.Path), filepath.FromSlash(loc.Prefix+o.Key))
+		p := filepath.Join(dir, filepath.FromSlash(loc.Prefix+o.Key))
 		stale := regexp.MustCompile(`^` + regexp.QuoteMeta(filepath.Base(p)) + `\.[0-9a-f]+\.tmp$`)
 		entries, _ := os.ReadDir(filepath.Dir(p))
 		for _, e := range entries {
