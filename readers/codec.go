@@ -36,8 +36,11 @@ import (
 // CodecVersion is the version of the codec's encoding: raise it whenever
 // the encoding, or what decoding puts into an object, changes. Version 2:
 // a skyfall part's row count before its trace. Version 3: the skyfall
-// trace encoding's version 2 (the components no row carries).
-const CodecVersion = 3
+// trace encoding's version 2 (the components no row carries). Version 4:
+// a Parquet object's JSON-text cells must each be one JSON value (one
+// that was not could add fields or rows to what version 3 decoded), and
+// columns of Parquet's JSON logical type are read.
+const CodecVersion = 4
 
 var (
 	codecMagicRuns    = []byte("CRLR")

@@ -276,7 +276,11 @@
 // (ParquetField): decoding that text gives exactly what the same rows in
 // JSON Lines give, and DataError.Row makes errors say "row N". A decimal
 // column is a number column: a cell is written as its exact decimal text
-// (0.016979, 2.50), as JSON Lines holds it.
+// (0.016979, 2.50), as JSON Lines holds it. The columns crlbatch.json_columns
+// lists, and the places of Parquet's JSON logical type at any depth
+// (pqJSONShape), hold JSON text, copied into the row only when it is
+// exactly one JSON value (its line breaks as spaces); any other cell fails
+// the object naming the row and the column, never adding fields or rows.
 // A damaged file (a page that does not decompress or parse, a column chunk
 // cut short) is a DataError naming the first row of the batch the reader
 // failed on, the damaged column and the cause once ("row 1: column step:

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // Parquet traces (PROTOCOLS 1.1 rows as columns). A Parquet object is read
@@ -38,8 +39,16 @@ import (
 // object, a null in a list or a map's value is a JSON null. The columns
 // named in the file's key/value metadata ParquetJSONColumns hold raw JSON
 // text per row (what `crlbatch convert` writes for a field whose values are
-// of several types, nested, or an explicit null): a null cell leaves the
-// field out, any other is copied as it is.
+// of several types, nested, or an explicit null), and so does every column,
+// list element, struct member or map value of Parquet's JSON logical type
+// (what DuckDB writes for a field that is null on every row or of several
+// types): a null cell leaves the field out (a null member or element is a
+// JSON null, as for any other type), any other must be exactly one JSON
+// value, copied as it is (a line break around or between its tokens becomes
+// a space: the row stays one line). A cell that is not one JSON value
+// (`1,"reward":2`, `[1,`) fails the object as damaged data naming the row
+// and the column: copied, it could add fields or rows the file does not
+// hold.
 //
 // The columns of the protocol's row fields are checked against the fields'
 // types before any row is read: a column of another type, or a required
@@ -276,8 +285,19 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 		pf.Close()
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 	}
+	// Columns of Parquet's JSON logical type hold JSON text as the listed
+	// ones do; one with JSON text below its top (a list of JSON, a struct
+	// with a JSON member) keeps the places in its shape.
+	shapes := make([]*pqJSONShape, len(fr.Manifest.Fields))
+	for i := range fr.Manifest.Fields {
+		if sh := pqJSONShapeOf(&fr.Manifest.Fields[i], pf.MetaData().Schema); sh != nil && sh.text {
+			jsonCols[fr.Manifest.Fields[i].Field.Name] = true
+		} else {
+			shapes[i] = sh
+		}
+	}
 	// A file without rows lacks no field: an empty object in either form.
-	cols, err := parquetColumns(url, schema, fields, jsonCols, pf.NumRows() > 0)
+	cols, err := parquetColumns(url, schema, fields, jsonCols, shapes, pf.NumRows() > 0)
 	if err != nil {
 		pf.Close()
 		return nil, err
@@ -305,30 +325,75 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 
 // parquetColumn is how one column becomes a field of each row.
 type parquetColumn struct {
-	name string
-	key  []byte // `"name":`
-	json bool   // raw JSON text
+	name  string
+	key   []byte       // `"name":`
+	json  bool         // raw JSON text
+	shape *pqJSONShape // where JSON text is below the column's top; nil: nowhere
 }
 
-func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jsonCols map[string]bool, rows bool) ([]parquetColumn, error) {
+// pqJSONShape marks where a column's values are JSON text (Parquet's JSON
+// logical type): at this node (text), or below it in kids, the nodes of
+// pqarrow's manifest (a struct's members; a list's element; a map's
+// key-value pair, whose kids are its key and value), nil where no JSON
+// text is at or below.
+type pqJSONShape struct {
+	text bool
+	kids []*pqJSONShape
+}
+
+// pqJSONShapeOf is the shape of the manifest's field sf of a file of
+// schema sc; nil when no leaf at or below it is of the JSON logical type
+// (or its older converted type).
+func pqJSONShapeOf(sf *pqarrow.SchemaField, sc *schema.Schema) *pqJSONShape {
+	if sf.IsLeaf() {
+		col := sc.Column(sf.ColIndex)
+		if _, ok := col.LogicalType().(schema.JSONLogicalType); ok || col.ConvertedType() == schema.ConvertedTypes.JSON {
+			return &pqJSONShape{text: true}
+		}
+		return nil
+	}
+	var sh *pqJSONShape
+	for k := range sf.Children {
+		if kid := pqJSONShapeOf(&sf.Children[k], sc); kid != nil {
+			if sh == nil {
+				sh = &pqJSONShape{kids: make([]*pqJSONShape, len(sf.Children))}
+			}
+			sh.kids[k] = kid
+		}
+	}
+	return sh
+}
+
+// kid is child k of sh's node; nil when sh is.
+func (sh *pqJSONShape) kid(k int) *pqJSONShape {
+	if sh == nil || k >= len(sh.kids) {
+		return nil
+	}
+	return sh.kids[k]
+}
+
+func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jsonCols map[string]bool, shapes []*pqJSONShape, rows bool) ([]parquetColumn, error) {
 	byName := map[string]ParquetField{}
 	for _, f := range fields {
 		byName[f.Name] = f
 	}
 	seen := map[string]bool{}
 	var cols []parquetColumn
-	for _, f := range schema.Fields() {
+	for i, f := range schema.Fields() {
 		if seen[f.Name] {
 			return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: two columns have this name", f.Name)}
 		}
 		seen[f.Name] = true
 		c := parquetColumn{name: f.Name, key: append(appendJSONString(nil, f.Name), ':'), json: jsonCols[f.Name]}
+		if i < len(shapes) {
+			c.shape = shapes[i]
+		}
 		if c.json {
-			if !isStringType(f.Type) {
+			if !isTextType(f.Type) {
 				return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: listed in %s but of type %s, want a string column of JSON text", f.Name, ParquetJSONColumns, f.Type)}
 			}
 		} else {
-			if err := checkJSONType(f.Type); err != nil {
+			if err := checkJSONType(f.Type, c.shape); err != nil {
 				return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: %v", f.Name, err)}
 			}
 			if pf, ok := byName[f.Name]; ok {
@@ -345,6 +410,21 @@ func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jso
 		}
 	}
 	return cols, nil
+}
+
+// isTextType says whether t holds text: a string column's, or a binary
+// one's (Parquet's JSON logical type reads as binary), an extension's
+// storage (arrow.json's) or a dictionary's values included.
+func isTextType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.BINARY, arrow.LARGE_BINARY:
+		return true
+	case arrow.EXTENSION:
+		return isTextType(t.(arrow.ExtensionType).StorageType())
+	case arrow.DICTIONARY:
+		return isTextType(t.(*arrow.DictionaryType).ValueType)
+	}
+	return isStringType(t)
 }
 
 func isStringType(t arrow.DataType) bool {
@@ -401,18 +481,25 @@ func fitsField(t arrow.DataType, ft string) (string, bool) {
 	return "", true
 }
 
-// checkJSONType says whether cells of type t have a JSON form.
-func checkJSONType(t arrow.DataType) error {
+// checkJSONType says whether cells of type t have a JSON form; sh marks
+// where below t they are JSON text (nil: nowhere).
+func checkJSONType(t arrow.DataType, sh *pqJSONShape) error {
+	if sh != nil && sh.text {
+		if !isTextType(t) {
+			return fmt.Errorf("of type %s, which is not text, in a place of JSON logical type", t)
+		}
+		return nil
+	}
 	switch t.ID() {
 	case arrow.NULL, arrow.BOOL:
 		return nil
 	case arrow.DICTIONARY:
-		return checkJSONType(t.(*arrow.DictionaryType).ValueType)
+		return checkJSONType(t.(*arrow.DictionaryType).ValueType, sh)
 	case arrow.LIST, arrow.LARGE_LIST:
-		return checkJSONType(t.(arrow.ListLikeType).Elem())
+		return checkJSONType(t.(arrow.ListLikeType).Elem(), sh.kid(0))
 	case arrow.STRUCT:
-		for _, f := range t.(*arrow.StructType).Fields() {
-			if err := checkJSONType(f.Type); err != nil {
+		for k, f := range t.(*arrow.StructType).Fields() {
+			if err := checkJSONType(f.Type, sh.kid(k)); err != nil {
 				return err
 			}
 		}
@@ -422,7 +509,7 @@ func checkJSONType(t arrow.DataType) error {
 		if !isStringType(m.KeyType()) {
 			return fmt.Errorf("of type %s: a map's keys must be strings", t)
 		}
-		return checkJSONType(m.ItemType())
+		return checkJSONType(m.ItemType(), sh.kid(0).kid(1))
 	}
 	if isNumberType(t) || isStringType(t) {
 		return nil
@@ -482,7 +569,12 @@ func (p *parquetLines) fill() {
 			p.row = 0
 			continue
 		}
-		p.buf = p.appendRow(p.buf, p.row)
+		n := len(p.buf)
+		var err error
+		if p.buf, err = p.appendRow(p.buf, p.row); err != nil {
+			p.buf, p.err = p.buf[:n], err
+			return
+		}
 		p.row++
 	}
 }
@@ -508,7 +600,9 @@ func (p *parquetLines) readError(err error) error {
 	return e
 }
 
-func (p *parquetLines) appendRow(b []byte, i int) []byte {
+// appendRow appends row i of the batch as a JSON line; the error of a
+// JSON-text cell that is not one JSON value.
+func (p *parquetLines) appendRow(b []byte, i int) ([]byte, error) {
 	b = append(b, '{')
 	first := true
 	for c, col := range p.cols {
@@ -521,13 +615,108 @@ func (p *parquetLines) appendRow(b []byte, i int) []byte {
 		}
 		first = false
 		b = append(b, col.key...)
-		if col.json {
-			b = append(b, stringValue(a, i)...)
-			continue
+		var err error
+		switch {
+		case col.json:
+			b, err = appendJSONText(b, stringValue(a, i))
+		case col.shape != nil:
+			b, err = appendShaped(b, a, i, col.shape)
+		default:
+			b = appendValue(b, a, i)
 		}
-		b = appendValue(b, a, i)
+		if err != nil {
+			return b, &DataError{URL: p.url, Line: p.rows + i + 1, Row: true, Msg: "column " + col.name + ": " + err.Error(), Err: err}
+		}
 	}
-	return append(b, '}', '\n')
+	return append(b, '}', '\n'), nil
+}
+
+// appendJSONText appends raw, a cell of JSON text, if it is exactly one
+// JSON value (with white space around it), its line breaks as spaces: in
+// a valid JSON text they are white space between tokens, and a JSON line
+// holds none. Anything else is an error: copied, `1,"reward":2` would add
+// a field to the row, `1}` and a line break a row.
+func appendJSONText(b []byte, raw string) ([]byte, error) {
+	if _, ok := jsonScalar(unsafeBytes(raw)); ok {
+		return append(b, raw...), nil
+	}
+	if !json.Valid(unsafeBytes(raw)) {
+		var v json.RawMessage
+		err := json.Unmarshal(unsafeBytes(raw), &v)
+		if err == nil {
+			err = errors.New("invalid") // json.Valid and json.Unmarshal disagree: never
+		}
+		return b, fmt.Errorf("JSON text that is not one JSON value (%v)", err)
+	}
+	n := len(b)
+	b = append(b, raw...)
+	for k := n; k < len(b); k++ {
+		if b[k] == '\n' || b[k] == '\r' {
+			b[k] = ' '
+		}
+	}
+	return b, nil
+}
+
+// appendShaped appends the JSON form of cell i of a, whose shape sh marks
+// where below it values are JSON text (appendJSONText); the rest as
+// appendValue writes it.
+func appendShaped(b []byte, a arrow.Array, i int, sh *pqJSONShape) ([]byte, error) {
+	if sh == nil {
+		return appendValue(b, a, i), nil
+	}
+	if a.IsNull(i) {
+		return append(b, "null"...), nil
+	}
+	if sh.text {
+		return appendJSONText(b, stringValue(a, i))
+	}
+	var err error
+	switch a := a.(type) {
+	case *array.Map: // before array.ListLike: a Map is one
+		keys, items := a.Keys(), a.Items()
+		ish := sh.kid(0).kid(1)
+		lo, hi := a.ValueOffsets(i)
+		b = append(b, '{')
+		for k := lo; k < hi && err == nil; k++ {
+			if k > lo {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, stringValue(keys, int(k)))
+			b = append(b, ':')
+			b, err = appendShaped(b, items, int(k), ish)
+		}
+		return append(b, '}'), err
+	case array.ListLike:
+		lo, hi := a.ValueOffsets(i)
+		vals := a.ListValues()
+		b = append(b, '[')
+		for k := lo; k < hi && err == nil; k++ {
+			if k > lo {
+				b = append(b, ',')
+			}
+			b, err = appendShaped(b, vals, int(k), sh.kid(0))
+		}
+		return append(b, ']'), err
+	case *array.Struct:
+		st := a.DataType().(*arrow.StructType)
+		b = append(b, '{')
+		n := 0
+		for f := 0; f < a.NumField() && err == nil; f++ {
+			if a.Field(f).IsNull(i) {
+				continue // a null member is an absent one
+			}
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = appendJSONString(b, st.Field(f).Name)
+			b = append(b, ':')
+			b, err = appendShaped(b, a.Field(f), i, sh.kid(f))
+		}
+		return append(b, '}'), err
+	}
+	return appendValue(b, a, i), nil
 }
 
 func stringValue(a arrow.Array, i int) string {
@@ -538,8 +727,14 @@ func stringValue(a arrow.Array, i int) string {
 		return a.Value(i)
 	case *array.StringView:
 		return a.Value(i)
+	case *array.Binary:
+		return a.ValueString(i)
+	case *array.LargeBinary:
+		return a.ValueString(i)
 	case *array.Dictionary:
 		return stringValue(a.Dictionary(), a.GetValueIndex(i))
+	case array.ExtensionArray:
+		return stringValue(a.Storage(), i)
 	}
 	return ""
 }

@@ -140,12 +140,12 @@ func TestDecimalScaleOutsidePrecision(t *testing.T) {
 		&arrow.Decimal128Type{Precision: 5, Scale: -1},
 		&arrow.Decimal256Type{Precision: 40, Scale: 1 << 30},
 	} {
-		if isNumberType(typ) || checkJSONType(typ) == nil {
+		if isNumberType(typ) || checkJSONType(typ, nil) == nil {
 			t.Errorf("%s: read as a number column", typ)
 		}
 	}
 	for _, typ := range []arrow.DataType{&arrow.Decimal128Type{Precision: 5, Scale: 5}, &arrow.Decimal256Type{Precision: 76, Scale: 0}} {
-		if !isNumberType(typ) || checkJSONType(typ) != nil {
+		if !isNumberType(typ) || checkJSONType(typ, nil) != nil {
 			t.Errorf("%s: not read as a number column", typ)
 		}
 	}

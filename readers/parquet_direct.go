@@ -524,6 +524,20 @@ func bindStrings(s *pqColumnStrings, a arrow.Array) bool {
 		if b := a.Data().Buffers()[2]; b != nil {
 			s.data = b.Bytes()
 		}
+	// Binary arrays reach here only as a JSON-text column's (Parquet's
+	// JSON logical type reads as binary): pqStringType admits no other.
+	case *array.Binary:
+		s.off32 = a.ValueOffsets()
+		if b := a.Data().Buffers()[2]; b != nil {
+			s.data = b.Bytes()
+		}
+	case *array.LargeBinary:
+		s.off64 = a.ValueOffsets()
+		if b := a.Data().Buffers()[2]; b != nil {
+			s.data = b.Bytes()
+		}
+	case array.ExtensionArray: // arrow.json's, over its text
+		return bindStrings(s, a.Storage())
 	default:
 		return false
 	}
