@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/crlbatch/crlbatch/writers"
 )
@@ -57,7 +60,9 @@ var nightlyFlags = []string{"--spec", "experiment", "--ceiling", "by_configurati
 // would differ). The sweeps: the bundled skyfall example with the nightly
 // flags and with the defaults, the contilab, safecrl and skillshift
 // examples, a synth sweep with extras, mixed compression and runs split
-// across objects, and bench/irregulargen's json.dumps-shaped rows; each
+// across objects (DuckDB writes its regime_origin, null on every row of
+// some objects, as JSON), a sweep whose run ids are UUIDs (DuckDB's UUID
+// type), and bench/irregulargen's json.dumps-shaped rows; each
 // through every writer of duckWriters, whose layout (codec, encodings, row
 // groups) is checked from DuckDB's parquet_metadata so that no variant
 // silently writes what another does. A column of a type that has no JSON
@@ -80,6 +85,10 @@ func TestForeignParquet(t *testing.T) {
 		// writers with a small ROW_GROUP_SIZE cut more than one row group
 		// in some.
 		manyRowGroups bool
+		// duckTypes: columns whose type DuckDB must infer as given (in
+		// the first object as its defaults write it), so that the case
+		// holds what it is for.
+		duckTypes map[string]string
 	}{
 		{name: "example-sweep-nightly", sweep: copyOf("configs/example-sweep"), flags: nightlyFlags},
 		{name: "example-sweep-defaults", sweep: copyOf("configs/example-sweep")},
@@ -92,7 +101,8 @@ func TestForeignParquet(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("synth: %s", r)
 			}
-		}},
+		}, duckTypes: map[string]string{"regime_origin": "JSON"}},
+		{name: "uuid-ids", sweep: uuidSweep, duckTypes: map[string]string{"run_id": "UUID", "obs_id": "UUID"}},
 		{name: "irregular", sweep: func(t *testing.T, dir string) {
 			// Two objects of about 3 MB, 5,000 rows each.
 			cmd := exec.Command("go", "run", "./bench/irregulargen", "-out", dir, "-families", "ppo,sac", "-seeds", "1",
@@ -110,6 +120,18 @@ func TestForeignParquet(t *testing.T) {
 			src := filepath.Join(base, "jsonl")
 			c.sweep(t, src)
 			objects, layouts := duckRewrite(t, f, src, base)
+			if len(c.duckTypes) > 0 {
+				first := sqlString(filepath.Join(base, duckWriters[0].name, filepath.FromSlash(objects[0])))
+				got := map[string]string{}
+				for _, row := range duckSQL(t, f, base, "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet("+first+"));\n") {
+					got[fmt.Sprint(row["column_name"])] = fmt.Sprint(row["column_type"])
+				}
+				for col, typ := range c.duckTypes {
+					if got[col] != typ {
+						t.Errorf("DuckDB wrote %s of %s as %q, want %s: the case no longer holds what it is for", col, objects[0], got[col], typ)
+					}
+				}
+			}
 			in := filepath.Join(base, "s")
 			score := func(t *testing.T, from, out string) (result, writers.Manifest) {
 				t.Helper()
@@ -211,6 +233,43 @@ func TestForeignParquet(t *testing.T) {
 			t.Errorf("a refused job published %s", out)
 		}
 	})
+}
+
+// uuidSweep writes into dir a sweep whose run ids and a per-step extra
+// are UUIDs as Python's str(uuid.uuid4()) writes them (canonical,
+// lowercase), which DuckDB infers as its UUID type: 2 families × 3 seeds,
+// 400 steps in two regimes each.
+func uuidSweep(t *testing.T, dir string) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	id := func() string {
+		var b [16]byte
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+		return uuid.UUID(b).String()
+	}
+	for _, fam := range []string{"ppo", "sac"} {
+		for seed := range 3 {
+			var rows bytes.Buffer
+			run := id()
+			for step := range 400 {
+				regime := "calm"
+				if step >= 200 {
+					regime = "storm"
+				}
+				fmt.Fprintf(&rows, `{"run_id":%q,"seed":%d,"algorithm_id":%q,"step":%d,"reward":%s,"regime_id":%q,"obs_id":%q}`+"\n",
+					run, seed, fam, step, strconv.FormatFloat(rng.Float64(), 'g', -1, 64), regime, id())
+			}
+			p := filepath.Join(dir, fam, fmt.Sprintf("%s-s%d.jsonl", fam, seed))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, rows.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // needDuckDB skips (or, in CI, fails) the test unless node and

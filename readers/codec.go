@@ -39,7 +39,7 @@ import (
 // trace encoding's version 2 (the components no row carries). Version 4:
 // a Parquet object's JSON-text cells must each be one JSON value (one
 // that was not could add fields or rows to what version 3 decoded), and
-// columns of Parquet's JSON logical type are read.
+// columns of Parquet's JSON and UUID logical types are read.
 const CodecVersion = 4
 
 var (

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -427,12 +428,19 @@ func isTextType(t arrow.DataType) bool {
 	return isStringType(t)
 }
 
+// isStringType says whether t is a string column's: strings, their
+// dictionaries, and UUIDs (Parquet's UUID logical type, arrow.uuid: what
+// DuckDB writes for a field of UUID strings), whose cells read as their
+// canonical text (8-4-4-4-12 lowercase hexadecimal digits).
 func isStringType(t arrow.DataType) bool {
 	switch t.ID() {
 	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
 		return true
 	case arrow.DICTIONARY:
 		return isStringType(t.(*arrow.DictionaryType).ValueType)
+	case arrow.EXTENSION:
+		_, ok := t.(*extensions.UUIDType)
+		return ok
 	}
 	return false
 }
@@ -733,6 +741,8 @@ func stringValue(a arrow.Array, i int) string {
 		return a.ValueString(i)
 	case *array.Dictionary:
 		return stringValue(a.Dictionary(), a.GetValueIndex(i))
+	case *extensions.UUIDArray: // before array.ExtensionArray: it is one
+		return a.Value(i).String()
 	case array.ExtensionArray:
 		return stringValue(a.Storage(), i)
 	}
@@ -771,7 +781,7 @@ func appendValue(b []byte, a arrow.Array, i int) []byte {
 		return appendDecimal(b, a.Value(i).BigInt(), a.DataType().(*arrow.Decimal256Type).Scale)
 	case *array.Boolean:
 		return strconv.AppendBool(b, a.Value(i))
-	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary:
+	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary, *extensions.UUIDArray:
 		return appendJSONString(b, stringValue(a, i))
 	case *array.Map: // before *array.List: a Map is one
 		keys, items := a.Keys(), a.Items()
