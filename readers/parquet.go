@@ -33,7 +33,8 @@ import (
 // A column holds one row field. Its cells become JSON values: numbers
 // (integers as their digits, floating point as the shortest digits that
 // parse back to the same float64), strings (escaped for JSON; invalid
-// UTF-8 is kept, so that it fails as it does in JSON Lines), booleans,
+// UTF-8 is kept, so that it fails as it does in JSON Lines), UUIDs (their
+// canonical text, as strings), booleans,
 // lists (arrays), structs and maps with string keys (objects). A null cell
 // leaves the field out of the row (a required field is then missing, and
 // the row fails naming it); a null member of a struct is left out of the
