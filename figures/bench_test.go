@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -47,6 +48,35 @@ func BenchmarkRewardPNG(b *testing.B) {
 	before := benchcpu.Now()
 	for b.Loop() {
 		if _, err := Reward("r", "f", 5, ln).PNG(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchcpu.Report(b, before)
+}
+
+// noisyLine is one run of 2,000 steps whose per-step reward is uniform
+// random in [0, 1], "calm" then "storm" from step 1,000: a line of 2,000
+// points zigzagging across the whole plot, several per pixel column.
+func noisyLine() Line {
+	rng := rand.New(rand.NewPCG(20, 0))
+	n := 2000
+	rw, lb := make([]float64, n), make([]int32, n)
+	for i := range n {
+		rw[i] = rng.Float64()
+		lb[i] = int32(i / 1000)
+	}
+	return Merge([]Curve{Downsample(rw, lb, []string{"calm", "storm"})})
+}
+
+// BenchmarkRewardNoisyPNG is the PNG of a noisy run's reward figure
+// (noisyLine): its mean line is stroked through every point, and the
+// rasterizer finds each cell of a scanline crossed hundreds of times.
+func BenchmarkRewardNoisyPNG(b *testing.B) {
+	ln := noisyLine()
+	b.ReportAllocs()
+	before := benchcpu.Now()
+	for b.Loop() {
+		if _, err := Reward("r", "f", 1, ln).PNG(); err != nil {
 			b.Fatal(err)
 		}
 	}
