@@ -6,10 +6,10 @@ import (
 	"math"
 	"math/bits"
 
-	ftraster "github.com/golang/freetype/raster"
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/vg"
 
+	ftraster "github.com/crlbatch/crlbatch/figures/internal/raster"
 	"github.com/crlbatch/crlbatch/internal/fpmath"
 )
 

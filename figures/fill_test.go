@@ -12,10 +12,12 @@ import (
 	ftraster "github.com/golang/freetype/raster"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	ourraster "github.com/crlbatch/crlbatch/figures/internal/raster"
 )
 
-// TestMemoPainter: memoPainter paints exactly what raster.RGBAPainter
-// paints, for random spans (inside, across and outside the image, every
+// TestMemoPainter: memoPainter paints exactly what freetype's
+// raster.RGBAPainter paints, for random spans (inside, across and outside the image, every
 // coverage) over images of runs of equal pixels and of random ones, in
 // colours opaque, translucent and transparent.
 func TestMemoPainter(t *testing.T) {
@@ -56,8 +58,12 @@ func TestMemoPainter(t *testing.T) {
 		p.SetColor(clr)
 		p.Paint(spans, true)
 
+		mine := make([]ourraster.Span, len(spans)) // the package's copy's spans
+		for i, s := range spans {
+			mine[i] = ourraster.Span(s)
+		}
 		cr, cg, cb, ca := clr.RGBA()
-		(&memoPainter{pix: img.Pix, stride: img.Stride, w: W, h: H, cr: cr, cg: cg, cb: cb, ca: ca}).Paint(spans, true)
+		(&memoPainter{pix: img.Pix, stride: img.Stride, w: W, h: H, cr: cr, cg: cg, cb: cb, ca: ca}).Paint(mine, true)
 		if !bytes.Equal(img.Pix, want.Pix) {
 			t.Fatalf("round %d: %d spans, colour %v: pixels differ from RGBAPainter's", round, len(spans), clr)
 		}

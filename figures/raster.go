@@ -6,10 +6,11 @@ import (
 	"sync"
 
 	"git.sr.ht/~sbinet/gg"
-	ftraster "github.com/golang/freetype/raster"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	ftraster "github.com/crlbatch/crlbatch/figures/internal/raster"
 )
 
 // pngCanvas is the raster canvas a PNG figure is drawn on: one RGBA image,

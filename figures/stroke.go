@@ -4,9 +4,10 @@ import (
 	"math"
 
 	"git.sr.ht/~sbinet/gg"
-	ftraster "github.com/golang/freetype/raster"
 	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/vg"
+
+	ftraster "github.com/crlbatch/crlbatch/figures/internal/raster"
 )
 
 // A PNG figure's strokes outlined as gg outlines them, filled in a band of
