@@ -16,6 +16,7 @@
 package raster
 
 import (
+	"slices"
 	"strconv"
 
 	"golang.org/x/image/math/fixed"
@@ -52,11 +53,26 @@ type Rasterizer struct {
 	cell []cell
 	// Linked list of cells, one per row.
 	cellIndex []int
+	// rowTable holds, for each row whose list findCell walked tableAfter
+	// cells or more of, the offset in table of the row's x-indexed table
+	// (the index in r.cell of the cell of x at table[offset+x+1], -1 where
+	// there is none, for x from -1 to width); -1 for a row without. A row
+	// with a table finds its cells there, and new cells are added to the
+	// table, not to the row's list. tabled are the rows with a table.
+	rowTable []int32
+	table    []int32
+	tabled   []int
 	// Buffers.
 	cellBuf      [256]cell
 	cellIndexBuf [64]int
 	spanBuf      [64]Span
 }
+
+// tableAfter is the number of cells findCell walks in a row's list before
+// it gives the row an x-indexed table (a row of a noisy line's stroke
+// holds hundreds of cells, and each walk from the list's head cost the
+// cells before x).
+const tableAfter = 32
 
 // findCell returns the index in r.cell for the cell corresponding to
 // (r.xi, r.yi). The cell is created if necessary.
@@ -70,13 +86,54 @@ func (r *Rasterizer) findCell() int {
 	} else if xi > r.width {
 		xi = r.width
 	}
-	i, prev := r.cellIndex[r.yi], -1
+	if off := r.rowTable[r.yi]; off >= 0 {
+		t := &r.table[int(off)+xi+1]
+		if *t < 0 {
+			*t = int32(r.newCell(xi, -1))
+		}
+		return int(*t)
+	}
+	i, prev, walked := r.cellIndex[r.yi], -1, 0
 	for i != -1 && r.cell[i].xi <= xi {
 		if r.cell[i].xi == xi {
+			if walked >= tableAfter {
+				r.makeTable(r.yi)
+			}
 			return i
 		}
 		i, prev = r.cell[i].next, i
+		walked++
 	}
+	c := r.newCell(xi, i)
+	if prev == -1 {
+		r.cellIndex[r.yi] = c
+	} else {
+		r.cell[prev].next = c
+	}
+	if walked >= tableAfter {
+		r.makeTable(r.yi)
+	}
+	return c
+}
+
+// makeTable gives row yi an x-indexed table of its cells (rowTable).
+func (r *Rasterizer) makeTable(yi int) {
+	off := len(r.table)
+	r.table = slices.Grow(r.table, r.width+2)[:off+r.width+2]
+	t := r.table[off:]
+	for i := range t {
+		t[i] = -1
+	}
+	for c := r.cellIndex[yi]; c != -1; c = r.cell[c].next {
+		t[r.cell[c].xi+1] = int32(c)
+	}
+	r.rowTable[yi] = int32(off)
+	r.tabled = append(r.tabled, yi)
+}
+
+// newCell appends a cell of x xi, before the cell next in its row's
+// list, and returns its index in r.cell.
+func (r *Rasterizer) newCell(xi, next int) int {
 	c := len(r.cell)
 	if c == cap(r.cell) {
 		buf := make([]cell, c, 4*c)
@@ -85,12 +142,7 @@ func (r *Rasterizer) findCell() int {
 	} else {
 		r.cell = r.cell[0 : c+1]
 	}
-	r.cell[c] = cell{xi, 0, 0, i}
-	if prev == -1 {
-		r.cellIndex[r.yi] = c
-	} else {
-		r.cell[prev].next = c
-	}
+	r.cell[c] = cell{xi, 0, 0, next}
 	return c
 }
 
@@ -508,46 +560,64 @@ func (r *Rasterizer) Rasterize(p Painter) {
 	s := 0
 	for yi := 0; yi < len(r.cellIndex); yi++ {
 		xi, cover := 0, 0
+		if off := r.rowTable[yi]; off >= 0 {
+			// The row's cells in increasing x, from its table.
+			for _, c := range r.table[off : int(off)+r.width+2] {
+				if c >= 0 {
+					xi, cover, s = r.sweep(p, int(c), yi, xi, cover, s)
+				}
+			}
+			continue
+		}
 		for c := r.cellIndex[yi]; c != -1; c = r.cell[c].next {
-			if cover != 0 && r.cell[c].xi > xi {
-				alpha := r.areaToAlpha(cover * 64 * 2)
-				if alpha != 0 {
-					xi0, xi1 := xi, r.cell[c].xi
-					if xi0 < 0 {
-						xi0 = 0
-					}
-					if xi1 >= r.width {
-						xi1 = r.width
-					}
-					if xi0 < xi1 {
-						r.spanBuf[s] = Span{yi + r.Dy, xi0 + r.Dx, xi1 + r.Dx, alpha}
-						s++
-					}
-				}
-			}
-			cover += r.cell[c].cover
-			alpha := r.areaToAlpha(cover*64*2 - r.cell[c].area)
-			xi = r.cell[c].xi + 1
-			if alpha != 0 {
-				xi0, xi1 := r.cell[c].xi, xi
-				if xi0 < 0 {
-					xi0 = 0
-				}
-				if xi1 >= r.width {
-					xi1 = r.width
-				}
-				if xi0 < xi1 {
-					r.spanBuf[s] = Span{yi + r.Dy, xi0 + r.Dx, xi1 + r.Dx, alpha}
-					s++
-				}
-			}
-			if s > len(r.spanBuf)-2 {
-				p.Paint(r.spanBuf[:s], false)
-				s = 0
-			}
+			xi, cover, s = r.sweep(p, c, yi, xi, cover, s)
 		}
 	}
 	p.Paint(r.spanBuf[:s], true)
+}
+
+// sweep is Rasterize's step over cell c of row yi: the span from xi (the
+// x after the row's cell before) to c at the coverage cover, then c's own
+// span, added to r.spanBuf[:s] (painted when full); it returns the x
+// after c, the coverage after it and the spans held.
+func (r *Rasterizer) sweep(p Painter, c, yi, xi, cover, s int) (int, int, int) {
+	if cover != 0 && r.cell[c].xi > xi {
+		alpha := r.areaToAlpha(cover * 64 * 2)
+		if alpha != 0 {
+			xi0, xi1 := xi, r.cell[c].xi
+			if xi0 < 0 {
+				xi0 = 0
+			}
+			if xi1 >= r.width {
+				xi1 = r.width
+			}
+			if xi0 < xi1 {
+				r.spanBuf[s] = Span{yi + r.Dy, xi0 + r.Dx, xi1 + r.Dx, alpha}
+				s++
+			}
+		}
+	}
+	cover += r.cell[c].cover
+	alpha := r.areaToAlpha(cover*64*2 - r.cell[c].area)
+	xi = r.cell[c].xi + 1
+	if alpha != 0 {
+		xi0, xi1 := r.cell[c].xi, xi
+		if xi0 < 0 {
+			xi0 = 0
+		}
+		if xi1 >= r.width {
+			xi1 = r.width
+		}
+		if xi0 < xi1 {
+			r.spanBuf[s] = Span{yi + r.Dy, xi0 + r.Dx, xi1 + r.Dx, alpha}
+			s++
+		}
+	}
+	if s > len(r.spanBuf)-2 {
+		p.Paint(r.spanBuf[:s], false)
+		s = 0
+	}
+	return xi, cover, s
 }
 
 // Clear cancels any previous calls to r.Start or r.AddXxx.
@@ -561,6 +631,10 @@ func (r *Rasterizer) Clear() {
 	for i := 0; i < len(r.cellIndex); i++ {
 		r.cellIndex[i] = -1
 	}
+	for _, yi := range r.tabled {
+		r.rowTable[yi] = -1
+	}
+	r.table, r.tabled = r.table[:0], r.tabled[:0]
 }
 
 // SetBounds sets the maximum width and height of the rasterized image and
@@ -590,6 +664,11 @@ func (r *Rasterizer) SetBounds(width, height int) {
 	} else {
 		r.cellIndex = r.cellIndexBuf[:height]
 	}
+	r.rowTable = make([]int32, height)
+	for i := range r.rowTable {
+		r.rowTable[i] = -1
+	}
+	r.table, r.tabled = r.table[:0], r.tabled[:0]
 	r.Clear()
 }
 
