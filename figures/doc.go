@@ -15,10 +15,14 @@
 // for the next figure (pngCanvas), with the bytes of a fresh vgimg canvas;
 // its text is drawn with font faces kept with that memory, a string drawn
 // level composited without gg's generic image path (text.go), and its
-// polygons and dots filled, and on a tall image its strokes outlined as gg
-// outlines them, by rasterizers kept with it (of the image's rows, or of a
-// band of rows around the path) and painted a run of equal pixels at a
-// time (fill.go, stroke.go), to the same pixels. gonum/plot measures text through the package's handler
+// polygons and dots filled, and its strokes (but dashed ones and curves)
+// outlined as gg outlines them, by rasterizers kept with it (of the
+// image's rows, or of a band of rows around the path) and painted a run
+// of equal pixels at a time (fill.go, stroke.go), to the same pixels; the
+// rasterizers are figures/internal/raster, a copy of freetype's that finds
+// a crowded row's cells in a table instead of walking the row's list (a
+// noisy reward line crowds hundreds in a row), to the same spans.
+// gonum/plot measures text through the package's handler
 // (measuredText, plot.DefaultTextHandler), which keeps the faces, extents
 // and widths text.Plain computed again for every measurement: the one
 // state the package shares between the figures drawn at once, with

@@ -25,9 +25,11 @@ import (
 // path as gg builds it (gc's matrix, positions rounded to 1/64 pixel, each
 // subpath closed, an arc as gg's 16 quadratic pieces) when it has only
 // moves, lines, arcs and closes (every polygon, rectangle and dot plot
-// draws; curves go through gg), rasterizes it with a freetype rasterizer
-// kept with the canvas's memory, of the canvas's size or of a band of
-// rows around the path (bandRasterizer), and paints with memoPainter:
+// draws; curves go through gg), rasterizes it with a rasterizer kept
+// with the canvas's memory (figures/internal/raster, freetype's with a
+// faster search for a row's cells: the same spans), of the canvas's size
+// or of a band of rows around the path (bandRasterizer), and paints with
+// memoPainter:
 // RGBAPainter's arithmetic, a pixel that equals the one before it in the
 // span given that one's result, an opaque colour at full coverage
 // written at once (TestFillPaths, TestMemoPainter). Like drawText, it

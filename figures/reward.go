@@ -448,8 +448,9 @@ func envelope(pts plotter.XYs, column func(float64) int64, beyond func(a, b floa
 // lowest to its highest point, filled, with its upper and lower edges
 // stroked at the line's width (the envelopes that
 // TestEnvelopeKeepsEveryColumnsExtremes checks). Stroking the zigzag
-// itself cost freetype's rasterizer seconds (it searches its cells in a
-// list); the two edges have one vertex per column.
+// itself cost freetype's rasterizer seconds (it searched its cells in a
+// list, before figures/internal/raster); the two edges have one vertex
+// per column.
 type denseLine struct{ *plotter.Line }
 
 // Plot implements plot.Plotter.

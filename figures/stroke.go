@@ -14,42 +14,40 @@ import (
 // rows (bandRasterizer).
 //
 // gg strokes a path by flattening it (its curves into points), dropping
-// points within 4/64 pixel of the one kept before (rasterPath), and
-// handing that to freetype's Rasterizer.AddStroke with its line width,
-// cap and join, on a rasterizer of the image's height: every stroke
-// cleared and scanned every row of the image. The interval bars of the
-// interval estimates and the probability of improvement are strokes, 800
-// of them at 200 families on an image of 24,643 rows, and their cost grew
-// with families × rows. pngCanvas.Stroke builds the same path (ggPath,
-// as a stroke), flattens it as gg does (flattenPath and rasterPath below
-// are gg's), outlines it with freetype's Stroke into a path (the calls
-// AddStroke would make on the rasterizer, recorded) and fills that
-// outline with memoPainter in a band of rows around it. The cap and join
-// are those pngCanvas's context always has (butt, round: newContext,
-// resetContext); a dashed stroke, or a path with a curve, goes to gg
-// (TestStrokePaths compares every case with vgimg's pixels).
+// points within 4/64 pixel of the one kept before (rasterPath), and handing
+// that to freetype's Rasterizer.AddStroke with its line width, cap and
+// join, on a rasterizer of the image's height: every stroke cleared and
+// scanned every row of the image. The interval bars of the interval
+// estimates and the probability of improvement are strokes, 800 of them at
+// 200 families on an image of 24,643 rows, and their cost grew with
+// families × rows. And gg's rasterizer is freetype's, which walks a row's
+// list of cells from its head for every cell it saves: a noisy reward line
+// of 2,000 points (a run's per-step rewards) puts hundreds of cells in a
+// row of its stroke, and cost ~0.3 CPU-s a PNG. pngCanvas.Stroke builds the
+// same path (ggPath, as a stroke), flattens it as gg does (flattenPath and
+// rasterPath below are gg's), outlines it with freetype's Stroke into a
+// path (the calls AddStroke would make on the rasterizer, recorded) and
+// fills that outline with memoPainter in a band of rows around it, on the
+// package's copy of freetype's rasterizer, which finds a crowded row's
+// cells in a table (figures/internal/raster): on every image, short or
+// tall. The cap and join are those pngCanvas's context always has (butt,
+// round: newContext, resetContext); a dashed stroke, or a path with a
+// curve, goes to gg (TestStrokePaths compares every case with vgimg's
+// pixels).
 //
 // rasterPath and unfix follow gg's own code (git.sr.ht/~sbinet/gg, the
 // version go.mod requires), as do the arcs of ggPath (fill.go) and the
 // text drawing of text.go, so that the pixels are gg's; gg's copyright
 // and MIT licence are in LICENSE.gg beside this file.
 
-// tallRows is the height above which an image's strokes are outlined by
-// pngCanvas: on a shorter one, gg's rasterizer of the image's height costs
-// less than recording the outline and replaying it (the warm job's
-// figures, 302 to 937 rows, drew 5 % slower that way:
-// BenchmarkWarmFiguresOnce).
-const tallRows = 1024
-
-// Stroke is vgimg's: on an image taller than tallRows, a path of moves,
-// lines, arcs and closes outlined as gg outlines it and filled in a band
-// of rows; a dashed one, one with a curve, or any on a shorter image,
-// through gg.
+// Stroke is vgimg's: a path of moves, lines, arcs and closes outlined as
+// gg outlines it and filled in a band of rows; a dashed one, or one with
+// a curve, through gg.
 func (c *pngCanvas) Stroke(p vg.Path) {
 	if c.width <= 0 {
 		return // vgimg's
 	}
-	if c.dashed || c.img.Rect.Dy() <= tallRows {
+	if c.dashed {
 		c.Canvas.Stroke(p)
 		return
 	}
