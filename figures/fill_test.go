@@ -19,9 +19,9 @@ import (
 )
 
 // TestMemoPainter: memoPainter paints exactly what freetype's
-// raster.RGBAPainter paints, for random spans (inside, across and outside the image, every
-// coverage) over images of runs of equal pixels and of random ones, in
-// colours opaque, translucent and transparent.
+// raster.RGBAPainter paints, for random spans (inside, across and outside
+// the image, every coverage) over images of runs of equal pixels and of
+// random ones, in colours opaque, translucent and transparent.
 func TestMemoPainter(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	const W, H = 37, 11
