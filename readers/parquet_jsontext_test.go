@@ -260,3 +260,43 @@ func TestParquetJSONTextShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetJSONLogicalTypeDirect: skyfall's direct way reads a top-level
+// column of Parquet's JSON logical type (binary, or arrow.json with the
+// Arrow schema stored) as it reads a listed JSON-text column, into the
+// object the general way gives.
+func TestParquetJSONLogicalTypeDirect(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "reward", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "regime_id", Type: arrow.BinaryTypes.String},
+		{Name: "step", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "regime_origin", Type: jsonType(t), Nullable: true},
+		{Name: "effective_rank", Type: jsonType(t), Nullable: true},
+	}, nil)
+	const n = 3 * parquetDirectBatchRows / 2
+	fill := func(b *array.RecordBuilder) {
+		for i := range n {
+			b.Field(0).(*array.Float64Builder).Append(float64(i%7) / 8)
+			regime, origin := "calm", "\x00"
+			if i >= n/2 {
+				regime, origin = "storm", `"calm"`
+			}
+			b.Field(1).(*array.StringBuilder).Append(regime)
+			b.Field(2).(*array.Int64Builder).Append(int64(i))
+			appendJSONCells(b.Field(3), origin)
+			rank := []string{"\x00", "null", "3", "2.5"}[i%4]
+			appendJSONCells(b.Field(4), rank)
+		}
+	}
+	for name, props := range map[string]pqarrow.ArrowWriterProperties{
+		"binary":     pqarrow.DefaultWriterProps(),
+		"arrow.json": pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()),
+	} {
+		t.Run(name, func(t *testing.T) {
+			data := writeParquetArrowProps(t, schema, props, fill)
+			if !sameDecoded(t, "mem://b/jsontype-direct-"+name+".parquet", data, Options{}) {
+				t.Errorf("read the general way")
+			}
+		})
+	}
+}

@@ -198,13 +198,26 @@ func (d *rowDecoder) extraAt(id uint8, name string, hint int) int {
 // their keys linearly; past 32 keys it switches to a map from the key's hash
 // to the position of the key in the line (the key is decoded again to
 // confirm a match), so a huge components object costs a few bytes per key.
+// The map is kept, emptied, for the next object (rows of hundreds of keys
+// made and grew one map per row: a fifth of such a job's CPU), unless it
+// held more than keySetKeptKeys keys. Emptying it costs what the object
+// used: clear, or, when the map once held more than eight times as many
+// keys as this object did, a delete per key (clear's cost is the map's
+// size, not its use).
 type keySet struct {
-	bloom uint64 // one bit per (length, first byte, last byte) class seen
-	keys  [][]byte
-	offs  []int
-	m     map[uint64]int
-	coll  [][]byte // keys whose hash matched another key's (practically never)
+	bloom  uint64 // one bit per (length, first byte, last byte) class seen
+	keys   [][]byte
+	offs   []int
+	m      map[uint64]int // in use while hashed
+	hashed bool
+	hashes []uint64 // the keys put in m by this object
+	peak   int      // the most keys m has held
+	coll   [][]byte // keys whose hash matched another key's (practically never)
 }
+
+// keySetKeptKeys is the most keys of a keySet's map kept for the next
+// object (about a megabyte of map).
+const keySetKeptKeys = 1 << 16
 
 var hashSeed = maphash.MakeSeed()
 
@@ -212,8 +225,19 @@ func (s *keySet) reset() {
 	s.bloom = 0
 	s.keys = s.keys[:0]
 	s.offs = s.offs[:0]
-	if s.m != nil { // no pointer store on the common path
-		s.m = nil
+	if s.hashed { // no map touched on the common path
+		s.hashed = false
+		switch n := len(s.m); {
+		case n > keySetKeptKeys:
+			s.m, s.hashes, s.peak = nil, nil, 0
+		case 8*n < s.peak:
+			for _, h := range s.hashes {
+				delete(s.m, h)
+			}
+		default:
+			clear(s.m)
+		}
+		s.hashes = s.hashes[:0]
 	}
 	if s.coll != nil {
 		s.coll = nil
@@ -223,7 +247,7 @@ func (s *keySet) reset() {
 // add records k, decoded from the string starting at off in d.data, and
 // reports whether the object already had it.
 func (s *keySet) add(d *rowDecoder, k []byte, off int) bool {
-	if s.m == nil {
+	if !s.hashed {
 		var bit uint64 = 1
 		if len(k) > 0 {
 			bit <<= (uint(len(k))*7 + uint(k[0]) + uint(k[len(k)-1])*3) & 63
@@ -241,9 +265,12 @@ func (s *keySet) add(d *rowDecoder, k []byte, off int) bool {
 		if len(s.keys) <= 32 {
 			return false
 		}
-		s.m = make(map[uint64]int, 64)
+		if s.m == nil {
+			s.m = make(map[uint64]int, 64)
+		}
+		s.hashed = true
 		for i, x := range s.keys {
-			s.m[maphash.Bytes(hashSeed, x)] = s.offs[i]
+			s.put(maphash.Bytes(hashSeed, x), s.offs[i])
 		}
 		s.keys, s.offs = s.keys[:0], s.offs[:0]
 		return false
@@ -251,7 +278,7 @@ func (s *keySet) add(d *rowDecoder, k []byte, off int) bool {
 	h := maphash.Bytes(hashSeed, k)
 	prev, ok := s.m[h]
 	if !ok {
-		s.m[h] = off
+		s.put(h, off)
 		return false
 	}
 	if bytes.Equal(d.keyAt(prev), k) {
@@ -264,6 +291,13 @@ func (s *keySet) add(d *rowDecoder, k []byte, off int) bool {
 	}
 	s.coll = append(s.coll, bytes.Clone(k))
 	return false
+}
+
+// put adds the key of hash h at off to the map.
+func (s *keySet) put(h uint64, off int) {
+	s.m[h] = off
+	s.hashes = append(s.hashes, h)
+	s.peak = max(s.peak, len(s.m))
 }
 
 // keyAt decodes the (valid) key string starting at off.
