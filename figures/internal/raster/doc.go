@@ -28,5 +28,11 @@
 //     fixed.Point26_6{X: x, Y: y} (go vet's composites check), and
 //     stroke.go's panic("unreachable") after the endless loop of
 //     stroker.addNonCurvy2 deleted (go vet's unreachable check).
+//   - geom.go, pLen: x*x + y*y written float64(x*x) + float64(y*y), so
+//     that the arm64 compiler does not fuse it into a multiply-add (the
+//     conversions round each product, as amd64 computes it; fpmath's
+//     TestNoFusedInstructions holds every package of figures to that).
+//     With the 26.6 coordinates of a figure the products are exact
+//     integers either way.
 //   - this doc.go.
 package raster

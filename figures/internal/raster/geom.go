@@ -43,7 +43,7 @@ func pLen(p fixed.Point26_6) fixed.Int26_6 {
 	// TODO(nigeltao): use fixed point math.
 	x := float64(p.X)
 	y := float64(p.Y)
-	return fixed.Int26_6(math.Sqrt(x*x + y*y))
+	return fixed.Int26_6(math.Sqrt(float64(x*x) + float64(y*y))) // unfused (doc.go)
 }
 
 // pNorm returns the vector p normalized to the given length, or zero if p is
