@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // The rows of one object nearly always repeat one shape: the same keys in
@@ -71,6 +72,16 @@ type keyTable struct {
 	// builds in another order on every row).
 	buckets [256]uint8
 
+	// A bucket whose chain holds crowdedChain keys or more is crowded
+	// (crowded, one bit a bucket): keys of one prefix (obs_0 … obs_59)
+	// share their first two bytes, and find walked the whole chain for
+	// every key it missed. find looks the keys of a crowded bucket up in
+	// byRaw instead: an open-addressed table of 256 slots (at most 64 keys)
+	// by rawHash of a key's raw bytes, holding the key's ID plus one (0: an
+	// empty slot).
+	crowded [4]uint64
+	byRaw   [256]uint8
+
 	// Which way key looks first: the prediction, or find when the
 	// predictions of the last 64 rows missed more than one key in ten
 	// (keys in another order on every row). adapt decides every 64 rows
@@ -132,11 +143,24 @@ func (t *keyTable) intern(name []byte, field int) uint8 {
 			// At the end of its bucket's chain: the keys met first,
 			// on nearly every row, are compared first (reward before
 			// regime_id, value before the episode keys of a few rows).
-			p := &t.buckets[bucketOf(k.quoted[1], k.quoted[2])]
+			b := bucketOf(k.quoted[1], k.quoted[2])
+			p, n := &t.buckets[b], 0
 			for *p != noKey {
 				p = &t.keys[*p].chain
+				n++
 			}
 			*p = id
+			switch {
+			case t.crowded[b>>6]&(1<<(b&63)) != 0:
+				t.addRaw(k.quoted, id)
+			case n+1 >= crowdedChain:
+				t.crowded[b>>6] |= 1 << (b & 63)
+				// The chain's keys, then k, its last (not in t.keys yet).
+				for c := t.buckets[b]; c != id; c = t.keys[c].chain {
+					t.addRaw(t.keys[c].quoted, c)
+				}
+				t.addRaw(k.quoted, id)
+			}
 		}
 	}
 	t.keys = append(t.keys, k)
@@ -246,12 +270,71 @@ func (t *keyTable) find(data []byte, pos int) uint8 {
 	if pos+2 >= len(data) {
 		return noKey
 	}
-	for id := t.buckets[bucketOf(data[pos+1], data[pos+2])]; id != noKey; {
+	b := bucketOf(data[pos+1], data[pos+2])
+	if t.crowded[b>>6]&(1<<(b&63)) != 0 && pos+17 <= len(data) {
+		return t.findRaw(data, pos)
+	}
+	for id := t.buckets[b]; id != noKey; {
 		k := &t.keys[id]
 		if k.q.at(data, pos, k.quoted) {
 			return id
 		}
 		id = k.chain
+	}
+	return noKey
+}
+
+// crowdedChain is the length of a bucket's chain from which its keys are
+// looked up by rawHash (keyTable.crowded).
+const crowdedChain = 8
+
+// rawHash hashes the raw bytes of the key whose quoted form starts at
+// q[0] (q holds at least 17 bytes from there: an opening quote, then 16):
+// the bytes before the first '"' of the 16 (the whole key, for a plain key
+// of up to 15 bytes), or all 16 (the first 16 of a longer key), with how
+// many were kept. A key of the table is hashed from its quoted form
+// followed by zero bytes; a key in a line from the line, whose bytes after
+// the closing quote the mask drops.
+func rawHash(q []byte) uint8 {
+	const quotes = 0x2222222222222222
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	w0 := binary.LittleEndian.Uint64(q[1:])
+	w1 := binary.LittleEndian.Uint64(q[9:])
+	n := uint64(16)
+	if z := w0 ^ quotes; (z-lo)&^z&hi != 0 {
+		n = uint64(bits.TrailingZeros64((z-lo)&^z&hi)) / 8
+		w0 &= 1<<(8*n) - 1
+		w1 = 0
+	} else if z := w1 ^ quotes; (z-lo)&^z&hi != 0 {
+		j := uint64(bits.TrailingZeros64((z-lo)&^z&hi)) / 8
+		w1 &= 1<<(8*j) - 1
+		n = 8 + j
+	}
+	h := (w0*0x9E3779B97F4A7C15 ^ w1*0xC2B2AE3D27D4EB4F ^ n*0x165667B19E3779F9) * 0xD6E8FEB86659FD93
+	return uint8(h >> 56)
+}
+
+// addRaw puts key id, of quoted form quoted, in byRaw.
+func (t *keyTable) addRaw(quoted []byte, id uint8) {
+	var q [17]byte
+	copy(q[:], quoted) // the quote and up to 16 bytes after it
+	for i := rawHash(q[:]); ; i++ {
+		if t.byRaw[i] == 0 {
+			t.byRaw[i] = id + 1
+			return
+		}
+	}
+}
+
+// findRaw is find for a key of a crowded bucket, at pos of data (17 bytes
+// or more from there): the keys of byRaw from the key's rawHash on, until
+// an empty slot, compared whole.
+func (t *keyTable) findRaw(data []byte, pos int) uint8 {
+	for i := rawHash(data[pos:]); t.byRaw[i] != 0; i++ {
+		k := &t.keys[t.byRaw[i]-1]
+		if k.q.at(data, pos, k.quoted) {
+			return k.id
+		}
 	}
 	return noKey
 }

@@ -320,3 +320,63 @@ func TestLabelCache(t *testing.T) {
 		}
 	}
 }
+
+// TestCrowdedBuckets: keys of one prefix crowd one bucket; past
+// crowdedChain keys it is looked up by rawHash, and every key is found at
+// a line's position whatever follows it (within the 17 bytes rawHash
+// reads, or too close to the line's end for it: the chain), longer keys
+// sharing their first 16 bytes included, and no other key is.
+func TestCrowdedBuckets(t *testing.T) {
+	kt := newKeyTable()
+	var names []string
+	for k := range 40 {
+		names = append(names, fmt.Sprintf("obs_%d", k))
+	}
+	for k := range 6 {
+		names = append(names, fmt.Sprintf("observation_vector_%d", k)) // 16 bytes in common
+	}
+	names = append(names, "ob", "o", "observation_vect", "observation_vec", "observation_vecto") // 2, 1, 16, 15 and 17 bytes
+	for _, n := range names {
+		if kt.intern([]byte(n), -1) == noKey {
+			t.Fatalf("%s: the table is full", n)
+		}
+	}
+	if b := bucketOf('o', 'b'); kt.crowded[b>>6]&(1<<(b&63)) == 0 {
+		t.Fatalf("the bucket of obs_ keys is not crowded")
+	}
+	for _, n := range names {
+		q := `"` + n + `"`
+		for _, tail := range []string{`:1,"obs_1":2,"obs_2":3}`, ` : 1}`, `:"obs_3"`, ``} {
+			data := []byte(q + tail)
+			if id := kt.find(data, 0); id == noKey || string(kt.keys[id].name) != n {
+				t.Errorf("find(%q) = %d, want %s", data, id, n)
+			}
+			at := []byte(`{"x":1,` + q + tail)
+			if id := kt.find(at, 7); id == noKey || string(kt.keys[id].name) != n {
+				t.Errorf("find(%q, 7) = %d, want %s", at, id, n)
+			}
+		}
+	}
+	for _, n := range []string{"obs_40", "obs_", "obs_1x", "obs_10_", "observation_vector_6", "observation_vector_", "observation_ve", "oa", "obX"} {
+		for _, tail := range []string{`:1,"obs_1":2,"obs_2":3}`, ``} {
+			data := []byte(`"` + n + `"` + tail)
+			if id := kt.find(data, 0); id != noKey {
+				t.Errorf("find(%q) = %s, want none", data, kt.keys[id].name)
+			}
+		}
+	}
+	// Rows of 70 keys of one prefix (more than the table holds), in
+	// another order on every row: each decodes as a fresh decoder decodes it.
+	rng := rand.New(rand.NewPCG(3, 4))
+	seq := newRowDecoder(irregularComps)
+	for n := range 300 {
+		keys := rng.Perm(70)
+		var b strings.Builder
+		b.WriteString(`{"reward":1,"regime_id":"a"`)
+		for _, k := range keys[:60+rng.IntN(10)] {
+			fmt.Fprintf(&b, `,"obs_%d":%d`, k, rng.IntN(1000))
+		}
+		b.WriteString("}")
+		decodeAsAlone(t, seq, []byte(b.String()), n+1)
+	}
+}
