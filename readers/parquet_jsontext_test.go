@@ -10,32 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
-
-// writeParquetArrowProps is writeTestParquet with the Arrow writer
-// properties props (storing the Arrow schema in the file, or not).
-func writeParquetArrowProps(t *testing.T, schema *arrow.Schema, props pqarrow.ArrowWriterProperties, fill func(b *array.RecordBuilder)) []byte {
-	t.Helper()
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	fill(b)
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(schema, &buf, nil, props)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 func jsonType(t *testing.T) arrow.DataType {
 	t.Helper()

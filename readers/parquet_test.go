@@ -18,13 +18,20 @@ import (
 // writeTestParquet writes one record batch built by fill as a Parquet file.
 func writeTestParquet(t *testing.T, schema *arrow.Schema, fill func(b *array.RecordBuilder)) []byte {
 	t.Helper()
+	return writeParquetArrowProps(t, schema, pqarrow.DefaultWriterProps(), fill)
+}
+
+// writeParquetArrowProps is writeTestParquet with the Arrow writer
+// properties props (storing the Arrow schema in the file, or not).
+func writeParquetArrowProps(t *testing.T, schema *arrow.Schema, props pqarrow.ArrowWriterProperties, fill func(b *array.RecordBuilder)) []byte {
+	t.Helper()
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
 	fill(b)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(schema, &buf, nil, pqarrow.DefaultWriterProps())
+	w, err := pqarrow.NewFileWriter(schema, &buf, nil, props)
 	if err != nil {
 		t.Fatal(err)
 	}
