@@ -22,6 +22,32 @@ func jsonType(t *testing.T) arrow.DataType {
 	return jt
 }
 
+// readsAsLines fails the test unless the Parquet file data (its columns
+// run_id and skyfall's fields) reads as the JSON lines want and decodes,
+// the direct way and the general way, to the object those lines decode to.
+func readsAsLines(t *testing.T, url string, data []byte, want string) {
+	t.Helper()
+	fields := append([]ParquetField{{"run_id", "string", false}}, skyfallParquetFields...)
+	got, err := parquetText(t, data, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("rows:\n%s\nwant:\n%s", got, want)
+	}
+	opts := Options{}
+	sameDecoded(t, url, data, opts)
+	pq, err := DecodeParquet(url, "x.parquet", bytes.NewReader(data), skyfallParquetFields, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := DecodeObject(url, "x.parquet", strings.NewReader(want), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEncoding(t, "the Parquet object's", pq, lines)
+}
+
 // appendJSONCells appends cells to b, the builder of a JSON column (its
 // storage's): "\x00" is a null cell.
 func appendJSONCells(b array.Builder, cells ...string) {
@@ -97,28 +123,7 @@ func TestParquetJSONLogicalType(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			data := writeParquetArrowProps(t, schema, props, fill)
-			fields := append([]ParquetField{{"run_id", "string", false}}, skyfallParquetFields...)
-			got, err := parquetText(t, data, fields)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Fatalf("rows:\n%s\nwant:\n%s", got, want)
-			}
-			// The same object as the JSON lines, the direct way and the
-			// general way.
-			url := "mem://b/jsontype-" + name + ".parquet"
-			opts := Options{}
-			sameDecoded(t, url, data, opts)
-			direct, err := DecodeParquet(url, "x.parquet", bytes.NewReader(data), skyfallParquetFields, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines, err := DecodeObject(url, "x.parquet", strings.NewReader(want), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameEncoding(t, "the Parquet object's", direct, lines)
+			readsAsLines(t, "mem://b/jsontype-"+name+".parquet", data, want)
 		})
 	}
 }

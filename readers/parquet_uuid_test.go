@@ -1,7 +1,6 @@
 package readers
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -56,25 +55,7 @@ func TestParquetUUID(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			data := writeParquetArrowProps(t, schema, props, fill)
-			got, err := parquetText(t, data, fields)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Fatalf("rows:\n%s\nwant:\n%s", got, want)
-			}
-			url := "mem://b/uuid-" + strings.ReplaceAll(name, " ", "-") + ".parquet"
-			opts := Options{}
-			sameDecoded(t, url, data, opts)
-			pq, err := DecodeParquet(url, "x.parquet", bytes.NewReader(data), skyfallParquetFields, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines, err := DecodeObject(url, "x.parquet", strings.NewReader(want), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameEncoding(t, "the Parquet object's", pq, lines)
+			readsAsLines(t, "mem://b/uuid-"+strings.ReplaceAll(name, " ", "-")+".parquet", data, want)
 		})
 	}
 	// A run id of another type than strings is still refused.
