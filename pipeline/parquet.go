@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -100,6 +102,11 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 	for i, f := range j.proto.desc.Rows {
 		fields[i] = readers.ParquetField{Name: f.Name, Type: f.Type, Required: f.Required}
 	}
+	folders, err := readers.HiveFolders(j.objectPath(o))
+	if err != nil {
+		return nil, "", &readers.DataError{URL: url, Msg: err.Error()}
+	}
+	fields = append(fields, folders...)
 	var bad readers.BadRowFunc
 	if onBad != nil {
 		bad = func(row *readers.DataError) error {
@@ -131,6 +138,18 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 		de.Row = true
 	}
 	return obj, ReadParquet, err
+}
+
+// objectPath is the slash-separated path of object o whose folders
+// readers.HiveFolders reads: its key in a blob store's bucket, its
+// absolute path for a local file (as DuckDB's hive_partitioning reads the
+// whole path, so that an INPUT inside a partition, algorithm_id=ppo/,
+// keeps the field its folder gives).
+func (j *job) objectPath(o object) string {
+	if dir, ok := j.in.LocalDir(); ok {
+		return path.Join(filepath.ToSlash(dir), o.Key)
+	}
+	return o.Key
 }
 
 // parquetWholeBytes is the largest Parquet object decodeAny reads whole

@@ -65,11 +65,17 @@ const ParquetJSONColumns = "crlbatch.json_columns"
 
 // ParquetField is a row field as the Parquet reader checks it: its name,
 // its type (number, integer, string, boolean, object, as in
-// scoring.Field) and whether it is required.
+// scoring.Field) and whether it is required. Or, with Folder set, a field
+// that a Hive-style folder of the object's path gives every row
+// (HiveFolders): Folder is the folder's name as in the path
+// ("algorithm_id=ppo"), Value the JSON text of its value (nil for null).
 type ParquetField struct {
 	Name     string
 	Type     string
 	Required bool
+
+	Folder string
+	Value  []byte
 }
 
 // parquetBatchRows is the number of rows converted at a time.
@@ -95,6 +101,9 @@ func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (
 		return emptyLines{f.pf}, nil
 	}
 	p := &parquetLines{url: url, pf: f.pf, fr: f.fr, cols: f.cols, src: src}
+	for _, c := range f.consts {
+		p.consts = append(p.consts, append(append(appendJSONString(nil, c.Name), ':'), c.Value...))
+	}
 	rr, err := f.fr.GetRecordReader(context.Background(), nil, nil)
 	if err != nil {
 		// The record reader opens the first row group's column chunks: a
@@ -238,7 +247,8 @@ type parquetFile struct {
 	fr     *pqarrow.FileReader
 	schema *arrow.Schema
 	cols   []parquetColumn
-	obj    *pqObject // the file's bytes when r is held in memory (pqObjectBytes), else nil
+	consts []ParquetField // the fields folders give every row and no column holds (Value never nil)
+	obj    *pqObject      // the file's bytes when r is held in memory (pqObjectBytes), else nil
 }
 
 // openParquet opens the Parquet file r (the object at url) for reading
@@ -299,7 +309,7 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 		}
 	}
 	// A file without rows lacks no field: an empty object in either form.
-	cols, err := parquetColumns(url, schema, fields, jsonCols, shapes, pf.NumRows() > 0)
+	cols, consts, err := parquetColumns(url, schema, fields, jsonCols, shapes, pf.NumRows() > 0)
 	if err != nil {
 		pf.Close()
 		return nil, err
@@ -322,7 +332,7 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 			return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 		}
 	}
-	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols, obj: obj}, nil
+	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols, consts: consts, obj: obj}, nil
 }
 
 // parquetColumn is how one column becomes a field of each row.
@@ -331,6 +341,9 @@ type parquetColumn struct {
 	key   []byte       // `"name":`
 	json  bool         // raw JSON text
 	shape *pqJSONShape // where JSON text is below the column's top; nil: nowhere
+	// folder is the field of the same name a Hive-style folder gives,
+	// nil for none: each row's cell must hold its value (hiveAgrees).
+	folder *ParquetField
 }
 
 // pqJSONShape marks where a column's values are JSON text (Parquet's JSON
@@ -374,44 +387,58 @@ func (sh *pqJSONShape) kid(k int) *pqJSONShape {
 	return sh.kids[k]
 }
 
-func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jsonCols map[string]bool, shapes []*pqJSONShape, rows bool) ([]parquetColumn, error) {
+// parquetColumns checks the columns of schema against fields and returns
+// how each becomes a row's field, and the fields that folders give every
+// row and no column holds (parquetFile.consts).
+func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jsonCols map[string]bool, shapes []*pqJSONShape, rows bool) ([]parquetColumn, []ParquetField, error) {
 	byName := map[string]ParquetField{}
 	for _, f := range fields {
-		byName[f.Name] = f
+		if f.Folder == "" {
+			byName[f.Name] = f
+		}
+	}
+	for _, f := range fields {
+		if _, ok := byName[f.Name]; ok && f.Folder != "" {
+			return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("folder %s: %s is a field of each row, which the file must hold as a column; a Hive-style folder may give only identity fields and run metadata", f.Folder, f.Name)}
+		}
 	}
 	seen := map[string]bool{}
 	var cols []parquetColumn
 	for i, f := range schema.Fields() {
 		if seen[f.Name] {
-			return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: two columns have this name", f.Name)}
+			return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: two columns have this name", f.Name)}
 		}
 		seen[f.Name] = true
-		c := parquetColumn{name: f.Name, key: append(appendJSONString(nil, f.Name), ':'), json: jsonCols[f.Name]}
+		c := parquetColumn{name: f.Name, key: append(appendJSONString(nil, f.Name), ':'), json: jsonCols[f.Name], folder: hiveFolderOf(fields, f.Name)}
 		if i < len(shapes) {
 			c.shape = shapes[i]
 		}
 		if c.json {
 			if !isTextType(f.Type) {
-				return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: listed in %s but of type %s, want a string column of JSON text", f.Name, ParquetJSONColumns, f.Type)}
+				return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: listed in %s but of type %s, want a string column of JSON text", f.Name, ParquetJSONColumns, f.Type)}
 			}
 		} else {
 			if err := checkJSONType(f.Type, c.shape); err != nil {
-				return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: %v", f.Name, err)}
+				return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: %v", f.Name, err)}
 			}
 			if pf, ok := byName[f.Name]; ok {
 				if want, ok := fitsField(f.Type, pf.Type); !ok {
-					return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: of type %s, want %s", f.Name, f.Type, want)}
+					return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: of type %s, want %s", f.Name, f.Type, want)}
 				}
 			}
 		}
 		cols = append(cols, c)
 	}
+	var consts []ParquetField
 	for _, f := range fields {
 		if rows && f.Required && !seen[f.Name] {
-			return nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: missing: a required field (want a %s column)", f.Name, f.Type)}
+			return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: missing: a required field (want a %s column)", f.Name, f.Type)}
+		}
+		if f.Folder != "" && !seen[f.Name] && f.Value != nil {
+			consts = append(consts, f)
 		}
 	}
-	return cols, nil
+	return cols, consts, nil
 }
 
 // isTextType says whether t holds text: a string column's, or a binary
@@ -533,8 +560,11 @@ type parquetLines struct {
 	fr   *pqarrow.FileReader
 	rr   pqarrow.RecordReader
 	cols []parquetColumn
-	src  *pqSource // nil when the file is held in memory
-	rows int       // rows read before batch
+	// consts are the fields folders give every row and no column holds,
+	// each as `"name":value`.
+	consts [][]byte
+	src    *pqSource // nil when the file is held in memory
+	rows   int       // rows read before batch
 
 	batch arrow.RecordBatch
 	row   int // next row of batch
@@ -617,6 +647,9 @@ func (p *parquetLines) appendRow(b []byte, i int) ([]byte, error) {
 	for c, col := range p.cols {
 		a := p.batch.Column(c)
 		if a.IsNull(i) {
+			if col.folder != nil && !hiveAgrees(col.folder, nil) {
+				return b, p.folderError(col, nil, i)
+			}
 			continue
 		}
 		if !first {
@@ -624,6 +657,7 @@ func (p *parquetLines) appendRow(b []byte, i int) ([]byte, error) {
 		}
 		first = false
 		b = append(b, col.key...)
+		n := len(b)
 		var err error
 		switch {
 		case col.json:
@@ -636,8 +670,35 @@ func (p *parquetLines) appendRow(b []byte, i int) ([]byte, error) {
 		if err != nil {
 			return b, &DataError{URL: p.url, Line: p.rows + i + 1, Row: true, Msg: "column " + col.name + ": " + err.Error(), Err: err}
 		}
+		if col.folder != nil && !hiveAgrees(col.folder, b[n:]) {
+			return b, p.folderError(col, b[n:], i)
+		}
+	}
+	for _, kv := range p.consts {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, kv...)
 	}
 	return append(b, '}', '\n'), nil
+}
+
+// folderError is the error of row i, whose cell of col (JSON text raw, nil
+// for null) is not the value col's Hive-style folder gives the field.
+func (p *parquetLines) folderError(col parquetColumn, raw []byte, i int) error {
+	cell, want := "null", "null"
+	if raw != nil {
+		cell = string(raw)
+		if len(cell) > 64 {
+			cell = cell[:61] + "..."
+		}
+	}
+	if col.folder.Value != nil {
+		want = string(col.folder.Value)
+	}
+	return &DataError{URL: p.url, Line: p.rows + i + 1, Row: true,
+		Msg: fmt.Sprintf("column %s: holds %s, but its folder %s gives %s", col.name, cell, col.folder.Folder, want)}
 }
 
 // appendJSONText appends raw, a cell of JSON text, if it is exactly one

@@ -571,9 +571,12 @@ type pqDirect struct {
 	byF   [fEffectiveRank + 1]*pqColumn
 	gamma *pqColumn
 	ids   []*pqColumn // by identity field; nil when the file has no column for it
-	extra []*pqColumn // the columns that are not schema fields, in file order
-	g     grouper[*part]
-	parts map[*part]*pqPart
+	extra []*pqColumn // the columns that are not schema fields, in file order, then consts
+	// consts hold the fields Hive-style folders give every row (an
+	// integer or a string, the same on every row of the object).
+	consts []*pqColumn
+	g      grouper[*part]
+	parts  map[*part]*pqPart
 
 	compIdx  map[string]int
 	intern   map[string]string
@@ -628,7 +631,9 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 	}
 	d.static = 2
 	for i, pc := range f.cols {
-		if !utf8.ValidString(pc.name) {
+		if !utf8.ValidString(pc.name) || pc.folder != nil {
+			// (A column a folder also gives: the general way checks
+			// each cell against the folder.)
 			return nil, errParquetIndirect
 		}
 		sf, ok := schemaOf[pc.name]
@@ -669,6 +674,20 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 			d.extra = append(d.extra, c)
 		}
 		d.cols = append(d.cols, c)
+	}
+	for _, k := range f.consts {
+		_, schema := schemaOf[k.Name]
+		c := pqConstColumn(k)
+		if c == nil || schema || k.Name == "gamma" || !utf8.ValidString(k.Name) {
+			return nil, errParquetIndirect
+		}
+		if id, ok := identOf[k.Name]; ok {
+			c.ident = id
+			d.ids[id] = c
+		}
+		d.static += int64(6*len(k.Name)+30) + 6*int64(len(k.Value))
+		d.extra = append(d.extra, c)
+		d.consts = append(d.consts, c)
 	}
 	if f.pf.NumRows() == 0 {
 		return d.obj, nil
@@ -777,6 +796,42 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 	return d.obj, nil
 }
 
+// pqConstColumn is the column of the field a Hive-style folder gives
+// every row (k.Value: an integer, or a string of valid UTF-8); nil for
+// any other value (read the general way).
+func pqConstColumn(k ParquetField) *pqColumn {
+	c := &pqColumn{name: k.Name, idx: -1, bidx: -1, schema: -1, ident: -1}
+	switch {
+	case len(k.Value) > 0 && k.Value[0] == '"':
+		s := decodeString(k.Value)
+		if !utf8.Valid(s) {
+			return nil
+		}
+		c.kind, c.data, c.off32 = pqString, bytes.Clone(s), []int32{0, int32(len(s))}
+	default:
+		v, err := strconv.ParseInt(string(k.Value), 10, 64)
+		if err != nil {
+			return nil
+		}
+		c.kind, c.isInt, c.i64 = pqNumber, true, []int64{v}
+	}
+	return c
+}
+
+// constRows makes c, a pqConstColumn, hold its value on n rows.
+func (c *pqColumn) constRows(n int) {
+	if c.kind == pqString {
+		for len(c.dict) < n {
+			c.dict = append(c.dict, 0)
+		}
+		c.textBytes = int64(n) * int64(len(c.data))
+		return
+	}
+	for len(c.i64) < n {
+		c.i64 = append(c.i64, c.i64[0])
+	}
+}
+
 func (d *pqDirect) newPart(h partHeader) *part {
 	p := &part{partCore: partCore{partHeader: h}, b: skyfall.NewBuilder(h.runKey, d.opts.Components)}
 	d.obj.parts = append(d.obj.parts, p)
@@ -792,6 +847,9 @@ func (d *pqDirect) batch(b arrow.RecordBatch, n, base int) error {
 		return nil
 	}
 	bound := d.static * int64(n)
+	for _, c := range d.consts {
+		c.constRows(n)
+	}
 	for _, c := range d.cols {
 		var err error
 		switch {

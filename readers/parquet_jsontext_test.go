@@ -27,7 +27,7 @@ func jsonType(t *testing.T) arrow.DataType {
 // the direct way and the general way, to the object those lines decode to.
 func readsAsLines(t *testing.T, url string, data []byte, want string) {
 	t.Helper()
-	fields := append([]ParquetField{{"run_id", "string", false}}, skyfallParquetFields...)
+	fields := append([]ParquetField{{Name: "run_id", Type: "string"}}, skyfallParquetFields...)
 	got, err := parquetText(t, data, fields)
 	if err != nil {
 		t.Fatal(err)

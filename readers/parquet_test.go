@@ -55,7 +55,7 @@ func parquetText(t *testing.T, data []byte, fields []ParquetField) (string, erro
 	return string(out), err
 }
 
-var skyfallParquetFields = []ParquetField{{"reward", "number", true}, {"regime_id", "string", true}, {"step", "integer", false}, {"components", "object", false}}
+var skyfallParquetFields = []ParquetField{{Name: "reward", Type: "number", Required: true}, {Name: "regime_id", Type: "string", Required: true}, {Name: "step", Type: "integer"}, {Name: "components", Type: "object"}}
 
 // TestParquetLinesTypes: the Arrow types a hand-made file may use (float32,
 // int32, a struct of components with a null member, a list, a map with a

@@ -48,7 +48,7 @@ func TestParquetUUID(t *testing.T) {
 {"run_id":"` + ids[0] + `","reward":0.75,"regime_id":"storm"}
 {"run_id":"` + ids[1] + `","reward":1,"regime_id":"calm","obs":"` + ids[1] + `","seen":[]}
 `
-	fields := append([]ParquetField{{"run_id", "string", false}}, skyfallParquetFields...)
+	fields := append([]ParquetField{{Name: "run_id", Type: "string"}}, skyfallParquetFields...)
 	for name, props := range map[string]pqarrow.ArrowWriterProperties{
 		"logical type": pqarrow.DefaultWriterProps(),
 		"arrow.uuid":   pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()),
