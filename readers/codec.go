@@ -39,8 +39,10 @@ import (
 // trace encoding's version 2 (the components no row carries). Version 4:
 // a Parquet object's JSON-text cells must each be one JSON value (one
 // that was not could add fields or rows to what version 3 decoded), and
-// columns of Parquet's JSON and UUID logical types are read.
-const CodecVersion = 4
+// columns of Parquet's JSON and UUID logical types are read. Version 5:
+// a Parquet object's Hive-style folders give its rows fields (version 4
+// decoded such an object without them).
+const CodecVersion = 5
 
 var (
 	codecMagicRuns    = []byte("CRLR")

@@ -24,9 +24,12 @@ const HiveDefaultPartition = "__HIVE_DEFAULT_PARTITION__"
 
 // HiveFolders returns the fields the Hive-style folders of path (a
 // slash-separated path; its last element, the object's own name, is not
-// a folder) give every row: one per folder `name=value` with a name before
-// its first '=', in path order, name and value percent-decoded as DuckDB
-// and Spark encode them (a bad escape is kept as it is). A value that is
+// a folder) give every row: one per folder `name=value` holding one '='
+// after a name, in path order, name and value percent-decoded as DuckDB
+// and Spark encode them (a bad escape is kept as it is). Those writers
+// escape a '=' in a name or value, so a folder of two (Hydra's
+// `seed=1,lr=0.1`, a run's overrides) is not one of theirs and gives
+// nothing. A value that is
 // an integer written the way JSON writes one (no sign but '-', no leading
 // zero, not -0, within int64) is that integer; HiveDefaultPartition is null (the
 // field is then not carried, as with a null cell); any other value is a
@@ -36,7 +39,7 @@ func HiveFolders(path string) ([]ParquetField, error) {
 	var out []ParquetField
 	for _, seg := range segs[:len(segs)-1] {
 		k := strings.IndexByte(seg, '=')
-		if k <= 0 {
+		if k <= 0 || strings.Count(seg, "=") > 1 {
 			continue
 		}
 		name, val := hiveUnescape(seg[:k]), hiveUnescape(seg[k+1:])

@@ -9,7 +9,8 @@ import (
 )
 
 // TestHiveFolders: the folders `name=value` of a path, decoded as DuckDB
-// and Spark encode them, each value an integer, a string or null.
+// and Spark encode them, each value an integer, a string or null; a folder
+// with two '=' (Hydra's override folders) is not one.
 func TestHiveFolders(t *testing.T) {
 	for _, c := range []struct {
 		path string
@@ -34,7 +35,9 @@ func TestHiveFolders(t *testing.T) {
 		{path: "k=a%2Fb%20c%3Dd%25/x", want: `k="a/b c=d%"@k=a%2Fb%20c%3Dd%25`},
 		{path: "my%20key=v/x", want: `my key="v"@my%20key=v`},
 		{path: "k=%zz/x", want: `k="%zz"@k=%zz`},
-		{path: "k=1=2/x", want: `k="1=2"@k=1=2`},
+		{path: "k=1=2/x"},
+		{path: "multirun/seed=1,lr=0.1/x"},
+		{path: "multirun/algorithm=ppo,seed=1/x"},
 		{path: "k=/x", want: `k=""@k=`},
 		{path: "k=\"q\"/x", want: `k="\"q\""@k="q"`},
 		{path: "=v/x"},
