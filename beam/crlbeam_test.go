@@ -337,3 +337,69 @@ func TestNoTempFilesLeft(t *testing.T) {
 		t.Errorf("left in the temporary folder: %s", e.Name())
 	}
 }
+
+// TestHiveFolders: Parquet objects in Hive-style folders
+// (algorithm_id=ppo/seed=0/), whose files hold neither field, give on Beam
+// crlbatch score's files, in which the folders' fields make the runs and
+// families (the workers read the folders of the same paths).
+func TestHiveFolders(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "sweep")
+	if _, err := synth.Run(context.Background(), synth.Config{Out: src, Seeds: 2, Steps: 300, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	flat := filepath.Join(t.TempDir(), "flat")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		var algo string
+		var seed json.RawMessage
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var row map[string]json.RawMessage
+			if err := json.Unmarshal(line, &row); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(row["algorithm_id"], &algo); err != nil {
+				return err
+			}
+			seed = row["seed"]
+			delete(row, "algorithm_id")
+			delete(row, "seed")
+			b, err := json.Marshal(row)
+			if err != nil {
+				return err
+			}
+			out.Write(append(b, '\n'))
+		}
+		dst := filepath.Join(flat, "algorithm_id="+algo, "seed="+string(seed), "part.jsonl")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, out.Bytes(), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hive := filepath.Join(t.TempDir(), "hive")
+	if n, err := pipeline.Convert(context.Background(), pipeline.ConvertConfig{Input: flat, Output: hive}); err != nil || n != 6 {
+		t.Fatalf("convert: %d objects, %v", n, err)
+	}
+	spec, want := local(t, []string{hive, "--pattern", "*.parquet"})
+	var m struct {
+		Runs, Families int
+	}
+	data, err := os.ReadFile(filepath.Join(want, "manifest.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &m)
+	}
+	if err != nil || m.Runs != 6 || m.Families != 3 {
+		t.Fatalf("locally: %d runs in %d families (%v), want 6 in 3", m.Runs, m.Families, err)
+	}
+	got, _ := onBeam(t, spec, Options{Reverse: true})
+	same(t, want, got)
+}
