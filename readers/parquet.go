@@ -93,7 +93,7 @@ const parquetBatchRows = 4096
 // alone (pqDamagedColumn; none when no column does), and the cause.
 func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (io.ReadCloser, error) {
 	r, src := pqWatch(r)
-	f, err := openParquet(url, r, fields, parquetBatchRows, nil)
+	f, err := openParquet(url, r, fields, rows(parquetBatchRows), nil)
 	if err != nil {
 		return nil, src.failed(err)
 	}
@@ -249,13 +249,18 @@ type parquetFile struct {
 	cols   []parquetColumn
 	consts []ParquetField // the fields folders give every row and no column holds (Value never nil)
 	obj    *pqObject      // the file's bytes when r is held in memory (pqObjectBytes), else nil
+	batch  int64          // the rows of a batch (fr's)
 }
 
+// rows returns a batchRows function of openParquet that is always n.
+func rows(n int64) func(int) int64 { return func(int) int64 { return n } }
+
 // openParquet opens the Parquet file r (the object at url) for reading
-// batches of batchRows rows and checks the columns of fields. dict, when
+// batches of batchRows(the file's leaf columns) rows and checks the
+// columns of fields. dict, when
 // not nil, lists the leaf columns to read as Arrow dictionaries. On
 // success the caller closes f.pf.
-func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, batchRows int64, dict func(*file.Reader) []int) (*parquetFile, error) {
+func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, batchRows func(leaves int) int64, dict func(*file.Reader) []int) (*parquetFile, error) {
 	props := pqReaderProps
 	if _, ok := r.(*bytes.Reader); ok {
 		props = pqMemReaderProps
@@ -287,7 +292,8 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 			jsonCols[n] = true
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
+	batch := batchRows(pf.MetaData().Schema.NumColumns())
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batch}, memory.DefaultAllocator)
 	if err != nil {
 		pf.Close()
 		return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
@@ -320,7 +326,7 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 		dc = dict(pf)
 	}
 	if len(dc) > 0 {
-		props := pqarrow.ArrowReadProperties{BatchSize: batchRows}
+		props := pqarrow.ArrowReadProperties{BatchSize: batch}
 		for _, c := range dc {
 			props.SetReadDict(c, true)
 		}
@@ -332,7 +338,7 @@ func openParquet(url string, r parquet.ReaderAtSeeker, fields []ParquetField, ba
 			return nil, &DataError{URL: url, Msg: fmt.Sprintf("not a readable Parquet file: %v", err)}
 		}
 	}
-	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols, consts: consts, obj: obj}, nil
+	return &parquetFile{url: url, pf: pf, fr: fr, schema: schema, cols: cols, consts: consts, obj: obj, batch: batch}, nil
 }
 
 // parquetColumn is how one column becomes a field of each row.

@@ -41,8 +41,21 @@ import (
 // same decoded object.
 
 // parquetDirectBatchRows is the number of rows the direct path reads at a
-// time from a row group.
+// time from a row group, of a file of up to pqDirectBatchValues/
+// parquetDirectBatchRows (256) leaf columns.
 const parquetDirectBatchRows = 4 << 10
+
+// pqDirectBatchValues bounds the values of a batch of the direct path:
+// each column's of the batch are held at once (a float64 each), so a file
+// of 2,000 columns reads 524 rows at a time, not 4,096 (65 MB), and at
+// least 256.
+const pqDirectBatchValues = 1 << 20
+
+// pqDirectRows is the batch size of the direct path for a file of leaves
+// leaf columns.
+func pqDirectRows(leaves int) int64 {
+	return int64(min(parquetDirectBatchRows, max(256, pqDirectBatchValues/max(leaves, 1))))
+}
 
 // errParquetIndirect stops the direct path: the object is read again
 // through its rows as JSON lines.
@@ -60,7 +73,7 @@ func DecodeParquet(url, key string, r parquet.ReaderAtSeeker, fields []ParquetFi
 		return nil, err
 	}
 	pr, src := pqWatch(r)
-	f, err := openParquet(url, pr, fields, parquetDirectBatchRows, dictColumns)
+	f, err := openParquet(url, pr, fields, pqDirectRows, dictColumns)
 	if err != nil {
 		return nil, src.failed(err)
 	}
@@ -764,7 +777,7 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 	if len(leaves) == 0 {
 		// Every column is read by its column chunk readers: no pqarrow.
 		for total := int(f.pf.NumRows()); row < total; {
-			n := min(parquetDirectBatchRows, total-row)
+			n := min(int(f.batch), total-row)
 			if err := d.batch(nil, n, row); err != nil {
 				return nil, err
 			}
@@ -846,7 +859,11 @@ func (d *pqDirect) batch(b arrow.RecordBatch, n, base int) error {
 	if n == 0 {
 		return nil
 	}
-	bound := d.static * int64(n)
+	// vary bounds the JSON text of the batch's strings, JSON text and
+	// maps, all rows together; rowVary any one row's (a cell of a string
+	// column is no longer than the batch's bytes of the column's values,
+	// len(c.data), which a column of few values repeated keeps short).
+	var vary, rowVary int64
 	for _, c := range d.consts {
 		c.constRows(n)
 	}
@@ -880,15 +897,22 @@ func (d *pqDirect) batch(b arrow.RecordBatch, n, base int) error {
 		}
 		switch c.kind {
 		case pqString:
-			bound += 6 * c.textBytes
+			vary += 6 * c.textBytes
+			rowVary += 6 * min(c.textBytes, int64(len(c.data)))
 		case pqJSON:
-			bound += c.textBytes
+			vary += c.textBytes
+			rowVary += min(c.textBytes, int64(len(c.data)))
 		case pqCompsMap:
-			bound += 6*int64(c.mKeyBytes) + 32*int64(c.mOff[len(c.mOff)-1]-c.mOff[0])
+			m := 6*int64(c.mKeyBytes) + 32*int64(c.mOff[len(c.mOff)-1]-c.mOff[0])
+			vary += m
+			rowVary += m
 		}
 	}
-	// No row's JSON text is longer than bound, nor all of them together.
-	if d.line += bound; bound > int64(d.opts.MaxLineBytes) || d.line > d.opts.MaxObjectBytes {
+	// No row's JSON text is longer than d.static+rowVary, nor all of the
+	// batch's together than d.static*n+vary. (Not the batch's for a row:
+	// a row of 2,000 columns, or of a few with --max-line-bytes 4KiB,
+	// would pass it, and every such object be read twice.)
+	if d.line += d.static*int64(n) + vary; d.static+rowVary > int64(d.opts.MaxLineBytes) || d.line > d.opts.MaxObjectBytes {
 		return errParquetIndirect
 	}
 	for s := 0; s < n; {
