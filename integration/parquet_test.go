@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -136,5 +137,97 @@ func convertInStore(t *testing.T, f *fixture, c *cloud, pq string) {
 	}
 	if got != len(want) {
 		t.Errorf("%d objects in the store, the local convert wrote %d", got, len(want))
+	}
+}
+
+// TestCloudHiveParquet: Parquet objects in Hive-style folders
+// (algorithm_id=ppo/seed=0/part.parquet, the files holding neither field)
+// in each server give the outputs of the same objects scored from the
+// local disk, the input's name aside: the folders are read from the
+// object's key, the whole of it, so that an INPUT inside a partition
+// (…/algorithm_id=ppo) keeps its family there as on the local disk.
+func TestCloudHiveParquet(t *testing.T) {
+	f := getFixture(t)
+	ctx := context.Background()
+	local := t.TempDir()
+	hive := filepath.Join(local, "hive")
+	hiveSweep(t, f, filepath.Join(local, "flat"), hive)
+	subs := []struct{ sub, scored string }{
+		{"", "scored 6 runs in 3 families"},
+		{"algorithm_id=ppo", "scored 2 runs in 1 families"},
+	}
+	refs := make([]string, len(subs))
+	for i, s := range subs {
+		refs[i] = filepath.Join(local, "ref", strings.ReplaceAll(s.sub, "=", "-"), "out")
+		if r := f.score(ctx, nil, filepath.Join(hive, s.sub), refs[i], "--pattern", "*.parquet"); r.code != 0 || !strings.Contains(r.stdout, s.scored) {
+			t.Fatalf("local %q: want %q: %s", s.sub, s.scored, r)
+		}
+	}
+	for _, name := range []string{"s3", "gcs", "azure"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := getCloud(t, name)
+			const prefix = "hivetest"
+			if err := upload(ctx, c, hive, prefix+"/"); err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range subs {
+				in := c.url(inBucket, strings.TrimSuffix(prefix+"/"+s.sub, "/"))
+				out := "hive-" + strings.ReplaceAll(s.sub, "=", "-")
+				r := f.score(ctx, nil, in, c.url(outBucket, out), "--pattern", "*.parquet")
+				if r.code != 0 || !strings.Contains(r.stdout, s.scored) {
+					t.Fatalf("%q: want %q: %s\nserver log:\n%s", s.sub, s.scored, r, c.srv.LogTail(20))
+				}
+				dir, names := download(t, c, out)
+				compareWithLocal(t, dir, names, refs[i], pipeline.Redact(in))
+			}
+		})
+	}
+}
+
+// hiveSweep writes into dst a synthetic sweep (3 families × 2 seeds) as
+// Parquet objects in Hive-style folders, algorithm_id=X/seed=N/part.parquet,
+// whose rows hold neither field: their JSON Lines, so stripped, in flat,
+// converted by `crlbatch convert`.
+func hiveSweep(t *testing.T, f *fixture, flat, dst string) {
+	t.Helper()
+	ctx := context.Background()
+	src := flat + "-src"
+	if r := f.crl(ctx, nil, nil, "synth", "--out", src, "--seeds", "2", "--steps", "300", "--seed", "7"); r.code != 0 {
+		t.Fatalf("synth: %s", r)
+	}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		sub := t.TempDir()
+		copyFile(t, p, filepath.Join(sub, "o.jsonl"))
+		var out bytes.Buffer
+		var algo string
+		var seed json.RawMessage
+		eachLine(t, sub, func(_ string, row map[string]json.RawMessage) {
+			if err := json.Unmarshal(row["algorithm_id"], &algo); err != nil {
+				t.Fatal(err)
+			}
+			seed = row["seed"]
+			delete(row, "algorithm_id")
+			delete(row, "seed")
+			b, err := json.Marshal(row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.Write(append(b, '\n'))
+		})
+		to := filepath.Join(flat, "algorithm_id="+algo, "seed="+string(seed), "part.jsonl")
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, out.Bytes(), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.crl(ctx, nil, nil, "convert", flat, "--out", dst); r.code != 0 {
+		t.Fatalf("convert: %s", r)
 	}
 }
