@@ -638,7 +638,7 @@ func (e *Engine) finishScored(ctx context.Context, rd *read, objs []object, runs
 		}
 		scored = append(scored, s)
 	}
-	return j.reduceScored(ctx, rd.notes, scored, len(runs), prev)
+	return j.reduceScored(ctx, rd, scored, len(runs), prev)
 }
 
 // finishWhole scores whole objects decoded apart, as the local job does.

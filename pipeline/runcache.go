@@ -528,7 +528,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	for i, s := range slots {
 		scored[i] = s.res
 	}
-	return j.reduceScored(ctx, rd.notes, scored, total, prev)
+	return j.reduceScored(ctx, rd, scored, total, prev)
 }
 
 // scoreAll reads every object not read yet and scores as without

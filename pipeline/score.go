@@ -149,7 +149,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 	for i, s := range slots {
 		scored[i] = s.res
 	}
-	return j.reduceScored(ctx, rd.notes, scored, total, prev)
+	return j.reduceScored(ctx, rd, scored, total, prev)
 }
 
 // scoreSlot is where one run's scoring puts its result.
@@ -191,9 +191,9 @@ func (j *job) endScoring(ctx context.Context, rd *read, g *errgroup.Group, err e
 // were assembled) from there: the notes, --where's, the checks of the
 // families, the reduction and the files (render). Another engine
 // (engine.go) joins here.
-func (j *job) reduceScored(ctx context.Context, readNotes []string, scored []*scoring.Scored, total int, prev *previous) (*result, error) {
+func (j *job) reduceScored(ctx context.Context, rd *read, scored []*scoring.Scored, total int, prev *previous) (*result, error) {
 	cfg := j.cfg
-	notes := append([]string(nil), readNotes...)
+	notes := append([]string(nil), rd.notes...)
 	for _, s := range scored {
 		notes = append(notes, s.DataNotes...)
 	}
@@ -203,9 +203,11 @@ func (j *job) reduceScored(ctx context.Context, readNotes []string, scored []*sc
 			return nil, &DataError{Err: fmt.Errorf("--where: no run matches %s", scoring.DescribeWhere(cfg.Where))}
 		}
 	}
-	if err := j.checkFamilies(scored); err != nil {
+	folderNotes, err := j.checkFamilies(rd, scored)
+	if err != nil {
 		return nil, err
 	}
+	notes = append(notes, folderNotes...)
 	for _, s := range scored {
 		notes = append(notes, s.Notes...)
 	}
@@ -217,8 +219,10 @@ func (j *job) reduceScored(ctx context.Context, readNotes []string, scored []*sc
 // (none)) and a --baseline that names no family (unless
 // --allow-missing-baseline): both are almost always typos. A field that
 // some runs have is fine: the others form (none); so is a protocol's
-// default group-by field that no run has (a sweep of one family).
-func (j *job) checkFamilies(scored []*scoring.Scored) error {
+// default group-by field that no run has (a sweep of one family), unless
+// objects sit in Hive-style folders naming it (folderHint): then it
+// returns a note saying so (and warns), the error's case.
+func (j *job) checkFamilies(rd *read, scored []*scoring.Scored) ([]string, error) {
 	kept := "no run has"
 	if len(j.cfg.Where) > 0 {
 		kept = "no run kept by --where has"
@@ -238,18 +242,28 @@ func (j *job) checkFamilies(scored []*scoring.Scored) error {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return Usagef("--group-by %s: %s the field %q; the runs have %s (see docs/trace-format.md)",
-			strings.Join(j.proto.groupBy, ","), kept, g, strings.Join(Closest(g, names), ", "))
+		return nil, Usagef("--group-by %s: %s the field %q; the runs have %s%s (see docs/trace-format.md)",
+			strings.Join(j.proto.groupBy, ","), kept, g, strings.Join(Closest(g, names), ", "), folderHint(rd, g))
+	}
+	var notes []string
+	if len(j.cfg.GroupBy) == 0 {
+		for _, g := range j.proto.groupBy {
+			if h := folderHint(rd, g); !fields[g] && h != "" {
+				n := fmt.Sprintf("every run is in the family (none): %s the field %q%s", kept, g, h)
+				j.log.Warn(n)
+				notes = append(notes, n)
+			}
+		}
 	}
 	if j.cfg.Baseline == "" || j.cfg.AllowMissingBaseline {
-		return nil
+		return notes, nil
 	}
 	var fams []string
 	seen := map[string]bool{}
 	for _, s := range scored {
 		f, _ := j.cfg.familyOf(j.proto.groupBy, s.Meta)
 		if f == j.cfg.Baseline {
-			return nil
+			return notes, nil
 		}
 		if !seen[f] {
 			seen[f] = true
@@ -262,8 +276,32 @@ func (j *job) checkFamilies(scored []*scoring.Scored) error {
 	if len(fams) == 0 {
 		have = "the only family is (none), of runs without the field, which --baseline cannot name"
 	}
-	return Usagef("--baseline %s: no family of that name (grouped by %s); %s; --allow-missing-baseline publishes without comparisons",
+	return nil, Usagef("--baseline %s: no family of that name (grouped by %s); %s; --allow-missing-baseline publishes without comparisons",
 		j.cfg.Baseline, strings.Join(j.proto.groupBy, ","), have)
+}
+
+// folderHint says, for a field no run has, that objects read sit in
+// Hive-style folders giving it a value (readers.HiveFolders of their keys
+// below INPUT; those of Parquet objects would have given their rows the
+// field, so these are JSON Lines objects): "; yet objects sit in folders
+// naming it (algorithm_id=ppo/...), which give a field to the rows of
+// Parquet objects only", or "".
+func folderHint(rd *read, field string) string {
+	if rd == nil {
+		return ""
+	}
+	for _, o := range rd.manObj {
+		fs, err := readers.HiveFolders(o.Key)
+		if err != nil {
+			continue
+		}
+		for _, f := range fs {
+			if f.Name == field && f.Value != nil {
+				return fmt.Sprintf("; yet objects sit in folders naming it (%s/...), which give a field to the rows of Parquet objects only: JSON Lines rows must hold it themselves (DuckDB writes them so with WRITE_PARTITION_COLUMNS true)", f.Folder)
+			}
+		}
+	}
+	return ""
 }
 
 // reduce groups the scored runs into families (PROTOCOLS 1.6).
