@@ -291,13 +291,20 @@
 // TestParquetDamagedColumnExact). Nothing is read again on success. An
 // error of the ReaderAt's own reads (the store's, kept by pqSource), in
 // the batch or in the reading again, is returned as it is, never as a
-// DataError.
+// DataError. Fields whose ParquetField has a Folder (HiveFolders: the
+// Hive-style folders of the object's path, algorithm_id=ppo/) are every
+// row's: appended to each line, or, where the file also holds the column,
+// each cell checked against the folder's value (a DataError naming row,
+// column and folder); a folder naming one of the protocol's row fields is
+// refused before any row is read (parquet_hive.go).
 // DecodeParquet is skyfall's direct way (parquet_direct.go): the same
-// checks, then the columns read a batch of rows at a time straight into
+// checks, then the columns read a batch of rows at a time (4,096, fewer
+// past 256 columns: pqDirectRows) straight into
 // the parts' builders, with the grouping core and metadata candidates of
 // DecodeObject and no JSON text; a file or row it does not hold to the
 // JSON Lines outcome itself (a bad row, a limit, a list or struct extra
-// column, JSON text that is an object or an array) is read again the
+// column, JSON text that is an object or an array, a column a folder also
+// gives; a folder's field alone is a column of one value) is read again the
 // general way, so errors, bad rows and limits are those of ParquetLines,
 // word for word (FuzzParquetDirect, TestDecodeParquet*). Its top-level
 // string, number and boolean columns are decoded a page at a time by the package
