@@ -297,7 +297,7 @@ func folderHint(rd *read, field string) string {
 		}
 		for _, f := range fs {
 			if f.Name == field && f.Value != nil {
-				return fmt.Sprintf("; yet objects sit in folders naming it (%s/...), which give a field to the rows of Parquet objects only: JSON Lines rows must hold it themselves (DuckDB writes them so with WRITE_PARTITION_COLUMNS true)", f.Folder)
+				return fmt.Sprintf("; yet objects sit in folders naming it (%s/...), which give a field to the rows of Parquet objects only: JSON Lines rows must hold it themselves (DuckDB writes them so with WRITE_PARTITION_COLUMNS true), or crlbatch convert them", f.Folder)
 			}
 		}
 	}

@@ -14,8 +14,9 @@ import (
 // Parquet objects do), and the job says so where it would otherwise go
 // unnoticed: with the default grouping every run falls into (none), which
 // a warning and a note of the report name with the folders; an explicit
-// --group-by of that field fails (exit 2) with the same hint. Rows that
-// hold the field read as they always did, with no note.
+// --group-by of that field fails (exit 2) with the same hint. Their
+// Parquet form (crlbatch convert, into the same folders) reads the folders.
+// Rows that hold the field read as they always did, with no note.
 func TestJSONLinesInHiveFolders(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -52,6 +53,15 @@ func TestJSONLinesInHiveFolders(t *testing.T) {
 	code, _, stderr = crl(t, "score", in, "--out", filepath.Join(dir, "out2"), "--quiet", "--group-by", "algorithm_id")
 	if code != 2 || !strings.Contains(stderr, said) {
 		t.Errorf("--group-by algorithm_id: exit %d, want 2 saying %q:\n%s", code, said, stderr)
+	}
+	// Their Parquet form reads its folders: two families.
+	pq := filepath.Join(dir, "pq")
+	if code, _, stderr := crl(t, "convert", in, "--out", pq); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := crl(t, "score", pq, "--out", filepath.Join(dir, "out-pq"), "--pattern", "*.parquet")
+	if code != 0 || !strings.Contains(stdout, "scored 2 runs in 2 families") || strings.Contains(stderr, "folders naming") {
+		t.Errorf("the Parquet form: exit %d, want 2 runs in 2 families and no hint:\n%s\n%s", code, stdout, stderr)
 	}
 	// The rows hold the field: nothing to say.
 	code, _, stderr = crl(t, "score", in, "--out", filepath.Join(dir, "out3"), "--quiet", "--group-by", "run_id")
