@@ -735,7 +735,7 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 				chunked[c.nr.col] = true
 			}
 		case pqString, pqJSON:
-			if c.sr = newPQStrReader(f.pf, c.name, t); c.sr != nil {
+			if c.sr = newPQStrReader(f.pf, c.name, t, c.kind == pqJSON); c.sr != nil {
 				c.sr.obj = f.obj
 				chunked[c.sr.col] = true
 			}

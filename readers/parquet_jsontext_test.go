@@ -245,7 +245,9 @@ func TestParquetJSONTextShapes(t *testing.T) {
 // TestParquetJSONLogicalTypeDirect: skyfall's direct way reads a top-level
 // column of Parquet's JSON logical type (binary, or arrow.json with the
 // Arrow schema stored) as it reads a listed JSON-text column, into the
-// object the general way gives.
+// object the general way gives: by its column chunk reader, as every
+// column of the file, with no pqarrow record batches (what DuckDB's
+// JSON columns cost: fresh Arrow buffers every batch).
 func TestParquetJSONLogicalTypeDirect(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "reward", Type: arrow.PrimitiveTypes.Float64},
@@ -275,8 +277,12 @@ func TestParquetJSONLogicalTypeDirect(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			data := writeParquetArrowProps(t, schema, props, fill)
-			if !sameDecoded(t, "mem://b/jsontype-direct-"+name+".parquet", data, Options{}) {
+			url := "mem://b/jsontype-direct-" + name + ".parquet"
+			if !sameDecoded(t, url, data, Options{}) {
 				t.Errorf("read the general way")
+			}
+			if _, ok := arrowSeen.Load(url); ok {
+				t.Errorf("some column read through pqarrow's record batches")
 			}
 		})
 	}

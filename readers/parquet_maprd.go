@@ -618,12 +618,13 @@ type pqStrReader struct {
 }
 
 // newPQStrReader returns the reader of the top-level string column name
-// of pf, or nil when it does not read that column.
-func newPQStrReader(pf *file.Reader, name string, t arrow.DataType) *pqStrReader {
-	if t.ID() != arrow.STRING && t.ID() != arrow.LARGE_STRING {
-		if d, ok := t.(*arrow.DictionaryType); !ok || d.ValueType.ID() != arrow.STRING && d.ValueType.ID() != arrow.LARGE_STRING {
-			return nil
-		}
+// of pf, or nil when it does not read that column. A JSON-text column's
+// (jsonText) may be of any text type: Parquet's JSON logical type reads
+// as binary (or arrow.json over it), its leaf a byte array all the same.
+func newPQStrReader(pf *file.Reader, name string, t arrow.DataType, jsonText bool) *pqStrReader {
+	str := func(t arrow.DataType) bool { return t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING }
+	if d, ok := t.(*arrow.DictionaryType); !str(t) && !(ok && str(d.ValueType)) && !(jsonText && isTextType(t)) {
+		return nil
 	}
 	l, ok := pqLeafColumn(pf, name, parquet.Types.ByteArray)
 	if !ok {

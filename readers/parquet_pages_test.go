@@ -167,7 +167,7 @@ func TestPQReadersPaged(t *testing.T) {
 			return r, r != nil && r.paged == paged
 		}
 		if typ.ID() == arrow.STRING {
-			r := newPQStrReader(pf, name, typ)
+			r := newPQStrReader(pf, name, typ, false)
 			return r, r != nil && r.paged == paged
 		}
 		r := newPQFlatReader(pf, name, typ)
@@ -310,7 +310,7 @@ func TestDecodeParquetPagedRequired(t *testing.T) {
 		var paged bool
 		var maxDef int16
 		if c.typ.ID() == arrow.STRING {
-			r := newPQStrReader(pf, c.name, c.typ)
+			r := newPQStrReader(pf, c.name, c.typ, false)
 			paged, maxDef = r.paged, r.maxDef
 			r.release()
 		} else {
