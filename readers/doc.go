@@ -309,7 +309,8 @@
 // word for word (FuzzParquetDirect, TestDecodeParquet*). Its top-level
 // string, number and boolean columns are decoded a page at a time by the package
 // itself (parquet_pages.go: levels and dictionary indices run by run), the
-// components map and other leaves by arrow-go's column chunk readers
+// components map, a components struct (one flat reader a member) and
+// other leaves by arrow-go's column chunk readers
 // (parquet_maprd.go); TestPQReadersPaged holds the two ways to the same
 // values row by row. The pages of an object held in memory (a
 // *bytes.Reader: the engine's small objects) are read from its bytes by

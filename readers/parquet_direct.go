@@ -139,11 +139,12 @@ type pqColumn struct {
 	st        *array.Struct
 	keys      pqColumnStrings
 	items     pqNums
-	fields    []pqNums      // pqCompsStruct
-	mr        *pqMapReader  // pqCompsMap read by the column chunk readers
-	nr        *pqFlatReader // pqNumber read by the column chunk reader
-	sr        *pqStrReader  // pqString, pqJSON read by the column chunk reader
-	br        *pqBoolReader // pqBool read by the column chunk reader
+	fields    []pqNums        // pqCompsStruct
+	mr        *pqMapReader    // pqCompsMap read by the column chunk readers
+	nr        *pqFlatReader   // pqNumber read by the column chunk reader
+	sr        *pqStrReader    // pqString, pqJSON read by the column chunk reader
+	br        *pqBoolReader   // pqBool read by the column chunk reader
+	stR       *pqStructReader // pqCompsStruct read by its members' column chunk readers
 
 	// pqCompsMap: row i's entries are mIDs[mOff[i]:mOff[i+1]] (keys by
 	// their number in kNames), their values items at the same positions.
@@ -744,6 +745,13 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 				c.br.obj = f.obj
 				chunked[c.br.col] = true
 			}
+		case pqCompsStruct:
+			if c.stR = newPQStructReader(f.pf, c.name, t.(*arrow.StructType)); c.stR != nil {
+				c.stR.setObject(f.obj)
+				for _, m := range c.stR.members {
+					chunked[m.col] = true
+				}
+			}
 		}
 	}
 	b := 0
@@ -754,7 +762,7 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 	}
 	for _, c := range d.cols {
 		c.bidx = -1
-		if c.mr == nil && c.nr == nil && c.sr == nil && c.br == nil {
+		if c.mr == nil && c.nr == nil && c.sr == nil && c.br == nil && c.stR == nil {
 			c.bidx = b
 			b++
 		}
@@ -770,6 +778,8 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 				c.sr.release()
 			case c.br != nil:
 				c.br.release()
+			case c.stR != nil:
+				c.stR.release()
 			}
 		}
 	}()
@@ -878,6 +888,8 @@ func (d *pqDirect) batch(b arrow.RecordBatch, n, base int) error {
 			err = c.sr.next(c, n)
 		case c.br != nil:
 			err = c.br.next(c, n)
+		case c.stR != nil:
+			err = c.stR.next(c, n)
 		case !c.bind(b.Column(c.bidx)):
 			err = errParquetIndirect
 		}

@@ -795,3 +795,136 @@ func (m *pqMapReader) release() {
 	*m = pqMapReader{kdef: m.kdef, krep: m.krep, vdef: m.vdef, vrep: m.vrep, keys: m.keys, f64: m.f64, i64: m.i64, i32: m.i32}
 	pqMapPool.Put(m)
 }
+
+// pqStructReader reads skyfall's components as a struct of number columns
+// (what DuckDB writes for a components object of fixed keys) by its
+// members' column chunk readers, one flat reader a member (their leaves'
+// two definition levels: the struct's, then the member's), instead of
+// pqArrow's record batches.
+type pqStructReader struct {
+	members []*pqFlatReader // in the struct's member order
+	sdef    int16           // the definition level at which the struct is present (0: required)
+	valid   []byte
+}
+
+// newPQStructReader returns the reader of the top-level struct column
+// name of pf, of Arrow type st, or nil when it does not read that column:
+// a leaf of each member of st's and of no other, each a number leaf of
+// at most two definition levels and no repetition, read a value at a
+// time (not parquet_pages.go's way, made for one definition level).
+func newPQStructReader(pf *file.Reader, name string, st *arrow.StructType) *pqStructReader {
+	sc := pf.MetaData().Schema
+	leaves := 0
+	for i := 0; i < sc.NumColumns(); i++ {
+		if p := sc.Column(i).ColumnPath(); len(p) > 0 && p[0] == name {
+			leaves++
+		}
+	}
+	root := sc.Root()
+	idx := root.FieldIndexByName(name)
+	if leaves != st.NumFields() || idx < 0 {
+		return nil
+	}
+	s := &pqStructReader{}
+	if root.Field(idx).RepetitionType() == parquet.Repetitions.Optional {
+		s.sdef = 1
+	}
+	for _, m := range st.Fields() {
+		var pt parquet.Type
+		switch m.Type.ID() {
+		case arrow.FLOAT64:
+			pt = parquet.Types.Double
+		case arrow.INT64:
+			pt = parquet.Types.Int64
+		case arrow.INT32, arrow.INT16, arrow.INT8:
+			pt = parquet.Types.Int32
+		default:
+			s.release()
+			return nil
+		}
+		col := -1
+		for i := 0; i < sc.NumColumns(); i++ {
+			if p := sc.Column(i).ColumnPath(); len(p) == 2 && p[0] == name && p[1] == m.Name {
+				col = i
+			}
+		}
+		if col < 0 {
+			s.release()
+			return nil
+		}
+		c := sc.Column(col)
+		if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > s.sdef+1 || c.MaxDefinitionLevel() < s.sdef || c.PhysicalType() != pt {
+			s.release()
+			return nil
+		}
+		f := pqGet[pqFlatReader](&pqFlatPool)
+		f.pqLeaf = pqLeaf{pf: pf, col: col, maxDef: c.MaxDefinitionLevel(), defs: f.defs, valid: f.valid}
+		f.ptype = pt
+		s.members = append(s.members, f)
+	}
+	return s
+}
+
+// next reads the next n rows of the column into c (c.fields, one a
+// member, and c.valid, the struct's). Members that disagree on where the
+// struct is null (a damaged file) send the object the general way.
+func (s *pqStructReader) next(c *pqColumn, n int) error {
+	if len(c.fields) != len(s.members) {
+		c.fields = make([]pqNums, len(s.members))
+	}
+	var m pqColumn
+	for k, f := range s.members {
+		if err := f.next(&m, n); err != nil {
+			return err
+		}
+		fn := &c.fields[k]
+		fn.valid, fn.voff, fn.isInt, fn.i64, fn.f64 = m.valid, 0, m.isInt, m.i64, m.f64
+		if k > 0 {
+			first := s.members[0].defs
+			for i, d := range f.defs[:n] {
+				if (d >= s.sdef) != (first[i] >= s.sdef) {
+					return errParquetIndirect
+				}
+			}
+		}
+	}
+	c.valid, c.voff = nil, 0
+	if s.sdef == 0 {
+		return nil
+	}
+	defs := s.members[0].defs[:n]
+	null := false
+	for _, d := range defs {
+		if d < s.sdef {
+			null = true
+			break
+		}
+	}
+	if !null {
+		return nil
+	}
+	nb := int(bitutil.BytesForBits(int64(n)))
+	if cap(s.valid) < nb {
+		s.valid = make([]byte, nb)
+	}
+	s.valid = s.valid[:nb]
+	for i, d := range defs {
+		bitutil.SetBitTo(s.valid, i, d >= s.sdef)
+	}
+	c.valid = s.valid
+	return nil
+}
+
+// setObject gives every member the file's bytes (pqColumnPages).
+func (s *pqStructReader) setObject(obj *pqObject) {
+	for _, f := range s.members {
+		f.obj = obj
+	}
+}
+
+func (s *pqStructReader) release() {
+	for _, f := range s.members {
+		f.release()
+	}
+	s.members = nil
+}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // wideRows are n rows of two runs, each with extra numeric columns x_0 …
@@ -66,6 +69,65 @@ func TestParquetDirectWideRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameEncoding(t, "the direct way's", got, want)
+		})
+	}
+}
+
+// TestParquetDirectStructComponents: components as a struct of number
+// columns (DuckDB's STRUCT for an object of fixed keys), optional or
+// required, with null structs and null members, over several batches, are
+// read the direct way by the members' column chunk readers (no pqarrow
+// record batches) into what the general way gives.
+func TestParquetDirectStructComponents(t *testing.T) {
+	const n = 2*parquetDirectBatchRows + 333
+	for _, c := range []struct {
+		name     string
+		nullable bool
+	}{{"optional", true}, {"required", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			comps := arrow.StructOf(arrow.Field{Name: "progress", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+				arrow.Field{Name: "success", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+				arrow.Field{Name: "collision", Type: arrow.PrimitiveTypes.Int32, Nullable: false})
+			schema := arrow.NewSchema([]arrow.Field{
+				{Name: "run_id", Type: arrow.BinaryTypes.String},
+				{Name: "reward", Type: arrow.PrimitiveTypes.Float64},
+				{Name: "step", Type: arrow.PrimitiveTypes.Int64},
+				{Name: "regime_id", Type: arrow.BinaryTypes.String},
+				{Name: "components", Type: comps, Nullable: c.nullable},
+			}, nil)
+			data := writeTestParquet(t, schema, func(b *array.RecordBuilder) {
+				for i := range n {
+					b.Field(0).(*array.StringBuilder).Append([]string{"a", "b"}[i%2])
+					b.Field(1).(*array.Float64Builder).Append(float64(i%11) / 4)
+					b.Field(2).(*array.Int64Builder).Append(int64(i))
+					b.Field(3).(*array.StringBuilder).Append([]string{"calm", "storm"}[i*2/n])
+					sb := b.Field(4).(*array.StructBuilder)
+					if c.nullable && i%13 == 5 {
+						sb.AppendNull()
+						continue
+					}
+					sb.Append(true)
+					if i%7 == 3 {
+						sb.FieldBuilder(0).(*array.Float64Builder).AppendNull()
+					} else {
+						sb.FieldBuilder(0).(*array.Float64Builder).Append(float64(i%5) / 8)
+					}
+					if i%3 == 0 {
+						sb.FieldBuilder(1).(*array.Int64Builder).AppendNull()
+					} else {
+						sb.FieldBuilder(1).(*array.Int64Builder).Append(int64(i % 2))
+					}
+					sb.FieldBuilder(2).(*array.Int32Builder).Append(int32(-(i % 3)))
+				}
+			})
+			url := "mem://b/struct-comps-" + c.name + ".parquet"
+			opts := Options{Components: []string{"success", "progress"}}
+			if !sameDecoded(t, url, data, opts) {
+				t.Fatal("read the general way")
+			}
+			if _, ok := arrowSeen.Load(url); ok {
+				t.Error("some column read through pqarrow's record batches")
+			}
 		})
 	}
 }
