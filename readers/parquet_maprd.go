@@ -578,9 +578,17 @@ func (l *pqLeaf) nulls(n int) []byte {
 	if l.maxDef == 0 {
 		return nil
 	}
+	return levelBits(&l.valid, l.defs[:n], l.maxDef)
+}
+
+// levelBits returns the validity bitmap, in *buf, of the rows whose
+// definition levels are defs: valid where a level is at least level (a
+// leaf's maximum: its value is there; a struct's own: the struct is), nil
+// when every row is.
+func levelBits(buf *[]byte, defs []int16, level int16) []byte {
 	null := false
-	for _, d := range l.defs[:n] {
-		if d != l.maxDef {
+	for _, d := range defs {
+		if d < level {
 			null = true
 			break
 		}
@@ -588,13 +596,13 @@ func (l *pqLeaf) nulls(n int) []byte {
 	if !null {
 		return nil
 	}
-	nb := int(bitutil.BytesForBits(int64(n)))
-	if cap(l.valid) < nb {
-		l.valid = make([]byte, nb)
+	nb := int(bitutil.BytesForBits(int64(len(defs))))
+	if cap(*buf) < nb {
+		*buf = make([]byte, nb)
 	}
-	valid := l.valid[:nb]
-	for i, d := range l.defs[:n] {
-		bitutil.SetBitTo(valid, i, d == l.maxDef)
+	valid := (*buf)[:nb]
+	for i, d := range defs {
+		bitutil.SetBitTo(valid, i, d >= level)
 	}
 	return valid
 }
@@ -889,29 +897,9 @@ func (s *pqStructReader) next(c *pqColumn, n int) error {
 		}
 	}
 	c.valid, c.voff = nil, 0
-	if s.sdef == 0 {
-		return nil
+	if s.sdef > 0 {
+		c.valid = levelBits(&s.valid, s.members[0].defs[:n], s.sdef)
 	}
-	defs := s.members[0].defs[:n]
-	null := false
-	for _, d := range defs {
-		if d < s.sdef {
-			null = true
-			break
-		}
-	}
-	if !null {
-		return nil
-	}
-	nb := int(bitutil.BytesForBits(int64(n)))
-	if cap(s.valid) < nb {
-		s.valid = make([]byte, nb)
-	}
-	s.valid = s.valid[:nb]
-	for i, d := range defs {
-		bitutil.SetBitTo(s.valid, i, d >= s.sdef)
-	}
-	c.valid = s.valid
 	return nil
 }
 
