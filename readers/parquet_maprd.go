@@ -353,15 +353,8 @@ type pqFlatReader struct {
 // newPQFlatReader returns the reader of the top-level column of numbers
 // name, of Arrow type t, or nil when it does not read that column.
 func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatReader {
-	var pt parquet.Type
-	switch t.ID() {
-	case arrow.FLOAT64:
-		pt = parquet.Types.Double
-	case arrow.INT64:
-		pt = parquet.Types.Int64
-	case arrow.INT32, arrow.INT16, arrow.INT8:
-		pt = parquet.Types.Int32
-	default:
+	pt, ok := pqFlatType(t)
+	if !ok {
 		return nil
 	}
 	l, ok := pqLeafColumn(pf, name, pt)
@@ -373,6 +366,20 @@ func newPQFlatReader(pf *file.Reader, name string, t arrow.DataType) *pqFlatRead
 	f.ptype = pt
 	f.paged = pqPagedNumbers && pqPagedEncodings(pf, l.col)
 	return f
+}
+
+// pqFlatType is the physical type of the leaf of a number column of
+// Arrow type t that a pqFlatReader reads; false for any other t.
+func pqFlatType(t arrow.DataType) (parquet.Type, bool) {
+	switch t.ID() {
+	case arrow.FLOAT64:
+		return parquet.Types.Double, true
+	case arrow.INT64:
+		return parquet.Types.Int64, true
+	case arrow.INT32, arrow.INT16, arrow.INT8:
+		return parquet.Types.Int32, true
+	}
+	return 0, false
 }
 
 // next reads the next n rows of the column into c (c.isInt, c.i64 or
@@ -838,15 +845,8 @@ func newPQStructReader(pf *file.Reader, name string, st *arrow.StructType) *pqSt
 		s.sdef = 1
 	}
 	for _, m := range st.Fields() {
-		var pt parquet.Type
-		switch m.Type.ID() {
-		case arrow.FLOAT64:
-			pt = parquet.Types.Double
-		case arrow.INT64:
-			pt = parquet.Types.Int64
-		case arrow.INT32, arrow.INT16, arrow.INT8:
-			pt = parquet.Types.Int32
-		default:
+		pt, ok := pqFlatType(m.Type)
+		if !ok {
 			s.release()
 			return nil
 		}
