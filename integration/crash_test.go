@@ -373,7 +373,13 @@ func (s *localStore) emptyDirs(t *testing.T) []string {
 }
 
 // killAt watches OUTPUT (and the folders created under it) with inotify
-// and calls kill at the k-th event (every event when k < 0).
+// and calls kill at the k-th event (every event when k < 0). A folder's
+// watch is added once its creation is read, so a file made in it before
+// then has no event: with k == 1 (kill at the first file anywhere), a
+// folder newly watched is read at once and a file already in it counts as
+// that first event (under load, the job made its cache entry's folder and
+// temporary file, and renamed it, before the watch was there, and every
+// kill of TestCacheKilledWhileWriting came after the rename).
 func (s *localStore) killAt(t *testing.T, kill func(), k int) func() {
 	os.MkdirAll(s.dir, 0o755)
 	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
@@ -413,7 +419,12 @@ func (s *localStore) killAt(t *testing.T, kill func(), k int) func() {
 				off += syscall.SizeofInotifyEvent + l
 				if mask&syscall.IN_ISDIR != 0 {
 					if mask&syscall.IN_CREATE != 0 {
-						watch(filepath.Join(dirs[wd], name))
+						dir := filepath.Join(dirs[wd], name)
+						watch(dir)
+						if k == 1 && n == 0 && holdsFile(dir) {
+							n++
+							kill()
+						}
 					}
 					continue
 				}
@@ -428,6 +439,19 @@ func (s *localStore) killAt(t *testing.T, kill func(), k int) func() {
 		file.Close()
 		<-done
 	}
+}
+
+// holdsFile says whether dir, or a folder in it, holds a file.
+func holdsFile(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // bucketStore is an OUTPUT prefix of a bucket.
