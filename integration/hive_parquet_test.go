@@ -287,23 +287,30 @@ func eachLine(t *testing.T, dir string, fn func(line string, row map[string]json
 	}
 	slices.Sort(objs)
 	for _, p := range objs {
-		fh, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
+		objectLines(t, p, fn)
+	}
+}
+
+// objectLines calls fn with every line of the plain JSON Lines object p
+// and its fields.
+func objectLines(t *testing.T, p string, fn func(line string, row map[string]json.RawMessage)) {
+	t.Helper()
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatalf("%s: %v", p, err)
 		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var row map[string]json.RawMessage
-			if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-			fn(sc.Text(), row)
-		}
-		fh.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatal(err)
-		}
+		fn(sc.Text(), row)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -311,7 +318,6 @@ func eachLine(t *testing.T, dir string, fn func(line string, row map[string]json
 // through edit (fields in the order encoding/json writes a map's: sorted).
 func rewriteLines(t *testing.T, dir string, edit func(row map[string]json.RawMessage)) {
 	t.Helper()
-	byObj := map[string]*strings.Builder{}
 	var objs []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -323,10 +329,8 @@ func rewriteLines(t *testing.T, dir string, edit func(row map[string]json.RawMes
 		t.Fatal(err)
 	}
 	for _, p := range objs {
-		sub := t.TempDir()
-		copyFile(t, p, filepath.Join(sub, "o.jsonl"))
 		var b strings.Builder
-		eachLine(t, sub, func(_ string, row map[string]json.RawMessage) {
+		objectLines(t, p, func(_ string, row map[string]json.RawMessage) {
 			edit(row)
 			out, err := json.Marshal(row)
 			if err != nil {
@@ -335,9 +339,6 @@ func rewriteLines(t *testing.T, dir string, edit func(row map[string]json.RawMes
 			b.Write(out)
 			b.WriteByte('\n')
 		})
-		byObj[p] = &b
-	}
-	for p, b := range byObj {
 		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -200,12 +200,10 @@ func hiveSweep(t *testing.T, f *fixture, flat, dst string) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		sub := t.TempDir()
-		copyFile(t, p, filepath.Join(sub, "o.jsonl"))
 		var out bytes.Buffer
 		var algo string
 		var seed json.RawMessage
-		eachLine(t, sub, func(_ string, row map[string]json.RawMessage) {
+		objectLines(t, p, func(_ string, row map[string]json.RawMessage) {
 			if err := json.Unmarshal(row["algorithm_id"], &algo); err != nil {
 				t.Fatal(err)
 			}

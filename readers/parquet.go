@@ -93,7 +93,7 @@ const parquetBatchRows = 4096
 // alone (pqDamagedColumn; none when no column does), and the cause.
 func ParquetLines(url string, r parquet.ReaderAtSeeker, fields []ParquetField) (io.ReadCloser, error) {
 	r, src := pqWatch(r)
-	f, err := openParquet(url, r, fields, rows(parquetBatchRows), nil)
+	f, err := openParquet(url, r, fields, fixedBatch(parquetBatchRows), nil)
 	if err != nil {
 		return nil, src.failed(err)
 	}
@@ -252,8 +252,8 @@ type parquetFile struct {
 	batch  int64          // the rows of a batch (fr's)
 }
 
-// rows returns a batchRows function of openParquet that is always n.
-func rows(n int64) func(int) int64 { return func(int) int64 { return n } }
+// fixedBatch returns a batchRows function of openParquet that is always n.
+func fixedBatch(n int64) func(int) int64 { return func(int) int64 { return n } }
 
 // openParquet opens the Parquet file r (the object at url) for reading
 // batches of batchRows(the file's leaf columns) rows and checks the

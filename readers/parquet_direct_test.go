@@ -486,7 +486,7 @@ func FuzzParquetDirect(f *testing.F) {
 // dictionaries has none.
 func TestDictColumns(t *testing.T) {
 	data := convertJSONL(t, string(benchRows(2000)))
-	f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, rows(100), dictColumns)
+	f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, fixedBatch(100), dictColumns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,7 +174,7 @@ func TestPQReadersPaged(t *testing.T) {
 		return r, r != nil && r.paged == paged
 	}
 	for name, data := range pagesCases(t) {
-		f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, rows(64), nil)
+		f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, fixedBatch(64), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
