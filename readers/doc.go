@@ -276,7 +276,10 @@
 // (ParquetField): decoding that text gives exactly what the same rows in
 // JSON Lines give, and DataError.Row makes errors say "row N". A decimal
 // column is a number column: a cell is written as its exact decimal text
-// (0.016979, 2.50), as JSON Lines holds it. The columns crlbatch.json_columns
+// (0.016979, 2.50), as JSON Lines holds it. A date, time or timestamp
+// cell is the JSON string of its ISO 8601 text (parquet_time.go: UTC-
+// adjusted timestamps in UTC with a Z, fractions of a second trimmed; the
+// direct way renders a batch's cells once). The columns crlbatch.json_columns
 // lists, and the places of Parquet's JSON logical type at any depth
 // (pqJSONShape), hold JSON text, copied into the row only when it is
 // exactly one JSON value (its line breaks as spaces); any other cell fails

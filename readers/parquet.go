@@ -553,10 +553,10 @@ func checkJSONType(t arrow.DataType, sh *pqJSONShape) error {
 		}
 		return checkJSONType(m.ItemType(), sh.kid(0).kid(1))
 	}
-	if isNumberType(t) || isStringType(t) {
+	if isNumberType(t) || isStringType(t) || isTemporalType(t) {
 		return nil
 	}
-	return fmt.Errorf("of type %s, which has no JSON value (want numbers, strings, booleans, lists, structs or maps)", t)
+	return fmt.Errorf("of type %s, which has no JSON value (want numbers, strings, booleans, dates, times, timestamps, lists, structs or maps)", t)
 }
 
 // parquetLines is the JSON Lines text of a Parquet file's rows.
@@ -849,6 +849,8 @@ func appendValue(b []byte, a arrow.Array, i int) []byte {
 		return appendDecimal(b, a.Value(i).BigInt(), a.DataType().(*arrow.Decimal256Type).Scale)
 	case *array.Boolean:
 		return strconv.AppendBool(b, a.Value(i))
+	case *array.Date32, *array.Date64, *array.Time32, *array.Time64, *array.Timestamp:
+		return appendTemporal(b, a, i)
 	case *array.String, *array.LargeString, *array.StringView, *array.Dictionary, *extensions.UUIDArray:
 		return appendJSONString(b, stringValue(a, i))
 	case *array.Map: // before *array.List: a Map is one

@@ -145,6 +145,11 @@ type pqColumn struct {
 	sr        *pqStrReader    // pqString, pqJSON read by the column chunk reader
 	br        *pqBoolReader   // pqBool read by the column chunk reader
 	stR       *pqStructReader // pqCompsStruct read by its members' column chunk readers
+	// temporal: a pqString column of dates, times or timestamps, each
+	// batch's cells rendered into tText at tOff (appendTemporalText).
+	temporal bool
+	tOff     []int32
+	tText    []byte
 
 	// pqCompsMap: row i's entries are mIDs[mOff[i]:mOff[i+1]] (keys by
 	// their number in kNames), their values items at the same positions.
@@ -355,7 +360,7 @@ func pqDirectKind(t arrow.DataType, f int, jsonText bool) pqKind {
 	switch {
 	case pqNumberType(t):
 		return pqNumber
-	case pqStringType(t):
+	case pqStringType(t), isTemporalType(t): // (temporal: rendered as text a batch at a time)
 		return pqString
 	case t.ID() == arrow.BOOL:
 		return pqBool
@@ -395,6 +400,18 @@ func (c *pqColumn) bind(a arrow.Array) bool {
 		c.isInt, c.i64, c.f64, c.s64, c.sf64 = n.isInt, n.i64, n.f64, n.s64, n.sf64
 	case pqString, pqJSON:
 		c.dict = nil
+		if c.temporal {
+			c.tOff, c.tText = append(c.tOff[:0], 0), c.tText[:0]
+			for i := 0; i < a.Len(); i++ {
+				if a.IsValid(i) {
+					c.tText = appendTemporalText(c.tText, a, i)
+				}
+				c.tOff = append(c.tOff, int32(len(c.tText)))
+			}
+			c.off32, c.off64, c.data = c.tOff, nil, c.tText
+			c.textBytes = int64(len(c.data))
+			break
+		}
 		if da, ok := a.(*array.Dictionary); ok {
 			idx, ok := da.Indices().(*array.Int32)
 			if !ok {
@@ -657,10 +674,11 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 		c := pqGet[pqColumn](&pqColumnPool)
 		*c = pqColumn{name: pc.name, idx: i, bidx: i, schema: sf, ident: -1, compIdx: d.compIdx,
 			bs: c.bs, mOff: c.mOff, mIDs: c.mIDs, mValid: c.mValid, iValid: c.iValid, iNull: c.iNull,
-			s64: c.s64, sf64: c.sf64, items: pqNums{s64: c.items.s64, sf64: c.items.sf64}, kinds: c.kinds}
+			s64: c.s64, sf64: c.sf64, items: pqNums{s64: c.items.s64, sf64: c.items.sf64}, kinds: c.kinds, tOff: c.tOff, tText: c.tText}
 		if c.kind = pqDirectKind(f.schema.Field(i).Type, sf, pc.json); c.kind == 0 {
 			return nil, errParquetIndirect
 		}
+		c.temporal = c.kind == pqString && isTemporalType(f.schema.Field(i).Type)
 		if c.kind == pqCompsStruct {
 			for _, m := range f.schema.Field(i).Type.(*arrow.StructType).Fields() {
 				idx, ok := d.compIdx[m.Name]
@@ -736,6 +754,9 @@ func decodeParquetDirect(f *parquetFile, key string, opts Options) (obj *ObjectR
 				chunked[c.nr.col] = true
 			}
 		case pqString, pqJSON:
+			if c.temporal {
+				break // in the record batches, rendered by bind
+			}
 			if c.sr = newPQStrReader(f.pf, c.name, t, c.kind == pqJSON); c.sr != nil {
 				c.sr.obj = f.obj
 				chunked[c.sr.col] = true

@@ -165,8 +165,8 @@ func TestParquetLinesSchemaErrors(t *testing.T) {
 			{Name: "components", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String), Nullable: true}}, nil),
 			"mem://b/x.parquet: column components: of type map<utf8, utf8"},
 		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, {Name: "regime_id", Type: arrow.BinaryTypes.String, Nullable: true},
-			{Name: "at", Type: arrow.FixedWidthTypes.Date32, Nullable: true}}, nil),
-			"mem://b/x.parquet: column at: of type date32, which has no JSON value"},
+			{Name: "blob", Type: arrow.BinaryTypes.Binary, Nullable: true}}, nil),
+			"mem://b/x.parquet: column blob: of type binary, which has no JSON value"},
 	}
 	for _, c := range cases {
 		data := writeTestParquet(t, c.schema, func(b *array.RecordBuilder) {
