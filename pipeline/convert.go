@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/md5"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -127,7 +126,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	defer cj.releaseKey(ctx, outB, out.Prefix+jobClaim)
 	cj.tidyClaims(ctx, outB)
 	if len(objs) == 0 {
-		return 0, &DataError{Err: fmt.Errorf("%s: no object matches %q", in, cfg.Patterns)}
+		return 0, noObjectMatches(ctx, inB, in, cfg.Patterns, false, cfg.Retry)
 	}
 	keys := map[string]string{}
 	for _, o := range objs {

@@ -135,7 +135,7 @@ func (e *Engine) List(ctx context.Context) ([][]byte, error) {
 		return nil, err
 	}
 	if len(objs) == 0 {
-		return nil, noObjectMatches(ctx, b, e.j.in, e.j.cfg.Patterns, e.j.cfg.Retry)
+		return nil, noObjectMatches(ctx, b, e.j.in, e.j.cfg.Patterns, true, e.j.cfg.Retry)
 	}
 	out := make([][]byte, len(objs))
 	for i, o := range objs {

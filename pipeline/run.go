@@ -221,7 +221,7 @@ func Run(ctx context.Context, cfg Config) (_ *Summary, err error) {
 		return nil, err
 	}
 	if len(objs) == 0 {
-		return nil, noObjectMatches(ctx, inB, j.in, cfg.Patterns, cfg.Retry)
+		return nil, noObjectMatches(ctx, inB, j.in, cfg.Patterns, true, cfg.Retry)
 	}
 	j.log.Info("listed", "input", j.in.String(), "objects", len(objs))
 	if err := besideItsConversion(j.in, objs); err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
+	"strings"
 
 	"gocloud.dev/blob"
 
@@ -43,18 +45,45 @@ func list(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, 
 	return storage.List(ctx, b, loc, patterns, storage.RetryPolicy(rp))
 }
 
-// noObjectMatches is the error of a listing that matched nothing. When the
-// patterns leave out *.parquet and objects named so are there, it says how
-// to read them: Parquet traces are read only when a pattern names them.
-func noObjectMatches(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, rp RetryPolicy) error {
+// nameHints are endings of object names under which traces are often
+// stored and the default patterns leave out, each with what its pattern
+// reads: Parquet traces (read only when a pattern names them), and JSON
+// Lines under the names Spark's and pandas' writers give them
+// (part-00000-….json, .json.gz).
+var nameHints = []struct{ ending, reads string }{
+	{".parquet", "reads Parquet traces"},
+	{".json", "reads such objects as JSON Lines"},
+	{".json.gz", "reads such objects as JSON Lines"},
+	{".json.zst", "reads such objects as JSON Lines"},
+	{".ndjson.gz", "reads such objects as JSON Lines"},
+	{".ndjson.zst", "reads such objects as JSON Lines"},
+}
+
+// noObjectMatches is the error of a listing that matched nothing. When
+// objects named as nameHints lists are there (and no pattern names them),
+// it says how many and which pattern reads them; Parquet objects only when
+// parquet (convert reads JSON Lines only).
+func noObjectMatches(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, parquet bool, rp RetryPolicy) error {
 	msg := fmt.Sprintf("%s: no object matches %q", loc, patterns)
-	if !slices.Contains(patterns, "*.parquet") {
-		if pq, err := list(ctx, b, loc, []string{"*.parquet"}, rp); err == nil && len(pq) > 0 {
-			n := "1 object ends"
-			if len(pq) > 1 {
-				n = fmt.Sprintf("%d objects end", len(pq))
+	if all, err := list(ctx, b, loc, []string{"*"}, rp); err == nil {
+		counts := make([]int, len(nameHints))
+		for _, o := range all {
+			for i, h := range nameHints {
+				if strings.HasSuffix(path.Base(o.Rel), h.ending) {
+					counts[i]++
+					break
+				}
 			}
-			msg += fmt.Sprintf("; %s in .parquet (--pattern '*.parquet' reads Parquet traces)", n)
+		}
+		for i, h := range nameHints {
+			if counts[i] == 0 || slices.Contains(patterns, "*"+h.ending) || h.ending == ".parquet" && !parquet {
+				continue
+			}
+			n := "1 object ends"
+			if counts[i] > 1 {
+				n = fmt.Sprintf("%d objects end", counts[i])
+			}
+			msg += fmt.Sprintf("; %s in %s (--pattern '*%s' %s)", n, h.ending, h.ending, h.reads)
 		}
 	}
 	return &DataError{Err: errors.New(msg)}

@@ -119,7 +119,7 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 	}
 	rep := &ValidateReport{Objects: len(objs), MaxBadRows: cfg.MaxBadRows}
 	if len(objs) == 0 {
-		rep.Problems = append(rep.Problems, Problem{Kind: ProblemInput, Err: noObjectMatches(ctx, b, j.in, cfg.Patterns, cfg.Retry)})
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemInput, Err: noObjectMatches(ctx, b, j.in, cfg.Patterns, true, cfg.Retry)})
 		return rep, nil
 	}
 	j.prog.setTotal(len(objs), sumSizes(objs))

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -430,5 +433,77 @@ func TestParquetNeedsItsPattern(t *testing.T) {
 	empty := t.TempDir()
 	if code, _, stderr := crl(t, "score", empty, "--out", out, "--quiet"); code != 1 || strings.Contains(stderr, "parquet") {
 		t.Errorf("empty folder: exit %d: %s", code, stderr)
+	}
+}
+
+// TestJSONLinesNamedAsSparkWrites: JSON Lines objects named as Spark's
+// and pandas' writers name them (part-00000-….json, .json.gz, beside
+// Spark's _SUCCESS) match no default pattern: score, validate and convert
+// fail as an empty listing does, each saying how many objects of each
+// such ending are there and which --pattern reads them (convert, which
+// reads no Parquet, says nothing of a Parquet object beside them); with
+// those patterns the same objects score.
+func TestJSONLinesNamedAsSparkWrites(t *testing.T) {
+	t.Parallel()
+	in := t.TempDir()
+	for i, name := range []string{"ppo/ppo-s0.jsonl", "sac/sac-s0.jsonl", "ewc/ewc-s0.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("../../configs/example-sweep", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(in, fmt.Sprintf("part-%05d-1b2c.c000.json", i))
+		if i == 2 {
+			var gz bytes.Buffer
+			zw := gzip.NewWriter(&gz)
+			if _, err := zw.Write(data); err != nil || zw.Close() != nil {
+				t.Fatal(err)
+			}
+			data, dst = gz.Bytes(), dst+".gz"
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(in, "_SUCCESS"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(t.TempDir(), "pq")
+	if code, _, stderr := crl(t, "convert", "../../configs/examples/contilab", "--out", pq); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	var first string
+	err := filepath.WalkDir(pq, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && first == "" && strings.HasSuffix(p, ".parquet") {
+			first = p
+		}
+		return err
+	})
+	if err != nil || first == "" {
+		t.Fatalf("no Parquet object under %s (%v)", pq, err)
+	}
+	data, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "other.parquet"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	none := `: no object matches ["*.jsonl" "*.jsonl.gz" "*.jsonl.zst" "*.ndjson"]`
+	parquet := "; 1 object ends in .parquet (--pattern '*.parquet' reads Parquet traces)"
+	jsonl := "; 2 objects end in .json (--pattern '*.json' reads such objects as JSON Lines)" +
+		"; 1 object ends in .json.gz (--pattern '*.json.gz' reads such objects as JSON Lines)"
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet"); code != 1 || !strings.Contains(stderr, in+none+parquet+jsonl) {
+		t.Errorf("score: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := crl(t, "validate", in); code != 1 || !strings.Contains(stdout+stderr, none+parquet+jsonl) {
+		t.Errorf("validate: exit %d: %s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := crl(t, "convert", in, "--out", filepath.Join(t.TempDir(), "c")); code != 1 || !strings.Contains(stderr, in+none+jsonl+"\n") {
+		t.Errorf("convert: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := crl(t, "score", in, "--out", out, "--overwrite", "--pattern", "*.json", "--pattern", "*.json.gz")
+	if code != 0 || !strings.Contains(stdout, "scored 3 runs in 3 families from 3 objects") {
+		t.Errorf("--pattern '*.json' --pattern '*.json.gz': exit %d: %s%s", code, stdout, stderr)
 	}
 }
