@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/writers"
 )
 
@@ -40,10 +41,15 @@ var duckWriters = []struct {
 	codec      string // the codec of every column chunk
 	v2         bool   // DELTA_* encodings are used (only then)
 	small      bool   // ROW_GROUP_SIZE below 2,048
+	// converted: DuckDB reads `crlbatch convert`'s Parquet form of the
+	// object (read_parquet), not the JSON Lines: a copy that drops the
+	// file's key/value metadata, as DuckDB's keeps none of it.
+	converted bool
 }{
-	{"defaults", "", "SNAPPY", false, false},
-	{"v2-zstd-rg1000", ", PARQUET_VERSION v2, COMPRESSION zstd, ROW_GROUP_SIZE 1000", "ZSTD", true, true},
-	{"snappy-rg100", ", COMPRESSION snappy, ROW_GROUP_SIZE 100", "SNAPPY", false, true},
+	{"defaults", "", "SNAPPY", false, false, false},
+	{"v2-zstd-rg1000", ", PARQUET_VERSION v2, COMPRESSION zstd, ROW_GROUP_SIZE 1000", "ZSTD", true, true, false},
+	{"snappy-rg100", ", COMPRESSION snappy, ROW_GROUP_SIZE 100", "SNAPPY", false, true, false},
+	{"converted-defaults", "", "SNAPPY", false, false, true},
 }
 
 // nightlyFlags are configs/nightly.yaml's scoring flags (and bench/cache.sh's).
@@ -67,7 +73,10 @@ var nightlyFlags = []string{"--spec", "experiment", "--ceiling", "by_configurati
 // json.dumps-shaped rows; each
 // through every writer of duckWriters, whose layout (codec, encodings, row
 // groups) is checked from DuckDB's parquet_metadata so that no variant
-// silently writes what another does. DuckDB's TIMESTAMP, DATE and TIME
+// silently writes what another does; one of them copies `crlbatch
+// convert`'s Parquet form of each object instead of the JSON Lines (a
+// copy that keeps none of convert's key/value metadata: its JSON-text
+// columns must say what they are by their type). DuckDB's TIMESTAMP, DATE and TIME
 // columns, which it infers from strings that look like them, read as
 // their ISO 8601 text: where that is the JSON Lines' own text (a run's
 // metadata here), the outputs are the same byte for byte.
@@ -321,6 +330,10 @@ func duckRewrite(t *testing.T, f *fixture, src, base string) ([]string, map[stri
 		t.Fatalf("%s holds no JSON Lines object", src)
 	}
 	slices.Sort(objects)
+	converted := filepath.Join(base, "converted")
+	if r := f.crl(context.Background(), nil, nil, "convert", src, "--out", converted); r.code != 0 {
+		t.Fatalf("convert: %s", r)
+	}
 	var script strings.Builder
 	var summaries []string
 	for _, w := range duckWriters {
@@ -334,8 +347,11 @@ func duckRewrite(t *testing.T, f *fixture, src, base string) ([]string, map[stri
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			fmt.Fprintf(&script, "COPY (SELECT * FROM read_ndjson(%s)) TO %s (FORMAT parquet%s);\n",
-				sqlString(filepath.Join(src, filepath.FromSlash(rel))), sqlString(dst), w.opts)
+			from := "read_ndjson(" + sqlString(filepath.Join(src, filepath.FromSlash(rel))) + ")"
+			if w.converted {
+				from = "read_parquet(" + sqlString(filepath.Join(converted, filepath.FromSlash(pipeline.ConvertedKey(rel)))) + ")"
+			}
+			fmt.Fprintf(&script, "COPY (SELECT * FROM %s) TO %s (FORMAT parquet%s);\n", from, sqlString(dst), w.opts)
 			files = append(files, sqlString(dst))
 		}
 		summaries = append(summaries, fmt.Sprintf("SELECT %s AS writer, count(DISTINCT file_name) AS files, "+

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -473,6 +474,18 @@ func (col *convColumn) kind() convKind {
 
 var convMapType = arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)
 
+// convJSONType is the type of a column of JSON text: strings of Parquet's
+// JSON logical type, so that a reader that drops the file's key/value
+// metadata (DuckDB rewriting the file, its partitions) still knows them
+// for JSON text, as crlbatch reads that type.
+var convJSONType = func() arrow.DataType {
+	t, err := extensions.NewJSONType(arrow.BinaryTypes.String)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}()
+
 // write reads the object a second time and writes its rows to w as
 // Parquet, a row group at a time, in the columns the first read found. It
 // returns the length and CRC-32C of what it read. A row that does not fit
@@ -495,6 +508,8 @@ func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w 
 			t = arrow.FixedWidthTypes.Boolean
 		case convMap:
 			t = convMapType
+		case convJSON:
+			t = convJSONType
 		default:
 			t = arrow.BinaryTypes.String
 		}
@@ -634,7 +649,7 @@ func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w 
 					ib.Append(v)
 				}
 			default:
-				fb.(*array.StringBuilder).BinaryBuilder.Append(raw)
+				fb.(*array.ExtensionBuilder).Builder.(*array.StringBuilder).BinaryBuilder.Append(raw)
 			}
 		}
 		if rows%ConvertRowGroupRows == 0 {
@@ -691,7 +706,11 @@ func (c *converter) incompressible(first arrow.RecordBatch, kinds []convKind, di
 			continue
 		}
 		var plain []byte
-		switch a := first.Column(i).(type) {
+		a := first.Column(i)
+		if ea, ok := a.(array.ExtensionArray); ok {
+			a = ea.Storage() // JSON text: its strings
+		}
+		switch a := a.(type) {
 		case *array.Int64:
 			for k, v := range a.Int64Values() {
 				if a.IsValid(k) {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
 // convertRows is a small object of rows with every kind of column the
@@ -334,4 +336,45 @@ func TestConvertMembersTableBounded(t *testing.T) {
 			t.Errorf("%s: %d bytes read back (%v), not the %d bytes converted", name, len(back), err, len(rows))
 		}
 	}
+}
+
+// TestConvertJSONColumnsTyped: the columns convert writes as JSON text (a
+// field of several types, one sometimes null) are of Parquet's JSON
+// logical type, besides being listed in crlbatch.json_columns, so that a
+// copy without the file's key/value metadata (DuckDB's) still holds them
+// as JSON text; the other columns are plain strings and numbers.
+func TestConvertJSONColumnsTyped(t *testing.T) {
+	var b strings.Builder
+	for i := range 50 {
+		mixed := fmt.Sprint(i)
+		if i%3 == 0 {
+			mixed = fmt.Sprintf("%q", fmt.Sprint("m", i))
+		}
+		rank := fmt.Sprint(1 + float64(i)/8)
+		if i == 7 {
+			rank = "null"
+		}
+		fmt.Fprintf(&b, `{"run_id":"r","step":%d,"reward":0.5,"regime_id":"a","mixed":%s,"effective_rank":%s}`+"\n", i, mixed, rank)
+	}
+	data := convertJSONL(t, b.String())
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	got := map[string]string{}
+	for i := 0; i < pf.MetaData().Schema.NumColumns(); i++ {
+		c := pf.MetaData().Schema.Column(i)
+		got[c.Name()] = c.LogicalType().String()
+	}
+	want := map[string]string{"run_id": "String", "step": "Int(bitWidth=64, isSigned=true)", "reward": "None", "regime_id": "String", "mixed": "JSON", "effective_rank": "JSON"}
+	for name, lt := range want {
+		if got[name] != lt {
+			t.Errorf("column %s: logical type %s, want %s", name, got[name], lt)
+		}
+	}
+	if kv := pf.MetaData().KeyValueMetadata().FindValue(ParquetJSONColumns); kv == nil || *kv != `["mixed","effective_rank"]` {
+		t.Errorf("%s: %v", ParquetJSONColumns, kv)
+	}
+	readsAsLines(t, "mem://b/json-typed.parquet", data, b.String())
 }
