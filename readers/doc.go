@@ -335,8 +335,10 @@
 // writes a JSON Lines object in that form (parquet.go,
 // parquet_convert.go): zstd pages, but a column zstd would not shrink by
 // an eighth (random float64s: rewards, log-probabilities) uncompressed,
-// and every page header holding its page's CRC-32 (parquet_crcwrite.go,
-// as Converted.WriteTo writes the file). It reads the object twice: the
+// every page header holding its page's CRC-32 (parquet_crcwrite.go,
+// as Converted.WriteTo writes the file), and its JSON-text columns of
+// Parquet's JSON type besides crlbatch.json_columns (a copy without the
+// file's key/value metadata, DuckDB's, reads them so). It reads the object twice: the
 // first read learns each column's type, the second builds the row groups
 // as their rows arrive (a row group's columns held, never the object's
 // rows), and the two reads' CRC-32C must agree (ErrChangedWhileConverting);
