@@ -51,3 +51,42 @@ func TestUncarriedComponent(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenObjects: objects under a folder starting with '.' or '_' (a
+// Jupyter checkpoint copy, a Spark _temporary attempt) give on Beam
+// crlbatch score's files, the report's note naming them included, and its
+// warning on stderr.
+func TestHiddenObjects(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "sweep")
+	if err := os.CopyFS(in, os.DirFS("../configs/example-sweep")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(in, "ppo", "ppo-s0.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"ppo/.ipynb_checkpoints/ppo-s0-checkpoint.jsonl", "_temporary/0/ppo-s0.jsonl"} {
+		dst := filepath.Join(in, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		half := data[:bytes.IndexByte(data[len(data)/2:], '\n')+len(data)/2+1] // whole lines
+		if err := os.WriteFile(dst, half, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const note = "2 objects read lie under a folder or name starting with '.' or '_' (_temporary/0/ppo-s0.jsonl, ppo/.ipynb_checkpoints/ppo-s0-checkpoint.jsonl)"
+	spec, want := local(t, []string{in})
+	if md, err := os.ReadFile(filepath.Join(want, "report.md")); err != nil || !strings.Contains(strings.ReplaceAll(string(md), `\_`, "_"), note) {
+		t.Fatalf("the local report lacks the note (%v)", err)
+	}
+	got, _ := onBeam(t, spec, Options{})
+	same(t, want, got)
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"score", in, "--out", filepath.Join(t.TempDir(), "out")}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "level=WARN msg=\""+note) {
+		t.Errorf("stderr does not warn of them:\n%s", stderr.String())
+	}
+}

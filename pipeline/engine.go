@@ -528,6 +528,7 @@ func (e *Engine) Finish(ctx context.Context, summaries, runs [][]byte) (*Summary
 		return nil, &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}
 	}
 	rd.notes = append(rd.notes, j.duplicates(objs)...)
+	rd.notes = append(rd.notes, j.hiddenObjects(objs)...)
 
 	outB, outClose, err := openBucket(ctx, j.cfg.Opener, j.out)
 	if err != nil {

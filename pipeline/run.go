@@ -466,6 +466,7 @@ func (j *job) finishRead(rs *reading, served func(i int) (rows, runs int)) error
 		return &DataError{Err: fmt.Errorf("%s: no rows in the %d object(s) read: nothing to score", j.in, len(objs))}
 	}
 	rd.notes = append(rd.notes, j.duplicates(objs)...)
+	rd.notes = append(rd.notes, j.hiddenObjects(objs)...)
 	rd.spilled = bud.spilled
 	if bud.spilled > 0 {
 		j.log.Info("spilled decoded rows to disk", "objects", bud.spilled, "of", len(objs),
@@ -684,6 +685,48 @@ func (j *job) noteHash(key string, size int64, h uint64) {
 		j.hashes = map[string][2]uint64{}
 	}
 	j.hashes[key] = [2]uint64{uint64(size), h}
+}
+
+// hiddenObjects notes the objects read whose key below INPUT passes
+// through a folder, or has a name, that starts with '.', or with '_' and
+// holds no '=' (Spark's rule, which pyarrow and Hive share): dataset
+// readers leave such paths out, for they hold copies and attempts
+// (Jupyter's .ipynb_checkpoints, Spark's _temporary), whose rows would
+// join their runs a second time. They are read, as every object the
+// patterns match is; the note (and a warning) says so. An object INPUT
+// names itself is not noted.
+func (j *job) hiddenObjects(objs []object) []string {
+	var hidden []string
+	for _, o := range objs {
+		if o.Key != j.in.Path && hiddenPath(o.Rel) {
+			hidden = append(hidden, o.Rel)
+		}
+	}
+	if len(hidden) == 0 {
+		return nil
+	}
+	list := strings.Join(hidden[:min(3, len(hidden))], ", ")
+	if len(hidden) > 3 {
+		list += fmt.Sprintf(" and %d more", len(hidden)-3)
+	}
+	what := "1 object read lies"
+	if len(hidden) > 1 {
+		what = fmt.Sprintf("%d objects read lie", len(hidden))
+	}
+	note := fmt.Sprintf("%s under a folder or name starting with '.' or '_' (%s), which Spark, pyarrow and Hive leave out of a dataset (Jupyter's checkpoint copies, Spark's _temporary attempts): rows such an object copies from another count twice", what, list)
+	j.log.Warn(note)
+	return []string{note}
+}
+
+// hiddenPath says whether a key below INPUT has a component that starts
+// with '.', or with '_' without holding '=' (a Hive folder _x=1 is data).
+func hiddenPath(rel string) bool {
+	for c := range strings.SplitSeq(rel, "/") {
+		if strings.HasPrefix(c, ".") || strings.HasPrefix(c, "_") && !strings.Contains(c, "=") {
+			return true
+		}
+	}
+	return false
 }
 
 // duplicates names, in notes, objects whose bytes are identical: the same

@@ -471,3 +471,41 @@ func randWord(rng *rand.Rand, n int) string {
 	}
 	return string(b)
 }
+
+// TestHiddenObjectsNoted: objects read from below a folder, or under a
+// name, that starts with '.' or '_' (Jupyter's checkpoint copy of a trace,
+// an attempt Spark left in _temporary), which dataset readers leave out,
+// are read (the patterns match them) and named in a warning and a report
+// note, at most three of them and a count; a Hive folder _x=1 and an
+// INPUT below or naming such a folder are not noted.
+func TestHiddenObjectsNoted(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join(t.TempDir(), "in")
+	writeRows(t, filepath.Join(in, "ppo", "a.jsonl"), 12, "a")
+	writeRows(t, filepath.Join(in, "ppo", ".ipynb_checkpoints", "a-checkpoint.jsonl"), 8, "a")
+	writeRows(t, filepath.Join(in, "_temporary", "0", "task_1", "b.jsonl"), 12, "b")
+	writeRows(t, filepath.Join(in, "_shard=1", "c.jsonl"), 12, "c")
+	writeRows(t, filepath.Join(in, "_notes.jsonl"), 12, "d")
+	writeRows(t, filepath.Join(in, ".old.jsonl"), 12, "e")
+	note := "4 objects read lie under a folder or name starting with '.' or '_' (.old.jsonl, _notes.jsonl, _temporary/0/task_1/b.jsonl and 1 more)"
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := crl(t, "score", in, "--out", out, "--quiet", "--identity-fields", "")
+	if code != 0 || !strings.Contains(stdout, "from 6 objects") {
+		t.Fatalf("score: exit %d: %s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "WARN") || !strings.Contains(stderr, note) {
+		t.Errorf("no warning %q: %s", note, stderr)
+	}
+	report, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(strings.ReplaceAll(string(report), `\_`, "_"), "- "+note+", which Spark, pyarrow and Hive leave out of a dataset") {
+		t.Errorf("the report does not note them:\n%s", report)
+	}
+	for _, input := range []string{filepath.Join(in, "_temporary"), filepath.Join(in, ".old.jsonl"), filepath.Join(in, "_shard=1")} {
+		out := filepath.Join(t.TempDir(), "out")
+		code, _, stderr := crl(t, "score", input, "--out", out, "--quiet", "--identity-fields", "")
+		report, _ := os.ReadFile(filepath.Join(out, "report.md"))
+		if code != 0 || strings.Contains(stderr, "starting with") || strings.Contains(string(report), "starting with") {
+			t.Errorf("score %s: exit %d, a note where none is due: %s", input, code, stderr)
+		}
+	}
+}
