@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -285,5 +287,38 @@ func TestParquetTemporalDirect(t *testing.T) {
 		if len(runs) != 3 || runs[2].Meta["started_at"] != "2024-01-05T12:00:00Z" || runs[0].Meta["day"] != "" {
 			t.Fatalf("%v: %d runs, the last's started_at %q, the first's day %q (not metadata)", ids, len(runs), runs[len(runs)-1].Meta["started_at"], runs[0].Meta["day"])
 		}
+	}
+}
+
+// TestParquetInt96Timestamps: a timestamp in Parquet's legacy INT96 form
+// (Spark's and Impala's default for years) is an instant, read as its
+// UTC text with a Z, the general and the direct way alike.
+func TestParquetInt96Timestamps(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "run_id", Type: arrow.BinaryTypes.String},
+		{Name: "reward", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "regime_id", Type: arrow.BinaryTypes.String},
+		{Name: "at", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}, Nullable: true},
+	}, nil)
+	data := writeParquetArrowProps(t, schema, pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true)), func(b *array.RecordBuilder) {
+		b.Field(0).(*array.StringBuilder).AppendValues([]string{"a", "a", "a"}, nil)
+		b.Field(1).(*array.Float64Builder).AppendValues([]float64{1, 2, 3}, nil)
+		b.Field(2).(*array.StringBuilder).AppendValues([]string{"c", "c", "c"}, nil)
+		b.Field(3).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1704448800123456789, -1, 0}, []bool{true, true, false})
+	})
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt := pf.MetaData().Schema.Column(3).PhysicalType(); pt != parquet.Types.Int96 {
+		t.Fatalf("column at written as %s, not INT96", pt)
+	}
+	pf.Close()
+	readsAsLines(t, "mem://b/int96.parquet", data, `{"run_id":"a","reward":1,"regime_id":"c","at":"2024-01-05T10:00:00.123456789Z"}
+{"run_id":"a","reward":2,"regime_id":"c","at":"1969-12-31T23:59:59.999999999Z"}
+{"run_id":"a","reward":3,"regime_id":"c"}
+`)
+	if !tookDirect(t, "mem://b/int96.parquet") {
+		t.Error("not read the direct way")
 	}
 }
