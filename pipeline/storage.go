@@ -65,9 +65,15 @@ var nameHints = []struct{ ending, reads string }{
 // parquet (convert reads JSON Lines only).
 func noObjectMatches(ctx context.Context, b *blob.Bucket, loc Location, patterns []string, parquet bool, rp RetryPolicy) error {
 	msg := fmt.Sprintf("%s: no object matches %q", loc, patterns)
-	if all, err := list(ctx, b, loc, []string{"*"}, rp); err == nil {
+	var globs []string // of the endings to count (not "*": a FIFO of another name stays unlisted)
+	for _, h := range nameHints {
+		if !slices.Contains(patterns, "*"+h.ending) && (parquet || h.ending != ".parquet") {
+			globs = append(globs, "*"+h.ending)
+		}
+	}
+	if found, err := list(ctx, b, loc, globs, rp); err == nil && len(found) > 0 {
 		counts := make([]int, len(nameHints))
-		for _, o := range all {
+		for _, o := range found {
 			for i, h := range nameHints {
 				if strings.HasSuffix(path.Base(o.Rel), h.ending) {
 					counts[i]++
@@ -76,7 +82,7 @@ func noObjectMatches(ctx context.Context, b *blob.Bucket, loc Location, patterns
 			}
 		}
 		for i, h := range nameHints {
-			if counts[i] == 0 || slices.Contains(patterns, "*"+h.ending) || h.ending == ".parquet" && !parquet {
+			if counts[i] == 0 {
 				continue
 			}
 			n := "1 object ends"
