@@ -56,6 +56,9 @@ type ValidateReport struct {
 	// rows in line order, then its own error), then the problems of the
 	// runs and of the input.
 	Problems []Problem
+	// Notes say what is read but may not be meant to be, as score's report
+	// notes it: objects under names dataset readers leave out.
+	Notes []string
 }
 
 // Failed reports whether score would fail on the input with the same
@@ -122,6 +125,7 @@ func Validate(ctx context.Context, cfg Config) (*ValidateReport, error) {
 		rep.Problems = append(rep.Problems, Problem{Kind: ProblemInput, Err: noObjectMatches(ctx, b, j.in, cfg.Patterns, true, cfg.Retry)})
 		return rep, nil
 	}
+	rep.Notes = j.hiddenObjects(objs)
 	j.prog.setTotal(len(objs), sumSizes(objs))
 	bad := newBadRows(len(objs), -1)
 	split := j.splitObjects(objs)

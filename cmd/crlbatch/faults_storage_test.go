@@ -476,7 +476,7 @@ func randWord(rng *rand.Rand, n int) string {
 // name, that starts with '.' or '_' (Jupyter's checkpoint copy of a trace,
 // an attempt Spark left in _temporary), which dataset readers leave out,
 // are read (the patterns match them) and named in a warning and a report
-// note, at most three of them and a count; a Hive folder _x=1 and an
+// note (validate prints it), at most three of them and a count; a Hive folder _x=1 and an
 // INPUT below or naming such a folder are not noted.
 func TestHiddenObjectsNoted(t *testing.T) {
 	t.Parallel()
@@ -499,6 +499,9 @@ func TestHiddenObjectsNoted(t *testing.T) {
 	report, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	if !strings.Contains(strings.ReplaceAll(string(report), `\_`, "_"), "- "+note+", which Spark, pyarrow and Hive leave out of a dataset") {
 		t.Errorf("the report does not note them:\n%s", report)
+	}
+	if code, stdout, stderr := crl(t, "validate", in, "--identity-fields", ""); code != 0 || !strings.Contains(stdout, "note: "+note) {
+		t.Errorf("validate: exit %d, no note %q: %s%s", code, note, stdout, stderr)
 	}
 	for _, input := range []string{filepath.Join(in, "_temporary"), filepath.Join(in, ".old.jsonl"), filepath.Join(in, "_shard=1")} {
 		out := filepath.Join(t.TempDir(), "out")

@@ -72,6 +72,9 @@ func validateCommand() *cli.Command {
 					fmt.Fprintf(w, "run %s: %d rows (from %s)\n", r.Key, r.Rows, r.Source)
 				}
 			}
+			for _, n := range rep.Notes {
+				fmt.Fprintf(w, "note: %s\n", n)
+			}
 			count := rep.Count()
 			var kinds []string
 			for _, k := range pipeline.ProblemKinds {
