@@ -29,7 +29,8 @@ import (
 // whole path); the safecrl example partitioned by algorithm_id (a record
 // protocol: the general way); and the synth sweep written with the
 // partition columns kept in the files (WRITE_PARTITION_COLUMNS), whose
-// cells agree with their folders. A folder renamed so that it no longer
+// cells agree with their folders; and a sweep partitioned by a date
+// (day=2024-01-05, DuckDB's DATE), its column dropped or kept. A folder renamed so that it no longer
 // agrees with its files' cells, and a partition by a field of each row
 // (regime_id), fail with exit 1 naming the object and the folder.
 func TestHiveParquet(t *testing.T) {
@@ -66,6 +67,11 @@ func TestHiveParquet(t *testing.T) {
 		{name: "safecrl", sweep: func(t *testing.T, dir string) { copyTree(t, filepath.Join(f.repo, "configs/examples/safecrl"), dir) },
 			by: "algorithm_id", flags: []string{"--protocol", "safecrl"}},
 		{name: "columns-kept", sweep: synth, by: "algorithm_id", opts: ", WRITE_PARTITION_COLUMNS true", flags: nightlyFlags},
+		// A data lake's date partitions (DuckDB types day as DATE): the
+		// folder day=2024-01-05 gives the string the JSON Lines hold, and
+		// a DATE cell kept in the files reads as that text, so it agrees.
+		{name: "dates", sweep: timeSweep, by: "day", flags: nightlyFlags},
+		{name: "dates-kept", sweep: timeSweep, by: "day", opts: ", WRITE_PARTITION_COLUMNS true", flags: nightlyFlags},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
