@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/writers"
 )
 
@@ -30,7 +30,8 @@ import (
 // protocol: the general way); and the synth sweep written with the
 // partition columns kept in the files (WRITE_PARTITION_COLUMNS), whose
 // cells agree with their folders; and a sweep partitioned by a date
-// (day=2024-01-05, DuckDB's DATE), its column dropped or kept. A folder renamed so that it no longer
+// (day=2024-01-05, DuckDB's DATE) and by a timestamp (its folders in
+// DuckDB's text, 2024-01-05 22:00:00), the column dropped or kept. A folder renamed so that it no longer
 // agrees with its files' cells, and a partition by a field of each row
 // (regime_id), fail with exit 1 naming the object and the folder.
 func TestHiveParquet(t *testing.T) {
@@ -72,6 +73,11 @@ func TestHiveParquet(t *testing.T) {
 		// a DATE cell kept in the files reads as that text, so it agrees.
 		{name: "dates", sweep: timeSweep, by: "day", flags: nightlyFlags},
 		{name: "dates-kept", sweep: timeSweep, by: "day", opts: ", WRITE_PARTITION_COLUMNS true", flags: nightlyFlags},
+		// A partition by a timestamp: DuckDB names its folders in its own
+		// text (started_at=2024-01-05 22:00:00), which reads as the
+		// timestamp cell a file that keeps the column holds.
+		{name: "timestamps", sweep: timeSweep, by: "started_at", flags: nightlyFlags},
+		{name: "timestamps-kept", sweep: timeSweep, by: "started_at", opts: ", WRITE_PARTITION_COLUMNS true", flags: nightlyFlags},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -218,14 +224,30 @@ func partitionLines(t *testing.T, src, dst string, files []string, by []string) 
 	t.Helper()
 	fileOf := map[string]string{}
 	for _, rel := range files {
+		// The folders' values as crlbatch reads them (readers.HiveFolders:
+		// a DuckDB timestamp folder 2024-01-05 22:00:00 is the text of a
+		// timestamp cell, 2024-01-05T22:00:00).
+		fields, err := readers.HiveFolders(rel)
+		if err != nil || len(fields) != len(by) {
+			t.Fatalf("%s: folders %v (%v), want one for each of %v", rel, fields, err, by)
+		}
 		var vals []string
-		for _, seg := range strings.Split(rel, "/")[:len(by)] {
-			name, val, ok := strings.Cut(seg, "=")
-			v, err := url.PathUnescape(val)
-			if !ok || err != nil || !slices.Contains(by, name) {
-				t.Fatalf("%s: %s is not a folder of a field of %v", rel, seg, by)
+		for i, f := range fields {
+			if f.Name != by[i] {
+				t.Fatalf("%s: %s is not a folder of a field of %v", rel, f.Folder, by)
 			}
-			vals = append(vals, v)
+			switch {
+			case f.Value == nil:
+				vals = append(vals, readers.HiveDefaultPartition)
+			case f.Value[0] == '"':
+				var v string
+				if err := json.Unmarshal(f.Value, &v); err != nil {
+					t.Fatal(err)
+				}
+				vals = append(vals, v)
+			default:
+				vals = append(vals, string(f.Value))
+			}
 		}
 		key := strings.Join(vals, "\x00")
 		if fileOf[key] != "" {

@@ -41,8 +41,10 @@ import (
 // that was not could add fields or rows to what version 3 decoded), and
 // columns of Parquet's JSON and UUID logical types are read. Version 5:
 // a Parquet object's Hive-style folders give its rows fields (version 4
-// decoded such an object without them).
-const CodecVersion = 5
+// decoded such an object without them). Version 6: a folder's timestamp
+// (2024-01-05 22:00:00) is the text a timestamp cell reads as
+// (2024-01-05T22:00:00).
+const CodecVersion = 6
 
 var (
 	codecMagicRuns    = []byte("CRLR")

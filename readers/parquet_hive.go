@@ -32,7 +32,9 @@ const HiveDefaultPartition = "__HIVE_DEFAULT_PARTITION__"
 // nothing. A value that is
 // an integer written the way JSON writes one (no sign but '-', no leading
 // zero, not -0, within int64) is that integer; HiveDefaultPartition is null (the
-// field is then not carried, as with a null cell); any other value is a
+// field is then not carried, as with a null cell); a timestamp in the text
+// those writers give one (2024-01-05 22:00:00.5, +00 in UTC) is the string
+// a timestamp cell reads as (hiveTimestamp); any other value is a
 // string. A name given by two folders is an error.
 func HiveFolders(path string) ([]ParquetField, error) {
 	segs := strings.Split(path, "/")
@@ -74,7 +76,55 @@ func hiveValue(v string) []byte {
 			return []byte(v)
 		}
 	}
+	if ts, ok := hiveTimestamp(v); ok {
+		v = ts
+	}
 	return appendJSONString(nil, v)
+}
+
+// hiveTimestamp is the text crlbatch reads a timestamp cell as
+// (parquet_time.go) of v when v is a timestamp as DuckDB, Spark and Hive
+// name a partition by one: YYYY-MM-DD HH:MM:SS, a fraction of up to nine
+// digits, and for an instant in UTC "+00" or "+00:00" (DuckDB's
+// TIMESTAMPTZ): "2024-01-05 22:00:00.50+00" is "2024-01-05T22:00:00.5Z",
+// so a file that keeps the column agrees with its folder. Anything else
+// (another offset, a date alone, ISO text already) is not one: false.
+func hiveTimestamp(v string) (string, bool) {
+	z := false
+	for _, utc := range []string{"+00:00", "+00"} {
+		if t, ok := strings.CutSuffix(v, utc); ok {
+			v, z = t, true
+			break
+		}
+	}
+	const layout = "dddd-dd-dd dd:dd:dd"
+	if len(v) < len(layout) {
+		return "", false
+	}
+	for i := 0; i < len(layout); i++ {
+		if c := v[i]; layout[i] == 'd' && (c < '0' || c > '9') || layout[i] != 'd' && c != layout[i] {
+			return "", false
+		}
+	}
+	frac := v[len(layout):]
+	if frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return "", false
+		}
+		for i := 1; i < len(frac); i++ {
+			if frac[i] < '0' || frac[i] > '9' {
+				return "", false
+			}
+		}
+		if frac = strings.TrimRight(frac, "0"); frac == "." {
+			frac = ""
+		}
+	}
+	out := v[:10] + "T" + v[11:len(layout)] + frac
+	if z {
+		out += "Z"
+	}
+	return out, true
 }
 
 // isJSONInt says whether s is an integer as JSON writes one, -0 aside

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // TestHiveFolders: the folders `name=value` of a path, decoded as DuckDB
@@ -43,6 +47,20 @@ func TestHiveFolders(t *testing.T) {
 		{path: "=v/x"},
 		{path: "k=1/k=2/x", err: `folders k=1 and k=2 both give field "k" (Hive-style folders)`},
 		{path: "k=1/k%3D=2/x", want: `k=1@k=1,k==2@k%3D=2`},
+		// Timestamps as DuckDB and Spark name partitions: the text a
+		// timestamp cell reads as.
+		{path: "ts=2024-01-05%2022%3A00%3A00/x", want: `ts="2024-01-05T22:00:00"@ts=2024-01-05%2022%3A00%3A00`},
+		{path: "ts=2024-01-05 22:00:00.250/x", want: `ts="2024-01-05T22:00:00.25"@ts=2024-01-05 22:00:00.250`},
+		{path: "ts=2024-01-05 22:00:00.000/x", want: `ts="2024-01-05T22:00:00"@ts=2024-01-05 22:00:00.000`},
+		{path: "ts=2024-01-05 22:00:00.123456789/x", want: `ts="2024-01-05T22:00:00.123456789"@ts=2024-01-05 22:00:00.123456789`},
+		{path: "tz=2024-01-05%2022%3A00%3A00.5%2B00/x", want: `tz="2024-01-05T22:00:00.5Z"@tz=2024-01-05%2022%3A00%3A00.5%2B00`},
+		{path: "tz=2024-01-05 22:00:00+00:00/x", want: `tz="2024-01-05T22:00:00Z"@tz=2024-01-05 22:00:00+00:00`},
+		{path: "tz=2024-01-05 22:00:00+02/x", want: `tz="2024-01-05 22:00:00+02"@tz=2024-01-05 22:00:00+02`},
+		{path: "ts=2024-01-05T22:00:00/x", want: `ts="2024-01-05T22:00:00"@ts=2024-01-05T22:00:00`},
+		{path: "ts=2024-01-05 22:00:00./x", want: `ts="2024-01-05 22:00:00."@ts=2024-01-05 22:00:00.`},
+		{path: "ts=2024-01-05 22:00:00.1234567890/x", want: `ts="2024-01-05 22:00:00.1234567890"@ts=2024-01-05 22:00:00.1234567890`},
+		{path: "ts=2024-01-05 22:00/x", want: `ts="2024-01-05 22:00"@ts=2024-01-05 22:00`},
+		{path: "day=2024-01-05/x", want: `day="2024-01-05"@day=2024-01-05`},
 	} {
 		got, err := HiveFolders(c.path)
 		if c.err != "" {
@@ -240,6 +258,49 @@ func TestParquetHiveRowField(t *testing.T) {
 			if err := read(); err == nil || err.Error() != want {
 				t.Errorf("%s, %s: error %v, want %s", p, way, err, want)
 			}
+		}
+	}
+}
+
+// TestParquetHiveTimestampFolder: a file that keeps the timestamp column
+// it is partitioned by (DuckDB's WRITE_PARTITION_COLUMNS) agrees with its
+// folder, which names the timestamp in DuckDB's text (a space, "+00" for
+// UTC): the folder's value is the text the cell reads as; a folder of
+// another instant fails naming both.
+func TestParquetHiveTimestampFolder(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "run_id", Type: arrow.BinaryTypes.String},
+		{Name: "reward", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "regime_id", Type: arrow.BinaryTypes.String},
+		{Name: "at", Type: &arrow.TimestampType{Unit: arrow.Microsecond}},
+		{Name: "tz", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+	}, nil)
+	at := arrow.Timestamp(time.Date(2024, 1, 5, 22, 0, 0, 500e6, time.UTC).UnixMicro())
+	data := writeTestParquet(t, schema, func(b *array.RecordBuilder) {
+		for i := range 3 {
+			b.Field(0).(*array.StringBuilder).Append("a")
+			b.Field(1).(*array.Float64Builder).Append(float64(i))
+			b.Field(2).(*array.StringBuilder).Append("calm")
+			b.Field(3).(*array.TimestampBuilder).Append(at)
+			b.Field(4).(*array.TimestampBuilder).Append(at)
+		}
+	})
+	for _, c := range []struct{ path, err string }{
+		{path: "at=2024-01-05%2022%3A00%3A00.5/tz=2024-01-05%2022%3A00%3A00.5%2B00/x.parquet"},
+		{path: "at=2024-01-05 22:00:00.500/x.parquet"},
+		{path: "at=2024-01-05 22:00:01/x.parquet",
+			err: `row 1: column at: holds "2024-01-05T22:00:00.5", but its folder at=2024-01-05 22:00:01 gives "2024-01-05T22:00:01"`},
+		{path: "tz=2024-01-05 22:00:00.5/x.parquet", // a local time is not the instant
+			err: `row 1: column tz: holds "2024-01-05T22:00:00.5Z", but its folder tz=2024-01-05 22:00:00.5 gives "2024-01-05T22:00:00.5"`},
+	} {
+		folders, err := HiveFolders(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := "mem://b/" + c.path
+		_, err = DecodeParquet(url, "x.parquet", bytes.NewReader(data), append(append([]ParquetField{}, skyfallParquetFields...), folders...), Options{})
+		if c.err == "" && err != nil || c.err != "" && (err == nil || err.Error() != url+": "+c.err) {
+			t.Errorf("%s: error %v, want %q", c.path, err, c.err)
 		}
 	}
 }
