@@ -1,6 +1,8 @@
 package readers
 
 import (
+	"time"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -68,17 +70,7 @@ func appendTemporalText(b []byte, a arrow.Array, i int) []byte {
 }
 
 // unitsPerSecond is the number of u in one second.
-func unitsPerSecond(u arrow.TimeUnit) int64 {
-	switch u {
-	case arrow.Millisecond:
-		return 1e3
-	case arrow.Microsecond:
-		return 1e6
-	case arrow.Nanosecond:
-		return 1e9
-	}
-	return 1
-}
+func unitsPerSecond(u arrow.TimeUnit) int64 { return int64(time.Second / u.Multiplier()) }
 
 // floorDiv is a/b rounded down (b > 0).
 func floorDiv(a, b int64) int64 {
