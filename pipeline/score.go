@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/crlbatch/crlbatch/internal/hugemem"
 	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/protocol"
 	"github.com/crlbatch/crlbatch/protocol/family"
@@ -164,8 +165,10 @@ type scoreSlot struct {
 // (the assembly's), else the group's, else ctx's. Nothing reads the runs
 // after this pass. Their decoded rows and the columns the decoder lends are
 // most of the heap: it drops them and collects now, so that the reduction
-// and the writers reuse that memory rather than grow the heap past it
-// (docs/decisions.md).
+// and the writers reuse that memory rather than grow the heap past it,
+// and then gives back what of it they will not reach before the next
+// collection (trimHeap), so that it stops counting in the job's peak while
+// the writers and figures fault in the binary's pages they run (docs/decisions.md).
 func (j *job) endScoring(ctx context.Context, rd *read, g *errgroup.Group, err error, slots []*scoreSlot) error {
 	werr := g.Wait()
 	for _, s := range slots {
@@ -184,8 +187,19 @@ func (j *job) endScoring(ctx context.Context, rd *read, g *errgroup.Group, err e
 	if err != nil {
 		return err
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if n := trimHeap(); n > 0 {
+		j.log.Debug("free heap given back before the outputs", "bytes", n)
+	}
+	return nil
 }
+
+// trimHeap gives the heap's free memory back to the system, but for the
+// room to its next goal (hugemem.TrimHeap); a variable so that a test can
+// see the call.
+var trimHeap = hugemem.TrimHeap
 
 // reduceScored takes the scored runs kept (in canonical order; total runs
 // were assembled) from there: the notes, --where's, the checks of the

@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"context"
 	"testing"
 
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
 )
@@ -68,3 +70,36 @@ type readObject struct{}
 func (readObject) Rows() int      { return 1 }
 func (readObject) NumRuns() int   { return 1 }
 func (readObject) Release() error { return nil }
+
+// TestTrimHeapAfterScoring: a job that has scored its runs gives back the
+// free heap its outputs will not use (trimHeap) once, after the runs are
+// dropped; a job whose scoring pass fails does not.
+//
+// Not parallel (see TestMain): trimHeap is process-wide.
+func TestTrimHeapAfterScoring(t *testing.T) {
+	defer func(f func() int) { trimHeap = f }(trimHeap)
+	calls := 0
+	trimHeap = func() int { calls++; return 0 }
+	op := &memOpener{}
+	synthSweep(t, op)
+	cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/out")
+	cfg.Concurrency = 2
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Fatalf("trimHeap called %d times by a job that succeeded, want 1", calls)
+	}
+	// A run whose scoring fails (here a bug: the test hook's panic) ends
+	// the pass with an error.
+	testhook.Panic = "score"
+	defer func() { testhook.Panic = "" }()
+	calls = 0
+	cfg.Output = "mem://lab/out2"
+	if _, err := Run(context.Background(), cfg); err == nil {
+		t.Fatal("a job whose scoring panicked succeeded")
+	}
+	if calls != 0 {
+		t.Fatalf("trimHeap called %d times by a job that failed, want 0", calls)
+	}
+}

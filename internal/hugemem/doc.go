@@ -36,4 +36,8 @@
 // it turns most of a short job's page faults on fresh heap memory into one
 // per 2 MiB; WithdrawHeap takes the advice back where a small memory
 // budget matters more than faults.
+//
+// TrimHeap is the other end of a job's heap: once the heap has shrunk, it
+// releases the free pages beyond the room to the next heap goal, and keeps
+// that room resident for the allocations that follow.
 package hugemem
