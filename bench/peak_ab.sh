@@ -4,11 +4,14 @@
 #
 #   BASE=/tmp/base-crlbatch NEW=bin/crlbatch bench/peak_ab.sh
 #
-# For each of ROUNDS rounds and each input, runs BASE, then NEW, then
-# DuckDB's bare query (DUCKDBQ, threads = CONCURRENCY), each under
-# /usr/bin/time, and prints a Markdown table of medians: CPU seconds
-# (user+sys) and peak RSS in MiB (with the range over the rounds), and NEW's
-# peak as a multiple of DuckDB's. crlbatch runs with bench/compare.sh's
+# For each of ROUNDS rounds and each input, runs BASE, NEW and DuckDB's
+# bare query (DUCKDBQ, threads = CONCURRENCY), in that order in odd rounds
+# and the reverse in even ones, each under /usr/bin/time, and prints a
+# Markdown table of medians: CPU seconds (user+sys) and peak RSS in MiB
+# (with the range over the rounds), NEW's peak as a multiple of DuckDB's,
+# and NEW − BASE paired round by round (the median of the differences, and
+# in how many rounds NEW was lower), for CPU and peak: on a machine whose
+# speed moves between runs, the paired figures say more than the medians. crlbatch runs with bench/compare.sh's
 # nightly flags and --concurrency CONCURRENCY. Inputs are folders of
 # BENCH_DIR as bench/compare.sh leaves them (plain, zstd, one-plain,
 # one-zstd, irregular-plain, irregular-zstd, irregular-one-plain,
@@ -68,7 +71,9 @@ files_of() {
 for round in $(seq "$ROUNDS"); do
 	for in in $INPUTS; do
 		if [ "$in" = startup ]; then
-			for tool in base new; do
+			order="base new"
+			[ $((round % 2)) = 0 ] && order="new base"
+			for tool in $order; do
 				case $tool in
 				base) "$TIME" -f '%U %S %M' -o "$work/t" "$BASE" version >/dev/null ;;
 				new) "$TIME" -f '%U %S %M' -o "$work/t" "$NEW" version >/dev/null ;;
@@ -82,7 +87,11 @@ for round in $(seq "$ROUNDS"); do
 		[ -d "$dir" ] || { echo "peak_ab: no $dir (make bench-compare, or bench/scale.sh, makes it)" >&2; exit 1; }
 		mapfile -t files < <(files_of "$in")
 		cat "${files[@]}" >/dev/null # into the page cache
-		for tool in base new duckdb; do
+		# The order alternates round by round, so that neither build always
+		# runs right after DuckDB (or first).
+		order="base new duckdb"
+		[ $((round % 2)) = 0 ] && order="duckdb new base"
+		for tool in $order; do
 			rm -rf "$work/out"
 			case $tool in
 			base) "$TIME" -f '%U %S %M' -o "$work/t" "$BASE" score "$dir" --out "$work/out" "${FLAGS[@]}" >/dev/null ;;
@@ -105,26 +114,40 @@ function median(s,    a, n, i, j, t) {
 }
 function lo(s,    a, n, i, m) { n = split(s, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
 function hi(s,    a, n, i, m) { n = split(s, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 > m + 0) m = a[i]; return m }
-{ cpu[$2, $3] = cpu[$2, $3] " " $4; rss[$2, $3] = rss[$2, $3] " " $5; load = load " " $6 }
+{ cpu[$2, $3] = cpu[$2, $3] " " $4; rss[$2, $3] = rss[$2, $3] " " $5; load = load " " $6
+  c[$1, $2, $3] = $4; m[$1, $2, $3] = $5; if ($1 > rounds) rounds = $1 }
+# paired INPUT ARR: the median of new − base round by round, and in how
+# many rounds new was lower ("d (k of n)").
+function paired(i, arr,    r, d, k, n, v) {
+	d = ""; k = 0; n = 0
+	for (r = 1; r <= rounds; r++) {
+		if (!((r, i, "new") in arr) || !((r, i, "base") in arr)) continue
+		v = arr[r, i, "new"] - arr[r, i, "base"]
+		d = d " " v; n++
+		if (v < 0) k++
+	}
+	return sprintf("%+.2f (%d of %d)", median(d), k, n)
+}
 END {
-	print "| input | CPU s, base | CPU s, new | CPU s, DuckDB | peak RSS MiB, base | peak RSS MiB, new | peak RSS MiB, DuckDB | RSS, new / DuckDB |"
-	print "| :-- | --: | --: | --: | --: | --: | --: | --: |"
+	print "| input | CPU s, base | CPU s, new | CPU s, DuckDB | peak RSS MiB, base | peak RSS MiB, new | peak RSS MiB, DuckDB | RSS, new / DuckDB | CPU s, new − base, paired (rounds new lower) | peak MiB, new − base, paired (rounds new lower) |"
+	print "| :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: |"
 	n = split(inputs, ins, " ")
 	for (k = 1; k <= n; k++) {
 		i = ins[k]
 		if (rss[i, "duckdb"] == "") { # startup: no DuckDB
-			printf "| %s | %.2f | %.2f | – | %d (%d–%d) | %d (%d–%d) | – | – |\n", i,
+			printf "| %s | %.2f | %.2f | – | %d (%d–%d) | %d (%d–%d) | – | – | %s | %s |\n", i,
 				median(cpu[i, "base"]), median(cpu[i, "new"]),
 				median(rss[i, "base"]), lo(rss[i, "base"]), hi(rss[i, "base"]),
-				median(rss[i, "new"]), lo(rss[i, "new"]), hi(rss[i, "new"])
+				median(rss[i, "new"]), lo(rss[i, "new"]), hi(rss[i, "new"]),
+				paired(i, c), paired(i, m)
 			continue
 		}
-		printf "| %s | %.2f | %.2f | %.2f | %d (%d–%d) | %d (%d–%d) | %d (%d–%d) | %.2f× |\n", i,
+		printf "| %s | %.2f | %.2f | %.2f | %d (%d–%d) | %d (%d–%d) | %d (%d–%d) | %.2f× | %s | %s |\n", i,
 			median(cpu[i, "base"]), median(cpu[i, "new"]), median(cpu[i, "duckdb"]),
 			median(rss[i, "base"]), lo(rss[i, "base"]), hi(rss[i, "base"]),
 			median(rss[i, "new"]), lo(rss[i, "new"]), hi(rss[i, "new"]),
 			median(rss[i, "duckdb"]), lo(rss[i, "duckdb"]), hi(rss[i, "duckdb"]),
-			median(rss[i, "new"]) / median(rss[i, "duckdb"])
+			median(rss[i, "new"]) / median(rss[i, "duckdb"]), paired(i, c), paired(i, m)
 	}
 	printf "\nload average (1 min) during the runs: %.2f–%.2f\n", lo(load), hi(load)
 }' "$OUT"
