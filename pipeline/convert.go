@@ -34,8 +34,13 @@ type ConvertConfig struct {
 	// Reader holds the line and object limits (--max-line-bytes,
 	// --max-object-bytes).
 	Reader readers.Options
-	Opener Opener
-	Retry  RetryPolicy
+	// SpillDir is the local folder (--spill-dir; "" the system temp dir)
+	// in which a converted object's Parquet file past
+	// readers.ConvertHoldBytes waits to be written, in a folder of the
+	// job's own that it removes when it ends (as score's spilled rows).
+	SpillDir string
+	Opener   Opener
+	Retry    RetryPolicy
 	// Logger receives the warnings (a claim taken over from a job that is
 	// gone, one that could not be let go); nil discards them.
 	Logger *slog.Logger
@@ -143,6 +148,22 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 	// released empty: storage.OpenBucket).
 	dir, local := out.LocalDir()
 	cj.tidyConvert(ctx, outB, dir, local, keys)
+	// A Parquet file past readers.ConvertHoldBytes waits in a spill file
+	// rather than in memory: what a convert holds stays a row group's
+	// columns and that much of each file, whatever its objects' sizes.
+	spillDir := cfg.SpillDir
+	if spillDir == "" {
+		spillDir = os.TempDir()
+	}
+	sp := &spillSpace{parent: spillDir, host: cj.host, log: cj.log}
+	defer sp.remove()
+	spill := func() (*os.File, error) {
+		d, err := sp.folder()
+		if err != nil {
+			return nil, err
+		}
+		return os.CreateTemp(d, "convert-*.parquet")
+	}
 	var (
 		mu      sync.Mutex
 		created []string
@@ -208,7 +229,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				}{rd, r}, nil
 			}
 			var err error
-			conv, err = readers.ConvertObject(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression)
+			conv, err = readers.ConvertObjectSpilled(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression, spill)
 			if errors.Is(err, readers.ErrChangedWhileConverting) {
 				// Rewritten meanwhile: read it again, both times.
 				return storage.Transient(err)
@@ -220,8 +241,16 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			if errors.As(err, &de) || gctx.Err() != nil {
 				return err
 			}
+			if se := (*readers.SpillError)(nil); errors.As(err, &se) {
+				return spillOr(se, spillDir)
+			}
 			return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
 		}
+		defer func() {
+			if err := conv.Release(); err != nil {
+				cj.log.Warn("could not remove a spill file", "object", Redact(url), "error", err)
+			}
+		}()
 		// A store gets the file's MD5 with it, as WriteAll sends it (the
 		// store rejects bytes damaged on the way); written a piece at a
 		// time.
@@ -229,7 +258,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		if !local {
 			h := md5.New()
 			if _, err := conv.WriteTo(h); err != nil {
-				return err
+				return spillOr(err, spillDir)
 			}
 			sum = h.Sum(nil)
 		}
@@ -259,6 +288,9 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 			})
 		})
 		if err != nil {
+			if se := (*readers.SpillError)(nil); errors.As(err, &se) {
+				return spillOr(se, spillDir)
+			}
 			return &StorageError{Op: "write", URL: out.ObjectURL(key), Err: redactErr(err)}
 		}
 		if !existed {
@@ -286,6 +318,15 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		return 0, err
 	}
 	return len(objs), nil
+}
+
+// spillOr is err as the spill folder's StorageError when a spill file
+// failed (readers.SpillError), else err.
+func spillOr(err error, dir string) error {
+	if se := (*readers.SpillError)(nil); errors.As(err, &se) {
+		return &StorageError{Op: "spill", URL: dir, Err: se}
+	}
+	return err
 }
 
 // convertTemp matches the temporary files writeLocal makes: os.CreateTemp

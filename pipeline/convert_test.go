@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -593,5 +594,76 @@ func TestConvertClaim(t *testing.T) {
 	<-released
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "(attempt convert)") {
 		t.Errorf("a score into an OUTPUT a convert holds: %v, want a usage error naming the convert", err)
+	}
+}
+
+// TestConvertSpills: a convert whose Parquet files grow past
+// readers.ConvertHoldBytes writes each through a spill file, in a folder of
+// the job's own under SpillDir that is there while the objects are written
+// and gone when the convert ends; the objects are byte for byte those of a
+// convert that held them in memory; the first spill removes the spill
+// folder a killed job left. A spill folder that cannot be made
+// fails the convert as that folder's storage error, with nothing left in
+// OUTPUT. Not parallel (see TestMain): it sets readers.ConvertHoldBytes and
+// testHookConvertWriter.
+func TestConvertSpills(t *testing.T) {
+	ctx := context.Background()
+	in := localSweep(t)
+	held := filepath.Join(t.TempDir(), "held")
+	if _, err := Convert(ctx, ConvertConfig{Input: in, Output: held, Concurrency: 2, Retry: DefaultRetry()}); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int64) { readers.ConvertHoldBytes = n }(readers.ConvertHoldBytes)
+	readers.ConvertHoldBytes = 100
+	spillDir := t.TempDir()
+	// A killed job's spill folder (its process gone), which the convert's
+	// first spill removes, as score's does (TestSpillFolderSweep).
+	host, _ := os.Hostname()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(spillDir, fmt.Sprintf("%s.tmp-%s-%d-0badf00d", spillName, host, dead.Process.Pid))
+	if processAlive(dead.Process.Pid) {
+		killed = "" // the pid was taken again
+	} else {
+		write(t, filepath.Join(killed, "convert-1.parquet"), "PAR1")
+	}
+	var mu sync.Mutex
+	spilled := map[string]bool{}
+	testHookConvertWriter = func(key string, w io.Writer) io.Writer {
+		files, _ := filepath.Glob(filepath.Join(spillDir, spillName+".*", "convert-*.parquet"))
+		mu.Lock()
+		spilled[key] = len(files) > 0
+		mu.Unlock()
+		return w
+	}
+	defer func() { testHookConvertWriter = nil }()
+	out := filepath.Join(t.TempDir(), "out")
+	n, err := Convert(ctx, ConvertConfig{Input: in, Output: out, Concurrency: 2, Retry: DefaultRetry(), SpillDir: spillDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spilled) != n || slices.Contains(slices.Collect(maps.Values(spilled)), false) {
+		t.Fatalf("%d objects converted; a spill file there while each was written: %v", n, spilled)
+	}
+	if ents, _ := os.ReadDir(spillDir); len(ents) != 0 {
+		t.Fatalf("%d entries left in the spill directory (a killed job's folder: %q)", len(ents), killed)
+	}
+	want, got := snapshot(t, held), snapshot(t, out)
+	if !maps.Equal(want, got) {
+		t.Fatalf("spilled: %d objects, held: %d; they differ", len(got), len(want))
+	}
+
+	notDir := filepath.Join(t.TempDir(), "file")
+	write(t, notDir, "not a folder")
+	out2 := filepath.Join(t.TempDir(), "out2")
+	_, err = Convert(ctx, ConvertConfig{Input: in, Output: out2, Concurrency: 2, Retry: DefaultRetry(), SpillDir: notDir})
+	var se *StorageError
+	if !errors.As(err, &se) || se.Op != "spill" || se.URL != notDir {
+		t.Fatalf("a spill directory that is a file: %v, want the spill folder's storage error", err)
+	}
+	if left := snapshot(t, out2); len(left) != 0 {
+		t.Fatalf("%v left in OUTPUT after the spill failed", slices.Sorted(maps.Keys(left)))
 	}
 }

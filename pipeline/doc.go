@@ -72,7 +72,9 @@
 // job publishes. With --cache, the objects decoded in a pass (a warm
 // rerun's changed ones) share the cores among themselves: one large
 // enough is decoded in chunks.
-// Convert (convert.go) is `crlbatch convert`.
+// Convert (convert.go) is `crlbatch convert`; a Parquet file past
+// readers.ConvertHoldBytes waits in a spill folder of its own, as score's
+// spilled rows do (spill.go).
 //
 // Memory: decoded objects hold their rows in the decoder's compact form;
 // every pass over the runs assembles them one at a time, the runs being

@@ -342,7 +342,10 @@
 // first read learns each column's type, the second builds the row groups
 // as their rows arrive (a row group's columns held, never the object's
 // rows), and the two reads' CRC-32C must agree (ErrChangedWhileConverting);
-// ConvertToParquet does the same from a reader, holding its bytes.
+// ConvertToParquet does the same from a reader, holding its bytes. The file
+// built is held in memory up to ConvertHoldBytes, then, with
+// ConvertObjectSpilled, in a spill file the caller makes
+// (parquet_spill.go; a failing one is a SpillError).
 // The page buffers and the buffers of objects read whole come from pools
 // by power-of-two size (parquet_pool.go); a new one of 4 MiB or more is
 // advised for transparent huge pages before it is filled (internal/hugemem).

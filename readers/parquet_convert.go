@@ -101,6 +101,17 @@ type ConvertSource func() (io.ReadCloser, error)
 // so (ErrChangedWhileConverting), not a DataError: reading it again may
 // succeed.
 func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64, compression string) (*Converted, error) {
+	return ConvertObjectSpilled(url, open, maxLine, maxObject, compression, nil)
+}
+
+// ConvertObjectSpilled is ConvertObject keeping the Parquet file it builds
+// in a spill file that spill makes once the file has grown past
+// ConvertHoldBytes (nil: in memory, whatever its size), so that what it
+// holds in memory stays one row group's columns. A spill file that cannot
+// be made, written or read back fails the conversion or WriteTo with a
+// *SpillError (never a DataError); the caller calls Release on the
+// Converted when done with it.
+func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject int64, compression string, spill ConvertSpill) (*Converted, error) {
 	if compression == "" {
 		compression = ConvertCompression
 	}
@@ -108,14 +119,31 @@ func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 	if !ok {
 		return nil, fmt.Errorf("readers: convert: compression %q: want one of %v", compression, ConvertCompressions)
 	}
-	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)})
+	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, spill)
 }
 
 // Converted is the Parquet file ConvertObject made of an object, held as
-// arrow-go wrote it, without page checksums.
+// arrow-go wrote it, without page checksums, in memory or in a spill file.
 type Converted struct {
 	url  string
-	data pqChunks
+	data pqFile
+}
+
+// Spilled says whether the file is held in a spill file rather than in
+// memory.
+func (c *Converted) Spilled() bool {
+	_, ok := c.data.(*pqSpilled)
+	return ok
+}
+
+// Release closes and removes the spill file holding the file, if any; the
+// Converted is not used after it.
+func (c *Converted) Release() error {
+	if p, ok := c.data.(*pqSpilled); ok {
+		c.data = pqChunks(nil)
+		return p.release()
+	}
+	return nil
 }
 
 // WriteTo writes the file to w with the CRC-32 of every page in its
@@ -157,7 +185,7 @@ func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 		return fmt.Errorf("readers: %s: %w", url, err)
 	}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	conv, err := convertObject(url, open, maxLine, maxObject, extra)
+	conv, err := convertObject(url, open, maxLine, maxObject, extra, nil)
 	if err != nil {
 		return err
 	}
@@ -169,7 +197,7 @@ func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 // ConvertObject differ.
 var ErrChangedWhileConverting = errors.New("the object changed while it was being converted (its two reads differ)")
 
-func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty) (*Converted, error) {
+func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty, spill ConvertSpill) (*Converted, error) {
 	opts, err := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject}.normalize()
 	if err != nil {
 		return nil, err
@@ -183,7 +211,7 @@ func convertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 	// written with every page header given the CRC-32 of its page
 	// (Converted.WriteTo, pqWriteCRCs), which every reader of crlbatch
 	// checks (pqChecked), as parquet-mr's does.
-	var buf chunkWriter
+	buf := &spillWriter{hold: ConvertHoldBytes, spill: spill}
 	again := func() (io.ReadCloser, error) {
 		rc, err := open()
 		if err != nil {
@@ -194,14 +222,25 @@ func convertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 			io.Closer
 		}{io.LimitReader(rc, first.n), rc}, nil
 	}
-	second, err := c.write(url, again, opts, &buf)
+	second, err := c.write(url, again, opts, buf)
 	if err != nil {
+		buf.discard()
+		if se := (*SpillError)(nil); errors.As(err, &se) {
+			// Without what arrow-go's writer wrapped it in.
+			return nil, fmt.Errorf("readers: convert %s: %w", url, se)
+		}
 		return nil, err
 	}
 	if second != first {
+		buf.discard()
 		return nil, fmt.Errorf("readers: convert %s: %w: %d bytes (CRC-32C %08x), then %d (%08x)", url, ErrChangedWhileConverting, first.n, first.sum, second.n, second.sum)
 	}
-	return &Converted{url: url, data: buf.chunks}, nil
+	data, err := buf.file()
+	if err != nil {
+		buf.discard()
+		return nil, fmt.Errorf("readers: convert %s: %w", url, err)
+	}
+	return &Converted{url: url, data: data}, nil
 }
 
 // readSum is the length and CRC-32C of the bytes of one read of an object.

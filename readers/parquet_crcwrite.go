@@ -37,9 +37,23 @@ func pqSetCRCs(data []byte, crc pqCRCPage) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// pqFile is a Parquet file pqWriteCRCs reads: held in memory (pqChunks)
+// or in a spill file (pqSpilled).
+type pqFile interface {
+	// size is the file's length.
+	size() int64
+	// at returns the file's bytes [off, off+n). A file whose bytes cannot
+	// be read returns zeros and says why in err.
+	at(off, n int64) []byte
+	// err is the first read that failed, or nil.
+	err() error
+}
+
 // pqChunks is a file held in pieces (chunkWriter's): every piece but the
 // last full.
 type pqChunks [][]byte
+
+func (c pqChunks) err() error { return nil }
 
 // size is the file's length.
 func (c pqChunks) size() int64 {
@@ -127,7 +141,15 @@ func (o *pqOut) flush(final bool) {
 
 // pqWriteCRCs is pqSetCRCs writing the file to w, a piece at a time; on
 // an error, w may have received part of it.
-func pqWriteCRCs(w io.Writer, data pqChunks, crc pqCRCPage) error {
+func pqWriteCRCs(w io.Writer, data pqFile, crc pqCRCPage) error {
+	err := pqWriteCRCsOf(w, data, crc)
+	if rerr := data.err(); rerr != nil {
+		return rerr // what made the bytes wrong, before what they then made fail
+	}
+	return err
+}
+
+func pqWriteCRCsOf(w io.Writer, data pqFile, crc pqCRCPage) error {
 	size := data.size()
 	if size < 12 {
 		return errors.New("parquet checksums: not a Parquet file")
@@ -154,13 +176,9 @@ func pqWriteCRCs(w io.Writer, data pqChunks, crc pqCRCPage) error {
 		return v, ok
 	}
 	rgsF := tcGet(footer, 4)
-	if rgsF == nil {
-		for _, c := range data { // no row groups: no pages
-			if _, err := w.Write(c); err != nil {
-				return err
-			}
-		}
-		return nil
+	if rgsF == nil { // no row groups: no pages
+		_, err := w.Write(data.at(0, size))
+		return err
 	}
 	rgs, ok := rgsF.val.(*tcListV)
 	if !ok {

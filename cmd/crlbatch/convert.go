@@ -29,7 +29,8 @@ func convertCommand() *cli.Command {
 			"row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
 			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.\n" +
 			"Each object is read twice (its columns' types, then its rows, a row group at a time), so memory\n" +
-			"holds a row group and the Parquet object, not the JSON; an object rewritten between the two\n" +
+			"holds a row group and at most 32 MiB of the Parquet object, not the JSON: a larger Parquet\n" +
+			"object waits in a spill file under --spill-dir until it is written; an object rewritten between the two\n" +
 			"reads is read again, and one appended to converts as the first read found it. From a store,\n" +
 			"an object of at most 16 MiB is fetched once and both reads take its bytes from memory.",
 		Flags: []cli.Flag{
@@ -39,6 +40,8 @@ func convertCommand() *cli.Command {
 			&cli.IntFlag{Name: "concurrency", Value: runtime.NumCPU(), Usage: "at most `N` objects converted at once"},
 			&cli.StringFlag{Name: "max-line-bytes", Value: sizeText(readers.DefaultMaxLineBytes), Usage: "the longest line read (`SIZE`)"},
 			&cli.StringFlag{Name: "max-object-bytes", Value: sizeText(readers.DefaultMaxObjectBytes), Usage: "the most decompressed bytes read of one object (`SIZE`)"},
+			&cli.StringFlag{Name: "spill-dir", DefaultText: "the system temp dir", TakesFile: true,
+				Usage: "local folder `DIR` where a Parquet object of more than 32 MiB waits until it is written (emptied when the convert ends)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			in, err := oneArg(cmd, "INPUT")
@@ -47,7 +50,8 @@ func convertCommand() *cli.Command {
 			}
 			cfg := pipeline.ConvertConfig{Input: in, Output: cmd.String("out"), Patterns: cmd.StringSlice("pattern"),
 				Concurrency: cmd.Int("concurrency"), Compression: cmd.String("compression"), Retry: pipeline.DefaultRetry(),
-				Logger: slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+				SpillDir: cmd.String("spill-dir"),
+				Logger:   slog.New(slog.NewTextHandler(cmd.Root().ErrWriter, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 			if cfg.Output == "" {
 				return storage.Usagef("convert: --out OUTPUT is required")
 			}
