@@ -86,12 +86,34 @@ func TestCloudParquetInput(t *testing.T) {
 // convertInStore: `crlbatch convert` from the store's JSONL sweep into
 // the store writes every object the local convert wrote (pq), byte for
 // byte (read twice from the store, each object sent a piece at a time with
-// its MD5), and nothing else: OUTPUT's claim is gone at the end.
+// its MD5), and nothing else: OUTPUT's claim is gone at the end. So does
+// a convert that sends every object from a spill file (the hidden
+// --hold-bytes 1: its MD5 and its upload both read from the file), which
+// leaves its spill directory empty.
 func convertInStore(t *testing.T, f *fixture, c *cloud, pq string) {
 	t.Helper()
+	spill := t.TempDir()
+	for _, way := range []struct {
+		out   string
+		flags []string
+	}{
+		{"converted", nil},
+		{"converted-spilled", []string{"--hold-bytes", "1", "--spill-dir", spill}},
+	} {
+		t.Run(way.out, func(t *testing.T) {
+			convertedInStore(t, f, c, pq, way.out, way.flags...)
+			if ents, err := os.ReadDir(spill); err != nil || len(ents) != 0 {
+				t.Fatalf("the spill directory after the convert: %d entries, %v", len(ents), err)
+			}
+		})
+	}
+}
+
+func convertedInStore(t *testing.T, f *fixture, c *cloud, pq, out string, flags ...string) {
+	t.Helper()
 	ctx := context.Background()
-	const out = "converted"
-	if r := f.crl(ctx, nil, nil, "convert", c.url(inBucket, inPrefix), "--out", c.url(outBucket, out), "--concurrency", "2"); r.code != 0 {
+	args := append([]string{"convert", c.url(inBucket, inPrefix), "--out", c.url(outBucket, out), "--concurrency", "2"}, flags...)
+	if r := f.crl(ctx, nil, nil, args...); r.code != 0 {
 		t.Fatalf("convert in the store: %s\nserver log:\n%s", r, c.srv.LogTail(20))
 	}
 	want := map[string][]byte{}

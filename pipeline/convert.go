@@ -39,8 +39,12 @@ type ConvertConfig struct {
 	// readers.ConvertHoldBytes waits to be written, in a folder of the
 	// job's own that it removes when it ends (as score's spilled rows).
 	SpillDir string
-	Opener   Opener
-	Retry    RetryPolicy
+	// HoldBytes is how much of a Parquet file is held in memory before it
+	// goes to a spill file (0: readers.ConvertHoldBytes; the hidden
+	// --hold-bytes, for the tests of stores).
+	HoldBytes int64
+	Opener    Opener
+	Retry     RetryPolicy
 	// Logger receives the warnings (a claim taken over from a job that is
 	// gone, one that could not be let go); nil discards them.
 	Logger *slog.Logger
@@ -229,7 +233,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				}{rd, r}, nil
 			}
 			var err error
-			conv, err = readers.ConvertObjectSpilled(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression, spill)
+			conv, err = readers.ConvertObjectSpilled(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression, spill, cfg.HoldBytes)
 			if errors.Is(err, readers.ErrChangedWhileConverting) {
 				// Rewritten meanwhile: read it again, both times.
 				return storage.Transient(err)

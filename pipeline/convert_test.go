@@ -597,15 +597,14 @@ func TestConvertClaim(t *testing.T) {
 	}
 }
 
-// TestConvertSpills: a convert whose Parquet files grow past
-// readers.ConvertHoldBytes writes each through a spill file, in a folder of
+// TestConvertSpills: a convert whose Parquet files grow past HoldBytes
+// writes each through a spill file, in a folder of
 // the job's own under SpillDir that is there while the objects are written
 // and gone when the convert ends; the objects are byte for byte those of a
 // convert that held them in memory; the first spill removes the spill
 // folder a killed job left. A spill folder that cannot be made
 // fails the convert as that folder's storage error, with nothing left in
-// OUTPUT. Not parallel (see TestMain): it sets readers.ConvertHoldBytes and
-// testHookConvertWriter.
+// OUTPUT. Not parallel (see TestMain): it sets testHookConvertWriter.
 func TestConvertSpills(t *testing.T) {
 	ctx := context.Background()
 	in := localSweep(t)
@@ -613,8 +612,6 @@ func TestConvertSpills(t *testing.T) {
 	if _, err := Convert(ctx, ConvertConfig{Input: in, Output: held, Concurrency: 2, Retry: DefaultRetry()}); err != nil {
 		t.Fatal(err)
 	}
-	defer func(n int64) { readers.ConvertHoldBytes = n }(readers.ConvertHoldBytes)
-	readers.ConvertHoldBytes = 100
 	spillDir := t.TempDir()
 	// A killed job's spill folder (its process gone), which the convert's
 	// first spill removes, as score's does (TestSpillFolderSweep).
@@ -640,7 +637,7 @@ func TestConvertSpills(t *testing.T) {
 	}
 	defer func() { testHookConvertWriter = nil }()
 	out := filepath.Join(t.TempDir(), "out")
-	n, err := Convert(ctx, ConvertConfig{Input: in, Output: out, Concurrency: 2, Retry: DefaultRetry(), SpillDir: spillDir})
+	n, err := Convert(ctx, ConvertConfig{Input: in, Output: out, Concurrency: 2, Retry: DefaultRetry(), SpillDir: spillDir, HoldBytes: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -658,7 +655,7 @@ func TestConvertSpills(t *testing.T) {
 	notDir := filepath.Join(t.TempDir(), "file")
 	write(t, notDir, "not a folder")
 	out2 := filepath.Join(t.TempDir(), "out2")
-	_, err = Convert(ctx, ConvertConfig{Input: in, Output: out2, Concurrency: 2, Retry: DefaultRetry(), SpillDir: notDir})
+	_, err = Convert(ctx, ConvertConfig{Input: in, Output: out2, Concurrency: 2, Retry: DefaultRetry(), SpillDir: notDir, HoldBytes: 100})
 	var se *StorageError
 	if !errors.As(err, &se) || se.Op != "spill" || se.URL != notDir {
 		t.Fatalf("a spill directory that is a file: %v, want the spill folder's storage error", err)

@@ -101,17 +101,17 @@ type ConvertSource func() (io.ReadCloser, error)
 // so (ErrChangedWhileConverting), not a DataError: reading it again may
 // succeed.
 func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64, compression string) (*Converted, error) {
-	return ConvertObjectSpilled(url, open, maxLine, maxObject, compression, nil)
+	return ConvertObjectSpilled(url, open, maxLine, maxObject, compression, nil, 0)
 }
 
 // ConvertObjectSpilled is ConvertObject keeping the Parquet file it builds
-// in a spill file that spill makes once the file has grown past
-// ConvertHoldBytes (nil: in memory, whatever its size), so that what it
+// in a spill file that spill makes once the file has grown past hold bytes
+// (0: ConvertHoldBytes; spill nil: in memory, whatever its size), so that what it
 // holds in memory stays one row group's columns. A spill file that cannot
 // be made, written or read back fails the conversion or WriteTo with a
 // *SpillError (never a DataError); the caller calls Release on the
 // Converted when done with it.
-func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject int64, compression string, spill ConvertSpill) (*Converted, error) {
+func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject int64, compression string, spill ConvertSpill, hold int64) (*Converted, error) {
 	if compression == "" {
 		compression = ConvertCompression
 	}
@@ -119,7 +119,7 @@ func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject
 	if !ok {
 		return nil, fmt.Errorf("readers: convert: compression %q: want one of %v", compression, ConvertCompressions)
 	}
-	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, spill)
+	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, spill, hold)
 }
 
 // Converted is the Parquet file ConvertObject made of an object, held as
@@ -185,7 +185,7 @@ func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 		return fmt.Errorf("readers: %s: %w", url, err)
 	}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	conv, err := convertObject(url, open, maxLine, maxObject, extra, nil)
+	conv, err := convertObject(url, open, maxLine, maxObject, extra, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 // ConvertObject differ.
 var ErrChangedWhileConverting = errors.New("the object changed while it was being converted (its two reads differ)")
 
-func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty, spill ConvertSpill) (*Converted, error) {
+func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty, spill ConvertSpill, hold int64) (*Converted, error) {
 	opts, err := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject}.normalize()
 	if err != nil {
 		return nil, err
@@ -211,7 +211,10 @@ func convertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 	// written with every page header given the CRC-32 of its page
 	// (Converted.WriteTo, pqWriteCRCs), which every reader of crlbatch
 	// checks (pqChecked), as parquet-mr's does.
-	buf := &spillWriter{hold: ConvertHoldBytes, spill: spill}
+	if hold <= 0 {
+		hold = ConvertHoldBytes
+	}
+	buf := &spillWriter{hold: hold, spill: spill}
 	again := func() (io.ReadCloser, error) {
 		rc, err := open()
 		if err != nil {

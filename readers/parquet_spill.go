@@ -14,9 +14,9 @@ import (
 type ConvertSpill func() (*os.File, error)
 
 // ConvertHoldBytes is how many bytes of a Parquet file ConvertObjectSpilled
-// holds in memory; past it the file goes to a spill file, so that a
-// convert's memory does not grow with its objects (a variable for the
-// tests).
+// holds in memory by default; past it the file goes to a spill file, so
+// that a convert's memory does not grow with its objects (a variable for
+// the tests).
 var ConvertHoldBytes int64 = 32 << 20
 
 // SpillError is the failure of a spill file (made, written or read back):

@@ -55,7 +55,7 @@ func TestConvertSpilled(t *testing.T) {
 		ConvertHoldBytes = hold
 		dir := t.TempDir()
 		spill, made := spillIn(dir)
-		conv, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", spill)
+		conv, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", spill, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,9 +79,20 @@ func TestConvertSpilled(t *testing.T) {
 			t.Fatalf("hold %d: %v left after Release", hold, names)
 		}
 	}
+	// A bound given beats ConvertHoldBytes.
+	ConvertHoldBytes = 1
+	dir := t.TempDir()
+	spill, made := spillIn(dir)
+	conv, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", spill, int64(want.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conv.Spilled() || made.Load() != 0 {
+		t.Fatalf("a bound of the file's size: spilled %v, %d files", conv.Spilled(), made.Load())
+	}
 	// Without a spill, memory whatever the size.
 	ConvertHoldBytes = 0
-	conv, err := ConvertObject("mem://b/x.jsonl", open, 0, 0, "")
+	conv, err = ConvertObject("mem://b/x.jsonl", open, 0, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +114,7 @@ func TestConvertSpillFails(t *testing.T) {
 	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(rows)), nil }
 
 	refused := errors.New("no room")
-	_, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", func() (*os.File, error) { return nil, refused })
+	_, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", func() (*os.File, error) { return nil, refused }, 0)
 	var de *DataError
 	if !errors.Is(err, refused) || errors.As(err, &de) || !strings.Contains(err.Error(), "spill") {
 		t.Fatalf("a spill that cannot be made: %v", err)
@@ -117,7 +128,7 @@ func TestConvertSpillFails(t *testing.T) {
 		}
 		f.Close() // every write fails
 		return f, nil
-	})
+	}, 0)
 	if err == nil || errors.As(err, &de) || !strings.Contains(err.Error(), "spill file") {
 		t.Fatalf("a spill file that cannot be written: %v", err)
 	}
@@ -126,7 +137,7 @@ func TestConvertSpillFails(t *testing.T) {
 	}
 
 	spill, _ := spillIn(dir)
-	conv, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", spill)
+	conv, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", spill, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +168,7 @@ func TestConvertSpillFails(t *testing.T) {
 		}
 		return io.NopCloser(strings.NewReader(strings.Replace(rows, `"reward":`, `"reward":1`, 1))), nil
 	}
-	if _, err := ConvertObjectSpilled("mem://b/x.jsonl", changed, 0, 0, "", spill); !errors.Is(err, ErrChangedWhileConverting) {
+	if _, err := ConvertObjectSpilled("mem://b/x.jsonl", changed, 0, 0, "", spill, 0); !errors.Is(err, ErrChangedWhileConverting) {
 		t.Fatalf("an object changed between its reads: %v", err)
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
@@ -203,7 +214,7 @@ func TestConvertSpilledMemory(t *testing.T) {
 				}
 			}
 		}()
-		conv, err := ConvertObjectSpilled("mem://b/big.jsonl", open, 0, 0, "", spill)
+		conv, err := ConvertObjectSpilled("mem://b/big.jsonl", open, 0, 0, "", spill, 0)
 		close(stop)
 		<-done
 		if err != nil {

@@ -42,6 +42,9 @@ func convertCommand() *cli.Command {
 			&cli.StringFlag{Name: "max-object-bytes", Value: sizeText(readers.DefaultMaxObjectBytes), Usage: "the most decompressed bytes read of one object (`SIZE`)"},
 			&cli.StringFlag{Name: "spill-dir", DefaultText: "the system temp dir", TakesFile: true,
 				Usage: "local folder `DIR` where a Parquet object of more than 32 MiB waits until it is written (emptied when the convert ends)"},
+			// For the tests of stores: a spill of every object, however small.
+			&cli.StringFlag{Name: "hold-bytes", Hidden: true,
+				Usage: "hold at most `SIZE` of a Parquet object in memory before it goes to a spill file (default 32MiB)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			in, err := oneArg(cmd, "INPUT")
@@ -66,6 +69,11 @@ func convertCommand() *cli.Command {
 			cfg.Reader.MaxLineBytes = int(min(lineBytes, math.MaxInt))
 			if cfg.Reader.MaxObjectBytes, err = sizeFlag(cmd, "max-object-bytes"); err != nil {
 				return err
+			}
+			if cmd.IsSet("hold-bytes") {
+				if cfg.HoldBytes, err = sizeFlag(cmd, "hold-bytes"); err != nil {
+					return err
+				}
 			}
 			for _, s := range []string{cfg.Input, cfg.Output} {
 				if u, err := url.Parse(s); err == nil && u.Scheme == s3blob.Scheme {
