@@ -246,7 +246,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				return err
 			}
 			if se := (*readers.SpillError)(nil); errors.As(err, &se) {
-				return spillOr(se, spillDir)
+				return &StorageError{Op: "spill", URL: spillDir, Err: se}
 			}
 			return &StorageError{Op: "read", URL: url, Err: redactErr(err)}
 		}
@@ -293,7 +293,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		})
 		if err != nil {
 			if se := (*readers.SpillError)(nil); errors.As(err, &se) {
-				return spillOr(se, spillDir)
+				return &StorageError{Op: "spill", URL: spillDir, Err: se}
 			}
 			return &StorageError{Op: "write", URL: out.ObjectURL(key), Err: redactErr(err)}
 		}

@@ -35,7 +35,7 @@ const trimChunk = 32 << 10
 // (debug.FreeOSMemory: a collection, then the release), drops what it
 // took and collects, so that the kept pages are free again. It costs two
 // collections of the heap that is left and the clearing of the kept room
-// (~14 ms on the 1 GB sweep's job, 29 MiB kept, 44 MiB released). A
+// (13-17 ms on the 1 GB sweep's job, 24 MiB kept, 44 MiB released). A
 // fragment of free pages smaller than a chunk is released with the rest.
 //
 // It does nothing when the free memory exceeds the room by less than
