@@ -25,19 +25,6 @@ func spillIn(dir string) (ConvertSpill, *atomic.Int32) {
 	}, &made
 }
 
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestConvertSpilled: a converted file past ConvertHoldBytes goes to a
 // spill file, and is written (checksums and all) byte for byte as the same
 // file held in memory, as often as asked; Release removes the spill file.
@@ -77,7 +64,7 @@ func TestConvertSpilled(t *testing.T) {
 		if err := conv.Release(); err != nil {
 			t.Fatal(err)
 		}
-		if names := dirNames(t, dir); len(names) != 0 {
+		if names := dirFiles(t, dir); len(names) != 0 {
 			t.Fatalf("hold %d: %v left after Release", hold, names)
 		}
 	}
@@ -134,7 +121,7 @@ func TestConvertSpillFails(t *testing.T) {
 	if err == nil || errors.As(err, &de) || !strings.Contains(err.Error(), "spill file") {
 		t.Fatalf("a spill file that cannot be written: %v", err)
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := dirFiles(t, dir); len(names) != 0 {
 		t.Fatalf("%v left after a failed conversion", names)
 	}
 
@@ -143,7 +130,7 @@ func TestConvertSpillFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := dirNames(t, dir)
+	names := dirFiles(t, dir)
 	if len(names) != 1 {
 		t.Fatalf("spill files %v, want one", names)
 	}
@@ -173,7 +160,7 @@ func TestConvertSpillFails(t *testing.T) {
 	if _, err := ConvertObjectSpilled("mem://b/x.jsonl", changed, 0, 0, "", spill, 0); !errors.Is(err, ErrChangedWhileConverting) {
 		t.Fatalf("an object changed between its reads: %v", err)
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := dirFiles(t, dir); len(names) != 0 {
 		t.Fatalf("%v left after an object changed between its reads", names)
 	}
 }

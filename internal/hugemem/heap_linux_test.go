@@ -98,10 +98,17 @@ func TestAdviseHeap(t *testing.T) {
 	if !available() {
 		t.Skip("transparent huge pages unavailable here")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAdviseHeapChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "HUGEMEM_HEAP_CHILD=1")
+	runChild(t, "TestAdviseHeapChild", "HUGEMEM_HEAP_CHILD")
+}
+
+// runChild runs the test named in a process of its own, with env set to
+// 1, and fails unless it passes.
+func runChild(t *testing.T, name, env string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"=1")
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestAdviseHeapChild") {
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
 		t.Fatalf("the child process: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)

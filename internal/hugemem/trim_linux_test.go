@@ -2,11 +2,9 @@ package hugemem
 
 import (
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 	"syscall"
 	"testing"
 )
@@ -14,13 +12,7 @@ import (
 // TestTrimHeap runs TestTrimHeapChild in a process of its own: the heap's
 // free and released memory are the whole process's.
 func TestTrimHeap(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTrimHeapChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "HUGEMEM_TRIM_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestTrimHeapChild") {
-		t.Fatalf("the child process: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	runChild(t, "TestTrimHeapChild", "HUGEMEM_TRIM_CHILD")
 }
 
 func heapSamples() (goal, objects, unused, free, released uint64) {
