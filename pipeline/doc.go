@@ -6,7 +6,8 @@
 // it has them: scoring.LightAssembler),
 // scores the runs concurrently
 // (Job.Score), reduces them to families (protocol/family), has the job
-// render its tables and report, encodes them as Parquet and publishes
+// render its tables and report, encodes them as Parquet (small tables on
+// several goroutines at once, large ones one at a time) and publishes
 // everything under an output prefix, the result files four at once and the
 // manifest last (report.html is converted from report.md as it is written,
 // never held whole); an upload to an object store that is under way when
