@@ -501,21 +501,9 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 	// written one at a time, each dropped once written: two at once held
 	// two tables' Arrow columns and cost a run of 100,000 labels 13-85 MB
 	// more and 0.1-0.6 s.
-	rows := 0
-	for _, tb := range tables {
-		rows += tb.Table.NumRows()
-	}
-	atOnce := j.parallel
-	if rows > parallelTableRows {
-		atOnce = func(n int, work func(i int)) {
-			for i := range n {
-				work(i)
-			}
-		}
-	}
 	written := make([]outFile, len(tables))
 	errs := make([]error, len(tables))
-	atOnce(len(tables), func(i int) {
+	write := func(i int) {
 		tb := tables[i]
 		tables[i] = scoring.Table{}
 		if ctx.Err() != nil {
@@ -529,7 +517,20 @@ func (j *job) render(ctx context.Context, scored []*scoring.Scored, notes []stri
 		}
 		rows := int64(tb.Table.NumRows())
 		written[i] = outFile{name: tb.Name, data: buf.Bytes(), rows: &rows}
-	})
+	}
+	total := 0
+	for _, tb := range tables {
+		total += tb.Table.NumRows()
+	}
+	if total > parallelTableRows {
+		for i := range tables {
+			if write(i); errs[i] != nil {
+				break
+			}
+		}
+	} else {
+		j.parallel(len(tables), write)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
