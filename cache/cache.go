@@ -264,7 +264,8 @@ func (c *Cache) publish(ctx context.Context, key string, parts ...[]byte) error 
 				return err
 			}
 		}
-		return nil
+		// The crash test: the entry's bytes written, not yet under its name.
+		return testhook.Wait(ctx, "cache-entry")
 	})
 	return storage.RedactErr(err)
 }

@@ -1,25 +1,34 @@
 package integration
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
 
-// TestCacheKilledWhileWriting kills crlbatch -9 the moment its first cache
-// entry's temporary file appears in a local --cache folder (inotify), so
-// that the entry is never renamed into place, then checks what the
+// TestCacheKilledWhileWriting kills crlbatch -9 while its first cache
+// entry is in its temporary file in a local --cache folder, so that the
+// entry is never renamed into place (the crlbatch it kills is built with
+// testhook.Pause at "cache-entry": an entry's writer stops once its bytes
+// are in the temporary file, and the kill comes when the job says so; a
+// kill timed by inotify alone missed the window ten times in a row on a
+// slow machine), then checks what the
 // nightly user relies on: `cache stats` counts the left file apart from
 // the entries, a rerun on that cache scores exactly what a run without a
 // cache scores (the file is neither read nor in the way), `cache prune`
@@ -31,9 +40,7 @@ func TestCacheKilledWhileWriting(t *testing.T) {
 	ctx := context.Background()
 	in := filepath.Join(root, "cache-crash-in")
 	cacheCrashInput.Do(func() {
-		// Objects of a few MB: an entry takes long enough to write that
-		// the kill lands before its rename.
-		_, cacheCrashInput.err = synth.Run(ctx, synth.Config{Out: in, Seeds: 2, Steps: 40000, Seed: 23})
+		_, cacheCrashInput.err = synth.Run(ctx, synth.Config{Out: in, Seeds: 2, Steps: 4000, Seed: 23})
 	})
 	if cacheCrashInput.err != nil {
 		t.Fatal(cacheCrashInput.err)
@@ -44,27 +51,14 @@ func TestCacheKilledWhileWriting(t *testing.T) {
 		t.Fatalf("cold run without a cache: %s", r)
 	}
 
+	// Killed the moment the first entry's writer stops, its bytes in
+	// the temporary file and the rename not done.
+	paused := pausedBinary(t, f, "cache-entry")
 	cdir := filepath.Join(tmp, "cache")
-	var temps []string
-	for attempt := 1; attempt <= 10 && len(temps) == 0; attempt++ {
-		os.RemoveAll(cdir)
-		var proc atomic.Pointer[os.Process]
-		st := &localStore{dir: cdir}
-		disarm := st.killAt(t, func() {
-			if p := proc.Load(); p != nil {
-				p.Kill()
-			}
-		}, 1) // the first file created under the cache: an entry's temporary file
-		args := append([]string{"score", in, "--out", filepath.Join(tmp, fmt.Sprintf("killed-%d", attempt)), "--quiet", "--cache", cdir}, scoreFlags...)
-		r := f.crl(ctx, nil, func(p *os.Process) { proc.Store(p) }, args...)
-		disarm()
-		if r.code != -1 {
-			t.Logf("attempt %d: the job was not killed (%s)", attempt, r)
-		}
-		temps = tempFiles(t, cdir)
-	}
+	killed := killAtPause(t, paused, "cache-entry", append([]string{"score", in, "--out", filepath.Join(tmp, "killed"), "--quiet", "--cache", cdir}, scoreFlags...)...)
+	temps := tempFiles(t, cdir)
 	if len(temps) == 0 {
-		t.Fatal("in 10 attempts no kill landed between an entry's temporary file and its rename")
+		t.Fatalf("the kill left no temporary file of an entry; the job's stderr:\n%s", killed)
 	}
 	for _, p := range temps {
 		if !cacheTempName.MatchString(filepath.Base(p)) {
@@ -122,6 +116,63 @@ func TestCacheKilledWhileWriting(t *testing.T) {
 var cacheCrashInput struct {
 	sync.Once
 	err error
+}
+
+// pausedBinary returns f with its crlbatch built again with
+// testhook.Pause set to where by the linker, once per place.
+func pausedBinary(t *testing.T, f *fixture, where string) *fixture {
+	t.Helper()
+	pausedBuilds.Lock()
+	defer pausedBuilds.Unlock()
+	bin := filepath.Join(root, "bin", "crlbatch-paused-"+where)
+	if _, err := os.Stat(bin); err != nil {
+		build := exec.Command("go", "build", "-ldflags=-X github.com/crlbatch/crlbatch/internal/testhook.Pause="+where, "-o", bin, "./cmd/crlbatch")
+		build.Dir = f.repo
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build ./cmd/crlbatch paused at %s: %v\n%s", where, err, out)
+		}
+	}
+	p := *f
+	p.bin = bin
+	return &p
+}
+
+var pausedBuilds sync.Mutex
+
+// killAtPause runs f's crlbatch with args, kills it -9 once it writes
+// that it is paused at where (testhook.Wait) and returns what it wrote
+// to stderr until then. The test fails if the job ends otherwise.
+func killAtPause(t *testing.T, f *fixture, where string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, f.bin, args...)
+	cmd.Env = childEnv()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	paused := false
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if sc.Text() == testhook.PauseMarker+where {
+			paused = true
+			cmd.Process.Kill()
+			break
+		}
+		seen.WriteString(sc.Text() + "\n")
+	}
+	io.Copy(io.Discard, stderr)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !paused || !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("crlbatch %s: want it paused at %s and killed, got paused %v, %v; stderr:\n%s", strings.Join(args, " "), where, paused, err, seen.String())
+	}
+	return seen.String()
 }
 
 // cacheTempName is the name of a local cache entry's temporary file:

@@ -377,9 +377,8 @@ func (s *localStore) emptyDirs(t *testing.T) []string {
 // watch is added once its creation is read, so a file made in it before
 // then has no event: with k == 1 (kill at the first file anywhere), a
 // folder newly watched is read at once and a file already in it counts as
-// that first event (under load, the job made its cache entry's folder and
-// temporary file, and renamed it, before the watch was there, and every
-// kill of TestCacheKilledWhileWriting came after the rename).
+// that first event (under load, a job can make a folder and a file in
+// it, and rename the file, before the folder's watch is there).
 func (s *localStore) killAt(t *testing.T, kill func(), k int) func() {
 	os.MkdirAll(s.dir, 0o755)
 	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)

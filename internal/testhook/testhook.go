@@ -25,8 +25,13 @@ func At(where string) {
 // Pause, when not empty, names the place where the engine stops until its
 // job is cancelled: "main" (after scoring, the spill files still there,
 // before publishing), "publish" (the result files written, before the
-// manifest) or "prune" (cache prune, after its first entry removed). The signal tests set it in a process of their own, so that a
-// signal reaches a known phase without timing anything.
+// manifest), "prune" (cache prune, after its first entry removed) or
+// "cache-entry" (a cache entry's bytes written to its temporary name,
+// before it is published under its own). The signal tests set it in a
+// process of their own, so that a signal reaches a known phase without
+// timing anything; the cache crash test (integration) builds a crlbatch
+// with it set (the linker's -X), so that its kill -9 lands while an
+// entry is unfinished, at any load.
 var Pause string
 
 // PauseMarker is what Wait writes to stderr when it stops, before WHERE.
