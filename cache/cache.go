@@ -103,6 +103,11 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec, str: &streams{}}, nil
 }
 
+// Remote says whether the cache is on a store reached over the network
+// (S3, GCS, Azure Blob): there an entry's read or write costs a round trip,
+// not the CPU a local file's does.
+func (c *Cache) Remote() bool { return !c.loc.Local && !c.loc.InMemory() }
+
 // Close closes the cache's bucket.
 func (c *Cache) Close() error {
 	if c.sub {

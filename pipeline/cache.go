@@ -41,9 +41,13 @@ import (
 // release of the objects (releaseObjects) leaves it to the entry's writer,
 // and an object about to spill is encoded before it spills (budget.admit).
 // The job's other entries (runs, families, cells, figures, object
-// indexes) are written beside it too, one at a time (putLater). The job
-// waits for its entries (waitEntries) before it publishes anything, and
-// before it lets go of the objects and the cache.
+// indexes) are written beside it too, one at a time on a local cache
+// (putLater), remoteEntryIO at a time on a remote one, where each is a
+// round trip. They are looked up before the work they would save,
+// Concurrency at a time on a local cache and remoteEntryIO at a time on a
+// remote one (eachEntry). The job waits for its entries (waitEntries)
+// before it publishes anything, and before it lets go of the objects and
+// the cache.
 
 // jobCache is the cache of one job.
 type jobCache struct {
@@ -61,8 +65,9 @@ type jobCache struct {
 
 	bg      sync.WaitGroup // the entries' writers (storeLater, putLater) and what waits for them
 	bug     bugs           // a panic of one of them, panicked again by waitEntries
-	later   sync.Mutex     // held by the one putLater write under way
+	writers chan struct{}  // a slot per putLater write under way (one locally, remoteEntryIO remotely)
 	queued  chan struct{}  // a slot per putLater write not done yet (laterQueue of them)
+	lookups int            // entries looked up at once (eachEntry)
 	slots   chan struct{}  // at most Concurrency entries written at once
 	mu      sync.Mutex     // guards writing
 	writing []*entryWrite  // per object: its entry's write by this job, or nil
@@ -126,13 +131,28 @@ func (j *job) openCache(ctx context.Context) error {
 		j.log.Warn("--cache cannot be opened: every object is decoded", "cache", Redact(j.cfg.Cache), "error", redactErr(err))
 		return nil
 	}
-	j.cache = newJobCache(c, codec)
+	j.cache = newJobCache(c, codec, j.cfg.Concurrency)
 	return nil
 }
 
-// newJobCache is the jobCache of c.
-func newJobCache(c *cache.Cache, codec scoring.Codec) *jobCache {
-	return &jobCache{c: c, codec: codec, queued: make(chan struct{}, laterQueue)}
+// remoteEntryIO is how many entries a job reads, or writes beside it, at
+// once on a remote cache (cache.Cache.Remote), whatever --concurrency: a
+// read or write of an entry there is mostly a round trip to the store
+// (tens of milliseconds on S3), so that one or two at a time left a warm
+// rerun waiting on its ~180 requests (docs/decisions.md, "Cache entries
+// on a remote store read and written sixteen at a time"). Locally they
+// are CPU work, and stay within --concurrency (reads) and one core
+// (writes).
+const remoteEntryIO = 16
+
+// newJobCache is the jobCache of c, for a job of the given --concurrency.
+func newJobCache(c *cache.Cache, codec scoring.Codec, concurrency int) *jobCache {
+	jc := &jobCache{c: c, codec: codec, queued: make(chan struct{}, laterQueue)}
+	jc.lookups, jc.writers = max(concurrency, 1), make(chan struct{}, 1)
+	if c.Remote() {
+		jc.lookups, jc.writers = max(concurrency, remoteEntryIO), make(chan struct{}, remoteEntryIO)
+	}
+	return jc
 }
 
 func (j *job) closeCache() {
@@ -378,8 +398,10 @@ var testHookPutLater func(url string)
 const laterQueue = 64
 
 // putLater writes payload as the entry of key in c (a Kind of the job's
-// cache) on a goroutine beside the job, one such write at a time (at most
-// one core, and the cache's one EncodeAll encoder, taken from the job),
+// cache) on a goroutine beside the job, one such write at a time on a
+// local cache (at most one core, and the cache's one EncodeAll encoder,
+// taken from the job) and remoteEntryIO at a time on a remote one (their
+// round trips overlapping; the encoder still compresses one at a time),
 // so that the family, cell, figure, run and index entries are not written
 // on the job's path: waitEntries waits for them, before anything is
 // published and before the cache is closed. A failed write is a warning,
@@ -391,8 +413,8 @@ func (j *job) putLater(ctx context.Context, c *cache.Cache, key string, payload 
 	go func() {
 		defer func() { <-jc.queued }()
 		defer jc.bg.Done()
-		jc.later.Lock()
-		defer jc.later.Unlock()
+		jc.writers <- struct{}{}
+		defer func() { <-jc.writers }()
 		defer jc.bug.catch()
 		if testHookPutLater != nil {
 			testHookPutLater(c.URL(key))

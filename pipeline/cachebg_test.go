@@ -372,3 +372,122 @@ func TestPutLaterQueueIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheEntryIOOnRemoteStores: on a cache reached over the network
+// (here s3://, opened as an in-memory bucket) a job writes remoteEntryIO
+// entries beside it at once and looks remoteEntryIO up at once, at
+// --concurrency 2: each is a round trip there, and one or two at a time
+// left a warm rerun against S3 waiting on its requests. On a local cache
+// writes stay one at a time and lookups within --concurrency. Each case
+// holds its writers (testHookPutLater) or lookups until as many as it
+// expects have started, then checks that no more start.
+//
+// Not parallel (see TestMain): it sets testHookPutLater, which every job in
+// the process calls.
+func TestCacheEntryIOOnRemoteStores(t *testing.T) {
+	for _, tc := range []struct {
+		name, cache            string
+		writers, lookups, conc int
+	}{
+		{"local", "", 1, 2, 2},
+		{"local, --concurrency 4", "", 1, 4, 4},
+		{"s3", "s3://lab/cache", remoteEntryIO, remoteEntryIO, 2},
+		{"s3, --concurrency 32", "s3://lab/cache", remoteEntryIO, 32, 32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			where := tc.cache
+			if where == "" {
+				where = t.TempDir()
+			}
+			c, err := cache.Open(ctx, where, (&memOpener{}).open)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if c.Remote() != (tc.cache != "") {
+				t.Fatalf("Remote() = %v for %s", c.Remote(), where)
+			}
+			var log bytes.Buffer
+			j := reduceJob(t, t.TempDir(), &log)
+			j.cfg.Concurrency = tc.conc
+			j.cache = newJobCache(c, nil, tc.conc)
+
+			// Writers: each held in the hook until the test lets go.
+			var inHook, most atomic.Int32
+			release := make(chan struct{})
+			const n = 3 * remoteEntryIO
+			started := make(chan struct{}, n)
+			testHookPutLater = func(string) {
+				n := inHook.Add(1)
+				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+				}
+				started <- struct{}{}
+				<-release
+				inHook.Add(-1)
+			}
+			defer func() { testHookPutLater = nil }()
+			kc := c.Kind("io")
+			go func() {
+				for i := range n {
+					j.putLater(ctx, kc, cache.Key(strconv.Itoa(i)), []byte{byte(i)})
+				}
+			}()
+			for range tc.writers {
+				select {
+				case <-started:
+				case <-time.After(20 * time.Second):
+					t.Fatalf("%d writers started in 20 s, want %d", most.Load(), tc.writers)
+				}
+			}
+			time.Sleep(100 * time.Millisecond) // time for a writer past the bound to start
+			if got := most.Load(); int(got) != tc.writers {
+				t.Errorf("%d entry writes under way at once, want %d", got, tc.writers)
+			}
+			close(release) // started holds a slot for every write: none waits on it
+			j.waitEntries()
+			if s, err := kc.Stats(ctx); err != nil || s.Entries != n {
+				t.Fatalf("%d entries written (%v), want %d; log: %s", s.Entries, err, n, log.String())
+			}
+			if most.Load() > int32(tc.writers) {
+				t.Errorf("%d entry writes under way at once, want at most %d", most.Load(), tc.writers)
+			}
+
+			// Lookups: each holds until the test has seen as many as it
+			// expects start.
+			var in, top atomic.Int32
+			gate := make(chan struct{})
+			var seen sync.WaitGroup
+			seen.Add(tc.lookups)
+			done := make(chan error, 1)
+			go func() {
+				done <- j.eachEntry(ctx, 4*tc.lookups, func(ctx context.Context, i int) error {
+					k := in.Add(1)
+					for m := top.Load(); k > m && !top.CompareAndSwap(m, k); m = top.Load() {
+					}
+					if i < tc.lookups {
+						seen.Done()
+					}
+					<-gate
+					in.Add(-1)
+					return nil
+				})
+			}()
+			waited := make(chan struct{})
+			go func() { seen.Wait(); close(waited) }()
+			select {
+			case <-waited:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("%d lookups started in 20 s, want %d", top.Load(), tc.lookups)
+			}
+			time.Sleep(100 * time.Millisecond) // time for a lookup past the bound to start
+			if got := top.Load(); int(got) != tc.lookups {
+				t.Errorf("%d lookups under way at once, want %d", got, tc.lookups)
+			}
+			close(gate)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -68,9 +68,12 @@
 // keyed by what it depends on of one metric; figures.go each
 // figure's SVG and PNG, keyed by its inputs (figures.Figure.Key, computed
 // without drawing) and the build; those entries (and the object indexes)
-// are encoded on the job's path and written by a goroutine beside it, one
-// at a time (putLater), waited for with the objects' entries before the
-// job publishes. With --cache, the objects decoded in a pass (a warm
+// are encoded on the job's path and written by goroutines beside it, one
+// at a time on a local cache and sixteen at a time on a remote one, where
+// each write is a round trip (putLater), waited for with the objects'
+// entries before the job publishes; on a remote cache the entries are
+// looked up sixteen at a time too (eachEntry), locally within
+// --concurrency. With --cache, the objects decoded in a pass (a warm
 // rerun's changed ones) share the cores among themselves: one large
 // enough is decoded in chunks.
 // Convert (convert.go) is `crlbatch convert`; a Parquet file past

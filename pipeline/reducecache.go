@@ -120,7 +120,7 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 		}
 	}
 	served := make([][]family.Row, len(names))
-	err = j.eachLimited(ctx, len(names), func(ctx context.Context, k int) error {
+	err = j.eachEntry(ctx, len(names), func(ctx context.Context, k int) error {
 		e, ok, err := fc.Get(ctx, keys[k])
 		if err == nil && ok {
 			var rows []family.Row
@@ -163,7 +163,7 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 				string(cellBits(runs, members[f], m)), baseline, fmt.Sprint(found), string(baseCells[m]))
 		}
 	}
-	err = j.eachLimited(ctx, len(cells), func(ctx context.Context, i int) error {
+	err = j.eachEntry(ctx, len(cells), func(ctx context.Context, i int) error {
 		if cellKeys[i] == "" {
 			return nil
 		}

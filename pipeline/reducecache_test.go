@@ -34,7 +34,7 @@ func reduceJob(t *testing.T, dir string, buf *bytes.Buffer) *job {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	j.cache = newJobCache(c, nil)
+	j.cache = newJobCache(c, nil, j.cfg.Concurrency)
 	return j
 }
 

@@ -183,7 +183,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	}
 	// The objects' indexes: an object with one is not read (yet).
 	index := make([]*objIndex, len(objs))
-	err := j.eachLimited(ctx, len(objs), func(ctx context.Context, i int) error {
+	err := j.eachEntry(ctx, len(objs), func(ctx context.Context, i int) error {
 		if jc.keys[i] == "" {
 			return nil
 		}
@@ -283,7 +283,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			r.entry = cache.Key(parts...)
 		}
 	}
-	err = j.eachLimited(ctx, len(runs), func(ctx context.Context, i int) error {
+	err = j.eachEntry(ctx, len(runs), func(ctx context.Context, i int) error {
 		r := runs[i]
 		if r.entry == "" {
 			return nil
@@ -547,6 +547,14 @@ func (j *job) scoreAll(ctx context.Context, b *blob.Bucket, rs *reading, index [
 // is the first in index order (ordered), at any --concurrency.
 func (j *job) eachLimited(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	_, err := ordered(ctx, n, j.cfg.Concurrency, fn)
+	return err
+}
+
+// eachEntry is eachLimited for fn that each look up one cache entry: at
+// most the job cache's lookups at once (Concurrency on a local cache,
+// remoteEntryIO on a remote one, where each is a round trip).
+func (j *job) eachEntry(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	_, err := ordered(ctx, n, j.cache.lookups, fn)
 	return err
 }
 
