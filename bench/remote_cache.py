@@ -15,6 +15,11 @@ that only the cache is remote):
             object of bench/cache.sh's other sweep
   nochange  the same prefix again, nothing changed
 
+With BENCH_REMOTE_INPUT=1 the input is on the same S3 server too (its files hard-linked into
+versitygw's bucket folder, the changed object replaced there), so that the jobs also read the
+objects' attributes (one HEAD each, to key their entries) and the changed object through
+the proxy.
+
 For each delay of BENCH_DELAYS (default "0ms 20ms 50ms"; tens of milliseconds is what a
 request to S3 takes from a machine in the same region), ROUNDS rounds, the builds' order
 swapped every round, each build on a prefix of its own. Wall time by time.perf_counter
@@ -45,6 +50,7 @@ src = os.environ.get("BENCH_DIR", "/tmp/crlbatch-bench-cache")
 work = os.environ.get("BENCH_AB_DIR", "/tmp/crlbatch-remote-cache")
 gw = os.environ.get("VERSITYGW", os.path.join(root, ".tools", "bin", "versitygw"))
 delays = os.environ.get("BENCH_DELAYS", "0ms 20ms 50ms").split()
+remote_input = os.environ.get("BENCH_REMOTE_INPUT") == "1"
 changed = "der/der-s0.jsonl"
 for d in ("jsonl", "alt"):
     if not os.path.isfile(os.path.join(src, d, changed)):
@@ -120,7 +126,7 @@ try:
             time.sleep(0.05)
     subprocess.run(["find", src + "/jsonl", src + "/alt", "-type", "f", "-exec", "cat", "{}", "+"],
                    stdout=subprocess.DEVNULL, check=True)
-    print(f"load before: {os.getloadavg()}")
+    print(f"load before: {os.getloadavg()}; input {'on S3' if remote_input else 'local'}")
     print(f"{'delay':>6} {'job':9} {'build':5} {'wall s':>7} {'CPU s':>6} {'requests':>8}")
     for delay in delays:
         proxy = subprocess.Popen([proxy_bin, "-upstream", f"http://127.0.0.1:{gw_port}", "-delay", delay],
@@ -131,17 +137,21 @@ try:
         for r in range(rounds):
             order = ["base", "new"] if r % 2 == 0 else ["new", "base"]
             for name in order:
+                q = (f"?endpoint=http://{addr}&use_path_style=true&region=us-east-1"
+                     "&request_checksum_calculation=when_required&response_checksum_validation=when_required")
                 inp = os.path.join(work, f"in-{name}")
+                if remote_input:
+                    inp = os.path.join(work, "s3", "bench", f"in-{name}")
                 shutil.rmtree(inp, ignore_errors=True)
                 shutil.copytree(os.path.join(src, "jsonl"), inp, copy_function=os.link)
-                cache_url = (f"s3://bench/{name}-{delay}-{r}?endpoint=http://{addr}&use_path_style=true&region=us-east-1"
-                             "&request_checksum_calculation=when_required&response_checksum_validation=when_required")
+                cache_url = f"s3://bench/{name}-{delay}-{r}" + q
                 out = os.path.join(work, "out")
-                res.setdefault((name, "cold"), []).append(timed(bins[name], inp, out, cache_url, addr))
+                job_in = f"s3://bench/in-{name}" + q if remote_input else inp
+                res.setdefault((name, "cold"), []).append(timed(bins[name], job_in, out, cache_url, addr))
                 os.remove(os.path.join(inp, changed))
                 shutil.copyfile(os.path.join(src, "alt", changed), os.path.join(inp, changed))
-                res.setdefault((name, "warm"), []).append(timed(bins[name], inp, out, cache_url, addr))
-                res.setdefault((name, "nochange"), []).append(timed(bins[name], inp, out, cache_url, addr))
+                res.setdefault((name, "warm"), []).append(timed(bins[name], job_in, out, cache_url, addr))
+                res.setdefault((name, "nochange"), []).append(timed(bins[name], job_in, out, cache_url, addr))
         for job in ("cold", "warm", "nochange"):
             for name in ("base", "new"):
                 xs = res[(name, job)]

@@ -106,7 +106,7 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 // Remote says whether the cache is on a store reached over the network
 // (S3, GCS, Azure Blob): there an entry's read or write costs a round trip,
 // not the CPU a local file's does.
-func (c *Cache) Remote() bool { return !c.loc.Local && !c.loc.InMemory() }
+func (c *Cache) Remote() bool { return c.loc.Remote() }
 
 // Close closes the cache's bucket.
 func (c *Cache) Close() error {

@@ -193,6 +193,7 @@ type FaultProxy struct {
 	closed   chan struct{}
 	holding  atomic.Int64
 	held     atomic.Int64
+	most     atomic.Int64 // the most requests held at once since the last ResetMostHolding
 	inflight atomic.Int64
 
 	mu       sync.Mutex
@@ -292,6 +293,14 @@ func (p *FaultProxy) Holding() int { return int(p.holding.Load()) }
 
 // Held is the number of requests a Stall or StallBody has held so far.
 func (p *FaultProxy) Held() int { return int(p.held.Load()) }
+
+// MostHolding is the most requests a Stall or StallBody held at once since
+// the last ResetMostHolding (or the proxy's start): how many requests the
+// client had in flight at once.
+func (p *FaultProxy) MostHolding() int { return int(p.most.Load()) }
+
+// ResetMostHolding starts MostHolding's count again.
+func (p *FaultProxy) ResetMostHolding() { p.most.Store(0) }
 
 // Close stops the proxy, releases held requests and cuts open connections.
 func (p *FaultProxy) Close() error {
@@ -532,7 +541,9 @@ func (p *FaultProxy) forward(r *http.Request, upstream string, e *Entry) (*http.
 // proxy closed first.
 func (p *FaultProxy) holdFor(ctx context.Context, d time.Duration) bool {
 	p.held.Add(1)
-	p.holding.Add(1)
+	n := p.holding.Add(1)
+	for m := p.most.Load(); n > m && !p.most.CompareAndSwap(m, n); m = p.most.Load() {
+	}
 	defer p.holding.Add(-1)
 	if d <= 0 {
 		select {

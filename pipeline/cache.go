@@ -162,7 +162,8 @@ func (j *job) closeCache() {
 }
 
 // keyObjects computes the entry key of every object (once), at most
-// Concurrency at once, from its attributes.
+// Concurrency at once (remoteEntryIO, when larger, on a remote input: each
+// object's attributes are a request there), from its attributes.
 func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) error {
 	jc := j.cache
 	if jc == nil || jc.keys != nil {
@@ -174,7 +175,11 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	jc.slots = make(chan struct{}, max(j.cfg.Concurrency, 1))
 	// The first object in key order whose attributes cannot be read fails
 	// the job, at any --concurrency (ordered).
-	_, err := ordered(ctx, n, j.cfg.Concurrency, func(gctx context.Context, i int) error {
+	limit := j.cfg.Concurrency
+	if j.in.Remote() {
+		limit = max(limit, remoteEntryIO)
+	}
+	_, err := ordered(ctx, n, limit, func(gctx context.Context, i int) error {
 		o := objs[i]
 		url := j.in.ObjectURL(o.Key)
 		var a *blob.Attributes

@@ -73,7 +73,8 @@
 // each write is a round trip (putLater), waited for with the objects'
 // entries before the job publishes; on a remote cache the entries are
 // looked up sixteen at a time too (eachEntry), locally within
-// --concurrency. With --cache, the objects decoded in a pass (a warm
+// --concurrency, and on a remote input the objects' attributes that key
+// their entries are read sixteen at a time (keyObjects). With --cache, the objects decoded in a pass (a warm
 // rerun's changed ones) share the cores among themselves: one large
 // enough is decoded in chunks.
 // Convert (convert.go) is `crlbatch convert`; a Parquet file past

@@ -157,6 +157,11 @@ func (l Location) LocalDir() (string, bool) {
 // InMemory reports whether the location is a mem:// bucket.
 func (l Location) InMemory() bool { return strings.HasPrefix(l.BucketURL, "mem:") }
 
+// Remote says whether l is on a store reached over the network (S3, GCS,
+// Azure Blob): neither a local folder nor mem://. There each request is a
+// round trip.
+func (l Location) Remote() bool { return !l.Local && !l.InMemory() }
+
 // String is the location for messages, with secrets redacted.
 func (l Location) String() string { return Redact(l.Raw) }
 
