@@ -491,3 +491,76 @@ func TestCacheEntryIOOnRemoteStores(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteCacheRerun: a job on a cache reached over the network (s3://,
+// opened here as an in-memory bucket) takes its entries' remote ways (the
+// figures' entries looked up together before any is drawn, lookups and
+// writes sixteen at a time): a rerun serves every run and every figure
+// from the cache, and it and the job that filled the cache write what a
+// job without a cache writes, file for file.
+func TestRemoteCacheRerun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	op := &memOpener{}
+	b, _ := synthSweep(t, op)
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	run := func(out, cacheURL string) *Summary {
+		t.Helper()
+		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
+		cfg.Concurrency, cfg.Cache, cfg.Logger = 2, cacheURL, logger
+		sum, err := Run(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	run("none", "")
+	run("cold", "s3://cache/c")
+	log.Reset()
+	sum := run("warm", "s3://cache/c")
+	if sum.Read[ReadDecoded] != 0 {
+		t.Errorf("rerun: %v, want nothing decoded", sum.Read)
+	}
+	if !regexp.MustCompile(`figures from the cache" served=[1-9][0-9]* drawn=0`).MatchString(log.String()) {
+		t.Errorf("rerun: want every figure from the cache; log:\n%s", log.String())
+	}
+	if strings.Contains(log.String(), "level=WARN") {
+		t.Errorf("warnings:\n%s", log.String())
+	}
+	names := func(prefix string) []string {
+		var out []string
+		it := b.List(&blob.ListOptions{Prefix: prefix})
+		for {
+			o, err := it.Next(ctx)
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(o.Key, "manifest.json") {
+				out = append(out, strings.TrimPrefix(o.Key, prefix))
+			}
+		}
+	}
+	want := names("none/")
+	for _, out := range []string{"cold/", "warm/"} {
+		if got := names(out); !slices.Equal(got, want) {
+			t.Fatalf("%s holds %q, want %q", out, got, want)
+		}
+		for _, name := range want {
+			w, err := b.ReadAll(ctx, "none/"+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := b.ReadAll(ctx, out+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(w, g) {
+				t.Errorf("%s%s differs from a job without a cache", out, name)
+			}
+		}
+	}
+}

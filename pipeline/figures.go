@@ -28,39 +28,66 @@ const (
 	figureCacheTag = "crlbatch-figures-2" // raise with the entries' layout or key; 2: input keys
 )
 
-// renderFigure renders f, through the job's figure entries when it has a
-// cache (cached: read back from its entry).
-func (j *job) renderFigure(ctx context.Context, f *figures.Figure) (svg, png []byte, cached bool, err error) {
-	if j.cache == nil {
-		svg, png, err = f.RenderContext(ctx)
-		return svg, png, false, err
-	}
+// figureEntry is a figure's entry as looked up: its key, and its SVG and
+// PNG when the entry was found and whole.
+type figureEntry struct {
+	key      string
+	svg, png []byte
+	found    bool
+	err      error // the figure's key could not be computed
+}
+
+// lookupFigure looks f's entry up in the job's cache; an entry that cannot
+// be read or trusted is warned about and left to be drawn again.
+func (j *job) lookupFigure(ctx context.Context, f *figures.Figure) figureEntry {
 	fk, err := f.Key()
 	if err != nil {
-		return nil, nil, false, err
+		return figureEntry{err: err}
 	}
 	fc := j.cache.c.Kind(figuresKind)
-	key := cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(fk[:]))
-	e, found, err := fc.Get(ctx, key)
+	fe := figureEntry{key: cache.Key(figureCacheTag, buildKey(j.cfg.Version, j.cfg.Commit), hex.EncodeToString(fk[:]))}
+	e, found, err := fc.Get(ctx, fe.key)
 	if err == nil && found {
-		if svg, png, err = splitFigure(e.Payload); err == nil {
-			return svg, png, true, nil
+		if fe.svg, fe.png, err = splitFigure(e.Payload); err == nil {
+			fe.found = true
+			return fe
 		}
 		err = fmt.Errorf("%w: %v", cache.ErrCorrupt, err)
 	}
 	switch {
 	case err == nil || ctx.Err() != nil:
 	case errors.Is(err, cache.ErrCorrupt):
-		j.log.Warn("cache entry not trusted: it is rebuilt", "of", "figure", "figure", f.Name, "entry", fc.URL(key), "reason", err)
+		j.log.Warn("cache entry not trusted: it is rebuilt", "of", "figure", "figure", f.Name, "entry", fc.URL(fe.key), "reason", err)
 	default:
-		j.log.Warn("cache entry cannot be read", "of", "figure", "figure", f.Name, "entry", fc.URL(key), "error", err)
+		j.log.Warn("cache entry cannot be read", "of", "figure", "figure", f.Name, "entry", fc.URL(fe.key), "error", err)
+	}
+	return figureEntry{key: fe.key}
+}
+
+// renderFigure renders f, through the job's figure entries when it has a
+// cache (cached: read back from its entry): the entry fe when the caller
+// looked it up already, else looked up here.
+func (j *job) renderFigure(ctx context.Context, f *figures.Figure, fe *figureEntry) (svg, png []byte, cached bool, err error) {
+	if j.cache == nil {
+		svg, png, err = f.RenderContext(ctx)
+		return svg, png, false, err
+	}
+	if fe == nil {
+		e := j.lookupFigure(ctx, f)
+		fe = &e
+	}
+	switch {
+	case fe.err != nil:
+		return nil, nil, false, fe.err
+	case fe.found:
+		return fe.svg, fe.png, true, nil
 	}
 	if svg, png, err = f.RenderContext(ctx); err != nil {
 		return nil, nil, false, err
 	}
 	payload := binary.AppendUvarint(make([]byte, 0, 10+len(svg)+len(png)), uint64(len(svg)))
 	payload = append(append(payload, svg...), png...)
-	j.putLater(ctx, fc, key, payload)
+	j.putLater(ctx, j.cache.c.Kind(figuresKind), fe.key, payload)
 	return svg, png, false, nil
 }
 
@@ -93,13 +120,31 @@ func (j *job) drawFigures(ctx context.Context, d *scoring.Drawn) ([]outFile, []w
 		err      error
 	}
 	slots := make([]drawn, len(d.Figures))
+	// On a remote cache, where a lookup is a round trip, every figure's
+	// entry is looked up at once before any is drawn (eachEntry); locally
+	// each as its figure's turn comes.
+	var looked []figureEntry
+	if j.cache != nil && j.cache.c.Remote() && len(d.Figures) > 1 {
+		looked = make([]figureEntry, len(d.Figures))
+		err := j.eachEntry(ctx, len(d.Figures), func(ctx context.Context, i int) error {
+			looked[i] = j.lookupFigure(ctx, d.Figures[i])
+			return nil
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	j.parallel(len(d.Figures), func(i int) {
 		if ctx.Err() != nil {
 			return
 		}
 		phase("figures")
 		s := &slots[i]
-		s.svg, s.png, s.cached, s.err = j.renderFigure(ctx, d.Figures[i])
+		var fe *figureEntry
+		if looked != nil {
+			fe = &looked[i]
+		}
+		s.svg, s.png, s.cached, s.err = j.renderFigure(ctx, d.Figures[i], fe)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
