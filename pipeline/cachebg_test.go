@@ -414,17 +414,14 @@ func TestCacheEntryIOOnRemoteStores(t *testing.T) {
 			j.cache = newJobCache(c, nil, tc.conc)
 
 			// Writers: each held in the hook until the test lets go.
-			var inHook, most atomic.Int32
-			release := make(chan struct{})
+			var writes gauge
 			const n = 3 * remoteEntryIO
-			started := make(chan struct{}, n)
+			started, release := make(chan struct{}, n), make(chan struct{})
 			testHookPutLater = func(string) {
-				n := inHook.Add(1)
-				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-				}
+				writes.enter()
 				started <- struct{}{}
 				<-release
-				inHook.Add(-1)
+				writes.leave()
 			}
 			defer func() { testHookPutLater = nil }()
 			kc := c.Kind("io")
@@ -433,57 +430,31 @@ func TestCacheEntryIOOnRemoteStores(t *testing.T) {
 					j.putLater(ctx, kc, cache.Key(strconv.Itoa(i)), []byte{byte(i)})
 				}
 			}()
-			for range tc.writers {
-				select {
-				case <-started:
-				case <-time.After(20 * time.Second):
-					t.Fatalf("%d writers started in 20 s, want %d", most.Load(), tc.writers)
-				}
-			}
-			time.Sleep(100 * time.Millisecond) // time for a writer past the bound to start
-			if got := most.Load(); int(got) != tc.writers {
-				t.Errorf("%d entry writes under way at once, want %d", got, tc.writers)
-			}
+			writes.await(t, "entry writes", started, tc.writers)
 			close(release) // started holds a slot for every write: none waits on it
 			j.waitEntries()
 			if s, err := kc.Stats(ctx); err != nil || s.Entries != n {
 				t.Fatalf("%d entries written (%v), want %d; log: %s", s.Entries, err, n, log.String())
 			}
-			if most.Load() > int32(tc.writers) {
-				t.Errorf("%d entry writes under way at once, want at most %d", most.Load(), tc.writers)
+			if got := writes.most.Load(); int(got) > tc.writers {
+				t.Errorf("%d entry writes under way at once, want at most %d", got, tc.writers)
 			}
 
-			// Lookups: each holds until the test has seen as many as it
-			// expects start.
-			var in, top atomic.Int32
-			gate := make(chan struct{})
-			var seen sync.WaitGroup
-			seen.Add(tc.lookups)
+			// Lookups: each held until the test lets go.
+			var lookups gauge
+			m := 4 * tc.lookups
+			started, gate := make(chan struct{}, m), make(chan struct{})
 			done := make(chan error, 1)
 			go func() {
-				done <- j.eachEntry(ctx, 4*tc.lookups, func(ctx context.Context, i int) error {
-					k := in.Add(1)
-					for m := top.Load(); k > m && !top.CompareAndSwap(m, k); m = top.Load() {
-					}
-					if i < tc.lookups {
-						seen.Done()
-					}
+				done <- j.eachEntry(ctx, m, func(ctx context.Context, i int) error {
+					lookups.enter()
+					started <- struct{}{}
 					<-gate
-					in.Add(-1)
+					lookups.leave()
 					return nil
 				})
 			}()
-			waited := make(chan struct{})
-			go func() { seen.Wait(); close(waited) }()
-			select {
-			case <-waited:
-			case <-time.After(20 * time.Second):
-				t.Fatalf("%d lookups started in 20 s, want %d", top.Load(), tc.lookups)
-			}
-			time.Sleep(100 * time.Millisecond) // time for a lookup past the bound to start
-			if got := top.Load(); int(got) != tc.lookups {
-				t.Errorf("%d lookups under way at once, want %d", got, tc.lookups)
-			}
+			lookups.await(t, "lookups", started, tc.lookups)
 			close(gate)
 			if err := <-done; err != nil {
 				t.Fatal(err)
@@ -562,5 +533,34 @@ func TestRemoteCacheRerun(t *testing.T) {
 				t.Errorf("%s%s differs from a job without a cache", out, name)
 			}
 		}
+	}
+}
+
+// gauge counts what is under way and the most that ever was at once.
+type gauge struct{ now, most atomic.Int32 }
+
+func (g *gauge) enter() {
+	n := g.now.Add(1)
+	for m := g.most.Load(); n > m && !g.most.CompareAndSwap(m, n); m = g.most.Load() {
+	}
+}
+
+func (g *gauge) leave() { g.now.Add(-1) }
+
+// await waits for want of what g counts to have started (a receive on
+// started each), then a while for one past that bound to start too, and
+// fails unless exactly want were ever under way at once.
+func (g *gauge) await(t *testing.T, what string, started <-chan struct{}, want int) {
+	t.Helper()
+	for range want {
+		select {
+		case <-started:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%d %s started in 20 s, want %d", g.most.Load(), what, want)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // time for one past the bound to start
+	if got := g.most.Load(); int(got) != want {
+		t.Errorf("%d %s under way at once, want %d", got, what, want)
 	}
 }
