@@ -178,6 +178,17 @@ func (c *Cache) Get(ctx context.Context, key string) (e Entry, found bool, err e
 	return e, true, err
 }
 
+// Has says whether there is an entry of key, without reading it (one
+// round trip on an object store: a HEAD). It says nothing of whether the
+// entry can be trusted: Get does.
+func (c *Cache) Has(ctx context.Context, key string) (bool, error) {
+	ok, err := c.b.Exists(ctx, c.name(key))
+	if err != nil {
+		return false, storage.RedactErr(err)
+	}
+	return ok, nil
+}
+
 // readAll reads the blob name whole into a buffer of the size its reader
 // reports (plus bytes.MinRead, so that reading its end does not grow it),
 // rather than one grown by doubling and copying as bucket.ReadAll's: an

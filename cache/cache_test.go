@@ -28,8 +28,8 @@ func openTemp(t *testing.T) (*Cache, string) {
 	return c, dir
 }
 
-// TestPutGet: what Put stores Get returns, under its key only; Key
-// separates its parts.
+// TestPutGet: what Put stores Get returns, under its key only, and Has
+// says it is there; Key separates its parts.
 func TestPutGet(t *testing.T) {
 	c, _ := openTemp(t)
 	ctx := context.Background()
@@ -39,6 +39,9 @@ func TestPutGet(t *testing.T) {
 	}
 	if _, found, err := c.Get(ctx, k); found || err != nil {
 		t.Fatalf("empty cache: found %v, %v", found, err)
+	}
+	if ok, err := c.Has(ctx, k); ok || err != nil {
+		t.Fatalf("empty cache: Has = %v, %v", ok, err)
 	}
 	payload := bytes.Repeat([]byte("payload "), 1000)
 	if err := c.Put(ctx, k, Entry{Payload: payload, Hash: 42}); err != nil {
@@ -50,6 +53,22 @@ func TestPutGet(t *testing.T) {
 	}
 	if _, found, _ := c.Get(ctx, Key("other")); found {
 		t.Fatal("another key found")
+	}
+	kc := c.Kind("runs")
+	for _, tc := range []struct {
+		c    *Cache
+		key  string
+		want bool
+	}{{c, k, true}, {c, Key("other"), false}, {kc, k, false}} {
+		if ok, err := tc.c.Has(ctx, tc.key); ok != tc.want || err != nil {
+			t.Errorf("Has(%s) = %v, %v; want %v", tc.c.URL(tc.key), ok, err, tc.want)
+		}
+	}
+	if err := kc.Put(ctx, k, Entry{Payload: payload}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := kc.Has(ctx, k); !ok || err != nil {
+		t.Errorf("a Kind's entry: Has = %v, %v", ok, err)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // TestS3CacheRequestsOverlap: with the input and the cache on S3, where
 // each request is a round trip, a job has many of them in flight at once
 // (sixteen, pipeline's remoteEntryIO) rather than --concurrency or one:
-// the input objects' attributes read to key their entries, the entries
+// the input objects' attributes read to key their entries, whether the
+// objects' entries are there (a cold job's first question), the entries
 // written by the cold job and looked up by the warm ones. The proxy holds
 // each such request for a while (Stall), so that the requests of a burst
 // are all held together, and counts the most it held at once; every job
@@ -22,7 +23,7 @@ func TestS3CacheRequestsOverlap(t *testing.T) {
 	t.Parallel()
 	f, c, p, url := faultyS3(t, nil)
 	ctx := context.Background()
-	const copyPrefix, cachePrefix = "overlap/", "overlapcache"
+	const copyPrefix, cachePrefix, firstPrefix = "overlap/", "overlapcache", "overlapfirst"
 	if err := upload(ctx, c, f.sweep, copyPrefix); err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +34,7 @@ func TestS3CacheRequestsOverlap(t *testing.T) {
 	// attribute reads and one small entry's write (beside two objects'
 	// entries) in flight; now sixteen, or all there are when fewer.
 	want := func(n int) int { return min(n, 8) }
+	var scoreWith func(name, cacheURL string) string
 	held := func(what string, m Match, atLeast int, run func()) {
 		t.Helper()
 		p.ResetMostHolding()
@@ -45,6 +47,10 @@ func TestS3CacheRequestsOverlap(t *testing.T) {
 	}
 	score := func(name string) string {
 		t.Helper()
+		return scoreWith(name, cacheURL)
+	}
+	scoreWith = func(name, cacheURL string) string {
+		t.Helper()
 		out := filepath.Join(t.TempDir(), name)
 		r := f.score(ctx, nil, in, out, "--cache", cacheURL, "--concurrency", "2")
 		if r.code != 0 || strings.Contains(r.stderr, "WARN") {
@@ -53,7 +59,11 @@ func TestS3CacheRequestsOverlap(t *testing.T) {
 		return out
 	}
 	n := len(f.objects)
-	var cold, warm, again string
+	var cold, warm, again, first string
+	// Whether each object's entry is there is asked before any is read:
+	// on a cold cache every answer is no, and nothing more is asked.
+	held("the cold job's questions whether the objects' entries are there", And(Kinds("head"), KeyContains(firstPrefix+"/")), want(n),
+		func() { first = scoreWith("first", url(inBucket, firstPrefix)) })
 	held("the cold job's entry writes", And(Kinds("put"), KeyContains(cachePrefix+"/")), want(3*n), func() { cold = score("cold") })
 	held("the warm job's attribute reads of the input", And(Kinds("head"), KeyContains(copyPrefix+inPrefix+"/")), want(n), func() { warm = score("warm") })
 	held("the warm job's entry lookups", And(Kinds("get"), KeyContains(cachePrefix+"/")), want(n), func() { again = score("again") })
@@ -61,7 +71,7 @@ func TestS3CacheRequestsOverlap(t *testing.T) {
 	if r := f.score(ctx, nil, in, plain, "--concurrency", "2"); r.code != 0 {
 		t.Fatalf("without a cache: %s", r)
 	}
-	for _, out := range []string{cold, warm, again} {
+	for _, out := range []string{first, cold, warm, again} {
 		protocoltest.SameOutputs(t, plain, out)
 	}
 }

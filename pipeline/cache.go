@@ -45,7 +45,8 @@ import (
 // (putLater), remoteEntryIO at a time on a remote one, where each is a
 // round trip. They are looked up before the work they would save,
 // Concurrency at a time on a local cache and remoteEntryIO at a time on a
-// remote one (eachEntry). The job waits for its entries (waitEntries)
+// remote one (eachEntry), where whether each object's entry is there is
+// asked so too before the entries there are read (lookupCache). The job waits for its entries (waitEntries)
 // before it publishes anything, and before it lets go of the objects and
 // the cache.
 
@@ -210,8 +211,12 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 }
 
 // lookupCache finds the entry of every object not skipped and not looked
-// up yet, at most Concurrency at once. Entries that cannot be read are
-// warned about and left to be rebuilt.
+// up yet, at most Concurrency at once (an object's entry is megabytes,
+// held while it is decoded). On a remote cache, where a lookup is a round
+// trip and a cold job's every lookup finds nothing, whether each entry
+// exists is asked first, remoteEntryIO at a time (eachEntry), and only
+// the entries there, or of which the store could not say, are read.
+// Entries that cannot be read are warned about and left to be rebuilt.
 func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) error {
 	jc := j.cache
 	if jc == nil {
@@ -220,14 +225,37 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 	if err := j.keyObjects(ctx, b, objs); err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.cfg.Concurrency)
-	for i, o := range objs {
+	var todo []int
+	for i := range objs {
 		if j.skipRead(i) || jc.looked[i] || jc.keys[i] == "" {
 			continue // not now, looked up already, or not cacheable
 		}
 		jc.looked[i] = true
-		key := jc.keys[i]
+		todo = append(todo, i)
+	}
+	if jc.c.Remote() && len(todo) > 1 {
+		there := make([]bool, len(todo))
+		err := j.eachEntry(ctx, len(todo), func(ctx context.Context, k int) error {
+			ok, err := jc.c.Has(ctx, jc.keys[todo[k]])
+			there[k] = ok || err != nil // an error: Get finds out
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		k := 0
+		for n, i := range todo {
+			if there[n] {
+				todo[k] = i
+				k++
+			}
+		}
+		todo = todo[:k]
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(j.cfg.Concurrency)
+	for _, i := range todo {
+		o, key := objs[i], jc.keys[i]
 		g.Go(guarded(func() error {
 			url := j.in.ObjectURL(o.Key)
 			e, found, err := jc.c.Get(gctx, key)

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -466,9 +467,11 @@ func TestCacheEntryIOOnRemoteStores(t *testing.T) {
 // TestRemoteCacheRerun: a job on a cache reached over the network (s3://,
 // opened here as an in-memory bucket) takes its entries' remote ways (the
 // figures' entries looked up together before any is drawn, lookups and
-// writes sixteen at a time): a rerun serves every run and every figure
-// from the cache, and it and the job that filled the cache write what a
-// job without a cache writes, file for file.
+// writes sixteen at a time, the objects' entries asked for first): a rerun
+// serves every run and every figure from the cache, one whose object
+// indexes and runs' entries are gone serves every object from its entry,
+// and each of them and the job that filled the cache write what a job
+// without a cache writes, file for file.
 func TestRemoteCacheRerun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -499,6 +502,42 @@ func TestRemoteCacheRerun(t *testing.T) {
 	if strings.Contains(log.String(), "level=WARN") {
 		t.Errorf("warnings:\n%s", log.String())
 	}
+	// Without the object indexes and the runs' entries, every object is
+	// looked up (whether its entry is there, then the entry) and served.
+	var cb *blob.Bucket
+	for u, bk := range op.buckets {
+		if strings.HasPrefix(u, "s3://cache") {
+			cb = bk
+		}
+	}
+	dropped := 0
+	for _, kind := range []string{indexKind, runsKind} {
+		it := cb.List(&blob.ListOptions{Prefix: fmt.Sprintf("c/v%d/%s/", cache.FormatVersion, kind)})
+		for {
+			o, err := it.Next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cb.Delete(ctx, o.Key); err != nil {
+				t.Fatal(err)
+			}
+			dropped++
+		}
+	}
+	if dropped == 0 {
+		t.Fatal("no object index or run entry in the cache to drop")
+	}
+	log.Reset()
+	sum = run("objects", "s3://cache/c")
+	if sum.Read[ReadDecoded] != 0 || sum.Read[ReadCache] != sum.Objects {
+		t.Errorf("without indexes: %v, want all %d objects from the cache", sum.Read, sum.Objects)
+	}
+	if strings.Contains(log.String(), "level=WARN") {
+		t.Errorf("warnings:\n%s", log.String())
+	}
 	names := func(prefix string) []string {
 		var out []string
 		it := b.List(&blob.ListOptions{Prefix: prefix})
@@ -516,7 +555,7 @@ func TestRemoteCacheRerun(t *testing.T) {
 		}
 	}
 	want := names("none/")
-	for _, out := range []string{"cold/", "warm/"} {
+	for _, out := range []string{"cold/", "warm/", "objects/"} {
 		if got := names(out); !slices.Equal(got, want) {
 			t.Fatalf("%s holds %q, want %q", out, got, want)
 		}
