@@ -22,9 +22,11 @@ the proxy.
 
 For each delay of BENCH_DELAYS (default "0ms 20ms 50ms"; tens of milliseconds is what a
 request to S3 takes from a machine in the same region), ROUNDS rounds, the builds' order
-swapped every round, each build on a prefix of its own. Wall time by time.perf_counter
-around the child, CPU from wait4's rusage, requests as the proxy counted them. Prints
-medians. Build both binaries as `make build` does (go build -tags "$(bench/buildtags.sh)").
+swapped every round, each build on a prefix of its own. With BENCH_CONNECT_RTTS=N the
+first request on each new connection waits N delays more (the proxy's -connect-delay: 2
+for a TCP and a TLS handshake; default 0). Wall time by time.perf_counter around the
+child, CPU from wait4's rusage, requests and the connections that carried them as the
+proxy counted them. Prints medians. Build both binaries as `make build` does (go build -tags "$(bench/buildtags.sh)").
 
 Settings (environment): BENCH_DIR, bench/cache.sh's sweeps (/tmp/crlbatch-bench-cache:
 jsonl/ and alt/; run bench/cache.sh once first); BENCH_AB_DIR, the work folder
@@ -50,6 +52,7 @@ src = os.environ.get("BENCH_DIR", "/tmp/crlbatch-bench-cache")
 work = os.environ.get("BENCH_AB_DIR", "/tmp/crlbatch-remote-cache")
 gw = os.environ.get("VERSITYGW", os.path.join(root, ".tools", "bin", "versitygw"))
 delays = os.environ.get("BENCH_DELAYS", "0ms 20ms 50ms").split()
+connect_rtts = int(os.environ.get("BENCH_CONNECT_RTTS", "0"))
 remote_input = os.environ.get("BENCH_REMOTE_INPUT") == "1"
 changed = "der/der-s0.jsonl"
 for d in ("jsonl", "alt"):
@@ -88,8 +91,8 @@ def stop():
         p.wait()
 
 
-def count(addr):
-    with urllib.request.urlopen(f"http://{addr}/__latencyproxy/count") as r:
+def count(addr, what="count"):
+    with urllib.request.urlopen(f"http://{addr}/__latencyproxy/{what}") as r:
         return int(r.read())
 
 
@@ -107,13 +110,15 @@ def run(binary, inp, out, cache_url):
 
 
 def timed(binary, inp, out, cache_url, addr):
-    """One job: wall seconds, CPU seconds (the children's rusage before and after), requests."""
+    """One job: wall seconds, CPU seconds (the children's rusage before and after), requests,
+    connections."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     count(addr)
+    count(addr, "conns")
     wall = run(binary, inp, out, cache_url)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, count(addr)
+    return wall, cpu, count(addr), count(addr, "conns")
 
 
 try:
@@ -126,10 +131,13 @@ try:
             time.sleep(0.05)
     subprocess.run(["find", src + "/jsonl", src + "/alt", "-type", "f", "-exec", "cat", "{}", "+"],
                    stdout=subprocess.DEVNULL, check=True)
-    print(f"load before: {os.getloadavg()}; input {'on S3' if remote_input else 'local'}")
-    print(f"{'delay':>6} {'job':9} {'build':5} {'wall s':>7} {'CPU s':>6} {'requests':>8}")
+    print(f"load before: {os.getloadavg()}; input {'on S3' if remote_input else 'local'}; "
+          f"a new connection's first request waits {connect_rtts} delays more")
+    print(f"{'delay':>6} {'job':9} {'build':5} {'wall s':>7} {'CPU s':>6} {'requests':>8} {'conns':>5}")
     for delay in delays:
-        proxy = subprocess.Popen([proxy_bin, "-upstream", f"http://127.0.0.1:{gw_port}", "-delay", delay],
+        connect = "%dms" % (connect_rtts * int(delay.removesuffix("ms")))
+        proxy = subprocess.Popen([proxy_bin, "-upstream", f"http://127.0.0.1:{gw_port}", "-delay", delay,
+                                  "-connect-delay", connect],
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         procs.append(proxy)
         addr = proxy.stdout.readline().strip()
@@ -156,7 +164,8 @@ try:
             for name in ("base", "new"):
                 xs = res[(name, job)]
                 print(f"{delay:>6} {job:9} {name:5} {statistics.median(x[0] for x in xs):7.3f} "
-                      f"{statistics.median(x[1] for x in xs):6.2f} {statistics.median(x[2] for x in xs):8.0f}")
+                      f"{statistics.median(x[1] for x in xs):6.2f} {statistics.median(x[2] for x in xs):8.0f} "
+                      f"{statistics.median(x[3] for x in xs):5.0f}")
         proxy.kill()
         proxy.wait()
         procs.remove(proxy)

@@ -46,6 +46,7 @@ const (
 )
 
 func main() {
+	keepConnections()
 	os.Exit(runSignalled(os.Args, os.Stdout, os.Stderr, os.Exit))
 }
 

@@ -19,7 +19,8 @@ import (
 // --log-level says: a line per object read when the store sends no
 // checksum. sdkOpener opens s3:// buckets as gocloud.dev's URL mux does and
 // then gives the client the job's slog logger instead, at debug level (the
-// SDK's warnings at info), tagged source=aws-sdk. Other schemes go to the
+// SDK's warnings at info), tagged source=aws-sdk, and a transport that keeps
+// more idle connections (keepS3Connections). Other schemes go to the
 // default opener unchanged.
 //
 // What it cannot reach: the credential chain's own clients (the EC2
@@ -51,7 +52,10 @@ func sdkOpener(logger *slog.Logger) pipeline.Opener {
 		if err := b.Close(); err != nil {
 			return nil, nil, err
 		}
-		client := s3.New(c.Options(), func(o *s3.Options) { o.Logger = sl })
+		client := s3.New(c.Options(), func(o *s3.Options) {
+			o.Logger = sl
+			o.HTTPClient = keepS3Connections(o.HTTPClient)
+		})
 		nb, err := s3blob.OpenBucket(ctx, client, u.Host, &o.Options)
 		if err != nil {
 			return nil, nil, err
