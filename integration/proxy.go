@@ -195,6 +195,7 @@ type FaultProxy struct {
 	held     atomic.Int64
 	most     atomic.Int64 // the most requests held at once since the last ResetMostHolding
 	inflight atomic.Int64
+	opened   atomic.Int64 // connections clients opened since the last Opened
 
 	mu       sync.Mutex
 	upstream string
@@ -227,7 +228,12 @@ func NewFaultProxy(upstream string) (*FaultProxy, error) {
 			IdleConnTimeout:     30 * time.Second,
 		},
 	}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second,
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				p.opened.Add(1)
+			}
+		}}
 	go p.srv.Serve(ln)
 	return p, nil
 }
@@ -298,6 +304,10 @@ func (p *FaultProxy) Held() int { return int(p.held.Load()) }
 // the last ResetMostHolding (or the proxy's start): how many requests the
 // client had in flight at once.
 func (p *FaultProxy) MostHolding() int { return int(p.most.Load()) }
+
+// Opened is the number of connections clients opened to the proxy since
+// the last call.
+func (p *FaultProxy) Opened() int { return int(p.opened.Swap(0)) }
 
 // ResetMostHolding starts MostHolding's count again.
 func (p *FaultProxy) ResetMostHolding() { p.most.Store(0) }

@@ -46,9 +46,9 @@ import (
 // round trip. They are looked up before the work they would save,
 // Concurrency at a time on a local cache and remoteEntryIO at a time on a
 // remote one (eachEntry), where whether each object's entry is there is
-// asked so too before the entries there are read (lookupCache). The job waits for its entries (waitEntries)
-// before it publishes anything, and before it lets go of the objects and
-// the cache.
+// asked so too before the entries there are read (lookupCache). The job
+// waits for its entries (waitEntries) before it publishes anything, and
+// before it lets go of the objects and the cache.
 
 // jobCache is the cache of one job.
 type jobCache struct {

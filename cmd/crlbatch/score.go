@@ -91,18 +91,20 @@ func scoreCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			w := cmd.Root().Writer
-			fmt.Fprintf(w, "scored %d runs in %d families from %d objects (%d rows): %d decoded, %d from the cache, %d Parquet\n",
+			// The summary in one write (it was ~45 small ones).
+			var w strings.Builder
+			fmt.Fprintf(&w, "scored %d runs in %d families from %d objects (%d rows): %d decoded, %d from the cache, %d Parquet\n",
 				sum.Runs, sum.Families, sum.Objects, sum.Rows, sum.Read[pipeline.ReadDecoded], sum.Read[pipeline.ReadCache], sum.Read[pipeline.ReadParquet])
-			fmt.Fprintf(w, "wrote %s: ", sum.Result)
+			fmt.Fprintf(&w, "wrote %s: ", sum.Result)
 			for i, o := range sum.Outputs {
 				if i > 0 {
-					fmt.Fprint(w, ", ")
+					w.WriteString(", ")
 				}
-				fmt.Fprint(w, o.Name)
+				w.WriteString(o.Name)
 			}
-			fmt.Fprintln(w, ", manifest.json")
-			fmt.Fprintf(w, "report: %s\n", reportPath(sum.Result))
+			w.WriteString(", manifest.json\n")
+			fmt.Fprintf(&w, "report: %s\n", reportPath(sum.Result))
+			fmt.Fprint(cmd.Root().Writer, w.String())
 			return nil
 		},
 	}
