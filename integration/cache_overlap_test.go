@@ -12,7 +12,8 @@ import (
 
 // TestS3CacheRequestsOverlap: with the input and the cache on S3, where
 // each request is a round trip, a job has many of them in flight at once
-// (sixteen, pipeline's remoteEntryIO) rather than --concurrency or one:
+// (sixteen writes and thirty-two lookups, pipeline's remoteWrites and
+// remoteReads) rather than --concurrency or one:
 // the input objects' attributes read to key their entries, whether the
 // objects' entries are there (a cold job's first question), the entries
 // written by the cold job and looked up by the warm ones; and the cold job
@@ -34,7 +35,7 @@ func TestS3CacheRequestsOverlap(t *testing.T) {
 	p.SetTiming(0, 300*time.Millisecond)
 	// At --concurrency 2 the job used to have at most two lookups or
 	// attribute reads and one small entry's write (beside two objects'
-	// entries) in flight; now sixteen, or all there are when fewer.
+	// entries) in flight; now sixteen or more, or all there are when fewer.
 	want := func(n int) int { return min(n, 8) }
 	var scoreWith func(name, cacheURL string) string
 	held := func(what string, m Match, atLeast int, run func()) {
@@ -68,15 +69,16 @@ func TestS3CacheRequestsOverlap(t *testing.T) {
 	held("the cold job's questions whether the objects' entries are there", And(Kinds("head"), KeyContains(firstPrefix+"/")), want(n),
 		func() { first = scoreWith("first", url(inBucket, firstPrefix)) })
 	// Its S3 clients (the input's and the cache's) keep their idle
-	// connections (cmd/crlbatch's keepS3Connections): each opens about as
-	// many as it ever has requests in flight at once (sixteen lookups or
-	// writes, and the objects' reads or entries' writes beside them), not
-	// those again for every round of requests (83 as the AWS SDK keeps
-	// them; 42 kept).
+	// connections (cmd/crlbatch's keepS3Connections): each opens at most as
+	// many as it ever has requests in flight at once (thirty-two lookups and
+	// sixteen writes, pipeline's remoteReads and remoteWrites), not those
+	// again for every round of requests (47-50 kept; 113-129 as the AWS
+	// SDK keeps them: tried).
+	const most = 2 * (32 + 16)
 	got := p.Opened()
 	t.Logf("the cold job opened %d connections", got)
-	if got > 4*16 {
-		t.Errorf("the cold job opened %d connections to the store, want at most %d", got, 4*16)
+	if got > most {
+		t.Errorf("the cold job opened %d connections to the store, want at most %d", got, most)
 	}
 	held("the cold job's entry writes", And(Kinds("put"), KeyContains(cachePrefix+"/")), want(3*n), func() { cold = score("cold") })
 	held("the warm job's attribute reads of the input", And(Kinds("head"), KeyContains(copyPrefix+inPrefix+"/")), want(n), func() { warm = score("warm") })

@@ -42,9 +42,9 @@ import (
 // and an object about to spill is encoded before it spills (budget.admit).
 // The job's other entries (runs, families, cells, figures, object
 // indexes) are written beside it too, one at a time on a local cache
-// (putLater), remoteEntryIO at a time on a remote one, where each is a
+// (putLater), remoteWrites at a time on a remote one, where each is a
 // round trip. They are looked up before the work they would save,
-// Concurrency at a time on a local cache and remoteEntryIO at a time on a
+// Concurrency at a time on a local cache and remoteReads at a time on a
 // remote one (eachEntry), where whether each object's entry is there is
 // asked so too before the entries there are read (lookupCache). The job
 // waits for its entries (waitEntries) before it publishes anything, and
@@ -66,7 +66,7 @@ type jobCache struct {
 
 	bg      sync.WaitGroup // the entries' writers (storeLater, putLater) and what waits for them
 	bug     bugs           // a panic of one of them, panicked again by waitEntries
-	writers chan struct{}  // a slot per putLater write under way (one locally, remoteEntryIO remotely)
+	writers chan struct{}  // a slot per putLater write under way (one locally, remoteWrites remotely)
 	queued  chan struct{}  // a slot per putLater write not done yet (laterQueue of them)
 	lookups int            // entries looked up at once (eachEntry)
 	slots   chan struct{}  // at most Concurrency entries written at once
@@ -136,22 +136,31 @@ func (j *job) openCache(ctx context.Context) error {
 	return nil
 }
 
-// remoteEntryIO is how many entries a job reads, or writes beside it, at
-// once on a remote cache (cache.Cache.Remote), whatever --concurrency: a
-// read or write of an entry there is mostly a round trip to the store
-// (tens of milliseconds on S3), so that one or two at a time left a warm
-// rerun waiting on its ~180 requests (docs/decisions.md, "Cache entries
-// on a remote store read and written sixteen at a time"). Locally they
-// are CPU work, and stay within --concurrency (reads) and one core
-// (writes).
-const remoteEntryIO = 16
+// remoteReads and remoteWrites are how many entries a job looks up (reads,
+// or asks whether they are there), and how many it writes beside it, at
+// once on a remote cache (cache.Cache.Remote), whatever --concurrency; on
+// a remote input its objects' attributes are read remoteReads at a time
+// too. A read or write of an entry there is mostly a round trip to the
+// store (tens of milliseconds on S3), so that one or two at a time left a
+// warm rerun waiting on its ~180 requests (docs/decisions.md, "Cache
+// entries on a remote store read and written sixteen at a time"), and
+// sixteen lookups at a time on its ~130 lookups' rounds ("Cache lookups
+// thirty-two at a time"). Thirty-two reads and sixteen writes in flight,
+// at ~20 ms each, are ~1,600 and ~800 requests a second: below what S3
+// takes on a prefix (5,500 reads, 3,500 writes) and a new GCS bucket
+// (5,000 reads, 1,000 writes) before either scales up. Locally they are
+// CPU work, and stay within --concurrency (reads) and one core (writes).
+const (
+	remoteReads  = 32
+	remoteWrites = 16
+)
 
 // newJobCache is the jobCache of c, for a job of the given --concurrency.
 func newJobCache(c *cache.Cache, codec scoring.Codec, concurrency int) *jobCache {
 	jc := &jobCache{c: c, codec: codec, queued: make(chan struct{}, laterQueue)}
 	jc.lookups, jc.writers = max(concurrency, 1), make(chan struct{}, 1)
 	if c.Remote() {
-		jc.lookups, jc.writers = max(concurrency, remoteEntryIO), make(chan struct{}, remoteEntryIO)
+		jc.lookups, jc.writers = max(concurrency, remoteReads), make(chan struct{}, remoteWrites)
 	}
 	return jc
 }
@@ -163,7 +172,7 @@ func (j *job) closeCache() {
 }
 
 // keyObjects computes the entry key of every object (once), at most
-// Concurrency at once (remoteEntryIO, when larger, on a remote input: each
+// Concurrency at once (remoteReads, when larger, on a remote input: each
 // object's attributes are a request there), from its attributes.
 func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) error {
 	jc := j.cache
@@ -178,7 +187,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	// the job, at any --concurrency (ordered).
 	limit := j.cfg.Concurrency
 	if j.in.Remote() {
-		limit = max(limit, remoteEntryIO)
+		limit = max(limit, remoteReads)
 	}
 	_, err := ordered(ctx, n, limit, func(gctx context.Context, i int) error {
 		o := objs[i]
@@ -214,7 +223,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 // up yet, at most Concurrency at once (an object's entry is megabytes,
 // held while it is decoded). On a remote cache, where a lookup is a round
 // trip and a cold job's every lookup finds nothing, whether each entry
-// exists is asked first, remoteEntryIO at a time (eachEntry), and only
+// exists is asked first, remoteReads at a time (eachEntry), and only
 // the entries there, or of which the store could not say, are read.
 // Entries that cannot be read are warned about and left to be rebuilt.
 func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) error {
@@ -433,7 +442,7 @@ const laterQueue = 64
 // putLater writes payload as the entry of key in c (a Kind of the job's
 // cache) on a goroutine beside the job, one such write at a time on a
 // local cache (at most one core, and the cache's one EncodeAll encoder,
-// taken from the job) and remoteEntryIO at a time on a remote one (their
+// taken from the job) and remoteWrites at a time on a remote one (their
 // round trips overlapping; the encoder still compresses one at a time),
 // so that the family, cell, figure, run and index entries are not written
 // on the job's path: waitEntries waits for them, before anything is

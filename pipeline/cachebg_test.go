@@ -375,8 +375,8 @@ func TestPutLaterQueueIsBounded(t *testing.T) {
 }
 
 // TestCacheEntryIOOnRemoteStores: on a cache reached over the network
-// (here s3://, opened as an in-memory bucket) a job writes remoteEntryIO
-// entries beside it at once and looks remoteEntryIO up at once, at
+// (here s3://, opened as an in-memory bucket) a job writes remoteWrites
+// entries beside it at once and looks remoteReads up at once, at
 // --concurrency 2: each is a round trip there, and one or two at a time
 // left a warm rerun against S3 waiting on its requests. On a local cache
 // writes stay one at a time and lookups within --concurrency. Each case
@@ -392,8 +392,8 @@ func TestCacheEntryIOOnRemoteStores(t *testing.T) {
 	}{
 		{"local", "", 1, 2, 2},
 		{"local, --concurrency 4", "", 1, 4, 4},
-		{"s3", "s3://lab/cache", remoteEntryIO, remoteEntryIO, 2},
-		{"s3, --concurrency 32", "s3://lab/cache", remoteEntryIO, 32, 32},
+		{"s3", "s3://lab/cache", remoteWrites, remoteReads, 2},
+		{"s3, --concurrency 64", "s3://lab/cache", remoteWrites, 64, 64},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -416,7 +416,7 @@ func TestCacheEntryIOOnRemoteStores(t *testing.T) {
 
 			// Writers: each held in the hook until the test lets go.
 			var writes gauge
-			const n = 3 * remoteEntryIO
+			const n = 3 * remoteWrites
 			started, release := make(chan struct{}, n), make(chan struct{})
 			testHookPutLater = func(string) {
 				writes.enter()

@@ -72,11 +72,11 @@
 // at a time on a local cache and sixteen at a time on a remote one, where
 // each write is a round trip (putLater), waited for with the objects'
 // entries before the job publishes; on a remote cache the entries are
-// looked up sixteen at a time too (eachEntry; the figures' all before any
+// looked up thirty-two at a time (eachEntry; the figures' all before any
 // is drawn; of the objects' own entries, each megabytes and read
 // --concurrency at a time, only whether each is there), locally within
 // --concurrency (a figure's as it is drawn), and on a remote input the objects' attributes that key
-// their entries are read sixteen at a time (keyObjects). With --cache, the objects decoded in a pass (a warm
+// their entries are read thirty-two at a time (keyObjects). With --cache, the objects decoded in a pass (a warm
 // rerun's changed ones) share the cores among themselves: one large
 // enough is decoded in chunks.
 // Convert (convert.go) is `crlbatch convert`; a Parquet file past

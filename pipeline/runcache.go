@@ -552,7 +552,7 @@ func (j *job) eachLimited(ctx context.Context, n int, fn func(ctx context.Contex
 
 // eachEntry is eachLimited for fn that each look up one cache entry: at
 // most the job cache's lookups at once (Concurrency on a local cache,
-// remoteEntryIO on a remote one, where each is a round trip).
+// remoteReads on a remote one, where each is a round trip).
 func (j *job) eachEntry(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
 	_, err := ordered(ctx, n, j.cache.lookups, fn)
 	return err

@@ -8,9 +8,10 @@ import (
 )
 
 // idleConnsPerHost is how many idle connections to one store the S3 and
-// GCS clients keep for the next requests. A job has up to sixteen cache
-// requests in flight on a remote cache (pipeline's remoteEntryIO), beside
-// the objects it reads and the files it writes; the clients kept 10 (the
+// GCS clients keep for the next requests. A job has up to thirty-two cache
+// lookups or sixteen writes in flight on a remote cache (pipeline's
+// remoteReads and remoteWrites), beside the objects it reads and the files
+// it writes; the clients kept 10 (the
 // AWS SDK's default) and 2 (Go's http.DefaultTransport, GCS's), so that
 // every round of requests closed the connections beyond those and the
 // next opened them again: a TCP and a TLS handshake each, two round trips
