@@ -23,6 +23,23 @@ import (
 	"github.com/crlbatch/crlbatch/scoring"
 )
 
+// listKeys lists the keys under prefix in b.
+func listKeys(t *testing.T, b *blob.Bucket, prefix string) []string {
+	t.Helper()
+	var keys []string
+	it := b.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		o, err := it.Next(context.Background())
+		if err == io.EOF {
+			return keys
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, o.Key)
+	}
+}
+
 // synthSweep writes a small sweep under mem://lab/sweep/ and returns the
 // lab bucket and the sweep's keys.
 func synthSweep(t *testing.T, op *memOpener) (*blob.Bucket, []string) {
@@ -32,18 +49,7 @@ func synthSweep(t *testing.T, op *memOpener) (*blob.Bucket, []string) {
 	if _, err := synth.Write(ctx, b, "sweep/", synth.Config{Seeds: 3, Steps: 150, Seed: 4, Extras: true}); err != nil {
 		t.Fatal(err)
 	}
-	var keys []string
-	it := b.List(&blob.ListOptions{Prefix: "sweep/"})
-	for {
-		o, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, o.Key)
-	}
+	keys := listKeys(t, b, "sweep/")
 	if len(keys) < 4 {
 		t.Fatalf("%d objects", len(keys))
 	}
@@ -512,16 +518,8 @@ func TestRemoteCacheRerun(t *testing.T) {
 	}
 	dropped := 0
 	for _, kind := range []string{indexKind, runsKind} {
-		it := cb.List(&blob.ListOptions{Prefix: fmt.Sprintf("c/v%d/%s/", cache.FormatVersion, kind)})
-		for {
-			o, err := it.Next(ctx)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cb.Delete(ctx, o.Key); err != nil {
+		for _, k := range listKeys(t, cb, fmt.Sprintf("c/v%d/%s/", cache.FormatVersion, kind)) {
+			if err := cb.Delete(ctx, k); err != nil {
 				t.Fatal(err)
 			}
 			dropped++
@@ -540,19 +538,12 @@ func TestRemoteCacheRerun(t *testing.T) {
 	}
 	names := func(prefix string) []string {
 		var out []string
-		it := b.List(&blob.ListOptions{Prefix: prefix})
-		for {
-			o, err := it.Next(ctx)
-			if err == io.EOF {
-				return out
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.HasSuffix(o.Key, "manifest.json") {
-				out = append(out, strings.TrimPrefix(o.Key, prefix))
+		for _, k := range listKeys(t, b, prefix) {
+			if !strings.HasSuffix(k, "manifest.json") {
+				out = append(out, strings.TrimPrefix(k, prefix))
 			}
 		}
+		return out
 	}
 	want := names("none/")
 	for _, out := range []string{"cold/", "warm/", "objects/"} {
