@@ -144,12 +144,13 @@ func (j *job) openCache(ctx context.Context) error {
 // store (tens of milliseconds on S3), so that one or two at a time left a
 // warm rerun waiting on its ~180 requests (docs/decisions.md, "Cache
 // entries on a remote store read and written sixteen at a time"), and
-// sixteen lookups at a time on its ~130 lookups' rounds ("Cache lookups
-// thirty-two at a time"). Thirty-two reads and sixteen writes in flight,
-// at ~20 ms each, are ~1,600 and ~800 requests a second: below what S3
-// takes on a prefix (5,500 reads, 3,500 writes) and a new GCS bucket
-// (5,000 reads, 1,000 writes) before either scales up. Locally they are
-// CPU work, and stay within --concurrency (reads) and one core (writes).
+// sixteen lookups at a time still left it waiting on the rounds of its
+// ~130 lookups ("Cache lookups thirty-two at a time"). Thirty-two reads
+// and sixteen writes in flight, at ~20 ms each, are ~1,600 and ~800
+// requests a second: below what S3 takes on a prefix (5,500 reads, 3,500
+// writes) and a new GCS bucket (5,000 reads, 1,000 writes) before either
+// scales up. Locally they are CPU work, and stay within --concurrency
+// (reads) and one core (writes).
 const (
 	remoteReads  = 32
 	remoteWrites = 16

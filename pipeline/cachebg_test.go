@@ -472,8 +472,9 @@ func TestCacheEntryIOOnRemoteStores(t *testing.T) {
 
 // TestRemoteCacheRerun: a job on a cache reached over the network (s3://,
 // opened here as an in-memory bucket) takes its entries' remote ways (the
-// figures' entries looked up together before any is drawn, lookups and
-// writes sixteen at a time, the objects' entries asked for first): a rerun
+// figures' entries looked up together before any is drawn, lookups
+// thirty-two and writes sixteen at a time, the objects' entries asked for
+// first): a rerun
 // serves every run and every figure from the cache, one whose object
 // indexes and runs' entries are gone serves every object from its entry,
 // and each of them and the job that filled the cache write what a job
