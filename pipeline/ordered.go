@@ -16,48 +16,44 @@ import (
 // panic is its failure). With the parent context done, the result is its
 // error. The index returned is the failed task's (n for none).
 func ordered(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) (int, error) {
-	if limit <= 0 {
+	if limit <= 0 || limit > n {
 		limit = n
 	}
 	var (
-		sem     = make(chan struct{}, max(limit, 1))
 		wg      sync.WaitGroup
 		mu      sync.Mutex
+		next    int // the next task to start
 		first   = n // the first failed task so far
 		err     error
 		cancels = make([]context.CancelFunc, n)
 	)
-	failed := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return first
-	}
-	for i := range n {
-		if i > failed() || ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		mu.Lock()
-		if i > first { // a task before i failed while this one waited
-			mu.Unlock()
-			<-sem
-			break
-		}
-		tctx, cancel := context.WithCancel(ctx)
-		cancels[i] = cancel
-		mu.Unlock()
+	// limit workers take the tasks in index order: a task's goroutine
+	// keeps the stack the tasks before it grew (a goroutine per task grew
+	// one anew for each of 20,000 small objects: 8 % of such a job's CPU).
+	for range limit {
 		wg.Go(func() {
-			defer func() { <-sem }()
-			e := guarded(func() error { return fn(tctx, i) })()
-			mu.Lock()
-			defer mu.Unlock()
-			if e != nil && i < first {
-				first, err = i, e
-				for k := i + 1; k < n; k++ {
-					if cancels[k] != nil {
-						cancels[k]()
+			for {
+				mu.Lock()
+				i := next
+				if i >= n || i > first || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				next++
+				tctx, cancel := context.WithCancel(ctx)
+				cancels[i] = cancel
+				mu.Unlock()
+				e := guarded(func() error { return fn(tctx, i) })()
+				mu.Lock()
+				if e != nil && i < first {
+					first, err = i, e
+					for k := i + 1; k < n; k++ {
+						if cancels[k] != nil {
+							cancels[k]()
+						}
 					}
 				}
+				mu.Unlock()
 			}
 		})
 	}

@@ -251,6 +251,7 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 		cr.stop = ch.err
 	}
 	cr.obj = od.obj
+	od.release()
 	// Nothing decoded points into the lines (labels, metadata and
 	// messages are copies): the buffer serves a later chunk.
 	c.bufs.put(&lineBuf{ch.data, ch.ends})

@@ -134,7 +134,9 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 		return nil, err
 	}
 	od := newObjectDecoder(&ObjectRuns{ObjectInfo: ObjectInfo{URL: url, Key: key}, comps: opts.Components}, opts)
-	if err := readLines(&od.obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, od.line); err != nil {
+	err = readLines(&od.obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, od.line)
+	od.release()
+	if err != nil {
 		return nil, err
 	}
 	return od.obj, nil
@@ -144,17 +146,25 @@ func newObjectDecoder(obj *ObjectRuns, opts Options) *objectDecoder {
 	od := &objectDecoder{
 		obj:      obj,
 		opts:     opts,
-		dec:      newRowDecoder(opts.Components),
+		pool:     rowDecoderPoolFor(opts.Components, opts.IdentityFields),
 		intern:   map[string]string{},
 		idPos:    make([]int, len(opts.IdentityFields)),
 		idIDs:    make([]uint8, len(opts.IdentityFields)),
 		lastGens: make([]uint64, len(opts.IdentityFields)),
 	}
+	od.dec = od.pool.get(opts.Components, opts.IdentityFields)
 	for i, f := range opts.IdentityFields {
 		od.idIDs[i] = od.dec.top.intern([]byte(f), -1)
 	}
 	od.g = newGrouper(obj.URL, obj.Key, opts.IdentityFields, opts.MaxRuns, od.newPart)
 	return od
+}
+
+// release hands the row decoder back for another object (decpool.go):
+// the object's runs, rows and errors hold copies of what it decoded.
+func (od *objectDecoder) release() {
+	od.pool.put(od.dec)
+	od.dec = nil
 }
 
 // line decodes line n of the object and adds it to its run; a bad row goes
@@ -213,6 +223,7 @@ type objectDecoder struct {
 	obj      *ObjectRuns
 	opts     Options
 	dec      *rowDecoder
+	pool     *rowDecoderPool // where dec came from and goes back to
 	g        grouper[*part]
 	intern   map[string]string
 	idPos    []int   // where each identity field was in the last row's extras

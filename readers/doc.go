@@ -414,6 +414,13 @@
 // prefix over leaves, its value caches, key predictions and extras
 // included.
 //
+// What an object's decoder learns is its own: the next object (or chunk)
+// of the same components and identity fields takes a decoder from a pool
+// (decpool.go) with its key tables back as they were built, the keys met
+// since, their order and cached values dropped, and every other field as
+// new (TestRecycledDecoderIsFresh compares the two field for field). A
+// sweep of many small objects builds no key table per object.
+//
 // decode_bench_test.go decodes 20000 realistic rows (~490 bytes: identity
 // fields, step, regime_id, reward, four components, invalid_action,
 // effective_rank, gamma, obs_hash, logp, value, entropy; full-precision
