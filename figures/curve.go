@@ -304,12 +304,23 @@ func (a *Accumulator) coarsen(c Curve, shift uint) {
 // add folds a.run into the buckets of width 2^k.
 func (a *Accumulator) add(k int) {
 	lv := a.levels[k]
+	group := 0 // a.run[i:group] share r.idx (coarsen fills it in order of index)
 	for i := range a.run {
 		r := &a.run[i]
 		for int64(len(lv)) <= r.idx {
 			lv = append(lv, nil)
 		}
 		cells := lv[r.idx]
+		if i >= group {
+			for group = i + 1; group < len(a.run) && a.run[group].idx == r.idx; group++ {
+			}
+			if len(cells) == 0 {
+				// A bucket's first run: its cells at once, not grown
+				// one insertion at a time (a run of 100,000 labels
+				// spent a twentieth of its job there).
+				cells = make([]cell, 0, group-i)
+			}
+		}
 		j, _ := slices.BinarySearchFunc(cells, r.label, func(c cell, l int32) int { return cmp.Compare(c.label, l) })
 		if j == len(cells) || cells[j].label != r.label {
 			cells = slices.Insert(cells, j, cell{label: r.label, min: r.min, max: r.max})

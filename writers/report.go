@@ -252,7 +252,12 @@ func (r *Report) writeFamily(b *strings.Builder, fn *footnotes, f *family.Family
 	rows := make([][]string, 0, len(r.Rows))
 	perRun := false
 	for _, rr := range r.Rows {
-		row := []string{Text(rr.Title)}
+		row := make([]string, 1, len(keys)+2)
+		row[0] = Text(rr.Title)
+		// A per-run metric's cells are one text: its footnote is marked
+		// where the first of them is (a row of 100,000 labels made and
+		// looked up the same reason for each).
+		var perRunCell string
 		for k, key := range keys {
 			if rr.PerLabel {
 				c := cell(k, rr.Metric)
@@ -262,7 +267,10 @@ func (r *Report) writeFamily(b *strings.Builder, fn *footnotes, f *family.Family
 				}
 				row = append(row, fn.meanStd(c.Mean, c.Std, behind))
 			} else {
-				row = append(row, Absent+fn.mark(fmt.Sprintf("a per-run metric has no per-%s value: its value is under `all`", r.KeyNoun)))
+				if k == 0 {
+					perRunCell = Absent + fn.mark(fmt.Sprintf("a per-run metric has no per-%s value: its value is under `all`", r.KeyNoun))
+				}
+				row = append(row, perRunCell)
 			}
 		}
 		perRun = perRun || !rr.PerLabel
