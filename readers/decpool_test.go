@@ -100,10 +100,9 @@ func TestRecycledDecoderIsFresh(t *testing.T) {
 				}
 				od := newObjectDecoder(&ObjectRuns{ObjectInfo: ObjectInfo{URL: "mem://b/" + key, Key: key}, comps: nopts.Components}, nopts)
 				od.release()
-				od.dec = newRowDecoder(nopts.Components) // a decoder of its own, never recycled
-				for k, f := range nopts.IdentityFields {
-					od.idIDs[k] = od.dec.top.intern([]byte(f), -1)
-				}
+				// A decoder of its own, never recycled (its identity
+				// fields' IDs are the pooled one's: the same interning).
+				od.dec = newShapeDecoder(nopts.Components, nopts.IdentityFields)
 				wantErr := readLines(&od.obj.ObjectInfo, strings.NewReader(o), nopts.MaxObjectBytes, nopts.MaxLineBytes, od.line)
 				want := od.obj
 				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(gotBad, bad) {
