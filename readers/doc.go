@@ -338,7 +338,11 @@
 // every page header holding its page's CRC-32 (parquet_crcwrite.go,
 // as Converted.WriteTo writes the file), and its JSON-text columns of
 // Parquet's JSON type besides crlbatch.json_columns (a copy without the
-// file's key/value metadata, DuckDB's, reads them so). It reads the object twice: the
+// file's key/value metadata, DuckDB's, reads them so), and its objects of
+// numbers (components) as a struct of float64 columns where every row
+// lists the members in the order they first appeared, else as a map (a
+// struct's members are read a column each, without a key per member and
+// row). It reads the object twice: the
 // first read learns each column's type, the second builds the row groups
 // as their rows arrive (a row group's columns held, never the object's
 // rows), and the two reads' CRC-32C must agree (ErrChangedWhileConverting);

@@ -119,7 +119,7 @@ func TestDecodeParquetBulk(t *testing.T) {
 				continue // -race: one, small files (TestDecodeParquetPoolsConcurrent is this file's concurrent test)
 			}
 			url := "mem://b/bulk-" + v.name + "-" + name + ".parquet"
-			data := convertWith(t, jsonl, v.props)
+			data := convertForm(t, jsonl, v.props, v.maps)
 			if !sameBulk(t, url, data, opts) {
 				t.Errorf("%s: not added by columns", url)
 			}
@@ -155,7 +155,8 @@ func TestDecodeParquetBulk(t *testing.T) {
 	for seed := range seeds {
 		for _, rows := range []uint8{3, 40, 150} {
 			var pq bytes.Buffer
-			if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(fuzzParquetJSONL(seed, rows)), &pq, 0, 0, writerVariants[seed%uint64(len(writerVariants))].props); err != nil {
+			v := writerVariants[seed%uint64(len(writerVariants))]
+			if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(fuzzParquetJSONL(seed, rows)), &pq, 0, 0, v.props, v.maps); err != nil {
 				continue
 			}
 			o := Options{Components: []string{"progress"}, IdentityFields: []string{"run_id", "seed"}}

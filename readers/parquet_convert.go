@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -40,8 +42,11 @@ const convertPageBytes = 64 << 10
 // field, in order of first appearance. A field whose values are all
 // integers within int64 is an int64 column; all numbers (integers of at
 // most 2^53 among them) a float64 column; all strings a string column; all
-// booleans a boolean column; all objects of numbers a map of string to
-// float64 (skyfall's components); a row without the field has a null cell.
+// booleans a boolean column; all objects of numbers (skyfall's
+// components) a struct of float64 columns, one per member name in order of
+// first appearance, when every object lists its members in that order
+// (asStruct), else a map of string to float64; a row without the field has
+// a null cell.
 // Any other field (values of several types, nested values, an explicit
 // null) is a string column of each row's raw JSON text, listed in the
 // key/value metadata ParquetJSONColumns. Every line must be valid JSON
@@ -51,7 +56,7 @@ const convertPageBytes = 64 << 10
 // Options (0: the default). It holds r's bytes to read them twice
 // (ConvertObject reads an object twice from its store instead).
 func ConvertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64) error {
-	return convertToParquet(url, r, w, maxLine, maxObject, nil)
+	return convertToParquet(url, r, w, maxLine, maxObject, nil, false)
 }
 
 // ConvertCompressions are the names of the page compressions
@@ -83,7 +88,7 @@ func ConvertToParquetCompressed(url string, r io.Reader, w io.Writer, maxLine in
 	if !ok {
 		return fmt.Errorf("readers: convert: compression %q: want one of %v", compression, ConvertCompressions)
 	}
-	return convertToParquet(url, r, w, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)})
+	return convertToParquet(url, r, w, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, false)
 }
 
 // ConvertSource opens the object ConvertObject converts, from its first
@@ -119,7 +124,7 @@ func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject
 	if !ok {
 		return nil, fmt.Errorf("readers: convert: compression %q: want one of %v", compression, ConvertCompressions)
 	}
-	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, spill, hold)
+	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, false, spill, hold)
 }
 
 // Converted is the Parquet file ConvertObject made of an object, held as
@@ -177,15 +182,16 @@ func (c *convWriter) Write(p []byte) (int, error) {
 }
 
 // convertToParquet is ConvertToParquet with the writer properties extra
-// after its own (the tests' page and row group sizes, encodings). It holds
+// after its own (the tests' page and row group sizes, encodings), and with
+// maps set objects of numbers as maps only. It holds
 // r's bytes, read whole, to read them twice.
-func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64, extra []parquet.WriterProperty) error {
+func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObject int64, extra []parquet.WriterProperty, maps bool) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("readers: %s: %w", url, err)
 	}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	conv, err := convertObject(url, open, maxLine, maxObject, extra, nil, 0)
+	conv, err := convertObject(url, open, maxLine, maxObject, extra, maps, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -197,12 +203,15 @@ func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 // ConvertObject differ.
 var ErrChangedWhileConverting = errors.New("the object changed while it was being converted (its two reads differ)")
 
-func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty, spill ConvertSpill, hold int64) (*Converted, error) {
+// convertObject converts the object open reads; extra are writer
+// properties after convert's own, and maps (tests) writes every column of
+// objects of numbers as a map, never as a struct.
+func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty, maps bool, spill ConvertSpill, hold int64) (*Converted, error) {
 	opts, err := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject}.normalize()
 	if err != nil {
 		return nil, err
 	}
-	c := &converter{index: map[string]int{}, extra: extra}
+	c := &converter{index: map[string]int{}, extra: extra, maps: maps}
 	first, err := eachRecord(url, open, opts, c.row)
 	if err != nil {
 		return nil, err
@@ -310,6 +319,71 @@ type convColumn struct {
 	vals, keys         map[string]struct{}
 	cells, entries     int
 	manyVals, manyKeys bool
+
+	// The objects' member names in order of first appearance while the
+	// column can be a struct (notStruct unset): at most convStructMax
+	// names, and in every object its members in that order.
+	order     []string
+	orderPos  map[string]int
+	notStruct bool
+}
+
+// convStructMax is the most member names an object column may have to be
+// written as a struct column, a child column each; more (keys that never
+// repeat) and it is a map.
+const convStructMax = 64
+
+// structMember notes member name of an object cell, whose member before it
+// holds position *prev of the column's order (-1 for the first member):
+// the column stays a struct while every member comes after the one before
+// it in that order (a name never seen takes the next position). A name
+// out of order, repeated within one object, empty, or past convStructMax
+// names makes it a map.
+func (col *convColumn) structMember(name string, prev *int) {
+	if col.notStruct {
+		return
+	}
+	p, ok := col.orderPos[name]
+	if !ok {
+		if len(col.order) == convStructMax || name == "" {
+			col.noStruct()
+			return
+		}
+		if col.orderPos == nil {
+			col.orderPos = map[string]int{}
+		}
+		p = len(col.order)
+		col.order = append(col.order, name)
+		col.orderPos[name] = p
+	}
+	if p <= *prev {
+		col.noStruct()
+		return
+	}
+	*prev = p
+}
+
+func (col *convColumn) noStruct() { col.notStruct, col.order, col.orderPos = true, nil, nil }
+
+// asStruct says whether the column's objects are written as a struct: each
+// object's members came in the order of their names' first appearance
+// (so each row reads back with its members as they were, the absent ones
+// null), at least one name, and none that another tool could take for a
+// path or for another name (a '.'; two names equal but for case, which
+// DuckDB's struct fields would not tell apart).
+func (col *convColumn) asStruct() bool {
+	if col.notStruct || len(col.order) == 0 {
+		return false
+	}
+	folded := make(map[string]bool, len(col.order))
+	for _, name := range col.order {
+		l := strings.ToLower(name)
+		if folded[l] || strings.Contains(name, ".") || !utf8.ValidString(name) {
+			return false
+		}
+		folded[l] = true
+	}
+	return true
 }
 
 // convDictMax is the most distinct values a column (or the components
@@ -361,6 +435,7 @@ func dictionary(set map[string]struct{}, many bool, n int) bool {
 // and writes them (write, the second).
 type converter struct {
 	extra []parquet.WriterProperty
+	maps  bool // objects of numbers as maps only (tests)
 	cols  []*convColumn
 	index map[string]int
 	rows  int
@@ -458,6 +533,7 @@ func (c *converter) row(r *Record) error {
 				break // not a map column: its members count for nothing
 			}
 			sub := c.members(r, f)
+			prev := -1
 			for _, m := range sub.fields {
 				lit := sub.raw(m)
 				if m.kind != kindNumber {
@@ -471,6 +547,7 @@ func (c *converter) row(r *Record) error {
 				}
 				col.entries++
 				distinct(&col.keys, &col.manyKeys, []byte(sub.keys.names[m.key]))
+				col.structMember(sub.keys.names[m.key], &prev)
 			}
 		default:
 			col.other = true
@@ -488,6 +565,7 @@ const (
 	convString
 	convBool
 	convMap
+	convStruct
 )
 
 func (col *convColumn) kind() convKind {
@@ -508,6 +586,8 @@ func (col *convColumn) kind() convKind {
 		return convString
 	case col.boolean:
 		return convBool
+	case col.obj && !col.objNotNumbers && col.asStruct():
+		return convStruct
 	case col.obj && !col.objNotNumbers:
 		return convMap
 	}
@@ -515,6 +595,43 @@ func (col *convColumn) kind() convKind {
 }
 
 var convMapType = arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)
+
+// structType is the struct column of an object column whose members came in
+// one order (asStruct): a float64 child per name, in that order.
+func (col *convColumn) structType() arrow.DataType {
+	fields := make([]arrow.Field, len(col.order))
+	for k, name := range col.order {
+		fields[k] = arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true}
+	}
+	return arrow.StructOf(fields...)
+}
+
+// errConvOrder: an object's members are not those, or not in the order, of
+// its struct column (the object changed between the two reads).
+var errConvOrder = errors.New("members out of the struct's order")
+
+// appendStruct appends the object sub to the struct column of col: each
+// member's number in its name's child, the names it lacks null.
+func (c *converter) appendStruct(sb *array.StructBuilder, sub *Record, col *convColumn) error {
+	sb.Append(true)
+	next := 0
+	for _, m := range sub.fields {
+		p, ok := col.orderPos[sub.keys.names[m.key]]
+		if !ok || p < next || m.kind != kindNumber {
+			return errConvOrder
+		}
+		for ; next < p; next++ {
+			sb.FieldBuilder(next).AppendNull()
+		}
+		v, _ := parseNumber(sub.raw(m))
+		sb.FieldBuilder(p).(*array.Float64Builder).Append(v)
+		next = p + 1
+	}
+	for ; next < len(col.order); next++ {
+		sb.FieldBuilder(next).AppendNull()
+	}
+	return nil
+}
 
 // convJSONType is the type of a column of JSON text: strings of Parquet's
 // JSON logical type, so that a reader that drops the file's key/value
@@ -539,7 +656,9 @@ func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w 
 	fields := make([]arrow.Field, len(c.cols))
 	jsonCols := []string{}
 	for i, col := range c.cols {
-		kinds[i] = col.kind()
+		if kinds[i] = col.kind(); kinds[i] == convStruct && c.maps {
+			kinds[i] = convMap
+		}
 		var t arrow.DataType
 		switch kinds[i] {
 		case convInt:
@@ -550,6 +669,8 @@ func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w 
 			t = arrow.FixedWidthTypes.Boolean
 		case convMap:
 			t = convMapType
+		case convStruct:
+			t = col.structType()
 		case convJSON:
 			t = convJSONType
 		default:
@@ -674,6 +795,13 @@ func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w 
 					return changed
 				}
 				fb.(*array.BooleanBuilder).Append(raw[0] == 't')
+			case convStruct:
+				if f.kind != kindObject {
+					return changed
+				}
+				if err := c.appendStruct(fb.(*array.StructBuilder), c.members(r, f), c.cols[i]); err != nil {
+					return changed
+				}
 			case convMap:
 				if f.kind != kindObject {
 					return changed
@@ -731,61 +859,80 @@ func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w 
 const convRawShare = 8 // an eighth
 
 // incompressible returns the writer properties that write uncompressed
-// each top-level column of numbers or strings without a dictionary whose
-// plain values in the first row group (first; nil for none) its codec (in
-// base) does not shrink by 1/convRawShare: the same values, in pages a
-// reader need not decompress. Columns of booleans, dictionaries and the
-// components map keep their codec.
+// each column of numbers or strings without a dictionary (top-level, or a
+// struct column's child) whose plain values in the first row group (first;
+// nil for none) its codec (in base) does not shrink by 1/convRawShare: the
+// same values, in pages a reader need not decompress. Columns of booleans,
+// dictionaries and maps keep their codec.
 func (c *converter) incompressible(first arrow.RecordBatch, kinds []convKind, dictCols []bool, base *parquet.WriterProperties) []parquet.WriterProperty {
 	if first == nil {
 		return nil
 	}
 	var out []parquet.WriterProperty
-	var b [8]byte
-	for i, col := range c.cols {
-		codecName := base.CompressionFor(col.name)
-		if dictCols[i] || kinds[i] == convBool || kinds[i] == convMap || codecName == compress.Codecs.Uncompressed {
-			continue
+	raw := func(a arrow.Array, path parquet.ColumnPath) {
+		codecName := base.CompressionPath(path)
+		if codecName == compress.Codecs.Uncompressed {
+			return
 		}
-		var plain []byte
-		a := first.Column(i)
-		if ea, ok := a.(array.ExtensionArray); ok {
-			a = ea.Storage() // JSON text: its strings
-		}
-		switch a := a.(type) {
-		case *array.Int64:
-			for k, v := range a.Int64Values() {
-				if a.IsValid(k) {
-					binary.LittleEndian.PutUint64(b[:], uint64(v))
-					plain = append(plain, b[:]...)
-				}
-			}
-		case *array.Float64:
-			for k, v := range a.Float64Values() {
-				if a.IsValid(k) {
-					binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-					plain = append(plain, b[:]...)
-				}
-			}
-		case *array.String:
-			for k := range a.Len() {
-				if a.IsValid(k) {
-					v := a.Value(k)
-					binary.LittleEndian.PutUint32(b[:], uint32(len(v)))
-					plain = append(append(plain, b[:4]...), v...)
-				}
-			}
-		}
+		plain := plainValues(a)
 		if len(plain) == 0 {
-			continue
+			return
 		}
 		codec, err := compress.GetCodec(codecName)
 		if err != nil {
-			continue
+			return
 		}
-		if n := len(codec.EncodeLevel(nil, plain, base.CompressionLevelFor(col.name))); n > len(plain)-len(plain)/convRawShare {
-			out = append(out, parquet.WithCompressionFor(col.name, compress.Codecs.Uncompressed))
+		if n := len(codec.EncodeLevel(nil, plain, base.CompressionLevelPath(path))); n > len(plain)-len(plain)/convRawShare {
+			out = append(out, parquet.WithCompressionPath(path, compress.Codecs.Uncompressed))
+		}
+	}
+	for i, col := range c.cols {
+		switch {
+		case kinds[i] == convStruct:
+			sa := first.Column(i).(*array.Struct)
+			for k, name := range col.order {
+				raw(sa.Field(k), parquet.ColumnPath{col.name, name})
+			}
+		case dictCols[i] || kinds[i] == convBool || kinds[i] == convMap:
+		default:
+			raw(first.Column(i), parquet.ColumnPath{col.name})
 		}
 	}
 	return out
+}
+
+// plainValues returns the valid values of a as Parquet's plain encoding
+// lays them out (int64s and float64s little-endian, strings each after its
+// length); JSON text as its strings.
+func plainValues(a arrow.Array) []byte {
+	if ea, ok := a.(array.ExtensionArray); ok {
+		a = ea.Storage()
+	}
+	var plain []byte
+	var b [8]byte
+	switch a := a.(type) {
+	case *array.Int64:
+		for k, v := range a.Int64Values() {
+			if a.IsValid(k) {
+				binary.LittleEndian.PutUint64(b[:], uint64(v))
+				plain = append(plain, b[:]...)
+			}
+		}
+	case *array.Float64:
+		for k, v := range a.Float64Values() {
+			if a.IsValid(k) {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+				plain = append(plain, b[:]...)
+			}
+		}
+	case *array.String:
+		for k := range a.Len() {
+			if a.IsValid(k) {
+				v := a.Value(k)
+				binary.LittleEndian.PutUint32(b[:], uint32(len(v)))
+				plain = append(append(plain, b[:4]...), v...)
+			}
+		}
+	}
+	return plain
 }

@@ -13,12 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // convertRows is a small object of rows with every kind of column the
 // converter writes: integers, floats, strings, booleans, the components
-// map, and JSON text.
+// (a struct), and JSON text.
 func convertRows(n int) string {
 	var b strings.Builder
 	for i := range n {
@@ -62,7 +64,8 @@ func TestConvertObjectChangedBetweenReads(t *testing.T) {
 		{"a new field", with(at, strings.Replace(lines[at], `{"step"`, `{"new":1,"step"`, 1))},
 		{"an integer column's float", with(at, strings.Replace(lines[at], `"step":`, `"step":0.5e1,"x":`, 1))},
 		{"a string column's number", with(at, fmt.Sprintf(`{"step":%d,"run":7}`+"\n", at))},
-		{"the map's member not a number", with(at, fmt.Sprintf(`{"step":%d,"components":{"progress":"p"}}`+"\n", at))},
+		{"the components' member not a number", with(at, fmt.Sprintf(`{"step":%d,"components":{"progress":"p"}}`+"\n", at))},
+		{"a member the first read did not see", with(at, fmt.Sprintf(`{"step":%d,"components":{"progress":1,"goal":2}}`+"\n", at))},
 		{"a row fewer", strings.Join(lines[:len(lines)-1], "")},
 		{"a line no longer JSON", with(at, "{\"step\":\n")},
 		{"the last line cut short", first[:len(first)-3] + "\n\n\n"},
@@ -252,7 +255,7 @@ func TestConvertedInPieces(t *testing.T) {
 	}
 	rows := b.String()
 	var whole bytes.Buffer
-	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(rows), &whole, 0, 0, nil); err != nil {
+	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(rows), &whole, 0, 0, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(rows)), nil }
@@ -377,4 +380,77 @@ func TestConvertJSONColumnsTyped(t *testing.T) {
 		t.Errorf("%s: %v", ParquetJSONColumns, kv)
 	}
 	readsAsLines(t, "mem://b/json-typed.parquet", data, b.String())
+}
+
+// TestConvertComponentsForm: convert writes a column of objects of numbers
+// as a struct (a float64 child per member name, in order of first
+// appearance; a name a row lacks null) when every object lists its members
+// in that order, and as a map of string to float64 otherwise (an order
+// that varies, more than convStructMax names, names another tool could
+// confuse, no names at all). Either way the rows read back as they were
+// written, and decode (the direct way and the general one) as the JSON
+// Lines do.
+func TestConvertComponentsForm(t *testing.T) {
+	many := make([]string, convStructMax+1)
+	for i := range many {
+		many[i] = fmt.Sprintf(`"c%02d":%d`, i, i)
+	}
+	for _, c := range []struct {
+		name  string
+		comps []string // each row's components ("" for a row without them)
+		want  string   // the column's Arrow type
+	}{
+		{"in one order", []string{`{"progress":0.5,"success":1}`, `{"progress":0.25}`, `{}`, "", `{"success":0,"energy":2.5}`, `{"progress":-3,"energy":1}`},
+			"struct<progress: float64 nullable, success: float64 nullable, energy: float64 nullable>"},
+		{"a new name first", []string{`{"b":1}`, `{"c":2,"a":3}`, `{"b":1,"c":2,"a":3}`},
+			"struct<b: float64 nullable, c: float64 nullable, a: float64 nullable>"},
+		{"an order that varies", []string{`{"a":1,"b":2}`, `{"b":2,"a":1}`}, "map<utf8, float64, items_nullable>"},
+		{"a new name before a known one", []string{`{"a":1}`, `{"b":2,"a":1}`}, "map<utf8, float64, items_nullable>"},
+		{"more names than a struct holds", []string{`{"progress":1}`, "{" + strings.Join(many, ",") + "}"}, "map<utf8, float64, items_nullable>"},
+		{"names equal but for case", []string{`{"Progress":1,"progress":2}`}, "map<utf8, float64, items_nullable>"},
+		{"a name with a dot", []string{`{"a.b":1}`}, "map<utf8, float64, items_nullable>"},
+		{"an empty name", []string{`{"":1,"a":2}`}, "map<utf8, float64, items_nullable>"},
+		{"no names", []string{`{}`, `{}`}, "map<utf8, float64, items_nullable>"},
+	} {
+		var b strings.Builder
+		for i, comps := range c.comps {
+			fmt.Fprintf(&b, `{"run_id":"r","reward":%d,"regime_id":"a"`, i)
+			if comps != "" {
+				fmt.Fprintf(&b, `,"components":%s`, comps)
+			}
+			b.WriteString("}\n")
+		}
+		data := convertJSONL(t, b.String())
+		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema, err := fr.Schema()
+		pf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := schema.FieldsByName("components"); !ok || f[0].Type.String() != c.want {
+			t.Errorf("%s: components %v, want %s", c.name, f, c.want)
+		}
+		readsAsLines(t, "mem://b/"+strings.ReplaceAll(c.name, " ", "-")+".parquet", data, b.String())
+	}
+	// An object whose members the second read finds in another order than
+	// the first changed between the reads.
+	first := `{"run_id":"r","reward":1,"regime_id":"a","components":{"a":1,"b":2}}` + "\n"
+	second := strings.Replace(first, `{"a":1,"b":2}`, `{"b":2,"a":1}`, 1)
+	var opens atomic.Int32
+	open := func() (io.ReadCloser, error) {
+		if opens.Add(1) == 1 {
+			return io.NopCloser(strings.NewReader(first)), nil
+		}
+		return io.NopCloser(strings.NewReader(second)), nil
+	}
+	if _, err := ConvertObject("mem://b/x.jsonl", open, 0, 0, ""); !errors.Is(err, ErrChangedWhileConverting) {
+		t.Errorf("members reordered between the reads: %v, want ErrChangedWhileConverting", err)
+	}
 }

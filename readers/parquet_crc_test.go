@@ -125,7 +125,8 @@ func pqEachPage(t *testing.T, data []byte, fn func(g, c, k int, h []tcField, bod
 // TestParquetPageChecksums: a page whose header has a crc (PageHeader's
 // field 4) that is not the CRC-32 of the page's bytes (a byte of an
 // uncompressed data page changed, a byte of a compressed dictionary page,
-// of a components map's page, or the crc field itself) fails the object
+// of a components map's page or of a components struct's, or the crc
+// field itself) fails the object
 // as bad data on every way it is read: the direct way from memory
 // (pqPageReader) and through a ReaderAt (arrow-go's column chunk readers
 // over pqChecked), and as JSON lines (the general way, and the record
@@ -139,8 +140,13 @@ func TestParquetPageChecksums(t *testing.T) {
 	t.Parallel()
 	const url = "mem://b/x.parquet"
 	opts := Options{Components: []string{"success", "progress"}}
-	plain := pqWithoutCRCs(t, convertWith(t, interleavedRows(3*parquetBatchRows), []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)}))
+	groups := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(parquetBatchRows)}
+	plain := pqWithoutCRCs(t, convertForm(t, interleavedRows(3*parquetBatchRows), groups, true))
 	data := pqWithCRCs(t, plain, pqAllCRCs)
+	// The components as convert writes them where it can: a struct.
+	structs := pqWithCRCs(t, pqWithoutCRCs(t, convertWith(t, interleavedRows(3*parquetBatchRows), groups)), pqAllCRCs)
+	success, _ := pqChunk(t, structs, 0, "components.success")
+	successEnd := success.DataPageOffset() + success.TotalCompressedSize()
 	reward, rewardRows := pqChunk(t, data, 1, "reward")
 	runID, runIDRows := pqChunk(t, data, 2, "run_id")
 	if reward.Compression() != compress.Codecs.Uncompressed || runID.Compression() == compress.Codecs.Uncompressed || !runID.HasDictionaryPage() {
@@ -177,6 +183,7 @@ func TestParquetPageChecksums(t *testing.T) {
 		{"the crc field", badCRC, rewardRows + 1, "reward", " (row group 2, page 1 of the column chunk: crc "},
 		{"a byte of a compressed dictionary page", flipped(data, runID.DataPageOffset()-2, runID.DataPageOffset()-1), runIDRows + 1, "run_id", " (row group 3, page 1 of the column chunk: crc "},
 		{"a byte of a components map's page", flipped(data, valuesEnd-2, valuesEnd-1), 1, "components", ""},
+		{"a byte of a components struct's page", flipped(structs, successEnd-2, successEnd-1), 1, "components", ""},
 	}
 	ways := []struct {
 		name string

@@ -188,19 +188,30 @@ func interleavedRows(n int) string {
 var writerVariants = []struct {
 	name  string
 	props []parquet.WriterProperty
+	maps  bool // components as a map column (convert writes a struct where it can)
 }{
-	{"convert", nil},
-	{"small pages", []parquet.WriterProperty{parquet.WithDataPageSize(64), parquet.WithBatchSize(3)}},
-	{"small row groups", []parquet.WriterProperty{parquet.WithMaxRowGroupLength(7), parquet.WithDataPageSize(64), parquet.WithBatchSize(5)}},
-	{"plain", []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}},
-	{"dictionary overflow", []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(40), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}},
-	{"v2 pages", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}},
+	{"convert", nil, false},
+	{"convert, maps", nil, true},
+	{"small pages", []parquet.WriterProperty{parquet.WithDataPageSize(64), parquet.WithBatchSize(3)}, true},
+	{"small row groups", []parquet.WriterProperty{parquet.WithMaxRowGroupLength(7), parquet.WithDataPageSize(64), parquet.WithBatchSize(5)}, false},
+	{"plain", []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}, true},
+	{"dictionary overflow", []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(40), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}, false},
+	{"v2 pages", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}, true},
+	{"v2 pages, structs", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}, false},
 }
 
+// convertWith converts jsonl with convert's settings and then props, its
+// objects of numbers as structs where it can.
 func convertWith(t testing.TB, jsonl string, props []parquet.WriterProperty) []byte {
 	t.Helper()
+	return convertForm(t, jsonl, props, false)
+}
+
+// convertForm is convertWith with maps set: objects of numbers as maps.
+func convertForm(t testing.TB, jsonl string, props []parquet.WriterProperty, maps bool) []byte {
+	t.Helper()
 	var pq bytes.Buffer
-	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(jsonl), &pq, 0, 0, props); err != nil {
+	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(jsonl), &pq, 0, 0, props, maps); err != nil {
 		t.Fatal(err)
 	}
 	return pq.Bytes()
@@ -227,7 +238,7 @@ func TestDecodeParquetDirectPages(t *testing.T) {
 	}
 	for _, v := range writerVariants {
 		for name, jsonl := range cases {
-			data := convertWith(t, jsonl, v.props)
+			data := convertForm(t, jsonl, v.props, v.maps)
 			if v.name == "small row groups" {
 				pf, err := file.NewParquetReader(bytes.NewReader(data))
 				if err != nil {
@@ -470,7 +481,8 @@ func FuzzParquetDirect(f *testing.F) {
 		jsonl := fuzzParquetJSONL(seed, rows)
 		// The writer's settings vary with the seed (writerVariants).
 		var pq bytes.Buffer
-		if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(jsonl), &pq, 0, 0, writerVariants[seed%uint64(len(writerVariants))].props); err != nil {
+		v := writerVariants[seed%uint64(len(writerVariants))]
+		if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(jsonl), &pq, 0, 0, v.props, v.maps); err != nil {
 			t.Skip(err) // not valid JSON rows: nothing to convert
 		}
 		opts := Options{Components: []string{"progress"}, IdentityFields: []string{"run_id", "seed"}}
@@ -479,55 +491,65 @@ func FuzzParquetDirect(f *testing.F) {
 }
 
 // TestDictColumns: `crlbatch convert` writes dictionary pages for the
-// columns whose values repeat (identities, labels, constants, the
-// components map's keys) and plain pages for the others (rewards, hashes,
-// the map's values); the string columns with dictionary pages only are
-// those pqarrow reads as dictionaries; a file written without
-// dictionaries has none.
+// columns whose values repeat (identities, labels, constants, a components
+// map's keys) and plain pages for the others (rewards, hashes, the
+// components' values, as a struct's children or a map's); the string
+// columns with dictionary pages only are those pqarrow reads as
+// dictionaries; a file written without dictionaries has none.
 func TestDictColumns(t *testing.T) {
-	data := convertJSONL(t, string(benchRows(2000)))
-	f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, fixedBatch(100), dictColumns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.pf.Close()
-	dict := map[string]bool{}
-	for i, fl := range f.schema.Fields() {
-		if _, ok := fl.Type.(*arrow.DictionaryType); ok {
-			dict[f.cols[i].name] = true
+	rows := string(benchRows(2000))
+	for _, maps := range []bool{false, true} {
+		data := convertForm(t, rows, nil, maps)
+		f, err := openParquet("mem://b/x.parquet", bytes.NewReader(data), skyfallParquetFields, fixedBatch(100), dictColumns)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, name := range []string{"run_id", "regime_id", "algorithm_id"} {
-		if !dict[name] {
-			t.Errorf("%s is not read as a dictionary (%v)", name, dict)
-		}
-	}
-	if dict["reward"] || dict["components"] || dict["obs_hash"] {
-		t.Errorf("a column of values that rarely repeat is read as a dictionary: %v", dict)
-	}
-	// Each leaf's pages, as the footer lists them.
-	md := f.pf.MetaData()
-	want := map[string]bool{"run_id": true, "seed": true, "regime_id": true, "gamma": true, "components.key_value.key": true,
-		"reward": false, "obs_hash": false, "logp": false, "step": false, "components.key_value.value": false}
-	for i := 0; i < md.Schema.NumColumns(); i++ {
-		path := md.Schema.Column(i).ColumnPath().String()
-		w, ok := want[path]
-		if !ok {
-			continue
-		}
-		delete(want, path)
-		for g := 0; g < md.NumRowGroups(); g++ {
-			cc, err := md.RowGroup(g).ColumnChunk(i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := cc.HasDictionaryPage(); got != w {
-				t.Errorf("%s, row group %d: a dictionary page %t, want %t", path, g, got, w)
+		dict := map[string]bool{}
+		for i, fl := range f.schema.Fields() {
+			if _, ok := fl.Type.(*arrow.DictionaryType); ok {
+				dict[f.cols[i].name] = true
 			}
 		}
-	}
-	if len(want) > 0 {
-		t.Errorf("no leaf %v", want)
+		for _, name := range []string{"run_id", "regime_id", "algorithm_id"} {
+			if !dict[name] {
+				t.Errorf("%s is not read as a dictionary (%v)", name, dict)
+			}
+		}
+		if dict["reward"] || dict["components"] || dict["obs_hash"] {
+			t.Errorf("a column of values that rarely repeat is read as a dictionary: %v", dict)
+		}
+		// Each leaf's pages, as the footer lists them.
+		md := f.pf.MetaData()
+		want := map[string]bool{"run_id": true, "seed": true, "regime_id": true, "gamma": true,
+			"reward": false, "obs_hash": false, "logp": false, "step": false}
+		if maps {
+			want["components.key_value.key"], want["components.key_value.value"] = true, false
+		} else {
+			for _, c := range []string{"progress", "collision", "success", "energy"} {
+				want["components."+c] = false
+			}
+		}
+		for i := 0; i < md.Schema.NumColumns(); i++ {
+			path := md.Schema.Column(i).ColumnPath().String()
+			w, ok := want[path]
+			if !ok {
+				continue
+			}
+			delete(want, path)
+			for g := 0; g < md.NumRowGroups(); g++ {
+				cc, err := md.RowGroup(g).ColumnChunk(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := cc.HasDictionaryPage(); got != w {
+					t.Errorf("maps %t: %s, row group %d: a dictionary page %t, want %t", maps, path, g, got, w)
+				}
+			}
+		}
+		f.pf.Close()
+		if len(want) > 0 {
+			t.Errorf("maps %t: no leaf %v", maps, want)
+		}
 	}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64}, {Name: "regime_id", Type: arrow.BinaryTypes.String}}, nil)
 	var buf bytes.Buffer

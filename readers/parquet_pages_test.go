@@ -141,6 +141,9 @@ func writePagesCases(t *testing.T) map[string][]byte {
 	rows := b.String()
 	out := map[string][]byte{}
 	for _, v := range writerVariants {
+		if v.name == "convert, maps" || v.name == "v2 pages, structs" {
+			continue // another variant's pages, the components in the other form (no column read here)
+		}
 		out[v.name] = convertWith(t, rows, v.props)
 		out[v.name+", no statistics"] = convertWith(t, rows, append([]parquet.WriterProperty{parquet.WithStats(false)}, v.props...))
 		// Booleans RLE-encoded (a 4-byte length, then runs of width 1).

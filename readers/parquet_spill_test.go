@@ -37,14 +37,14 @@ func TestConvertSpilled(t *testing.T) {
 	groups := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(3000)}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(rows)), nil }
 	var want bytes.Buffer
-	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(rows), &want, 0, 0, groups); err != nil {
+	if err := convertToParquet("mem://b/x.jsonl", strings.NewReader(rows), &want, 0, 0, groups, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, hold := range []int64{0, 1000, int64(want.Len()) / 2, int64(want.Len()) * 2} {
 		ConvertHoldBytes = hold
 		dir := t.TempDir()
 		spill, made := spillIn(dir)
-		conv, err := convertObject("mem://b/x.jsonl", open, 0, 0, groups, spill, 0)
+		conv, err := convertObject("mem://b/x.jsonl", open, 0, 0, groups, false, spill, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestConvertSpilled(t *testing.T) {
 	ConvertHoldBytes = 1
 	dir := t.TempDir()
 	spill, made := spillIn(dir)
-	conv, err := convertObject("mem://b/x.jsonl", open, 0, 0, groups, spill, int64(want.Len()))
+	conv, err := convertObject("mem://b/x.jsonl", open, 0, 0, groups, false, spill, int64(want.Len()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestConvertSpilled(t *testing.T) {
 	}
 	// Without a spill, memory whatever the size.
 	ConvertHoldBytes = 0
-	conv, err = convertObject("mem://b/x.jsonl", open, 0, 0, groups, nil, 0)
+	conv, err = convertObject("mem://b/x.jsonl", open, 0, 0, groups, false, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

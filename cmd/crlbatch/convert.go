@@ -25,8 +25,9 @@ func convertCommand() *cli.Command {
 		Description: "Reads every JSON Lines object under INPUT (plain, gzip or zstd) and writes the same rows as one\n" +
 			"Parquet object (zstd pages, or --compression; a column it would not shrink by an eighth\n" +
 			"uncompressed) under --out: a.jsonl.gz becomes a.parquet. One\n" +
-			"column per field; a field whose values are of several types, nested or null is kept as each\n" +
-			"row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
+			"column per field; objects of numbers (components) a struct of numbers, or a map when their\n" +
+			"members come in varying orders; a field whose values are of several types, nested or null is\n" +
+			"kept as each row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
 			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.\n" +
 			"Each object is read twice (its columns' types, then its rows, a row group at a time), so memory\n" +
 			"holds a row group and at most 32 MiB of the Parquet object, not the JSON: a larger Parquet\n" +
