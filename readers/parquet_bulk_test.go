@@ -64,8 +64,11 @@ func TestDecodeParquetBulk(t *testing.T) {
 		if i%13 != 0 {
 			fmt.Fprintf(&floats, `,"step":%d.0`, i)
 		}
-		if i%7 == 3 {
+		switch i % 7 {
+		case 3:
 			floats.WriteString(`,"regime_origin":"o"`)
+		case 5: // a label's second origin: its first is kept
+			floats.WriteString(`,"regime_origin":"p"`)
 		}
 		if i%11 == 5 {
 			floats.WriteString(`,"alias_of":"l0"`)

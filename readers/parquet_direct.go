@@ -972,7 +972,7 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 	}
 	switch c.kind {
 	case pqNumber:
-		if !c.isInt {
+		if !c.isInt && anyNonFinite(c.f64) {
 			for i, v := range c.f64 {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					if c.ok(i) {
@@ -1038,7 +1038,7 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 				}
 			}
 		}
-		if !it.isInt {
+		if !it.isInt && anyNonFinite(it.f64) {
 			for _, v := range it.f64 {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return errParquetIndirect // conservative: the general way decides
@@ -1048,7 +1048,7 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 	case pqCompsStruct:
 		for k := range c.fields {
 			fn := &c.fields[k]
-			if fn.isInt {
+			if fn.isInt || !anyNonFinite(fn.f64) {
 				continue
 			}
 			for i, v := range fn.f64 {
@@ -1059,6 +1059,17 @@ func (d *pqDirect) check(c *pqColumn, n int) error {
 		}
 	}
 	return nil
+}
+
+// anyNonFinite reports whether xs holds a NaN or an infinity (an exponent
+// of all ones), without a branch a value: check's loops, which also ask
+// whether the row holds a value, run only then.
+func anyNonFinite(xs []float64) bool {
+	var acc uint64
+	for _, x := range xs {
+		acc |= (math.Float64bits(x)>>52&0x7ff + 1) >> 11
+	}
+	return acc != 0
 }
 
 // jsonScalar validates raw, the text of one cell of a JSON-text column, as
@@ -1501,32 +1512,14 @@ func pqBulkKinds(step, comps, inv, rank, gamma *pqColumn) bool {
 
 // addColumns appends rows [s, e) of the batch to p, as add appends them
 // one at a time, but a column at a time (skyfall.Builder.AddColumns): each
-// stretch of rows with one regime_id at once, unless one of them carries a
-// regime_origin or alias_of (then its stretch goes row by row through add).
+// stretch of rows with one regime_id at once, with the first regime_origin
+// and alias_of among them.
 // Only for d.bulk's kinds of columns.
 func (d *pqDirect) addColumns(p *part, s, e int) error {
 	lab := d.byF[fRegimeID]
 	origin, alias := d.byF[fRegimeOrigin], d.byF[fAliasOf]
 	for a := s; a < e; {
 		b := lab.runEnd(a, e)
-		plain := true
-		for _, c := range [2]*pqColumn{origin, alias} {
-			if c == nil {
-				continue
-			}
-			for i := a; i < b && plain; i++ {
-				plain = c.null(i)
-			}
-		}
-		if !plain {
-			for i := a; i < b; i++ {
-				if err := d.add(p, i); err != nil {
-					return err
-				}
-			}
-			a = b
-			continue
-		}
 		if l := lab.str(a); d.lastLab == nil || !bytes.Equal(l, d.lastLab) {
 			d.label = d.internBytes(l)
 			d.lastLab = append(d.lastLab[:0], l...)
@@ -1534,14 +1527,41 @@ func (d *pqDirect) addColumns(p *part, s, e int) error {
 		if err := d.columns(a, b); err != nil {
 			return err
 		}
+		// The stretch's first regime_origin and alias_of: a label keeps its
+		// first (skyfall.Builder.Add, part.addOrigin), so the later ones
+		// change nothing.
+		cs := &d.cols1
+		if i := firstNotNull(origin, a, b); i >= 0 {
+			cs.Origin, cs.HasOrigin = d.internBytes(origin.text(i)), true
+		}
+		if i := firstNotNull(alias, a, b); i >= 0 {
+			cs.AliasOf, cs.HasAliasOf = d.internBytes(alias.text(i)), true
+		}
 		nl := p.b.NumLabels()
-		p.b.AddColumns(&d.cols1)
+		p.b.AddColumns(cs)
 		if p.b.NumLabels() > nl && p.b.NumLabels() > d.opts.MaxLabels {
 			return errParquetIndirect
+		}
+		if cs.HasOrigin || cs.HasAliasOf {
+			p.addOrigin(d.label, labelOrigin{cs.Origin, cs.AliasOf, cs.HasOrigin, cs.HasAliasOf})
 		}
 		a = b
 	}
 	return nil
+}
+
+// firstNotNull returns the first row of [a, b) where c (nil: a column the
+// file lacks) is not null, or -1.
+func firstNotNull(c *pqColumn, a, b int) int {
+	if c == nil {
+		return -1
+	}
+	for i := a; i < b; i++ {
+		if !c.null(i) {
+			return i
+		}
+	}
+	return -1
 }
 
 // columns sets d.cols1 to rows [a, b) of the batch, all of label d.label.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -728,6 +729,26 @@ func TestConvertIncompressible(t *testing.T) {
 			first = got
 		} else if !bytes.Equal(got, first) {
 			t.Errorf("%q: rows read back differ", tc.codec)
+		}
+	}
+}
+
+// TestAnyNonFinite: anyNonFinite finds a NaN (any payload, either sign) or
+// an infinity wherever it lies among finite values (zeros, subnormals, the
+// largest float64s), and nothing among finite values only.
+func TestAnyNonFinite(t *testing.T) {
+	finite := []float64{0, math.Copysign(0, -1), 1, -1, math.MaxFloat64, -math.MaxFloat64,
+		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, 0x1p-1022, 1e308, 2.5}
+	if anyNonFinite(finite) || anyNonFinite(nil) {
+		t.Fatal("a non-finite value among finite ones")
+	}
+	for _, bad := range []float64{math.NaN(), -math.NaN(), math.Float64frombits(0x7ff0000000000001),
+		math.Float64frombits(0xfff8000000000123), math.Inf(1), math.Inf(-1)} {
+		for at := range len(finite) + 1 {
+			xs := slices.Insert(slices.Clone(finite), at, bad)
+			if !anyNonFinite(xs) {
+				t.Errorf("%x at %d: not found", math.Float64bits(bad), at)
+			}
 		}
 	}
 }

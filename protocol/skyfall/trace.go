@@ -264,14 +264,16 @@ func (v Valid) ok(i int) bool {
 }
 
 // Columns are rows given column by column, for Builder.AddColumns: row i
-// is the Row with Reward Rewards[i] and Label Label, no origin and no
-// alias; Step Steps[i] when Steps is not nil and StepsValid says so;
+// is the Row with Reward Rewards[i] and Label Label; Step Steps[i] when
+// Steps is not nil and StepsValid says so;
 // Comps[k][i] for component k when Comps[k] is not nil (else 0);
 // Invalid 1 or 0 for Invalid[i] true or false when Invalid is not nil and
 // InvalidValid says so (else -1); EffRank EffRank[i] when EffRank is not
 // nil and EffRankValid says so; and, on the first row, Gamma when HasGamma
-// (the first row carrying gamma's: a builder keeps the first it is given).
-// Every column that is not nil holds len(Rewards) values.
+// (the first row carrying gamma's: a builder keeps the first it is given),
+// and the origin and alias when HasOrigin and HasAliasOf (those of the
+// first rows carrying one). Every column that is not nil holds
+// len(Rewards) values.
 type Columns struct {
 	Rewards      []float64
 	Label        string
@@ -284,6 +286,11 @@ type Columns struct {
 	EffRankValid Valid
 	Gamma        float64
 	HasGamma     bool
+	// Origin and AliasOf, when HasOrigin and HasAliasOf, are the first
+	// regime_origin and alias_of among the rows (a builder keeps a label's
+	// first, and the rows are all of Label).
+	Origin, AliasOf       string
+	HasOrigin, HasAliasOf bool
 	// Carried is Row.Carried of every row of the columns, or-ed.
 	Carried uint64
 }
@@ -312,6 +319,12 @@ func (b *Builder) AddColumns(c *Columns) {
 			b.hasAlias = append(b.hasAlias, false)
 		}
 		b.lastLabel, b.lastIdx = c.Label, li
+	}
+	if c.HasOrigin && !b.hasOrigin[li] {
+		b.origin[li], b.hasOrigin[li] = c.Origin, true
+	}
+	if c.HasAliasOf && !b.hasAlias[li] {
+		b.alias[li], b.hasAlias[li] = c.AliasOf, true
 	}
 	// One label: after its first row, a run's rows add nothing to runs.
 	b.labels.add(n, li)
