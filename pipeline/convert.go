@@ -31,6 +31,9 @@ type ConvertConfig struct {
 	// Compression names the Parquet pages' codec (one of
 	// readers.ConvertCompressions; "" for readers.ConvertCompression).
 	Compression string
+	// Maps writes every object field of numbers (components) as a map,
+	// never as a struct (--maps): one column type in every object.
+	Maps bool
 	// Reader holds the line and object limits (--max-line-bytes,
 	// --max-object-bytes).
 	Reader readers.Options
@@ -233,7 +236,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 				}{rd, r}, nil
 			}
 			var err error
-			conv, err = readers.ConvertObjectSpilled(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression, spill, cfg.HoldBytes)
+			conv, err = readers.ConvertObjectSpilled(url, open, cfg.Reader.MaxLineBytes, cfg.Reader.MaxObjectBytes, cfg.Compression, cfg.Maps, spill, cfg.HoldBytes)
 			if errors.Is(err, readers.ErrChangedWhileConverting) {
 				// Rewritten meanwhile: read it again, both times.
 				return storage.Transient(err)

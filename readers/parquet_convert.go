@@ -106,7 +106,7 @@ type ConvertSource func() (io.ReadCloser, error)
 // so (ErrChangedWhileConverting), not a DataError: reading it again may
 // succeed.
 func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64, compression string) (*Converted, error) {
-	return ConvertObjectSpilled(url, open, maxLine, maxObject, compression, nil, 0)
+	return ConvertObjectSpilled(url, open, maxLine, maxObject, compression, false, nil, 0)
 }
 
 // ConvertObjectSpilled is ConvertObject keeping the Parquet file it builds
@@ -115,8 +115,9 @@ func ConvertObject(url string, open ConvertSource, maxLine int, maxObject int64,
 // holds in memory stays one row group's columns. A spill file that cannot
 // be made, written or read back fails the conversion or WriteTo with a
 // *SpillError (never a DataError); the caller calls Release on the
-// Converted when done with it.
-func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject int64, compression string, spill ConvertSpill, hold int64) (*Converted, error) {
+// Converted when done with it. With maps set, every column of objects of
+// numbers is a map, never a struct (`crlbatch convert --maps`).
+func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject int64, compression string, maps bool, spill ConvertSpill, hold int64) (*Converted, error) {
 	if compression == "" {
 		compression = ConvertCompression
 	}
@@ -124,7 +125,7 @@ func ConvertObjectSpilled(url string, open ConvertSource, maxLine int, maxObject
 	if !ok {
 		return nil, fmt.Errorf("readers: convert: compression %q: want one of %v", compression, ConvertCompressions)
 	}
-	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, false, spill, hold)
+	return convertObject(url, open, maxLine, maxObject, []parquet.WriterProperty{parquet.WithCompression(codec)}, maps, spill, hold)
 }
 
 // Converted is the Parquet file ConvertObject made of an object, held as
@@ -204,8 +205,8 @@ func convertToParquet(url string, r io.Reader, w io.Writer, maxLine int, maxObje
 var ErrChangedWhileConverting = errors.New("the object changed while it was being converted (its two reads differ)")
 
 // convertObject converts the object open reads; extra are writer
-// properties after convert's own, and maps (tests) writes every column of
-// objects of numbers as a map, never as a struct.
+// properties after convert's own, and maps writes every column of objects
+// of numbers as a map, never as a struct.
 func convertObject(url string, open ConvertSource, maxLine int, maxObject int64, extra []parquet.WriterProperty, maps bool, spill ConvertSpill, hold int64) (*Converted, error) {
 	opts, err := RecordOptions{IdentityFields: []string{}, MaxRuns: -1, MaxLineBytes: maxLine, MaxObjectBytes: maxObject}.normalize()
 	if err != nil {
@@ -435,7 +436,7 @@ func dictionary(set map[string]struct{}, many bool, n int) bool {
 // and writes them (write, the second).
 type converter struct {
 	extra []parquet.WriterProperty
-	maps  bool // objects of numbers as maps only (tests)
+	maps  bool // objects of numbers as maps only (--maps)
 	cols  []*convColumn
 	index map[string]int
 	rows  int
@@ -606,19 +607,17 @@ func (col *convColumn) structType() arrow.DataType {
 	return arrow.StructOf(fields...)
 }
 
-// errConvOrder: an object's members are not those, or not in the order, of
-// its struct column (the object changed between the two reads).
-var errConvOrder = errors.New("members out of the struct's order")
-
 // appendStruct appends the object sub to the struct column of col: each
-// member's number in its name's child, the names it lacks null.
-func (c *converter) appendStruct(sb *array.StructBuilder, sub *Record, col *convColumn) error {
+// member's number in its name's child, the names it lacks null. False
+// when its members are not numbers of the column's names in its order
+// (the object changed between the two reads).
+func (c *converter) appendStruct(sb *array.StructBuilder, sub *Record, col *convColumn) bool {
 	sb.Append(true)
 	next := 0
 	for _, m := range sub.fields {
 		p, ok := col.orderPos[sub.keys.names[m.key]]
 		if !ok || p < next || m.kind != kindNumber {
-			return errConvOrder
+			return false
 		}
 		for ; next < p; next++ {
 			sb.FieldBuilder(next).AppendNull()
@@ -630,7 +629,7 @@ func (c *converter) appendStruct(sb *array.StructBuilder, sub *Record, col *conv
 	for ; next < len(col.order); next++ {
 		sb.FieldBuilder(next).AppendNull()
 	}
-	return nil
+	return true
 }
 
 // convJSONType is the type of a column of JSON text: strings of Parquet's
@@ -799,7 +798,7 @@ func (c *converter) write(url string, open ConvertSource, opts RecordOptions, w 
 				if f.kind != kindObject {
 					return changed
 				}
-				if err := c.appendStruct(fb.(*array.StructBuilder), c.members(r, f), c.cols[i]); err != nil {
+				if !c.appendStruct(fb.(*array.StructBuilder), c.members(r, f), c.cols[i]) {
 					return changed
 				}
 			case convMap:

@@ -103,14 +103,14 @@ func TestConvertSpillFails(t *testing.T) {
 	open := func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(rows)), nil }
 
 	refused := errors.New("no room")
-	_, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", func() (*os.File, error) { return nil, refused }, 0)
+	_, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", false, func() (*os.File, error) { return nil, refused }, 0)
 	var de *DataError
 	if !errors.Is(err, refused) || errors.As(err, &de) || !strings.Contains(err.Error(), "spill") {
 		t.Fatalf("a spill that cannot be made: %v", err)
 	}
 
 	dir := t.TempDir()
-	_, err = ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", func() (*os.File, error) {
+	_, err = ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", false, func() (*os.File, error) {
 		f, err := os.CreateTemp(dir, "spill-*.parquet")
 		if err != nil {
 			return nil, err
@@ -126,7 +126,7 @@ func TestConvertSpillFails(t *testing.T) {
 	}
 
 	spill, _ := spillIn(dir)
-	conv, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", spill, 0)
+	conv, err := ConvertObjectSpilled("mem://b/x.jsonl", open, 0, 0, "", false, spill, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestConvertSpillFails(t *testing.T) {
 		}
 		return io.NopCloser(strings.NewReader(strings.Replace(rows, `"reward":`, `"reward":1`, 1))), nil
 	}
-	if _, err := ConvertObjectSpilled("mem://b/x.jsonl", changed, 0, 0, "", spill, 0); !errors.Is(err, ErrChangedWhileConverting) {
+	if _, err := ConvertObjectSpilled("mem://b/x.jsonl", changed, 0, 0, "", false, spill, 0); !errors.Is(err, ErrChangedWhileConverting) {
 		t.Fatalf("an object changed between its reads: %v", err)
 	}
 	if names := dirFiles(t, dir); len(names) != 0 {
@@ -181,7 +181,7 @@ func TestConvertSpilledMemory(t *testing.T) {
 	const n = 4*ConvertRowGroupRows + 1000
 	live := func(spill ConvertSpill) (held, size int64) {
 		open := func() (io.ReadCloser, error) { return io.NopCloser(&genRows{n: n}), nil }
-		conv, err := ConvertObjectSpilled("mem://b/big.jsonl", open, 0, 0, "", spill, 0)
+		conv, err := ConvertObjectSpilled("mem://b/big.jsonl", open, 0, 0, "", false, spill, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

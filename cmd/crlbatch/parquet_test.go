@@ -12,6 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/crlbatch/crlbatch/pipeline"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring/protocoltest"
@@ -174,6 +178,68 @@ func TestParquetInputEveryCompression(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("--compression brotli left %s: %v", out, err)
+	}
+}
+
+// TestConvertMaps: convert writes the example sweep's components as a
+// struct, and with --maps as a map in every object; both forms score to
+// the JSON Lines' outputs byte for byte.
+func TestConvertMaps(t *testing.T) {
+	t.Parallel()
+	const src = "../../configs/example-sweep"
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	score := func(out string) {
+		t.Helper()
+		if code, _, stderr := crl(t, "score", in, "--out", out, "--quiet", "--pattern", "*.parquet"); code != 0 {
+			t.Fatalf("score: exit %d: %s", code, stderr)
+		}
+	}
+	copyRenamed(t, src, in)
+	score(filepath.Join(tmp, "json"))
+	for _, c := range []struct {
+		flags []string
+		want  arrow.Type
+	}{
+		{nil, arrow.STRUCT},
+		{[]string{"--maps"}, arrow.MAP},
+	} {
+		if err := os.RemoveAll(in); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := crl(t, append([]string{"convert", src, "--out", in}, c.flags...)...); code != 0 {
+			t.Fatalf("convert %v: exit %d: %s", c.flags, code, stderr)
+		}
+		files := 0
+		err := filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			pf, err := file.OpenParquetFile(p, false)
+			if err != nil {
+				return err
+			}
+			defer pf.Close()
+			fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+			if err != nil {
+				return err
+			}
+			schema, err := fr.Schema()
+			if err != nil {
+				return err
+			}
+			if f, ok := schema.FieldsByName("components"); !ok || f[0].Type.ID() != c.want {
+				t.Errorf("convert %v: %s: components %v, want a %s", c.flags, p, f, c.want)
+			}
+			return nil
+		})
+		if err != nil || files == 0 {
+			t.Fatalf("convert %v: %d files, %v", c.flags, files, err)
+		}
+		out := filepath.Join(tmp, fmt.Sprint(c.want))
+		score(out)
+		sameOutputs(t, filepath.Join(tmp, "json"), out)
 	}
 }
 
