@@ -24,10 +24,10 @@ func convertCommand() *cli.Command {
 		ArgsUsage: "INPUT",
 		Description: "Reads every JSON Lines object under INPUT (plain, gzip or zstd) and writes the same rows as one\n" +
 			"Parquet object (zstd pages, or --compression; a column it would not shrink by an eighth\n" +
-			"uncompressed) under --out: a.jsonl.gz becomes a.parquet. One\n" +
-			"column per field; objects of numbers (components) a struct of numbers, or a map when their\n" +
-			"members come in varying orders (or with --maps); a field whose values are of several types, nested or null is\n" +
-			"kept as each row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
+			"uncompressed) under --out: a.jsonl.gz becomes a.parquet. One column per field; objects of\n" +
+			"numbers (components) a struct of numbers, or a map when their members come in varying orders\n" +
+			"(or with --maps); a field whose values are of several types, nested or null is kept as each\n" +
+			"row's JSON text (see docs/trace-format.md). `crlbatch score --pattern '*.parquet'` then reads\n" +
 			"them with the same runs, errors and results. Blank lines are dropped: row numbers count rows.\n" +
 			"Each object is read twice (its columns' types, then its rows, a row group at a time), so memory\n" +
 			"holds a row group and at most 32 MiB of the Parquet object, not the JSON: a larger Parquet\n" +
@@ -38,7 +38,7 @@ func convertCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "folder or blob prefix to write the Parquet objects to"},
 			&cli.StringSliceFlag{Name: "pattern", Usage: "convert only objects whose base name matches `GLOB` (repeatable; default *.jsonl, *.jsonl.gz, *.jsonl.zst, *.ndjson)"},
 			&cli.StringFlag{Name: "compression", Value: readers.ConvertCompression, Usage: "the Parquet pages' codec: `CODEC` one of " + strings.Join(readers.ConvertCompressions, ", ")},
-			&cli.BoolFlag{Name: "maps", Usage: "write objects of numbers (components) as maps in every object, never as structs: one column type in all the files of a sweep whose objects list their members in different orders (DuckDB then reads them together without union_by_name)"},
+			&cli.BoolFlag{Name: "maps", Usage: "write objects of numbers (components) as maps in every object, never as structs: one column type in all the files of a sweep whose objects list their members in different orders (DuckDB then reads their components together without union_by_name)"},
 			&cli.IntFlag{Name: "concurrency", Value: runtime.NumCPU(), Usage: "at most `N` objects converted at once"},
 			&cli.StringFlag{Name: "max-line-bytes", Value: sizeText(readers.DefaultMaxLineBytes), Usage: "the longest line read (`SIZE`)"},
 			&cli.StringFlag{Name: "max-object-bytes", Value: sizeText(readers.DefaultMaxObjectBytes), Usage: "the most decompressed bytes read of one object (`SIZE`)"},
