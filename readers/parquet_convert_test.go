@@ -387,9 +387,9 @@ func TestConvertJSONColumnsTyped(t *testing.T) {
 // appearance; a name a row lacks null) when every object lists its members
 // in that order, and as a map of string to float64 otherwise (an order
 // that varies, more than convStructMax names, names another tool could
-// confuse, no names at all). Either way the rows read back as they were
-// written, and decode (the direct way and the general one) as the JSON
-// Lines do.
+// confuse, no names at all), names that JSON escapes among them. Either way
+// the rows read back as they were written, and decode (the direct way and
+// the general one) as the JSON Lines do.
 func TestConvertComponentsForm(t *testing.T) {
 	many := make([]string, convStructMax+1)
 	for i := range many {
@@ -404,6 +404,8 @@ func TestConvertComponentsForm(t *testing.T) {
 			"struct<progress: float64 nullable, success: float64 nullable, energy: float64 nullable>"},
 		{"a new name first", []string{`{"b":1}`, `{"c":2,"a":3}`, `{"b":1,"c":2,"a":3}`},
 			"struct<b: float64 nullable, c: float64 nullable, a: float64 nullable>"},
+		{"names to escape", []string{`{"a\"b":1,"é":2,"a\\b":3}`, `{"é":0.5}`},
+			"struct<a\"b: float64 nullable, é: float64 nullable, a\\b: float64 nullable>"},
 		{"an order that varies", []string{`{"a":1,"b":2}`, `{"b":2,"a":1}`}, "map<utf8, float64, items_nullable>"},
 		{"a new name before a known one", []string{`{"a":1}`, `{"b":2,"a":1}`}, "map<utf8, float64, items_nullable>"},
 		{"more names than a struct holds", []string{`{"progress":1}`, "{" + strings.Join(many, ",") + "}"}, "map<utf8, float64, items_nullable>"},
