@@ -547,8 +547,9 @@ func (c *converter) row(r *Record) error {
 					}
 				}
 				col.entries++
-				distinct(&col.keys, &col.manyKeys, []byte(sub.keys.names[m.key]))
-				col.structMember(sub.keys.names[m.key], &prev)
+				name := sub.keys.names[m.key]
+				distinct(&col.keys, &col.manyKeys, []byte(name))
+				col.structMember(name, &prev)
 			}
 		default:
 			col.other = true

@@ -190,15 +190,16 @@ var writerVariants = []struct {
 	name  string
 	props []parquet.WriterProperty
 	maps  bool // components as a map column (convert writes a struct where it can)
+	twin  bool // the variant before's writer settings, the components in the other form
 }{
-	{"convert", nil, false},
-	{"convert, maps", nil, true},
-	{"small pages", []parquet.WriterProperty{parquet.WithDataPageSize(64), parquet.WithBatchSize(3)}, true},
-	{"small row groups", []parquet.WriterProperty{parquet.WithMaxRowGroupLength(7), parquet.WithDataPageSize(64), parquet.WithBatchSize(5)}, false},
-	{"plain", []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}, true},
-	{"dictionary overflow", []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(40), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}, false},
-	{"v2 pages", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}, true},
-	{"v2 pages, structs", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}, false},
+	{"convert", nil, false, false},
+	{"convert, maps", nil, true, true},
+	{"small pages", []parquet.WriterProperty{parquet.WithDataPageSize(64), parquet.WithBatchSize(3)}, true, false},
+	{"small row groups", []parquet.WriterProperty{parquet.WithMaxRowGroupLength(7), parquet.WithDataPageSize(64), parquet.WithBatchSize(5)}, false, false},
+	{"plain", []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}, true, false},
+	{"dictionary overflow", []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(40), parquet.WithDataPageSize(128), parquet.WithBatchSize(4)}, false, false},
+	{"v2 pages", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}, true, false},
+	{"v2 pages, structs", []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(100), parquet.WithBatchSize(3)}, false, true},
 }
 
 // convertWith converts jsonl with convert's settings and then props, its
