@@ -80,3 +80,31 @@ func TestDescribeWhere(t *testing.T) {
 		t.Errorf("DescribeWhere = %q", got)
 	}
 }
+
+// counted is a protocol that counts its Describe calls.
+type counted struct {
+	fake
+	calls *int
+}
+
+func (c counted) Describe() Description { *c.calls++; return c.desc }
+
+// TestProtocolsDoNotDescribe: listing the protocols and naming the default
+// build no description (each Describe builds its whole description anew,
+// and the command line lists them several times on every start);
+// registering one builds one.
+func TestProtocolsDoNotDescribe(t *testing.T) {
+	var calls int
+	Register(counted{fake{name: "counted"}, &calls})
+	if calls != 1 {
+		t.Errorf("Register: %d Describe calls, want 1", calls)
+	}
+	calls = 0
+	for range 3 {
+		Protocols()
+		Default()
+	}
+	if calls != 0 {
+		t.Errorf("Protocols and Default: %d Describe calls, want none", calls)
+	}
+}

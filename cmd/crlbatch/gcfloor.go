@@ -7,6 +7,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+
+	"github.com/crlbatch/crlbatch/internal/hugeheap"
 )
 
 // gcFloorBytes is the heap goal below which the collector does not run
@@ -47,13 +49,17 @@ const maxFloorPercent = 10000
 // alone (floor and percent both), and so does a heapFloor already running
 // in the process (score commands run at once in one process, as the tests
 // do, share the first one's). It returns the function that stops it and
-// restores the GC percent it found.
+// restores the GC percent it found; under the start-up hold
+// (internal/hugeheap) that is the one the hold found, and the hold ends.
 func heapFloor(floor uint64, percent int) func() {
 	if floor == 0 || os.Getenv("GOGC") != "" || !floorActive.CompareAndSwap(false, true) {
 		return func() {}
 	}
-	prev := debug.SetGCPercent(100)
-	debug.SetGCPercent(prev)
+	prev, held := hugeheap.Release()
+	if !held {
+		prev = debug.SetGCPercent(100)
+		debug.SetGCPercent(prev)
+	}
 	if prev <= 0 {
 		floorActive.Store(false)
 		return func() {}

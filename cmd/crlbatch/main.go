@@ -16,7 +16,8 @@ import (
 	"github.com/crlbatch/crlbatch/readers"
 
 	// The heap's address space advised for huge pages while the process
-	// starts (its package comment says why and when not).
+	// starts, and the collector held until the command sets its own GC
+	// percent (its package comment says why and when not).
 	_ "github.com/crlbatch/crlbatch/internal/hugeheap"
 
 	// Blob drivers, chosen here only.

@@ -13,4 +13,10 @@
 // (hugemem.WithdrawHeap) for a score job that decodes much, whose largest
 // buffers are advised on their own, or runs under a small memory budget
 // (pipeline's useSlabs); validate and convert keep it.
+//
+// It then holds the collector for the rest of the start (startup.go): the
+// GC percent raised so that the heap goal is 16 MiB, not Go's first 4 MiB,
+// until the first collection or until the command sets the GC percent
+// itself (Release: the score command's heap floor). GOGC in the
+// environment is left alone.
 package hugeheap
