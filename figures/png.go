@@ -3,24 +3,29 @@ package figures
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
 	"image/png"
 	"io"
 	"sync"
+
+	"github.com/klauspost/compress/zlib"
 )
 
 // encodePNG is img as an 8-bit RGB PNG whose every row is stored with
-// the "Up" filter (each byte less the one above it), compressed by zlib at
-// its fastest level. image/png tries the five filters on every row and
-// keeps the best, which cost more than drawing a figure (issue 16: half of
-// a small reward figure's PNG time); on these figures — flat areas, shades
-// and lines — Up compresses about as well (reward figures within 1 %, the
-// interval estimates 10 % larger: 9.5 KB against 8.7). The pixels
-// are exactly img's (TestEncodePNGIsLossless decodes them back). An image
-// that is not an opaque *image.RGBA goes to image/png.
+// the "Up" filter (each byte less the one above it), compressed by
+// klauspost/compress's zlib at its fastest level. image/png tries the five
+// filters on every row and keeps the best, which cost more than drawing a
+// figure (issue 16: half of a small reward figure's PNG time); on these
+// figures — flat areas, shades and lines — Up compresses about as well
+// (reward figures within 1 %, the interval estimates 10 % larger: 9.5 KB
+// against 8.7). The standard library's zlib at its fastest level took
+// 2.2× as long as klauspost's for streams ~2 % smaller (docs/decisions.md,
+// "PNG figures deflated by klauspost/compress"); klauspost's flate is pure
+// Go, so the bytes are the same on every machine. The pixels are exactly
+// img's (TestEncodePNGIsLossless decodes them back). An image that is not
+// an opaque *image.RGBA goes to image/png.
 //
 // The image data is compressed into a buffer kept for the next PNG
 // (pngWriter.idat), and the PNG is then put together in one slice of its
@@ -166,9 +171,9 @@ func sub8(x, y uint64) uint64 {
 
 // pngWriter is the compressor of a PNG's image data, the buffer in front
 // of it and the one it compresses into, kept for the next PNG
-// (pngWriters): a zlib writer holds about 1.4 MB of state, allocated and
-// cleared for every figure before.
-// Reset makes it what NewWriterLevel made, so the bytes are the same.
+// (pngWriters): a zlib writer's state (its window and tables) was
+// allocated and cleared for every figure before. Reset makes it what
+// NewWriterLevel made, so the bytes are the same (TestEncodePNGBytes).
 type pngWriter struct {
 	zw   *zlib.Writer
 	bw   *bufio.Writer
