@@ -30,14 +30,15 @@ func gcPercent() int {
 }
 
 // waitPercent waits for the finalizer goroutine to bring the GC percent to
-// want, collecting meanwhile; it reports the percent it last saw.
+// want after a collection the caller ran; it reports the percent it last
+// saw. It does not collect itself: a second collection could run the
+// hold's next step before the percent was read.
 func waitPercent(want int) int {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if p := gcPercent(); p == want || time.Now().After(deadline) {
 			return p
 		}
-		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
 }
