@@ -125,6 +125,19 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 			lines.Close()
 		}
 	}
+	if err != nil && j.cfg.MaxBadRows != 0 && errors.Is(err, readers.ErrParquetMisfit) {
+		// A column of another type than its field's, or no column for a
+		// required field: every row is a bad row of its JSON Lines twin,
+		// which --max-bad-rows may skip. Read the general way with no
+		// column checked (the folders' fields still given), so that each
+		// row is judged, skipped and named as that twin's is.
+		var lines io.ReadCloser
+		lines, err = readers.ParquetLines(url, src, folders)
+		if err == nil {
+			obj, err = j.proto.dec.Decode(url, rel, lines, bad)
+			lines.Close()
+		}
+	}
 	if ranges != nil && ranges.err != nil {
 		// The store failed (or the object changed) under a range read:
 		// not the data's fault, whatever the reader made of it.

@@ -54,7 +54,16 @@ import (
 //
 // The columns of the protocol's row fields are checked against the fields'
 // types before any row is read: a column of another type, or a required
-// field with no column, is a DataError naming the object and the column.
+// field with no column, is a DataError naming the object and the column
+// (its cause ErrParquetMisfit).
+
+// ErrParquetMisfit is the cause of the DataError of a Parquet object with
+// a column of another type than its protocol field's (reward as strings)
+// or no column for a required field: every row of it, as JSON Lines, would
+// be a bad row. An engine that may skip bad rows (--max-bad-rows) reads
+// such an object with ParquetLines and no field to check, so that each row
+// is judged, and skipped or not, as its JSON Lines twin is.
+var ErrParquetMisfit = errors.New("a column does not fit its field")
 
 // ParquetMagic is the first (and last) four bytes of a Parquet file.
 var ParquetMagic = []byte("PAR1")
@@ -429,7 +438,7 @@ func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jso
 			}
 			if pf, ok := byName[f.Name]; ok {
 				if want, ok := fitsField(f.Type, pf.Type); !ok {
-					return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: of type %s, want %s", f.Name, f.Type, want)}
+					return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: of type %s, want %s", f.Name, f.Type, want), Err: ErrParquetMisfit}
 				}
 			}
 		}
@@ -438,7 +447,7 @@ func parquetColumns(url string, schema *arrow.Schema, fields []ParquetField, jso
 	var consts []ParquetField
 	for _, f := range fields {
 		if rows && f.Required && !seen[f.Name] {
-			return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: missing: a required field (want a %s column)", f.Name, f.Type)}
+			return nil, nil, &DataError{URL: url, Msg: fmt.Sprintf("column %s: missing: a required field (want a %s column)", f.Name, f.Type), Err: ErrParquetMisfit}
 		}
 		if f.Folder != "" && !seen[f.Name] && f.Value != nil {
 			consts = append(consts, f)

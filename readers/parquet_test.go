@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -151,22 +152,26 @@ func TestParquetLinesFloatsExact(t *testing.T) {
 
 // TestParquetLinesSchemaErrors: a column of the wrong type, a column of a
 // type with no JSON value and a missing required column name the object
-// and the column before any row is read.
+// and the column before any row is read; the first and the last (the
+// protocol's fields not fitting their columns) are ErrParquetMisfit, which
+// an engine that may skip bad rows reads row by row instead, and the
+// column with no JSON value is not (no row of it has a JSON Lines twin).
 func TestParquetLinesSchemaErrors(t *testing.T) {
 	cases := []struct {
 		schema *arrow.Schema
 		want   string
+		misfit bool
 	}{
 		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "regime_id", Type: arrow.BinaryTypes.String, Nullable: true}}, nil),
-			"mem://b/x.parquet: column reward: of type utf8, want a number column"},
+			"mem://b/x.parquet: column reward: of type utf8, want a number column", true},
 		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil),
-			"mem://b/x.parquet: column regime_id: missing: a required field (want a string column)"},
+			"mem://b/x.parquet: column regime_id: missing: a required field (want a string column)", true},
 		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, {Name: "regime_id", Type: arrow.BinaryTypes.String, Nullable: true},
 			{Name: "components", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String), Nullable: true}}, nil),
-			"mem://b/x.parquet: column components: of type map<utf8, utf8"},
+			"mem://b/x.parquet: column components: of type map<utf8, utf8", true},
 		{arrow.NewSchema([]arrow.Field{{Name: "reward", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, {Name: "regime_id", Type: arrow.BinaryTypes.String, Nullable: true},
 			{Name: "blob", Type: arrow.BinaryTypes.Binary, Nullable: true}}, nil),
-			"mem://b/x.parquet: column blob: of type binary, which has no JSON value"},
+			"mem://b/x.parquet: column blob: of type binary, which has no JSON value", false},
 	}
 	for _, c := range cases {
 		data := writeTestParquet(t, c.schema, func(b *array.RecordBuilder) {
@@ -182,6 +187,8 @@ func TestParquetLinesSchemaErrors(t *testing.T) {
 			t.Errorf("error %v, want %q", err, c.want)
 		} else if _, ok := err.(*DataError); !ok {
 			t.Errorf("%v is not a DataError", err)
+		} else if errors.Is(err, ErrParquetMisfit) != c.misfit {
+			t.Errorf("%v: errors.Is(ErrParquetMisfit) = %v, want %v", err, !c.misfit, c.misfit)
 		}
 	}
 	if _, err := parquetText(t, []byte("PAR1 not really"), skyfallParquetFields); err == nil || !strings.Contains(err.Error(), "mem://b/x.parquet: not a readable Parquet file") {

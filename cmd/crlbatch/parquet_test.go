@@ -253,7 +253,9 @@ func sameOutputs(t *testing.T, a, b string) {
 // (wrong types, missing fields, nulls, a run-key clash across objects, bad
 // rows skipped) end as they do in JSON Lines, the row named as a row; a
 // Parquet file whose column has the wrong type, or lacks a required field,
-// fails naming the object and the column.
+// fails naming the object and the column, but under --max-bad-rows its
+// rows are bad rows as in JSON Lines (skipped, or past the limit the same
+// error).
 func TestParquetInputSameOutcome(t *testing.T) {
 	t.Parallel()
 	const ok1 = `{"run_id":"a","reward":0.5,"regime_id":"r"}`
@@ -285,6 +287,25 @@ func TestParquetInputSameOutcome(t *testing.T) {
 			"a.parquet: column reward: missing: a required field"},
 		{"skillshift boolean column of strings", map[string]string{"a.jsonl": `{"run_id":"a","site":"g","condition":"src","success":"yes","steps":3}` + "\n"},
 			[]string{"--protocol", "skillshift"}, "a.parquet: column success: of type utf8, want a boolean column"},
+		// Under --max-bad-rows such an object's rows are bad rows, skipped
+		// and named as their JSON Lines twins are, or past the limit the
+		// same error.
+		{"string column for a number, rows skipped", map[string]string{
+			"a.jsonl": ok1 + "\n",
+			"b.jsonl": `{"run_id":"b","reward":"x","regime_id":"r"}` + "\n" + `{"run_id":"b","reward":"0.5","regime_id":"r"}` + "\n"},
+			[]string{"--max-bad-rows", "2"}, ""},
+		{"string column for a number, past --max-bad-rows", map[string]string{
+			"a.jsonl": ok1 + "\n",
+			"b.jsonl": `{"run_id":"b","reward":"x","regime_id":"r"}` + "\n" + `{"run_id":"b","reward":"y","regime_id":"r"}` + "\n" + `{"run_id":"b","reward":"z","regime_id":"r"}` + "\n"},
+			[]string{"--max-bad-rows", "2"}, ""},
+		{"no column for a required field, rows skipped", map[string]string{
+			"a.jsonl": ok1 + "\n",
+			"b.jsonl": `{"run_id":"b","reward":1}` + "\n" + `{"run_id":"b","reward":2,"gamma":0.9}` + "\n"},
+			[]string{"--max-bad-rows", "5"}, ""},
+		{"skillshift boolean column of strings, rows skipped", map[string]string{
+			"a.jsonl": `{"run_id":"a","site":"g","condition":"src","success":true,"steps":3}` + "\n",
+			"b.jsonl": `{"run_id":"b","site":"g","condition":"src","success":"yes","steps":3}` + "\n"},
+			[]string{"--protocol", "skillshift", "--max-bad-rows", "1"}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
