@@ -12,12 +12,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/crlbatch/crlbatch/internal/benchcpu"
-	"github.com/crlbatch/crlbatch/protocol"
-	"github.com/crlbatch/crlbatch/protocol/family"
 	"github.com/klauspost/compress/zlib"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/crlbatch/crlbatch/internal/benchcpu"
+	"github.com/crlbatch/crlbatch/protocol"
+	"github.com/crlbatch/crlbatch/protocol/family"
 )
 
 // raster draws f as PNG does, before encoding.

@@ -114,16 +114,21 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 			return onBad(row)
 		}
 	}
+	// asLines reads the object the general way, its rows as JSON lines,
+	// checking the columns of fields.
+	asLines := func(fields []readers.ParquetField) (scoring.Object, error) {
+		lines, err := readers.ParquetLines(url, src, fields)
+		if err != nil {
+			return nil, err
+		}
+		defer lines.Close()
+		return j.proto.dec.Decode(url, rel, lines, bad)
+	}
 	var obj scoring.Object
 	if pd, ok := j.proto.dec.(scoring.ParquetDecoder); ok {
 		obj, err = pd.DecodeParquet(url, rel, src, fields, bad)
 	} else {
-		var lines io.ReadCloser
-		lines, err = readers.ParquetLines(url, src, fields)
-		if err == nil {
-			obj, err = j.proto.dec.Decode(url, rel, lines, bad)
-			lines.Close()
-		}
+		obj, err = asLines(fields)
 	}
 	if err != nil && j.cfg.MaxBadRows != 0 && errors.Is(err, readers.ErrParquetMisfit) {
 		// A column of another type than its field's, or no column for a
@@ -131,12 +136,7 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 		// which --max-bad-rows may skip. Read the general way with no
 		// column checked (the folders' fields still given), so that each
 		// row is judged, skipped and named as that twin's is.
-		var lines io.ReadCloser
-		lines, err = readers.ParquetLines(url, src, folders)
-		if err == nil {
-			obj, err = j.proto.dec.Decode(url, rel, lines, bad)
-			lines.Close()
-		}
+		obj, err = asLines(folders)
 	}
 	if ranges != nil && ranges.err != nil {
 		// The store failed (or the object changed) under a range read:

@@ -152,10 +152,11 @@ func TestParquetLinesFloatsExact(t *testing.T) {
 
 // TestParquetLinesSchemaErrors: a column of the wrong type, a column of a
 // type with no JSON value and a missing required column name the object
-// and the column before any row is read; the first and the last (the
-// protocol's fields not fitting their columns) are ErrParquetMisfit, which
-// an engine that may skip bad rows reads row by row instead, and the
-// column with no JSON value is not (no row of it has a JSON Lines twin).
+// and the column before any row is read; the protocol's fields not fitting
+// their columns (a string reward, no regime_id, components of strings) are
+// ErrParquetMisfit, which an engine that may skip bad rows reads row by
+// row instead, and the column with no JSON value is not (no row of it has
+// a JSON Lines twin).
 func TestParquetLinesSchemaErrors(t *testing.T) {
 	cases := []struct {
 		schema *arrow.Schema
