@@ -264,8 +264,7 @@ func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
 // write).
 type Encoding struct {
 	o *ObjectRuns
-	// scratch lends one trace's columns from one part to the next, and
-	// from the pass that measures a part to the one that writes it.
+	// scratch lends one trace's columns from one part to the next.
 	scratch *skyfall.TracePool
 	labels  [][]string // per part built from its builder: its trace's labels
 	rows    []int      // and rows
@@ -273,29 +272,24 @@ type Encoding struct {
 	n       int64
 }
 
-// Encoding returns the object's encoding, measured: each part's trace
-// built from its builder and encoded into a counter. The object must hold
-// its rows (neither spilled nor released) until the encoding is written.
+// Encoding returns the object's encoding, measured: each part's trace's
+// length from its builder (skyfall's Builder.BinarySize), without building
+// the trace, which WriteTo then builds once. The object must hold its rows
+// (neither spilled nor released) until the encoding is written.
 func (o *ObjectRuns) Encoding() (*Encoding, error) {
 	if o.spilled || o.released {
 		return nil, fmt.Errorf("readers: encoding %s: its rows were spilled or released", o.URL)
 	}
 	n := len(o.parts)
 	en := &Encoding{o: o, scratch: &skyfall.TracePool{Max: 1}, labels: make([][]string, n), rows: make([]int, n), sizes: make([]int64, n)}
-	var cw countWriter
 	for i, p := range o.parts {
 		if p.b == nil {
 			en.labels[i], en.rows[i], en.sizes[i] = p.labels, p.rows, int64(len(p.enc))
 			continue
 		}
-		t := p.b.TraceFrom(en.scratch, nil)
-		k, err := t.WriteTo(&cw)
-		en.labels[i], en.rows[i], en.sizes[i] = t.LabelNames, t.Len(), k
-		en.scratch.Put(t)
-		if err != nil {
-			return nil, err
-		}
+		en.labels[i], en.rows[i], en.sizes[i] = p.b.LabelNames(), p.b.Len(), p.b.BinarySize(nil)
 	}
+	var cw countWriter
 	total, err := en.write(&cw)
 	if err != nil {
 		return nil, err

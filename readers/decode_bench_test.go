@@ -12,6 +12,7 @@ import (
 	"bytes"
 	stdjson "encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -404,4 +405,25 @@ func BenchmarkDecodeObjectIrregular(b *testing.B) {
 			b.Fatal(o.Rows)
 		}
 	}
+}
+
+// BenchmarkEncoding measures an object's cache encoding as the engine
+// writes it (pipeline's encodeForCache: Encoding, then WriteTo into the
+// entry's compressor; here io.Discard): MB/s are of the encoding.
+func BenchmarkEncoding(b *testing.B) {
+	o, err := DecodeObject("bench", "bench", bytes.NewReader(benchRows(100_000)), Options{Components: benchComps})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int64
+	for b.Loop() {
+		en, err := o.Encoding()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n, err = en.WriteTo(io.Discard); err != nil || n != en.Len() {
+			b.Fatal(n, err)
+		}
+	}
+	b.SetBytes(n)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -123,6 +124,128 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	e.flush(false)
 	return e.n, e.err
 }
+
+// BinarySize is the length of the encoding (MarshalBinary's, WriteTo's) of
+// the trace b.TraceFrom(pool, meta) builds, computed without building it:
+// from the counts of its rows, labels and components, and one pass over
+// the stretches of its labels (when an index takes more than a byte) and
+// of its steps (their differences are written as varints). A writer that
+// must say an encoding's length before writing it (a cache entry) measures
+// it so, then builds each trace once.
+func (b *Builder) BinarySize(meta map[string]string) int64 {
+	n := int64(b.n)
+	size := int64(binaryHeader+binaryTrailer) + strSize(b.key)
+	size += uvarintSize(uint64(len(meta)) + 1) // 0 for nil: one byte either way
+	for k, v := range meta {
+		size += strSize(k) + strSize(v)
+	}
+	size += 2 * uvarintSize(uint64(len(b.labelNames))+1) // LabelNames, Origins
+	for i, name := range b.labelNames {
+		origin := name
+		switch {
+		case b.hasOrigin[i]:
+			origin = b.origin[i]
+		case b.hasAlias[i]:
+			origin = b.alias[i]
+		}
+		size += strSize(name) + strSize(origin)
+	}
+	// A column is its count (n+1; 0 when absent, or 1 when empty: one byte
+	// either way), then its values.
+	head := uvarintSize(uint64(n) + 1)
+	absent := int64(1)
+	size += head + 8*n // Rewards
+	size += head + b.labelBytes()
+	if b.anyStep {
+		size += head + b.stepBytes() + head + (n+7)/8 // Steps, HasStep
+	} else {
+		size += 2 * absent
+	}
+	if b.anyInv {
+		size += head + n
+	} else {
+		size += absent
+	}
+	if b.anyRank {
+		size += head + 8*n + head + (n+7)/8 // EffRank, HasEffRank
+	} else {
+		size += 2 * absent
+	}
+	// Components (a map: one column per distinct name) and Uncarried (the
+	// names of those not carried, sorted and distinct).
+	comps, uncarried := map[string]bool{}, map[string]bool{}
+	for i, name := range b.compNames {
+		comps[name] = true
+		if b.carried&CarriedBit(i) == 0 {
+			uncarried[name] = true
+		}
+	}
+	size += uvarintSize(uint64(len(comps)) + 1)
+	for name := range comps {
+		size += strSize(name) + head + 8*n
+	}
+	size += uvarintSize(uint64(len(uncarried)) + 1)
+	for name := range uncarried {
+		size += strSize(name)
+	}
+	return size
+}
+
+// labelBytes is the length of the label indices' values as encoder.labels
+// writes them: a byte each below 0x80, else a varint.
+func (b *Builder) labelBytes() int64 {
+	n := int64(b.n)
+	if len(b.labelNames) <= 0x80 { // every index below 0x80
+		return n
+	}
+	size := int64(0)
+	if b.labels.isDen {
+		b.labels.dense.each(func(s []int32) {
+			for _, l := range s {
+				size += labelSize(l)
+			}
+		})
+		return size
+	}
+	eachRun(&b.labels.runs, b.n, func(r labelRun) int { return r.start }, func(r labelRun, end int) {
+		size += int64(end-r.start) * labelSize(r.label)
+	})
+	return size
+}
+
+func labelSize(l int32) int64 {
+	if l < 0x80 {
+		return 1
+	}
+	return uvarintSize(uint64(l))
+}
+
+// stepBytes is the length of the steps' values as encoder.steps writes
+// them: each row's difference from the row before (from 0 for the first),
+// zigzag-encoded, a byte below 0x80, else a varint.
+func (b *Builder) stepBytes() int64 {
+	var prev int64
+	size := int64(0)
+	b.steps.eachFrom(0, b.n, func(start, end int, first, inc int64, _ bool) {
+		size += zigzagSize(first - prev)
+		if k := int64(end - start - 1); k > 0 {
+			size += k * zigzagSize(inc)
+		}
+		prev = first + inc*int64(end-start-1)
+	}, func(_ int, s int64, _ bool) {
+		size += zigzagSize(s - prev)
+		prev = s
+	})
+	return size
+}
+
+func zigzagSize(d int64) int64 { return uvarintSize(uint64(d<<1) ^ uint64(d>>63)) }
+
+// uvarintSize is the length of binary.AppendUvarint's encoding of v.
+func uvarintSize(v uint64) int64 { return int64(bits.Len64(v|1)+6) / 7 }
+
+// strSize is the length of encoder.str's encoding of s.
+func strSize(s string) int64 { return uvarintSize(uint64(len(s))) + int64(len(s)) }
 
 // checkBinary is the precondition of the encoders and the postcondition
 // of the decoder: it does not rely on Validate alone (which may check less

@@ -356,3 +356,62 @@ func TestBinaryWriteToError(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderBinarySize: BinarySize is the length of the encoding of the
+// trace the builder builds, without building it: over the grid's random
+// rows (labels and steps held as runs and turned dense, label indices of
+// several bytes, steps near the int64 edges and absent, a component named
+// twice, components carried by some rows or none), midway and at the end,
+// under every kind of meta, for a builder appended to another's rows and
+// for one reset and filled again.
+func TestBuilderBinarySize(t *testing.T) {
+	check := func(what string, b *Builder, meta map[string]string) {
+		t.Helper()
+		data, err := b.Trace(meta).MarshalBinary()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := b.BinarySize(meta); got != int64(len(data)) {
+			t.Fatalf("%s (meta %v): BinarySize %d, encoding %d bytes", what, meta, got, len(data))
+		}
+	}
+	metas := []map[string]string{nil, {}, {"source": "x/y.jsonl", "": "é", "long": strings.Repeat("v", 200)}}
+	sizes := []int{0, 1, 2, 127, 128, 129, 200, chunkLen - 1, chunkLen + 1, 3*chunkLen + 17, 40_000}
+	cases := eachGridCase(sizes, 500, 11, func(c *gridCase) {
+		fill := func(b *Builder, n int, mid func()) {
+			var r Row
+			for i := range n {
+				if i == n/2 && mid != nil {
+					mid()
+				}
+				c.gen.next(&r)
+				if c.rng.IntN(50) == 0 {
+					r.Carried = c.rng.Uint64() & (1<<len(c.comps) - 1)
+				}
+				b.Add(&r)
+			}
+		}
+		b := NewBuilder(c.what, c.comps)
+		fill(b, c.n, func() { check(c.what+", midway", b, metas[c.rng.IntN(len(metas))]) })
+		for _, m := range metas {
+			check(c.what, b, m)
+		}
+		a := NewBuilder(c.what, c.comps)
+		fill(a, c.rng.IntN(300), nil)
+		a.AppendRows(b, c.comps, nil)
+		check(c.what+", appended", a, nil)
+		b.Reset("again")
+		fill(b, c.n, nil)
+		check(c.what+", reset", b, metas[2])
+	})
+	t.Logf("%d cases", cases)
+	// Label indices of two bytes while the labels are held as runs (the
+	// grid's many labels change too often to stay runs), and dense.
+	for _, stretch := range []int{1, 3, 7, 1000} {
+		b := NewBuilder("k", nil)
+		for i := range 300 * stretch {
+			b.Add(&Row{Label: fmt.Sprintf("L%d", i/stretch), Invalid: -1, Step: int64(i / 2), HasStep: i%stretch == 0})
+		}
+		check(fmt.Sprintf("300 labels, %d rows each", stretch), b, nil)
+	}
+}

@@ -189,6 +189,10 @@ func (b *Builder) Len() int { return b.n }
 // NumLabels is the number of distinct labels added so far.
 func (b *Builder) NumLabels() int { return len(b.labelNames) }
 
+// LabelNames are the distinct labels added so far, in order of first row:
+// the LabelNames of the trace TraceFrom builds (a copy).
+func (b *Builder) LabelNames() []string { return slices.Clone(b.labelNames) }
+
 // Add appends one row.
 func (b *Builder) Add(r *Row) {
 	n := b.n
