@@ -16,12 +16,23 @@ import (
 // write to the next. So no chunk may fall back: a column whose dictionary
 // would reach the limit in some row group is written without one (plain
 // pages in every row group), and every other column keeps its dictionary,
-// which then never reaches the limit. A table that never came near the
-// limit is written exactly as before.
+// which then never reaches the limit.
+//
+// Dictionary pages and size. A dictionary stores each distinct value once
+// and an index for every row; for a column of numbers whose values are
+// mostly distinct (a metric of every run or label, a curve's points) that
+// is the values and the indices both, and the dictionary is only checked
+// against the page size limit. So a column of numbers (metrics, integers,
+// list elements) is also written without a dictionary when, in some row
+// group, more than half of its (at least minDistinctRows) valid values are
+// distinct: the result's files were 8-20 % smaller on the benchmark sweeps
+// (docs/decisions.md, "Parquet results: no dictionary for numbers that
+// are mostly distinct"), the values the same.
 
 // noDictionary returns a writer property turning the dictionary off for
 // every leaf column of t whose dictionary would reach limit bytes in some
-// row group of RowGroupRows rows.
+// row group of RowGroupRows rows, and for every column of numbers whose
+// values are mostly distinct in some row group (numberDict).
 func (t *Table) noDictionary(limit int64) []parquet.WriterProperty {
 	// leaf is one leaf column of c: its path, and whether its dictionary
 	// reaches limit over the rows lo:hi.
@@ -105,20 +116,27 @@ func stringDict(vals []string, valid []bool, limit int64) bool {
 	return false
 }
 
-// numberDict is stringDict for n 8-byte values, bits(i) the i-th. Values
-// are told apart by their bits, so that no two values arrow-go keeps apart
-// count once (it may keep fewer: the estimate errs towards no dictionary).
+// minDistinctRows is the fewest valid values of a column of numbers in a
+// row group for which numberDict weighs how many are distinct: a handful
+// of values costs the same bytes either way.
+const minDistinctRows = 64
+
+// numberDict is stringDict for n 8-byte values, bits(i) the i-th, and also
+// reports a dictionary that does not pay: more than half the valid values
+// distinct, of at least minDistinctRows. Values are told apart by their
+// bits, so that no two values arrow-go keeps apart count once (it may keep
+// fewer: the estimate errs towards no dictionary).
 func numberDict(n int, bits func(int) uint64, valid []bool, limit int64) bool {
-	var all int64
+	vals := 0
 	for i := 0; i < n; i++ {
 		if valid == nil || valid[i] {
-			all += 8
+			vals++
 		}
 	}
-	if all < limit {
+	if vals < minDistinctRows && int64(vals)*8 < limit {
 		return false
 	}
-	seen := make(map[uint64]struct{}, n)
+	seen := make(map[uint64]struct{}, vals)
 	var size int64
 	for i := 0; i < n; i++ {
 		if valid != nil && !valid[i] {
@@ -126,7 +144,7 @@ func numberDict(n int, bits func(int) uint64, valid []bool, limit int64) bool {
 		}
 		if _, ok := seen[bits(i)]; !ok {
 			seen[bits(i)] = struct{}{}
-			if size += 8; size >= limit {
+			if size += 8; size >= limit || 2*len(seen) > vals {
 				return true
 			}
 		}

@@ -825,3 +825,86 @@ func TestParquetDeterministicPastDictionaryLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetDictionaryForNumbers: a column of numbers keeps its
+// dictionary while at most half of its valid values in every row group are
+// distinct, or it holds fewer than minDistinctRows of them; past that it
+// is written in plain pages, its values the same.
+func TestParquetDictionaryForNumbers(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		rows     int
+		distinct func(i int) int // the value of row i is a function of distinct(i)
+		nulls    bool            // every other row null
+		dict     bool
+	}{
+		{"few values", 1000, func(i int) int { return i % 7 }, false, true},
+		{"exactly half distinct", 1000, func(i int) int { return i / 2 }, false, true},
+		{"one more than half", 1000, func(i int) int { return min(i, 500) }, false, false},
+		{"all distinct", 1000, func(i int) int { return i }, false, false},
+		{"all distinct, below the least rows", minDistinctRows - 1, func(i int) int { return i }, false, true},
+		{"all distinct, at the least rows", minDistinctRows, func(i int) int { return i }, false, false},
+		{"every other row null, every value distinct", 1000, func(i int) int { return i }, true, false},
+		{"distinct in the second row group only", RowGroupRows + 1000, func(i int) int { return max(i-RowGroupRows, 0) % 1000 }, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb, md := NewTable(), testMetadata(t)
+			mean, n := tb.Metric("mean"), tb.Int64("n")
+			list := tb.MetricList("points")
+			tb.Reasons()
+			for i := range c.rows {
+				if c.nulls && i%2 == 1 {
+					mean.Append(protocol.None("no value"))
+					n.AppendNull()
+				} else {
+					mean.Append(protocol.Some(float64(c.distinct(i)) / 3))
+					n.Append(int64(c.distinct(i)))
+				}
+				if c.nulls && i%2 == 1 {
+					list.Append([]protocol.Value{protocol.None("no value")})
+				} else {
+					list.Append([]protocol.Value{protocol.Some(float64(c.distinct(i)) / 7)})
+				}
+				mustEndRow(t, tb)
+			}
+			data := writeBytes(t, tb, md)
+			r, err := file.NewParquetReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			for g := range r.NumRowGroups() {
+				rg := r.MetaData().RowGroup(g)
+				for k := range rg.NumColumns() {
+					cc, err := rg.ColumnChunk(k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch cc.PathInSchema().String() {
+					case "mean", "n", "points.list.element":
+					default:
+						continue
+					}
+					if cc.HasDictionaryPage() != c.dict {
+						t.Errorf("row group %d, %s: dictionary page %v, want %v", g, cc.PathInSchema(), cc.HasDictionaryPage(), c.dict)
+					}
+				}
+			}
+			tbl := readTable(t, data)
+			defer tbl.Release()
+			if tbl.NumRows() != int64(c.rows) {
+				t.Fatalf("%d rows read back", tbl.NumRows())
+			}
+			i := 0
+			for _, ch := range tbl.Column(1).Data().Chunks() {
+				ints := ch.(*array.Int64)
+				for j := range ints.Len() {
+					if null := c.nulls && i%2 == 1; ints.IsNull(j) != null || !null && ints.Value(j) != int64(c.distinct(i)) {
+						t.Fatalf("row %d of n reads back wrong", i)
+					}
+					i++
+				}
+			}
+		})
+	}
+}
