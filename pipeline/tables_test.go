@@ -2,12 +2,16 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/scoring"
+	"github.com/crlbatch/crlbatch/writers"
 )
 
 // TestTablesWrittenAtOnce: with --concurrency 2 a result's Parquet tables
@@ -90,5 +94,37 @@ func TestTablesWrittenAtOnce(t *testing.T) {
 	}
 	for _, k := range []string{"two goroutines", "two goroutines, large tables"} {
 		sameFiles(t, outs["one goroutine"], outs[k])
+	}
+}
+
+// TestTableOrder: the small tables are started costliest first (a column
+// weighs as much as about 900 cells), ties in their order; the files keep
+// the tables' order (TestTablesWrittenAtOnce).
+func TestTableOrder(t *testing.T) {
+	table := func(name string, rows, cols int) scoring.Table {
+		tb := writers.NewTable()
+		cs := make([]writers.Int64Column, cols)
+		for k := range cs {
+			cs[k] = tb.Int64(fmt.Sprintf("c%d", k))
+		}
+		for range rows {
+			for _, c := range cs {
+				c.Append(1)
+			}
+			if err := tb.EndRow(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return scoring.Table{Name: name, Table: tb}
+	}
+	// The shapes of the 1 GB sweep's warm rerun.
+	tables := []scoring.Table{table("runs", 80, 29), table("intervals", 120, 18), table("run_summary", 20, 33),
+		table("families", 80, 29), table("curves", 4212, 11)}
+	var got []string
+	for _, i := range tableOrder(tables) {
+		got = append(got, tables[i].Name)
+	}
+	if want := []string{"curves", "run_summary", "runs", "families", "intervals"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

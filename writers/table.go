@@ -59,6 +59,9 @@ func NewTable() *Table { return &Table{} }
 // NumRows returns the number of complete rows.
 func (t *Table) NumRows() int { return t.rows }
 
+// NumColumns returns the number of columns declared.
+func (t *Table) NumColumns() int { return len(t.cols) }
+
 // ColumnNames returns the column names in declaration order, which is the
 // order of the columns in the written file.
 func (t *Table) ColumnNames() []string {
