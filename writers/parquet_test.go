@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
@@ -736,34 +737,22 @@ func TestParquetDeterministicPastDictionaryLimit(t *testing.T) {
 	// arrow-go keeps its dictionary, this writer errs towards none.)
 	wantDict := map[string]bool{"run_key": false, "family": true, "mean": false, "variance_per_interval.list.element": false, "run_meta.key_value.key": true, "run_meta.key_value.value": false}
 	fallsBack := func(b []byte, checkDict bool) map[string]bool {
-		r, err := file.NewParquetReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
 		back := map[string]bool{}
-		for g := range r.NumRowGroups() {
-			rg := r.MetaData().RowGroup(g)
-			for c := range rg.NumColumns() {
-				cc, err := rg.ColumnChunk(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				path := cc.PathInSchema().String()
-				if want, ok := wantDict[path]; checkDict && ok && cc.HasDictionaryPage() != want {
-					t.Errorf("row group %d, %s: dictionary page %v, want %v", g, path, cc.HasDictionaryPage(), want)
-				}
-				kinds := map[parquet.Encoding]bool{}
-				for _, s := range cc.EncodingStats() {
-					if s.PageType == 0 { // a data page
-						kinds[s.Encoding] = true
-					}
-				}
-				if len(kinds) > 1 {
-					back[path] = true
+		eachChunk(t, b, func(g int, cc *metadata.ColumnChunkMetaData) {
+			path := cc.PathInSchema().String()
+			if want, ok := wantDict[path]; checkDict && ok && cc.HasDictionaryPage() != want {
+				t.Errorf("row group %d, %s: dictionary page %v, want %v", g, path, cc.HasDictionaryPage(), want)
+			}
+			kinds := map[parquet.Encoding]bool{}
+			for _, s := range cc.EncodingStats() {
+				if s.PageType == 0 { // a data page
+					kinds[s.Encoding] = true
 				}
 			}
-		}
+			if len(kinds) > 1 {
+				back[path] = true
+			}
+		})
 		return back
 	}
 	if back := fallsBack(first, true); len(back) != 0 {
@@ -826,6 +815,27 @@ func TestParquetDeterministicPastDictionaryLimit(t *testing.T) {
 	}
 }
 
+// eachChunk calls fn with every column chunk of the Parquet file data and
+// the number of its row group.
+func eachChunk(t *testing.T, data []byte, fn func(g int, cc *metadata.ColumnChunkMetaData)) {
+	t.Helper()
+	r, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for g := range r.NumRowGroups() {
+		rg := r.MetaData().RowGroup(g)
+		for k := range rg.NumColumns() {
+			cc, err := rg.ColumnChunk(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(g, cc)
+		}
+	}
+}
+
 // TestParquetDictionaryForNumbers: a column of numbers keeps its
 // dictionary while at most half of its valid values in every row group are
 // distinct, or it holds fewer than minDistinctRows of them; past that it
@@ -868,28 +878,14 @@ func TestParquetDictionaryForNumbers(t *testing.T) {
 				mustEndRow(t, tb)
 			}
 			data := writeBytes(t, tb, md)
-			r, err := file.NewParquetReader(bytes.NewReader(data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			for g := range r.NumRowGroups() {
-				rg := r.MetaData().RowGroup(g)
-				for k := range rg.NumColumns() {
-					cc, err := rg.ColumnChunk(k)
-					if err != nil {
-						t.Fatal(err)
-					}
-					switch cc.PathInSchema().String() {
-					case "mean", "n", "points.list.element":
-					default:
-						continue
-					}
+			eachChunk(t, data, func(g int, cc *metadata.ColumnChunkMetaData) {
+				switch cc.PathInSchema().String() {
+				case "mean", "n", "points.list.element":
 					if cc.HasDictionaryPage() != c.dict {
 						t.Errorf("row group %d, %s: dictionary page %v, want %v", g, cc.PathInSchema(), cc.HasDictionaryPage(), c.dict)
 					}
 				}
-			}
+			})
 			tbl := readTable(t, data)
 			defer tbl.Release()
 			if tbl.NumRows() != int64(c.rows) {
