@@ -141,14 +141,7 @@ func (b *Builder) BinarySize(meta map[string]string) int64 {
 	}
 	size += 2 * uvarintSize(uint64(len(b.labelNames))+1) // LabelNames, Origins
 	for i, name := range b.labelNames {
-		origin := name
-		switch {
-		case b.hasOrigin[i]:
-			origin = b.origin[i]
-		case b.hasAlias[i]:
-			origin = b.alias[i]
-		}
-		size += strSize(name) + strSize(origin)
+		size += strSize(name) + strSize(b.labelOrigin(i))
 	}
 	// A column is its count (n+1; 0 when absent, or 1 when empty: one byte
 	// either way), then its values.
@@ -171,28 +164,26 @@ func (b *Builder) BinarySize(meta map[string]string) int64 {
 	} else {
 		size += 2 * absent
 	}
-	// Components (a map: one column per distinct name) and Uncarried (the
-	// names of those not carried, sorted and distinct).
-	comps, uncarried := map[string]bool{}, map[string]bool{}
-	for i, name := range b.compNames {
+	// Components (a map: one column per distinct name), then Uncarried.
+	comps := map[string]bool{}
+	for _, name := range b.compNames {
 		comps[name] = true
-		if b.carried&CarriedBit(i) == 0 {
-			uncarried[name] = true
-		}
 	}
 	size += uvarintSize(uint64(len(comps)) + 1)
 	for name := range comps {
 		size += strSize(name) + head + 8*n
 	}
+	uncarried := b.uncarried()
 	size += uvarintSize(uint64(len(uncarried)) + 1)
-	for name := range uncarried {
+	for _, name := range uncarried {
 		size += strSize(name)
 	}
 	return size
 }
 
 // labelBytes is the length of the label indices' values as encoder.labels
-// writes them: a byte each below 0x80, else a varint.
+// writes them: a byte each below 0x80, else a varint (a varint's length
+// either way).
 func (b *Builder) labelBytes() int64 {
 	n := int64(b.n)
 	if len(b.labelNames) <= 0x80 { // every index below 0x80
@@ -202,22 +193,15 @@ func (b *Builder) labelBytes() int64 {
 	if b.labels.isDen {
 		b.labels.dense.each(func(s []int32) {
 			for _, l := range s {
-				size += labelSize(l)
+				size += uvarintSize(uint64(l))
 			}
 		})
 		return size
 	}
 	eachRun(&b.labels.runs, b.n, func(r labelRun) int { return r.start }, func(r labelRun, end int) {
-		size += int64(end-r.start) * labelSize(r.label)
+		size += int64(end-r.start) * uvarintSize(uint64(r.label))
 	})
 	return size
-}
-
-func labelSize(l int32) int64 {
-	if l < 0x80 {
-		return 1
-	}
-	return uvarintSize(uint64(l))
 }
 
 // stepBytes is the length of the steps' values as encoder.steps writes

@@ -438,15 +438,8 @@ func (b *Builder) TraceFrom(pool *TracePool, meta map[string]string) *Trace {
 	}
 	t.LabelNames = slices.Clone(b.labelNames)
 	t.Origins = make([]string, len(t.LabelNames))
-	for i, name := range t.LabelNames {
-		switch {
-		case b.hasOrigin[i]:
-			t.Origins[i] = b.origin[i]
-		case b.hasAlias[i]:
-			t.Origins[i] = b.alias[i]
-		default:
-			t.Origins[i] = name
-		}
+	for i := range t.LabelNames {
+		t.Origins[i] = b.labelOrigin(i)
 	}
 	if b.anyStep {
 		t.Steps, t.HasStep = column(pool, poolI64, n, false), column(pool, poolB, n, true)
@@ -461,12 +454,8 @@ func (b *Builder) TraceFrom(pool *TracePool, meta map[string]string) *Trace {
 				b.comps[i].expand(col)
 			}
 			t.Components[name] = col
-			if b.carried&CarriedBit(i) == 0 {
-				t.Uncarried = append(t.Uncarried, name)
-			}
 		}
-		slices.Sort(t.Uncarried)
-		t.Uncarried = slices.Compact(t.Uncarried)
+		t.Uncarried = b.uncarried()
 	}
 	if b.anyInv {
 		t.Invalid = column(pool, poolI8, n, false)
@@ -478,6 +467,31 @@ func (b *Builder) TraceFrom(pool *TracePool, meta map[string]string) *Trace {
 		b.rank.mask.bools(t.HasEffRank)
 	}
 	return t
+}
+
+// labelOrigin is label i's origin as its trace carries it (Trace.Origins):
+// its first regime_origin, else its first alias_of, else the label itself.
+func (b *Builder) labelOrigin(i int) string {
+	switch {
+	case b.hasOrigin[i]:
+		return b.origin[i]
+	case b.hasAlias[i]:
+		return b.alias[i]
+	}
+	return b.labelNames[i]
+}
+
+// uncarried is Trace.Uncarried: the names of the components no row
+// carried, sorted and distinct; nil when there are none.
+func (b *Builder) uncarried() []string {
+	var names []string
+	for i, name := range b.compNames {
+		if b.carried&CarriedBit(i) == 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // Rough size, for MemBytes, of one label's bookkeeping (map entry, name and
