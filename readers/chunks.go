@@ -342,11 +342,18 @@ func (c *Chunks) merge(cr *ChunkRuns) error {
 	}
 	for _, p := range co.parts {
 		gp := global[p]
-		if gp.b == nil {
+		if gp.b == nil && gp.enc == nil {
 			// The run's first chunk: its rows, candidates and origins
 			// are the run's so far.
 			gp.b, gp.cands, gp.origins = p.b, p.cands, p.origins
 			continue
+		}
+		if gp.b == nil {
+			// A run of the earlier bytes of a resumed object
+			// (ResumeObject), read back from its encoding.
+			if err := c.unpack(gp); err != nil {
+				return err
+			}
 		}
 		gp.b.AppendRows(p.b, c.opts.Components, p.origin)
 		c.builders.put(p.b)

@@ -66,6 +66,16 @@
 // Assemble appends the parts of a run spanning objects that are held in
 // memory; parts read back from an encoding or a spill file go row by row.
 //
+// An object that grew by lines appended to it (a training run's log the
+// night after): ResumeObject continues an object decoded from its earlier
+// bytes (as the cache keeps it, read back from its encoding) with chunks
+// of the lines after them only, merged after its runs, into exactly what
+// DecodeObject returns for the whole object (FuzzResumeObject); a run the
+// new lines go on with is read back into a builder, the others keep their
+// encoding. Only plain objects without skipped bad rows are continued
+// (ObjectRuns.Resumable); the caller checks that the earlier bytes are
+// still the object's first and end with a line end.
+//
 // DecodeObject does not close r. To cancel a long decode, cancel the reader
 // (the blob reader's context): DecodeObject then returns the reader's error.
 //
