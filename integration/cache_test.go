@@ -20,8 +20,11 @@ import (
 // TestCloudCache: --cache on the same store as the input, through each
 // server: a warm rerun reads no input object (each entry is keyed by the
 // store's ETag), writes Parquet files and a report byte-identical to the
-// cold run's, and after one object is overwritten decodes exactly that one,
-// with the results of a run without a cache.
+// cold run's; after one object grows by a row it decodes only that row
+// (the object's earlier bytes checked by range reads against the hashes
+// its tails entry keeps), and after an earlier row of it is rewritten it
+// decodes that object whole, each time with the results of a run without
+// a cache.
 func TestCloudCache(t *testing.T) {
 	for _, name := range []string{"s3", "gcs", "azure"} {
 		t.Run(name, func(t *testing.T) {
@@ -57,7 +60,8 @@ func TestCloudCache(t *testing.T) {
 			protocoltest.SameOutputs(t, cold, warm)
 			checkReads(t, filepath.Join(warm, "manifest.json"), func(string) string { return "cache" })
 
-			// Overwrite one object with other bytes (its last row once more).
+			// One object grows by a row (its last once more), then has an
+			// earlier row rewritten.
 			var changed string
 			for _, k := range f.objects {
 				if strings.HasSuffix(k, ".jsonl") {
@@ -76,27 +80,37 @@ func TestCloudCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
-			data = append(append(data, lines[len(lines)-1]...), '\n')
-			if err := b.WriteAll(ctx, key, data, nil); err != nil {
-				t.Fatal(err)
-			}
-			r = f.score(ctx, nil, in, c.url(outBucket, "cache-changed"), "--cache", cacheURL)
-			if r.code != 0 || !strings.Contains(r.stdout, "): 1 decoded, "+itoa(n-1)+" from the cache") {
-				t.Fatalf("after a change: %s", r)
-			}
-			r = f.score(ctx, nil, in, c.url(outBucket, "cache-none"))
-			if r.code != 0 {
-				t.Fatalf("without a cache: %s", r)
-			}
-			got, _ := download(t, c, "cache-changed")
-			want, _ := download(t, c, "cache-none")
-			protocoltest.SameOutputs(t, want, got)
-			checkReads(t, filepath.Join(got, "manifest.json"), func(k string) string {
-				if k == changed {
-					return "decoded"
+			rewritten := bytes.Replace(data, lines[2], bytes.Replace(lines[2], []byte(`"reward":`), []byte(`"reward":1.5,"x":`), 1), 1)
+			for _, step := range []struct {
+				name, summary, read string
+				data                []byte
+			}{
+				{"appended", "): 0 decoded, " + itoa(n-1) + " from the cache, 0 Parquet, 1 appended to", "appended",
+					append(append(slices.Clone(data), lines[len(lines)-1]...), '\n')},
+				{"rewritten", "): 1 decoded, " + itoa(n-1) + " from the cache, 0 Parquet\n", "decoded",
+					append(append(rewritten, lines[len(lines)-1]...), '\n')},
+			} {
+				if err := b.WriteAll(ctx, key, step.data, nil); err != nil {
+					t.Fatal(err)
 				}
-				return "cache"
-			})
+				r = f.score(ctx, nil, in, c.url(outBucket, "cache-"+step.name), "--cache", cacheURL)
+				if r.code != 0 || !strings.Contains(r.stdout, step.summary) || strings.Contains(r.stderr, "WARN") {
+					t.Fatalf("%s: %s", step.name, r)
+				}
+				r = f.score(ctx, nil, in, c.url(outBucket, "cache-none-"+step.name))
+				if r.code != 0 {
+					t.Fatalf("without a cache: %s", r)
+				}
+				got, _ := download(t, c, "cache-"+step.name)
+				want, _ := download(t, c, "cache-none-"+step.name)
+				protocoltest.SameOutputs(t, want, got)
+				checkReads(t, filepath.Join(got, "manifest.json"), func(k string) string {
+					if k == changed {
+						return step.read
+					}
+					return "cache"
+				})
+			}
 		})
 	}
 }

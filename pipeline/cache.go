@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -63,6 +64,13 @@ type jobCache struct {
 	skip    []bool           // per object: not to look up or read now (runcache.go)
 	looked  []bool           // per object: its entry looked up
 	objs    []scoring.Object // per object decoded: to encode once read whole (keepForCache)
+	// Objects that grew (appended.go), per object: its tails entry, when
+	// its own entry was not found; its earlier version, once openAppended
+	// has checked it, until decode takes it; whether it may have a tails
+	// entry (markTailable).
+	tails    []*tailIndex
+	resuming []*resumeFrom
+	tailable []bool
 
 	bg      sync.WaitGroup // the entries' writers (storeLater, putLater) and what waits for them
 	bug     bugs           // a panic of one of them, panicked again by waitEntries
@@ -183,6 +191,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	n := len(objs)
 	jc.keys, jc.attrs, jc.hits, jc.pending, jc.sealed = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n), make([]*cache.Sealed, n)
 	jc.looked, jc.objs, jc.writing = make([]bool, n), make([]scoring.Object, n), make([]*entryWrite, n)
+	jc.tails, jc.resuming, jc.tailable = make([]*tailIndex, n), make([]*resumeFrom, n), make([]bool, n)
 	jc.slots = make(chan struct{}, max(j.cfg.Concurrency, 1))
 	// The first object in key order whose attributes cannot be read fails
 	// the job, at any --concurrency (ordered).
@@ -243,7 +252,9 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 		jc.looked[i] = true
 		todo = append(todo, i)
 	}
+	looked := todo
 	if jc.c.Remote() && len(todo) > 1 {
+		todo = slices.Clone(todo)
 		there := make([]bool, len(todo))
 		err := j.eachEntry(ctx, len(todo), func(ctx context.Context, k int) error {
 			ok, err := jc.c.Has(ctx, jc.keys[todo[k]])
@@ -293,7 +304,17 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 			return nil
 		}))
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// The objects without an entry may have grown from one (appended.go).
+	var missed []int
+	for _, i := range looked {
+		if jc.hits[i] == nil {
+			missed = append(missed, i)
+		}
+	}
+	return j.lookupTails(ctx, objs, missed)
 }
 
 // skipRead reports whether object i is not to be read now.
@@ -391,7 +412,9 @@ func (j *job) storeLater(ctx context.Context, b *blob.Bucket, i int, o object, h
 			func() {
 				defer jc.bug.catch() // and go on: the slot is given back below
 				j.encodeForCache(i)
-				w.stored = j.storeCache(ctx, b, i, o, h)
+				if w.stored = j.storeCache(ctx, b, i, o, h); w.stored {
+					j.storeTail(ctx, b, i, o, h)
+				}
 			}()
 		}
 		jc.objs[i], jc.pending[i], jc.sealed[i] = nil, nil, nil

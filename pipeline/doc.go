@@ -55,8 +55,13 @@
 // and the decoder's scoring.Codec key; a hit is the decoder's encoding read
 // back instead of the object, a miss is decoded and then stored, its
 // entry encoded and written on a goroutine beside the job (at most
-// --concurrency at once) that the job waits for before it publishes. The
-// manifest says per object which it was (decoded, parquet, cache). When
+// --concurrency at once) that the job waits for before it publishes. An
+// object that grew by lines appended since its entry was stored
+// (appended.go: a tails entry beside the entry keeps the size and hashes
+// of the bytes it came from, checked by range reads) has only its new
+// lines decoded, continuing the entry read back (scoring.Resumer). The
+// manifest says per object which it was (decoded, parquet, cache,
+// appended). When
 // the protocol's runs split into pieces and its scored runs encode,
 // runcache.go keeps per object an index of its run pieces and per run its
 // scored run, keyed by its pieces' entries, the job's scoring key and the

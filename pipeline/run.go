@@ -385,12 +385,24 @@ func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []
 		}
 	}
 	got, err := readObjects(ctx, j, b, objs, rs.bad, func(i int, url, rel string, r io.Reader) (scoring.Object, error) {
-		var skipped int
-		o, how, err := j.decodeAny(ctx, b, rs.split[i], objs[i], url, rel, r, badCounter(rs.bad.hook(i), &skipped))
+		var (
+			skipped int
+			o       scoring.Object
+			how     string
+			err     error
+		)
+		onBad := badCounter(rs.bad.hook(i), &skipped)
+		if rf := j.takeResume(i); rf != nil {
+			how = ReadAppended
+			o, err = j.decodeAppended(rf, rs.split[i], objs[i], url, rel, r, onBad)
+		} else {
+			o, how, err = j.decodeAny(ctx, b, rs.split[i], objs[i], url, rel, r, onBad)
+		}
 		if err != nil {
 			return nil, err
 		}
 		rd.how[i] = how
+		j.markTailable(i, o, how)
 		j.keepForCache(i, o, skipped)
 		if err := bud.admit(o, func() { j.encodeForCache(i) }); err != nil {
 			o.Release()
@@ -521,9 +533,16 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			if testHookListed != nil {
 				testHookListed(o.Key)
 			}
-			r, err := b.NewReader(actx, o.Key, nil)
-			if err != nil {
-				return err
+			// An object that grew from the bytes of an entry is read
+			// from the end of those (appended.go), else from its start.
+			var r objectReader
+			r, start, from := j.openAppended(actx, b, i, o)
+			if r == nil {
+				br, err := b.NewReader(actx, o.Key, nil)
+				if err != nil {
+					return err
+				}
+				r = br
 			}
 			defer r.Close()
 			if err := unchanged(o, r.Size(), r.ModTime(), &first); err != nil {
@@ -535,6 +554,11 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			cr := &countingReader{ctx: actx, r: r, p: j.prog, touch: touch}
 			if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
 				cr.h = j.hashFunc()
+			}
+			if start > 0 {
+				// The earlier bytes were read and hashed, not decoded.
+				cr.n, cr.h = start, from
+				j.prog.add(int(start))
 			}
 			res, err := decode(i, url, o.Rel, cr)
 			if err != nil {

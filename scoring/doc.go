@@ -37,7 +37,11 @@
 // and read them back, the runs assembled from them identical to the bit:
 // the engine's --cache stores them, and another engine can ship them
 // between workers. CodecKey names what decoding depends on besides the
-// object, so that an option that changes decoding changes the key.
+// object, so that an option that changes decoding changes the key. A
+// Codec that is also a Resumer continues an object read back from its
+// entry with the lines appended to the object since (skyfall's, through
+// readers.ResumeObject): the engine decodes only those, when the object's
+// earlier bytes are still its first.
 //
 // A Decoder that implements LightAssembler hands the Preparer's pass runs
 // holding only what Prepare reads (skyfall's by_configuration ceiling:

@@ -206,6 +206,23 @@ type Splitter interface {
 	Split(url, key string, r io.Reader, onBad readers.BadRowFunc) (Chunks, error)
 }
 
+// Resumer is implemented by decoders that can continue an object decoded
+// from an object's earlier bytes with the lines appended after them (a
+// training run's log that grew since the last job), exactly as Decode
+// decodes the whole object. The engine keeps, with an object's --cache
+// entry, what its bytes were, and vouches that the object's first size
+// bytes are still those, ending with a line end.
+type Resumer interface {
+	// Resumable reports whether o, an object Decode or DecodeEncoding
+	// gave, can be continued (plain JSON Lines, no bad rows skipped).
+	Resumable(o Object) bool
+	// Resume returns the chunks of the lines r holds, the object's bytes
+	// after its first size, from which prev was decoded; their Object is
+	// what Decode gives for the whole object. prev is Resume's from then
+	// on.
+	Resume(prev Object, size int64, r io.Reader, onBad readers.BadRowFunc) (Chunks, error)
+}
+
 // Chunks is one object being decoded in chunks: Next reads the next chunk
 // of whole lines (io.EOF after the last), Decode decodes one on any
 // goroutine, Merge takes the decoded chunks back in order (one call at a

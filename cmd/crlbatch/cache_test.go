@@ -95,10 +95,11 @@ func copyDir(t *testing.T, src, dst string) {
 	}
 }
 
-// TestCacheAfterChanges: after one object is changed, one added (a copy
-// of another, whose duplicate note must still be found) and one deleted,
-// only the changed and added ones are decoded, and the outputs are those
-// of a run without a cache.
+// TestCacheAfterChanges: after one object is changed (a row appended),
+// one added (a copy of another, whose duplicate note must still be found)
+// and one deleted, only the changed and added ones are decoded (the
+// changed one from its earlier bytes on: "appended"), and the outputs are
+// those of a run without a cache.
 func TestCacheAfterChanges(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -140,14 +141,17 @@ func TestCacheAfterChanges(t *testing.T) {
 	m := readManifest(t, filepath.Join(tmp, "warm"))
 	for _, o := range m.Objects {
 		want := pipeline.ReadCache
-		if o.Key == "zz-copy.jsonl" || filepath.Join(in, o.Key) == plain[0] {
+		switch {
+		case o.Key == "zz-copy.jsonl":
 			want = pipeline.ReadDecoded
+		case filepath.Join(in, o.Key) == plain[0]:
+			want = pipeline.ReadAppended
 		}
 		if o.Read != want {
 			t.Errorf("%s: read %q, want %q", o.Key, o.Read, want)
 		}
 	}
-	if len(m.Objects) != len(warm) || countReads(warm, pipeline.ReadDecoded) != 2 {
+	if len(m.Objects) != len(warm) || countReads(warm, pipeline.ReadDecoded) != 1 || countReads(warm, pipeline.ReadAppended) != 1 {
 		t.Errorf("reads %v", warm)
 	}
 	report, _ := os.ReadFile(filepath.Join(tmp, "warm", "report.md"))
@@ -458,5 +462,32 @@ func TestUploadBytes(t *testing.T) {
 		if got := uploadBytes(tc.s); got != tc.want {
 			t.Errorf("uploadBytes(%+v) = %q, want %q", tc.s, got, tc.want)
 		}
+	}
+}
+
+// TestSummaryAppended: the summary line counts the objects that grew by
+// appended lines since their entries, after the others; a job without
+// such objects says nothing of them.
+func TestSummaryAppended(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	cdir := filepath.Join(tmp, "cache")
+	score := func(out string) string {
+		t.Helper()
+		code, stdout, stderr := crl(t, "score", in, "--out", filepath.Join(tmp, out), "--cache", cdir, "--concurrency", "2")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		return stdout
+	}
+	if s := score("cold"); !strings.Contains(s, "9 decoded, 0 from the cache, 0 Parquet\n") {
+		t.Errorf("cold: %s", s)
+	}
+	ppo := filepath.Join(in, "ppo", "ppo-s0.jsonl")
+	editObject(t, ppo, func(lines []string) []string { return append(lines, lines[len(lines)-1]) })
+	if s := score("warm"); !strings.Contains(s, "(3601 rows): 0 decoded, 8 from the cache, 0 Parquet, 1 appended to\n") {
+		t.Errorf("warm: %s", s)
 	}
 }

@@ -93,8 +93,13 @@ func scoreCommand() *cli.Command {
 			}
 			// The summary in one write (it was ~45 small ones).
 			var w strings.Builder
-			fmt.Fprintf(&w, "scored %d runs in %d families from %d objects (%d rows): %d decoded, %d from the cache, %d Parquet\n",
+			fmt.Fprintf(&w, "scored %d runs in %d families from %d objects (%d rows): %d decoded, %d from the cache, %d Parquet",
 				sum.Runs, sum.Families, sum.Objects, sum.Rows, sum.Read[pipeline.ReadDecoded], sum.Read[pipeline.ReadCache], sum.Read[pipeline.ReadParquet])
+			if n := sum.Read[pipeline.ReadAppended]; n > 0 {
+				// Objects that grew: their earlier lines from the cache.
+				fmt.Fprintf(&w, ", %d appended to", n)
+			}
+			w.WriteByte('\n')
 			fmt.Fprintf(&w, "wrote %s: ", sum.Result)
 			for i, o := range sum.Outputs {
 				if i > 0 {

@@ -69,6 +69,23 @@ func (d *decoder) Split(url, key string, r io.Reader, onBad readers.BadRowFunc) 
 	return chunks{c}, nil
 }
 
+// Resumable: a plain object without skipped bad rows
+// (readers.ObjectRuns.Resumable).
+func (d *decoder) Resumable(o scoring.Object) bool {
+	ob, ok := o.(object)
+	return ok && ob.Resumable()
+}
+
+// Resume continues prev with the lines appended after its bytes
+// (readers.ResumeObject).
+func (d *decoder) Resume(prev scoring.Object, size int64, r io.Reader, onBad readers.BadRowFunc) (scoring.Chunks, error) {
+	c, err := readers.ResumeObject(prev.(object).ObjectRuns, size, r, d.withBad(onBad))
+	if err != nil {
+		return nil, err
+	}
+	return chunks{c}, nil
+}
+
 type chunks struct{ c *readers.Chunks }
 
 func (c chunks) Next(size int) (any, error) {

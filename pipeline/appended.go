@@ -1,0 +1,281 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"hash"
+	"io"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/cache"
+	"github.com/crlbatch/crlbatch/readers"
+	"github.com/crlbatch/crlbatch/scoring"
+)
+
+// Objects that grew by appended lines (--cache). A run that is still
+// training appends to its log, and the next night its object is its old
+// bytes and the lines written since: its entry's key (size, ETag, mtime)
+// no longer matches, and decoding it whole paid again for every old line.
+// With a decoder that can resume an object (scoring.Resumer: skyfall's),
+// the cache keeps, beside an object's entry, a tails entry (kind "tails",
+// keyed by the object's URL and key and the decoder's codec key, so that
+// the next version of the object finds it): the size of the bytes the
+// entry was decoded from, their xxHash64, the xxHash64 of their first and
+// last tailWindow bytes, and the entry's key. It is written only for an
+// object decoded from plain JSON Lines with no bad rows skipped whose
+// bytes end with a line end, once the object's entry is stored.
+//
+// An object whose own entry is missing, but whose tails entry is there and
+// no larger than the object, is checked before it is read: the hashes of
+// the two windows first (two small range reads: a rewritten object is
+// turned away here), then the xxHash64 of all its first size bytes (read,
+// not decoded), then the entry read back. If all hold, only the bytes after
+// them are decoded (scoring.Resumer.Resume, on the cores as a changed
+// object is), continuing the object read back from its entry; what comes
+// out is exactly what decoding the whole object gives (readers'
+// FuzzResumeObject), its entry and tails entry are written as for any
+// decoded object, and the manifest says "appended". Anything that does not
+// hold (a window or the hash differs, the entry is gone or damaged, the
+// object changed between the reads) falls back to decoding the whole
+// object, as without a tails entry; a damaged entry is warned about.
+
+const (
+	tailsKind = "tails"
+	tailsTag  = "crlbatch-tails-1" // raise with the tails entry's layout
+	// tailWindow is how many bytes at each end of an object's earlier
+	// bytes the first check hashes.
+	tailWindow = 64 << 10
+)
+
+// ReadAppended says, in the manifest and the job's summary, that an
+// object's earlier lines were served from --cache and the lines appended
+// since were decoded.
+const ReadAppended = "appended"
+
+// tailIndex is an object's tails entry.
+type tailIndex struct {
+	Size  int64  `json:"s"` // the bytes its entry was decoded from
+	Hash  uint64 `json:"h"` // their xxHash64 (the entry's Hash)
+	Head  uint64 `json:"a"` // the xxHash64 of the first min(Size, tailWindow) of them
+	Last  uint64 `json:"z"` // of the last min(Size, tailWindow) of them
+	Entry string `json:"k"` // the object entry's key
+}
+
+// resumeFrom is an object's earlier version that the job continues: the
+// object read back from its entry, decoded from the object's first size
+// bytes.
+type resumeFrom struct {
+	prev scoring.Object
+	size int64
+}
+
+// tailKey is the key of object o's tails entry.
+func (j *job) tailKey(o object) string {
+	return cache.Key(tailsTag, j.cache.codec.CodecKey(), j.in.ObjectURL(o.Key), o.Rel)
+}
+
+// resumer is the job's decoder as a scoring.Resumer, when it is one and
+// the job has a cache.
+func (j *job) resumer() scoring.Resumer {
+	if j.cache == nil {
+		return nil
+	}
+	r, _ := j.cache.codec.(scoring.Resumer)
+	return r
+}
+
+// lookupTails reads the tails entries of the objects idx (looked up, their
+// own entries not found), remoteReads at a time on a remote cache.
+func (j *job) lookupTails(ctx context.Context, objs []object, idx []int) error {
+	jc := j.cache
+	if j.resumer() == nil || len(idx) == 0 {
+		return nil
+	}
+	tc := jc.c.Kind(tailsKind)
+	return j.eachEntry(ctx, len(idx), func(ctx context.Context, k int) error {
+		i := idx[k]
+		var t tailIndex
+		if j.getEntry(ctx, tc, j.tailKey(objs[i]), "object's earlier bytes", objs[i], &t) && t.Size > 0 && t.Size <= objs[i].Size {
+			jc.tails[i] = &t
+		}
+		return nil
+	})
+}
+
+// objectReader is what readObjects reads an object through: a blob.Reader,
+// or an appended object's bytes after its earlier ones.
+type objectReader interface {
+	io.ReadCloser
+	Size() int64
+	ModTime() time.Time
+}
+
+// noTail is the bytes after an object's earlier ones when there are none
+// (the object was touched, not appended to).
+type noTail struct {
+	size int64
+	mod  time.Time
+}
+
+func (t noTail) Read([]byte) (int, error) { return 0, io.EOF }
+func (t noTail) Close() error             { return nil }
+func (t noTail) Size() int64              { return t.size }
+func (t noTail) ModTime() time.Time       { return t.mod }
+
+// openAppended checks whether object i is the bytes its tails entry
+// describes with lines appended, and if so returns a reader of the bytes
+// after them, their length and their hash (to go on with), with the
+// object read back from its entry set aside for decode (jc.resuming). Any
+// check that fails returns nil: the object is read whole.
+func (j *job) openAppended(ctx context.Context, b *blob.Bucket, i int, o object) (objectReader, int64, hash.Hash64) {
+	jc := j.cache
+	if jc == nil || jc.tails == nil || jc.tails[i] == nil {
+		return nil, 0, nil
+	}
+	t, res := jc.tails[i], j.resumer()
+	if res == nil || t.Size > o.Size {
+		return nil, 0, nil
+	}
+	head, last, end, err := windowHashes(ctx, b, o.Key, t.Size)
+	if err != nil || head != t.Head || last != t.Last || end != '\n' {
+		return nil, 0, nil
+	}
+	pr, err := b.NewRangeReader(ctx, o.Key, 0, t.Size, nil)
+	if err != nil {
+		return nil, 0, nil
+	}
+	h := xxhash.New()
+	n, err := io.Copy(h, pr)
+	pr.Close()
+	if err != nil || n != t.Size || h.Sum64() != t.Hash || pr.Size() < t.Size {
+		return nil, 0, nil
+	}
+	url := j.in.ObjectURL(o.Key)
+	e, found, err := jc.c.Get(ctx, t.Entry)
+	if err != nil || !found || e.Hash != t.Hash {
+		if err != nil && ctx.Err() == nil {
+			j.log.Warn("cache entry of an object's earlier bytes cannot be read: the object is decoded whole", "object", Redact(url), "entry", jc.c.URL(t.Entry), "error", err)
+		}
+		return nil, 0, nil
+	}
+	prev, err := jc.codec.DecodeEncoding(url, o.Rel, e.Payload)
+	if err != nil {
+		j.log.Warn("cache entry not trusted: the object is decoded whole and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(t.Entry), "reason", err)
+		return nil, 0, nil
+	}
+	if !res.Resumable(prev) {
+		prev.Release()
+		return nil, 0, nil
+	}
+	var tr objectReader = noTail{pr.Size(), pr.ModTime()}
+	if pr.Size() > t.Size {
+		r, err := b.NewRangeReader(ctx, o.Key, t.Size, -1, nil)
+		if err != nil {
+			prev.Release()
+			return nil, 0, nil
+		}
+		tr = r
+	}
+	// The same version of the object throughout, or it is read whole.
+	if tr.Size() != pr.Size() || !sameModTime(tr.ModTime(), pr.ModTime()) {
+		tr.Close()
+		prev.Release()
+		return nil, 0, nil
+	}
+	jc.resuming[i] = &resumeFrom{prev: prev, size: t.Size}
+	return tr, t.Size, h
+}
+
+// takeResume returns, once, object i's earlier version set aside by
+// openAppended for this read of it.
+func (j *job) takeResume(i int) *resumeFrom {
+	jc := j.cache
+	if jc == nil || jc.resuming == nil {
+		return nil
+	}
+	rf := jc.resuming[i]
+	jc.resuming[i] = nil
+	return rf
+}
+
+// decodeAppended decodes the lines r holds, appended to object o after
+// the bytes rf.prev was decoded from: on every core when the object is
+// split (splitObjects), else on one.
+func (j *job) decodeAppended(rf *resumeFrom, split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, error) {
+	j.log.Info("object grew since its cache entry: decoding the lines after its cached bytes", "object", Redact(url),
+		"cached_bytes", rf.size, "new_bytes", o.Size-rf.size)
+	c, err := j.resumer().Resume(rf.prev, rf.size, r, onBad)
+	if err != nil {
+		rf.prev.Release()
+		return nil, err
+	}
+	workers := 1
+	if split {
+		workers = j.cfg.Concurrency
+	}
+	return decodeChunked(c, workers, j.chunkBytes())
+}
+
+// markTailable notes whether object i, just read (how), may have a tails
+// entry once its entry is stored: read as JSON Lines, and resumable.
+func (j *job) markTailable(i int, o scoring.Object, how string) {
+	jc := j.cache
+	if jc == nil || jc.tailable == nil {
+		return
+	}
+	res := j.resumer()
+	jc.tailable[i] = res != nil && (how == ReadDecoded || how == ReadAppended) && res.Resumable(o)
+}
+
+// storeTail writes object i's tails entry, its entry (of its size bytes,
+// hashing to h) just stored, when the object may have one and its bytes
+// end with a line end. A failure is a warning, as for any entry.
+func (j *job) storeTail(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) {
+	jc := j.cache
+	if !jc.tailable[i] || o.Size <= 0 {
+		return
+	}
+	head, last, end, err := windowHashes(ctx, b, o.Key, o.Size)
+	if err != nil || end != '\n' {
+		return // changed since (the next job reads it whole), or not a line's end
+	}
+	j.putEntry(ctx, jc.c.Kind(tailsKind), j.tailKey(o), &tailIndex{Size: o.Size, Hash: h, Head: head, Last: last, Entry: jc.keys[i]})
+}
+
+// windowHashes reads the first and last min(size, tailWindow) bytes of the
+// object's first size bytes and returns their xxHash64 and the last byte.
+func windowHashes(ctx context.Context, b *blob.Bucket, key string, size int64) (head, last uint64, end byte, err error) {
+	w := min(size, tailWindow)
+	read := func(off int64) ([]byte, error) {
+		r, err := b.NewRangeReader(ctx, key, off, w, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		buf := make([]byte, w)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		if r.Size() < size {
+			return nil, errShrunk
+		}
+		return buf, nil
+	}
+	hb, err := read(0)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	lb := hb
+	if size > w {
+		if lb, err = read(size - w); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	return xxhash.Sum64(hb), xxhash.Sum64(lb), lb[len(lb)-1], nil
+}
+
+// errShrunk: the object is shorter than the bytes looked for.
+var errShrunk = errors.New("the object is shorter than its earlier bytes")

@@ -1,0 +1,291 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"gocloud.dev/blob"
+
+	"github.com/crlbatch/crlbatch/internal/synth"
+)
+
+// nightLines splits each object of the sweep into its lines (each with its
+// '\n').
+func nightLines(t *testing.T, b *blob.Bucket, keys []string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, k := range keys {
+		data, err := b.ReadAll(context.Background(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = strings.SplitAfter(string(data), "\n")
+		if last := out[k][len(out[k])-1]; last == "" {
+			out[k] = out[k][:len(out[k])-1]
+		}
+	}
+	return out
+}
+
+// manifestReads returns how the manifest under out says each object was
+// read, by key.
+func manifestReads(t *testing.T, b *blob.Bucket, out string) map[string]string {
+	t.Helper()
+	data, err := b.ReadAll(context.Background(), out+"/manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Objects []struct {
+			Key  string `json:"key"`
+			Read string `json:"read"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	reads := map[string]string{}
+	for _, o := range m.Objects {
+		reads[o.Key] = o.Read
+	}
+	return reads
+}
+
+// TestAppendedObjects: night after night a sweep's logs grow by appended
+// lines (and sometimes change otherwise). With --cache, an object that
+// grew from the bytes of its entry has only its new lines decoded
+// ("appended" in the manifest); one whose earlier bytes changed, that
+// shrank, whose entry is damaged, or whose earlier bytes did not end with
+// a line end is decoded whole; every night's results are byte for byte
+// those of a job without a cache, and a failing night fails with the
+// same error.
+func TestAppendedObjects(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	op := &memOpener{}
+	b, keys := synthSweep(t, op)
+	full := nightLines(t, b, keys)
+	// content holds each object's lines as they stand.
+	content := map[string][]string{}
+	write := func(k string, ls []string) {
+		t.Helper()
+		content[k] = ls
+		if err := b.WriteAll(ctx, k, []byte(strings.Join(ls, "")), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grow := func(k string, more ...string) { write(k, append(slices.Clone(content[k]), more...)) }
+	// The first night the logs hold 60 % of their lines; the last one
+	// ends mid-line (its writer was flushing).
+	for _, k := range keys {
+		write(k, full[k][:len(full[k])*6/10])
+	}
+	last := keys[len(keys)-1]
+	ls := slices.Clone(content[last])
+	ls[len(ls)-1] = strings.TrimSuffix(ls[len(ls)-1], "\n")
+	write(last, ls)
+	next := func(k string, n int) []string {
+		have := len(content[k])
+		return full[k][have:min(have+n, len(full[k]))]
+	}
+
+	cacheURL := "mem://cache/c"
+	night := 0
+	var log bytes.Buffer
+	score := func(name string, c string, maxBad int) (string, error) {
+		t.Helper()
+		out := fmt.Sprintf("mem://lab/%s-%d", name, night)
+		cfg := memJob(t, op, "mem://lab/sweep", out)
+		cfg.Concurrency, cfg.chunkBytes, cfg.Cache, cfg.MaxBadRows = 2, 700, c, maxBad
+		log.Reset()
+		cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		_, err := Run(ctx, cfg)
+		return strings.TrimPrefix(out, "mem://lab/"), err
+	}
+	files := []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"}
+	// check scores the sweep with the cache and without: the same results
+	// (or the same error), and the objects read as want says, the others
+	// served from the cache. It returns the log of the job with the cache.
+	check := func(what string, want map[string]string, maxBad int) string {
+		t.Helper()
+		night++
+		warm, werr := score("warm", cacheURL, maxBad)
+		warmLog := log.String()
+		cold, cerr := score("cold", "", maxBad)
+		if (werr == nil) != (cerr == nil) || werr != nil && werr.Error() != cerr.Error() {
+			t.Fatalf("%s: error %v, without a cache %v", what, werr, cerr)
+		}
+		if werr != nil {
+			return warmLog
+		}
+		for _, f := range files {
+			w, err := b.ReadAll(ctx, warm+"/"+f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := b.ReadAll(ctx, cold+"/"+f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(w, c) {
+				t.Errorf("%s: %s differs from a job without a cache", what, f)
+			}
+		}
+		wantReads := map[string]string{}
+		for _, k := range keys {
+			wantReads[strings.TrimPrefix(k, "sweep/")] = ReadCache
+		}
+		for k, r := range want {
+			wantReads[strings.TrimPrefix(k, "sweep/")] = r
+		}
+		if reads := manifestReads(t, b, warm); !maps.Equal(reads, wantReads) {
+			t.Errorf("%s: objects read %v, want %v\n%s", what, reads, wantReads, warmLog)
+		}
+		return warmLog
+	}
+	if _, err := score("first", cacheURL, 0); err != nil {
+		t.Fatal(err)
+	}
+	// Lines appended to two objects: those decoded from their earlier
+	// bytes on. The last object's earlier bytes ended mid-line: it has no
+	// tails entry and is decoded whole.
+	grow(keys[0], next(keys[0], 40)...)
+	grow(keys[2], next(keys[2], 25)...)
+	write(last, full[last][:len(content[last])+10])
+	l := check("appended", map[string]string{keys[0]: ReadAppended, keys[2]: ReadAppended, last: ReadDecoded}, 0)
+	if !strings.Contains(l, "decoding the lines after its cached bytes") || !strings.Contains(l, "decoding in chunks") {
+		t.Errorf("appended: the log does not say the new lines were decoded, in chunks:\n%s", l)
+	}
+	// Again, from the entries the last night wrote: the last object too,
+	// its bytes now ending with a line end.
+	grow(keys[0], next(keys[0], 1)...)
+	grow(last, next(last, 30)...)
+	check("appended again", map[string]string{keys[0]: ReadAppended, last: ReadAppended}, 0)
+	// A new run, with two labels, in the lines appended: it comes last,
+	// as it does when the whole object is decoded.
+	grow(keys[1], `{"run_id":"late","seed":9,"algorithm_id":"late","reward":0.5,"regime_id":"calm"}`+"\n",
+		`{"run_id":"late","seed":9,"algorithm_id":"late","reward":0.25,"regime_id":"storm"}`+"\n")
+	check("a new run appended", map[string]string{keys[1]: ReadAppended}, 0)
+	// The same bytes written again (a new modification time): its earlier
+	// entry serves it, nothing is decoded.
+	write(keys[2], content[keys[2]])
+	check("the same bytes written again", map[string]string{keys[2]: ReadAppended}, 0)
+	// An earlier line changed, and lines appended: decoded whole.
+	changed := slices.Clone(content[keys[0]])
+	changed[3] = strings.Replace(changed[3], `"reward":`, `"x":1,"reward":`, 1)
+	write(keys[0], append(changed, next(keys[0], 5)...))
+	check("an earlier line changed", map[string]string{keys[0]: ReadDecoded}, 0)
+	// Shorter than before: decoded whole.
+	write(keys[2], content[keys[2]][:len(content[keys[2]])-3])
+	check("shrunk", map[string]string{keys[2]: ReadDecoded}, 0)
+	// A bad line appended: the same bad row skipped and named under
+	// --max-bad-rows (the object, with a bad row, gets no entry)...
+	before := slices.Clone(content[keys[1]])
+	grow(keys[1], "{not json\n", `{"run_id":"late","seed":9,"algorithm_id":"late","reward":1,"regime_id":"calm"}`+"\n")
+	check("a bad row appended", map[string]string{keys[1]: ReadAppended}, 5)
+	// ... and without it the same error at the same line, the first
+	// object's in key order; an error in another object's new lines too.
+	grow(keys[2], `{"reward":"x","regime_id":"calm"}`+"\n")
+	check("errors appended", nil, 0)
+	// The bad lines gone: the first from the entry the bad row's night
+	// left, the other the bytes of its entry again.
+	write(keys[1], append(before, `{"run_id":"late","seed":9,"algorithm_id":"late","reward":1,"regime_id":"calm"}`+"\n"))
+	write(keys[2], content[keys[2]][:len(content[keys[2]])-1])
+	check("the bad lines gone", map[string]string{keys[1]: ReadAppended, keys[2]: ReadAppended}, 0)
+	// The entries of objects damaged: the one that grew is decoded whole,
+	// with a warning; the others are served by their runs' entries.
+	cb, _, _ := op.open(ctx, "mem://cache")
+	damaged := 0
+	for _, k := range listKeys(t, cb, "") {
+		if parts := strings.Split(k, "/"); len(parts) != 4 || len(parts[2]) != 2 || !strings.HasSuffix(k, ".crlc") {
+			continue // an object's entry: c/v2/<two hex digits>/<key>.crlc
+		}
+		data, err := cb.ReadAll(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 0x40
+		if err := cb.WriteAll(ctx, k, data, nil); err != nil {
+			t.Fatal(err)
+		}
+		damaged++
+	}
+	if damaged < len(keys) {
+		t.Fatalf("%d object entries damaged", damaged)
+	}
+	grow(keys[2], next(keys[2], 3)...)
+	l = check("entries damaged", map[string]string{keys[2]: ReadDecoded}, 0)
+	if !strings.Contains(l, "earlier bytes cannot be read") {
+		t.Errorf("entries damaged: no warning:\n%s", l)
+	}
+}
+
+// TestAppendedMiddleChanged: an object larger than the two windows the
+// first check hashes, changed between them (a line rewritten in place,
+// the same length) and appended to, passes the first check and is turned
+// away by the hash of all its earlier bytes: decoded whole, the results
+// those of a job without a cache.
+func TestAppendedMiddleChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	op := &memOpener{}
+	b, _, _ := op.open(ctx, "mem://lab")
+	if _, err := synth.Write(ctx, b, "sweep/", synth.Config{Seeds: 1, Steps: 1500, Seed: 4, Extras: true}); err != nil {
+		t.Fatal(err)
+	}
+	keys := listKeys(t, b, "sweep/")
+	full := nightLines(t, b, keys)
+	k := keys[0]
+	for _, key := range keys {
+		if len(full[key]) > len(full[k]) {
+			k = key
+		}
+	}
+	early := full[k][:len(full[k])-100]
+	if n := len(strings.Join(early, "")); n < 4*tailWindow {
+		t.Fatalf("the object's earlier bytes are %d bytes, want more than the two windows and some", n)
+	}
+	if err := b.WriteAll(ctx, k, []byte(strings.Join(early, "")), nil); err != nil {
+		t.Fatal(err)
+	}
+	run := func(out, c string) {
+		t.Helper()
+		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
+		cfg.Concurrency, cfg.Cache = 2, c
+		if _, err := Run(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("first", "mem://cache/c")
+	// A digit of a reward half-way changed for another: the same length.
+	mid := slices.Clone(early)
+	i := len(mid) / 2
+	j := strings.Index(mid[i], `"reward":`) + len(`"reward":`) + 3
+	d := mid[i][j]
+	if d < '0' || d > '9' {
+		t.Fatalf("line %d: %q at the reward's fourth character", i+1, d)
+	}
+	mid[i] = mid[i][:j] + string('0'+(d-'0'+1)%10) + mid[i][j+1:]
+	if err := b.WriteAll(ctx, k, []byte(strings.Join(append(mid, full[k][len(early):]...), "")), nil); err != nil {
+		t.Fatal(err)
+	}
+	run("warm", "mem://cache/c")
+	run("cold", "")
+	if reads := manifestReads(t, b, "warm"); reads[strings.TrimPrefix(k, "sweep/")] != ReadDecoded {
+		t.Errorf("the changed object read %v, want decoded", reads)
+	}
+	for _, f := range []string{"runs.parquet", "intervals.parquet", "families.parquet", "report.md"} {
+		w, _ := b.ReadAll(ctx, "warm/"+f)
+		c, _ := b.ReadAll(ctx, "cold/"+f)
+		if len(w) == 0 || !bytes.Equal(w, c) {
+			t.Errorf("%s differs from a job without a cache", f)
+		}
+	}
+}
