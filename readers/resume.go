@@ -109,8 +109,10 @@ func ResumeObject(prev *ObjectRuns, size int64, r io.Reader, opts Options) (*Chu
 // unpack reads the rows of p, a part read back from an encoding, into a
 // builder, so that a later chunk's rows of its run can be appended.
 func (c *Chunks) unpack(p *part) error {
+	// The dense trace is garbage once added: its columns come from, and
+	// go back to, the pool of Options.Traces (when there is one).
 	t := new(skyfall.Trace)
-	if err := t.UnmarshalBinary(p.enc); err != nil {
+	if err := t.UnmarshalBinaryFrom(c.opts.Traces, p.enc); err != nil {
 		return fmt.Errorf("readers: reading back the rows of %s from their encoding: %w", c.url, err)
 	}
 	if t.Len() != p.rows || t.Key != p.runKey || !slices.Equal(t.LabelNames, p.labels) {
@@ -119,6 +121,7 @@ func (c *Chunks) unpack(p *part) error {
 	}
 	b := skyfall.NewBuilder(p.runKey, c.opts.Components)
 	b.AddTrace(t, c.opts.Components, p.origin)
+	c.opts.Traces.Put(t)
 	p.b, p.enc, p.labels, p.rows = b, nil, nil, 0
 	return nil
 }

@@ -14,16 +14,19 @@ type LabelOrigin struct {
 	HasAliasOf bool
 }
 
-// AddTrace adds every row of t to b, in t's row order, one Row at a time
-// through Add: row i has t's reward, label, step and HasStep (0 and false
-// where t holds no steps), invalid_action (-1 where t holds none) and
-// effective_rank; its components are t.Components[comps[j]] for b's
-// component j (b's components past len(comps): 0); its origin and alias
-// are origin(label) for every row of the label (nil origin: none); t's
-// gamma is on its first row only; every row carries the components t
-// does not list in Uncarried. It is the row-by-row form of
-// AppendRows, for rows held as a dense Trace (read back from an encoding
-// or a spill file); every name in comps must be one of t's components.
+// AddTrace adds every row of t to b, in t's row order, exactly as Add
+// adds them one Row at a time: row i has t's reward, label, step and
+// HasStep (0 and false where t holds no steps), invalid_action (-1 where t
+// holds none) and effective_rank; its components are t.Components[comps[j]]
+// for b's component j (b's components past len(comps): 0); its origin and
+// alias are origin(label) for every row of the label (nil origin: none);
+// t's gamma is on its first row only; every row carries the components t
+// does not list in Uncarried. It is the form of AppendRows for rows held
+// as a dense Trace (read back from an encoding or a spill file); every
+// name in comps must be one of t's components. Each stretch of rows of
+// one label goes in through AddColumns, a column at a time (row by row,
+// through Add, when t holds what Columns cannot say: an invalid_action
+// other than -1, 0 or 1, or a step where HasStep is false).
 func (b *Builder) AddTrace(t *Trace, comps []string, origin func(label string) LabelOrigin) {
 	// Per label of t: its origin and alias, asked once.
 	origins := make([]LabelOrigin, len(t.LabelNames))
@@ -36,12 +39,93 @@ func (b *Builder) AddTrace(t *Trace, comps []string, origin func(label string) L
 	for j, c := range comps {
 		cols[j] = t.Components[c]
 	}
-	row := Row{Comps: make([]float64, len(comps))}
+	var carried uint64
 	for j, c := range comps {
 		if t.Uncarried == nil || !slices.Contains(t.Uncarried, c) {
-			row.Carried |= CarriedBit(j)
+			carried |= CarriedBit(j)
 		}
 	}
+	n := len(t.Rewards)
+	if !columnar(t) {
+		b.addTraceRows(t, cols, origins, carried)
+		return
+	}
+	c := Columns{Comps: make([][]float64, len(comps)), Carried: carried}
+	var steps, rank, valid Valid
+	var inv []bool
+	if t.Steps != nil {
+		steps.Bits = bitsOf(t.HasStep)
+	}
+	if t.EffRank != nil {
+		rank.Bits = bitsOf(t.HasEffRank)
+	}
+	if t.Invalid != nil {
+		inv = make([]bool, n)
+		has := make([]bool, n)
+		for i, v := range t.Invalid {
+			inv[i], has[i] = v == 1, v >= 0
+		}
+		valid.Bits = bitsOf(has)
+	}
+	for s := 0; s < n; {
+		li := t.Labels[s]
+		e := s + 1
+		for e < n && t.Labels[e] == li {
+			e++
+		}
+		lo := origins[li]
+		c.Rewards, c.Label = t.Rewards[s:e], t.LabelNames[li]
+		c.Origin, c.AliasOf, c.HasOrigin, c.HasAliasOf = lo.Origin, lo.AliasOf, lo.HasOrigin, lo.HasAliasOf
+		if t.Steps != nil {
+			c.Steps, c.StepsValid = t.Steps[s:e], Valid{Bits: steps.Bits, Off: s}
+		}
+		for j, col := range cols {
+			c.Comps[j] = col[s:e]
+		}
+		if inv != nil {
+			c.Invalid, c.InvalidValid = inv[s:e], Valid{Bits: valid.Bits, Off: s}
+		}
+		if t.EffRank != nil {
+			c.EffRank, c.EffRankValid = t.EffRank[s:e], Valid{Bits: rank.Bits, Off: s}
+		}
+		c.Gamma, c.HasGamma = t.Gamma, t.HasGamma && s == 0
+		b.AddColumns(&c)
+		s = e
+	}
+}
+
+// columnar reports whether Columns can hold every row of t as Add would
+// take it: each invalid_action -1, 0 or 1, and no step where HasStep is
+// false.
+func columnar(t *Trace) bool {
+	for _, v := range t.Invalid {
+		if v < -1 || v > 1 {
+			return false
+		}
+	}
+	for i, s := range t.Steps {
+		if s != 0 && !t.HasStep[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// bitsOf is the validity bitmap of has (least significant bit first).
+func bitsOf(has []bool) []byte {
+	bits := make([]byte, (len(has)+7)/8)
+	for i, h := range has {
+		if h {
+			bits[i>>3] |= 1 << (uint(i) & 7)
+		}
+	}
+	return bits
+}
+
+// addTraceRows is AddTrace one Row at a time, through Add (cols: t's
+// column of each of comps; origins: by label of t).
+func (b *Builder) addTraceRows(t *Trace, cols [][]float64, origins []LabelOrigin, carried uint64) {
+	row := Row{Comps: make([]float64, len(cols)), Carried: carried}
 	for i := range t.Rewards {
 		li := t.Labels[i]
 		lo := origins[li]

@@ -3,6 +3,7 @@ package skyfall
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -126,4 +127,81 @@ func TestAppendRowsEmpty(t *testing.T) {
 	if b.Len() != 0 || b.NumLabels() != 0 || b.hasGamma || b.anyInv {
 		t.Fatalf("Len %d, NumLabels %d, gamma %v after no rows", b.Len(), b.NumLabels(), b.hasGamma)
 	}
+}
+
+// TestAddTraceMatchesAdd: a dense trace added to a builder holding some
+// rows or none, by AddTrace (a stretch of one label at a time through
+// AddColumns) and row by row through Add (addTraceRows), gives the same
+// builder (sameBuilders), over rowGen's random builders: steps, flags and
+// ranks appearing mid-run, any invalid_action value (which AddTrace adds
+// row by row), components given in another order or fewer, origins or
+// none, rows added on top.
+func TestAddTraceMatchesAdd(t *testing.T) {
+	sizes := []int{0, 1, 2, 63, 64, 65, 200, chunkLen - 1, chunkLen + 1, 3*chunkLen + 17}
+	if !raceEnabled {
+		sizes = append(sizes, 40_000)
+	}
+	columnarCases := 0
+	cases := eachGridCase(sizes, 5000, 11, func(c *gridCase) {
+		n, labels, comps, rng, what, g := c.n, c.labels, c.comps, c.rng, c.what, c.gen
+		got, want := NewBuilder("k", comps), NewBuilder("k", comps)
+		var r Row
+		for range rng.IntN(3) * rng.IntN(n+1) / 2 {
+			g.next(&r)
+			got.Add(&r)
+			want.Add(&r)
+		}
+		given := comps
+		if len(comps) == 3 && rng.IntN(2) == 0 {
+			given = []string{"success", "progress"} // another order, one short
+		}
+		origins := map[string]LabelOrigin{}
+		for range 1 + rng.IntN(8) {
+			origins[fmt.Sprintf("L%d", rng.IntN(max(labels, 1)))] = LabelOrigin{
+				Origin: fmt.Sprintf("P%d", rng.IntN(3)), HasOrigin: rng.IntN(2) == 0,
+				AliasOf: fmt.Sprintf("B%d", rng.IntN(3)), HasAliasOf: rng.IntN(2) == 0,
+			}
+		}
+		origin := func(l string) LabelOrigin { return origins[l] }
+		if rng.IntN(4) == 0 {
+			origin = nil
+		}
+		part := NewBuilder("p", comps)
+		for range n {
+			g.next(&r)
+			part.Add(&r)
+		}
+		tr := part.Trace(nil)
+		if columnar(tr) {
+			columnarCases++
+		}
+		got.AddTrace(tr, given, origin)
+		// The reference: row by row.
+		los := make([]LabelOrigin, len(tr.LabelNames))
+		if origin != nil {
+			for i, name := range tr.LabelNames {
+				los[i] = origin(name)
+			}
+		}
+		cols := make([][]float64, len(given))
+		var carried uint64
+		for j, name := range given {
+			cols[j] = tr.Components[name]
+			if tr.Uncarried == nil || !slices.Contains(tr.Uncarried, name) {
+				carried |= CarriedBit(j)
+			}
+		}
+		want.addTraceRows(tr, cols, los, carried)
+		sameBuilders(t, what, got, want)
+		for range rng.IntN(50) {
+			g.next(&r)
+			got.Add(&r)
+			want.Add(&r)
+		}
+		sameBuilders(t, what+", rows after", got, want)
+	})
+	if columnarCases < cases/4 {
+		t.Fatalf("%d of %d cases went through AddColumns", columnarCases, cases)
+	}
+	t.Logf("%d cases, %d through AddColumns", cases, columnarCases)
 }

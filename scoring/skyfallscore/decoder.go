@@ -3,6 +3,7 @@ package skyfallscore
 import (
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/parquet"
 
@@ -17,9 +18,10 @@ import (
 // decoded in chunks, and runs are assembled one at a time, lending their
 // dense columns to the next ones through a skyfall.TracePool.
 type decoder struct {
-	opts readers.Options
-	max  int // traces the pool keeps: one per run the engine scores at once, and a spare
-	pool *skyfall.TracePool
+	opts   readers.Options
+	max    int        // traces the pool keeps: one per run the engine scores at once, and a spare
+	poolMu sync.Mutex // guards pool, which Resume asks for on the reading goroutines
+	pool   *skyfall.TracePool
 	// counting, while Prepare's by_configuration pass asks for the runs,
 	// counts each part of a run for AssembleLight; nil otherwise.
 	counting *upperbound.LabelBounds
@@ -79,7 +81,11 @@ func (d *decoder) Resumable(o scoring.Object) bool {
 // Resume continues prev with the lines appended after its bytes
 // (readers.ResumeObject).
 func (d *decoder) Resume(prev scoring.Object, size int64, r io.Reader, onBad readers.BadRowFunc) (scoring.Chunks, error) {
-	c, err := readers.ResumeObject(prev.(object).ObjectRuns, size, r, d.withBad(onBad))
+	// The runs read back to be gone on with lend their dense columns to
+	// each other, and later to the runs assembled, through the pool.
+	opts := d.withBad(onBad)
+	opts.Traces = d.tracePool()
+	c, err := readers.ResumeObject(prev.(object).ObjectRuns, size, r, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -119,14 +125,21 @@ func (d *decoder) Conflicts(objs []scoring.Object) []*readers.DataError {
 	return readers.RunKeyConflicts(unwrap(objs))
 }
 
-func (d *decoder) Assemble(objs []scoring.Object, fn func(*scoring.Run) error) error {
+// tracePool is the decoder's pool of dense trace columns, made once.
+// Columns the pool has none for are carved out of the Parquet reader's
+// idle buffers when there are some (a Parquet job's).
+func (d *decoder) tracePool() *skyfall.TracePool {
+	d.poolMu.Lock()
+	defer d.poolMu.Unlock()
 	if d.pool == nil {
-		// Columns the pool has none for are carved out of the Parquet
-		// reader's idle buffers when there are some (a Parquet job's).
 		d.pool = &skyfall.TracePool{Max: d.max, Mem: readers.IdleParquetMemory}
 	}
+	return d.pool
+}
+
+func (d *decoder) Assemble(objs []scoring.Object, fn func(*scoring.Run) error) error {
 	opts := d.opts
-	opts.Traces = d.pool
+	opts.Traces = d.tracePool()
 	return readers.AssembleEachKeep(unwrap(objs), opts, func(_ int, t *skyfall.Trace) error {
 		return fn(&scoring.Run{Key: t.Key, Meta: t.Meta, Rows: t.Len(), Labels: len(t.LabelNames), Data: t})
 	})
@@ -202,10 +215,17 @@ func (d *decoder) AssembleLight(objs []scoring.Object, fn func(*scoring.Run) err
 var _ scoring.LightAssembler = (*decoder)(nil)
 
 func (d *decoder) Done(r *scoring.Run) {
-	if t, ok := r.Data.(*skyfall.Trace); ok && d.pool != nil {
-		d.pool.Put(t)
+	d.poolMu.Lock()
+	pool := d.pool
+	d.poolMu.Unlock()
+	if t, ok := r.Data.(*skyfall.Trace); ok && pool != nil {
+		pool.Put(t)
 	}
 	r.Data = nil
 }
 
-func (d *decoder) Close() { d.pool = nil }
+func (d *decoder) Close() {
+	d.poolMu.Lock()
+	d.pool = nil
+	d.poolMu.Unlock()
+}
