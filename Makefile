@@ -62,7 +62,7 @@ test:
 # The tests that skip, or check less, under the race detector (its shadow
 # memory and slowdown move allocation counts, sync.Pool and latency), run
 # whole without it: every test that reads raceEnabled. About 40 s.
-NORACE_TESTS := TestInputKeyDrawsEqualBytes|TestConvertObjectMemory|TestConvertSpilledMemory|TestPNGCanvasConcurrent|TestPNGCanvasMatchesVgimg|TestPNGCanvasReusedMemory|TestSameBytesAsArrow|TestCancelEndsOutputAt100000Labels|TestAppendRowsMatchesAdd|TestDecodeParquetBulk|TestDecodeParquetDirectPages|TestIdleParquetMemory|TestLineBuffersArePooled|TestZstdDecodersArePooled|TestHTMLWideTableMemory|TestMarkdownTableWideMemory
+NORACE_TESTS := TestInputKeyDrawsEqualBytes|TestConvertObjectMemory|TestConvertSpilledMemory|TestPNGCanvasConcurrent|TestPNGCanvasMatchesVgimg|TestPNGCanvasReusedMemory|TestSameBytesAsArrow|TestCancelEndsOutputAt100000Labels|TestAppendRowsMatchesAdd|TestAddTraceMatchesAdd|TestDecodeParquetBulk|TestDecodeParquetDirectPages|TestIdleParquetMemory|TestLineBuffersArePooled|TestZstdDecodersArePooled|TestHTMLWideTableMemory|TestMarkdownTableWideMemory
 .PHONY: test-norace
 test-norace:
 	$(GO) test -count=1 -timeout 20m -run '^($(NORACE_TESTS))$$' ./figures ./internal/pqzstd ./pipeline ./protocol/skyfall ./readers ./writers
