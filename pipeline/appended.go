@@ -98,7 +98,8 @@ func (j *job) lookupTails(ctx context.Context, objs []object, idx []int) error {
 	return j.eachEntry(ctx, len(idx), func(ctx context.Context, k int) error {
 		i := idx[k]
 		var t tailIndex
-		if j.getEntry(ctx, tc, j.tailKey(objs[i]), "object's earlier bytes", objs[i], &t) && t.Size > 0 && t.Size <= objs[i].Size {
+		// (Its own entry, missing or damaged, stands for no earlier bytes.)
+		if j.getEntry(ctx, tc, j.tailKey(objs[i]), "object's earlier bytes", objs[i], &t) && t.Size > 0 && t.Size <= objs[i].Size && t.Entry != jc.keys[i] {
 			jc.tails[i] = &t
 		}
 		return nil

@@ -535,7 +535,6 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			}
 			// An object that grew from the bytes of an entry is read
 			// from the end of those (appended.go), else from its start.
-			var r objectReader
 			r, start, from := j.openAppended(actx, b, i, o)
 			if r == nil {
 				br, err := b.NewReader(actx, o.Key, nil)

@@ -49,7 +49,9 @@ type ManifestObject struct {
 	RunsFound int    `json:"runs_found"`
 	Status    string `json:"status"`
 	// Read says how the object's runs were obtained: decoded (JSON Lines),
-	// parquet (a Parquet object) or cache (served from --cache).
+	// parquet (a Parquet object), cache (served from --cache) or appended
+	// (its earlier lines served from --cache, the lines appended since
+	// decoded).
 	Read string `json:"read,omitempty"`
 }
 

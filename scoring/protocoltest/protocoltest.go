@@ -3,8 +3,10 @@
 // example scored end to end through the command, the same bytes at any
 // concurrency, no null without its reason, Parquet that DuckDB reads with
 // the declared types, validate agreeing with score, and a bad row named by
-// object and line, and the same bytes from a warm --cache and from the
-// example converted to Parquet (inputs.go).
+// object and line, and the same bytes from a warm --cache, from a warm
+// --cache after lines were appended to the objects (continued by a
+// scoring.Resumer, decoded again otherwise) and from the example converted
+// to Parquet (inputs.go).
 //
 // The suite drives the real command through Config.Command (the caller's
 // in-process entry point, so that a protocol registered only in a test
