@@ -23,31 +23,34 @@ import (
 // the cache keeps, beside an object's entry, a tails entry (kind "tails",
 // keyed by the object's URL and key and the decoder's codec key, so that
 // the next version of the object finds it): the size of the bytes the
-// entry was decoded from, their xxHash64, the xxHash64 of their first and
-// last tailWindow bytes, and the entry's key. It is written only for an
-// object decoded from plain JSON Lines with no bad rows skipped whose
-// bytes end with a line end, once the object's entry is stored.
+// entry was decoded from, their xxHash64, the xxHash64 of their first
+// headBytes, and the entry's key. Both hashes are taken as the object is
+// read (countingReader), so the entry costs no request to the input. It
+// is written only for an object decoded from plain JSON Lines with no bad
+// rows skipped whose bytes end with a line end, once the object's entry is
+// stored.
 //
 // An object whose own entry is missing, but whose tails entry is there and
-// no larger than the object, is checked before it is read: the hashes of
-// the two windows first (two small range reads: a rewritten object is
-// turned away here), then the xxHash64 of all its first size bytes (read,
-// not decoded), then the entry read back. If all hold, only the bytes after
-// them are decoded (scoring.Resumer.Resume, on the cores as a changed
-// object is), continuing the object read back from its entry; what comes
-// out is exactly what decoding the whole object gives (readers'
+// no larger than the object, is checked before it is read: the hash of its
+// first headBytes first (one small range read: a rewritten object is
+// mostly turned away here), then the xxHash64 of all its earlier bytes
+// (read, not decoded) and their last byte, a line end, then the entry read
+// back. If all hold, only the bytes after them are decoded
+// (scoring.Resumer.Resume, on the cores as a changed object is),
+// continuing the object read back from its entry; what comes out is
+// exactly what decoding the whole object gives (readers'
 // FuzzResumeObject), its entry and tails entry are written as for any
 // decoded object, and the manifest says "appended". Anything that does not
-// hold (a window or the hash differs, the entry is gone or damaged, the
+// hold (the head or the hash differs, the entry is gone or damaged, the
 // object changed between the reads) falls back to decoding the whole
 // object, as without a tails entry; a damaged entry is warned about.
 
 const (
 	tailsKind = "tails"
 	tailsTag  = "crlbatch-tails-1" // raise with the tails entry's layout
-	// tailWindow is how many bytes at each end of an object's earlier
-	// bytes the first check hashes.
-	tailWindow = 64 << 10
+	// headBytes is how many of an object's first bytes the first check
+	// hashes.
+	headBytes = 64 << 10
 )
 
 // ReadAppended says, in the manifest and the job's summary, that an
@@ -59,9 +62,15 @@ const ReadAppended = "appended"
 type tailIndex struct {
 	Size  int64  `json:"s"` // the bytes its entry was decoded from
 	Hash  uint64 `json:"h"` // their xxHash64 (the entry's Hash)
-	Head  uint64 `json:"a"` // the xxHash64 of the first min(Size, tailWindow) of them
-	Last  uint64 `json:"z"` // of the last min(Size, tailWindow) of them
+	Head  uint64 `json:"a"` // the xxHash64 of the first min(Size, headBytes) of them
 	Entry string `json:"k"` // the object entry's key
+}
+
+// readHead is what the read of an object saw of its bytes for its tails
+// entry: the xxHash64 of its first headBytes and its last byte.
+type readHead struct {
+	head uint64
+	last byte
 }
 
 // resumeFrom is an object's earlier version that the job continues: the
@@ -128,31 +137,32 @@ func (t noTail) ModTime() time.Time       { return t.mod }
 
 // openAppended checks whether object i is the bytes its tails entry
 // describes with lines appended, and if so returns a reader of the bytes
-// after them, their length and their hash (to go on with), with the
-// object read back from its entry set aside for decode (jc.resuming). Any
-// check that fails returns nil: the object is read whole.
-func (j *job) openAppended(ctx context.Context, b *blob.Bucket, i int, o object) (objectReader, int64, hash.Hash64) {
+// after them, their length, their hash and the hash of the object's first
+// headBytes so far (to go on with), with the object read back from its
+// entry set aside for decode (jc.resuming). Any check that fails returns
+// nil: the object is read whole.
+func (j *job) openAppended(ctx context.Context, b *blob.Bucket, i int, o object) (objectReader, int64, hash.Hash64, hash.Hash64) {
 	jc := j.cache
 	if jc == nil || jc.tails == nil || jc.tails[i] == nil {
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
 	t, res := jc.tails[i], j.resumer()
 	if res == nil || t.Size > o.Size {
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
-	head, last, end, err := windowHashes(ctx, b, o.Key, t.Size)
-	if err != nil || head != t.Head || last != t.Last || end != '\n' {
-		return nil, 0, nil
+	if head, err := headHash(ctx, b, o.Key, t.Size); err != nil || head != t.Head {
+		return nil, 0, nil, nil
 	}
 	pr, err := b.NewRangeReader(ctx, o.Key, 0, t.Size, nil)
 	if err != nil {
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
-	h := xxhash.New()
-	n, err := io.Copy(h, pr)
+	h, hd := xxhash.New(), xxhash.New()
+	cr := &countingReader{r: pr, p: &progress{}, h: h, head: hd}
+	n, err := io.Copy(io.Discard, cr)
 	pr.Close()
-	if err != nil || n != t.Size || h.Sum64() != t.Hash || pr.Size() < t.Size {
-		return nil, 0, nil
+	if err != nil || n != t.Size || h.Sum64() != t.Hash || cr.last != '\n' || pr.Size() < t.Size {
+		return nil, 0, nil, nil
 	}
 	url := j.in.ObjectURL(o.Key)
 	e, found, err := jc.c.Get(ctx, t.Entry)
@@ -160,23 +170,23 @@ func (j *job) openAppended(ctx context.Context, b *blob.Bucket, i int, o object)
 		if err != nil && ctx.Err() == nil {
 			j.log.Warn("cache entry of an object's earlier bytes cannot be read: the object is decoded whole", "object", Redact(url), "entry", jc.c.URL(t.Entry), "error", err)
 		}
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
 	prev, err := jc.codec.DecodeEncoding(url, o.Rel, e.Payload)
 	if err != nil {
 		j.log.Warn("cache entry not trusted: the object is decoded whole and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(t.Entry), "reason", err)
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
 	if !res.Resumable(prev) {
 		prev.Release()
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
 	var tr objectReader = noTail{pr.Size(), pr.ModTime()}
 	if pr.Size() > t.Size {
 		r, err := b.NewRangeReader(ctx, o.Key, t.Size, -1, nil)
 		if err != nil {
 			prev.Release()
-			return nil, 0, nil
+			return nil, 0, nil, nil
 		}
 		tr = r
 	}
@@ -184,10 +194,10 @@ func (j *job) openAppended(ctx context.Context, b *blob.Bucket, i int, o object)
 	if tr.Size() != pr.Size() || !sameModTime(tr.ModTime(), pr.ModTime()) {
 		tr.Close()
 		prev.Release()
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
 	jc.resuming[i] = &resumeFrom{prev: prev, size: t.Size}
-	return tr, t.Size, h
+	return tr, t.Size, h, hd
 }
 
 // takeResume returns, once, object i's earlier version set aside by
@@ -231,51 +241,39 @@ func (j *job) markTailable(i int, o scoring.Object, how string) {
 	jc.tailable[i] = res != nil && (how == ReadDecoded || how == ReadAppended) && res.Resumable(o)
 }
 
+// noteHead keeps what the read of object i saw for its tails entry.
+func (j *job) noteHead(i int, cr *countingReader) {
+	if jc := j.cache; jc != nil && jc.heads != nil && cr.head != nil {
+		jc.heads[i] = &readHead{head: cr.head.Sum64(), last: cr.last}
+	}
+}
+
 // storeTail writes object i's tails entry, its entry (of its size bytes,
 // hashing to h) just stored, when the object may have one and its bytes
 // end with a line end. A failure is a warning, as for any entry.
-func (j *job) storeTail(ctx context.Context, b *blob.Bucket, i int, o object, h uint64) {
+func (j *job) storeTail(ctx context.Context, i int, o object, h uint64) {
 	jc := j.cache
-	if !jc.tailable[i] || o.Size <= 0 {
+	rh := jc.heads[i]
+	if !jc.tailable[i] || rh == nil || rh.last != '\n' || o.Size <= 0 {
 		return
 	}
-	head, last, end, err := windowHashes(ctx, b, o.Key, o.Size)
-	if err != nil || end != '\n' {
-		return // changed since (the next job reads it whole), or not a line's end
-	}
-	j.putEntry(ctx, jc.c.Kind(tailsKind), j.tailKey(o), &tailIndex{Size: o.Size, Hash: h, Head: head, Last: last, Entry: jc.keys[i]})
+	j.putEntry(ctx, jc.c.Kind(tailsKind), j.tailKey(o), &tailIndex{Size: o.Size, Hash: h, Head: rh.head, Entry: jc.keys[i]})
 }
 
-// windowHashes reads the first and last min(size, tailWindow) bytes of the
-// object's first size bytes and returns their xxHash64 and the last byte.
-func windowHashes(ctx context.Context, b *blob.Bucket, key string, size int64) (head, last uint64, end byte, err error) {
-	w := min(size, tailWindow)
-	read := func(off int64) ([]byte, error) {
-		r, err := b.NewRangeReader(ctx, key, off, w, nil)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		buf := make([]byte, w)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, err
-		}
-		if r.Size() < size {
-			return nil, errShrunk
-		}
-		return buf, nil
-	}
-	hb, err := read(0)
+// headHash reads the first min(size, headBytes) bytes of the object and
+// returns their xxHash64.
+func headHash(ctx context.Context, b *blob.Bucket, key string, size int64) (uint64, error) {
+	w := min(size, headBytes)
+	r, err := b.NewRangeReader(ctx, key, 0, w, nil)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, err
 	}
-	lb := hb
-	if size > w {
-		if lb, err = read(size - w); err != nil {
-			return 0, 0, 0, err
-		}
+	defer r.Close()
+	h := xxhash.New()
+	if n, err := io.Copy(h, r); err != nil || n != w {
+		return 0, errShrunk
 	}
-	return xxhash.Sum64(hb), xxhash.Sum64(lb), lb[len(lb)-1], nil
+	return h.Sum64(), nil
 }
 
 // errShrunk: the object is shorter than the bytes looked for.

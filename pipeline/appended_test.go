@@ -227,11 +227,11 @@ func TestAppendedObjects(t *testing.T) {
 	}
 }
 
-// TestAppendedMiddleChanged: an object larger than the two windows the
-// first check hashes, changed between them (a line rewritten in place,
-// the same length) and appended to, passes the first check and is turned
-// away by the hash of all its earlier bytes: decoded whole, the results
-// those of a job without a cache.
+// TestAppendedMiddleChanged: an object larger than the head the first
+// check hashes, changed past it (a line rewritten in place, the same
+// length) and appended to, passes the first check and is turned away by
+// the hash of all its earlier bytes: decoded whole, the results those of a
+// job without a cache.
 func TestAppendedMiddleChanged(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -249,8 +249,8 @@ func TestAppendedMiddleChanged(t *testing.T) {
 		}
 	}
 	early := full[k][:len(full[k])-100]
-	if n := len(strings.Join(early, "")); n < 4*tailWindow {
-		t.Fatalf("the object's earlier bytes are %d bytes, want more than the two windows and some", n)
+	if n := len(strings.Join(early, "")); n < 4*headBytes {
+		t.Fatalf("the object's earlier bytes are %d bytes, want more than the head and some", n)
 	}
 	if err := b.WriteAll(ctx, k, []byte(strings.Join(early, "")), nil); err != nil {
 		t.Fatal(err)

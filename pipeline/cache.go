@@ -67,10 +67,11 @@ type jobCache struct {
 	// Objects that grew (appended.go), per object: its tails entry, when
 	// its own entry was not found; its earlier version, once openAppended
 	// has checked it, until decode takes it; whether it may have a tails
-	// entry (markTailable).
+	// entry (markTailable), and what its read saw for it (noteHead).
 	tails    []*tailIndex
 	resuming []*resumeFrom
 	tailable []bool
+	heads    []*readHead
 
 	bg      sync.WaitGroup // the entries' writers (storeLater, putLater) and what waits for them
 	bug     bugs           // a panic of one of them, panicked again by waitEntries
@@ -191,7 +192,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	n := len(objs)
 	jc.keys, jc.attrs, jc.hits, jc.pending, jc.sealed = make([]string, n), make([]*blob.Attributes, n), make([]scoring.Object, n), make([][]byte, n), make([]*cache.Sealed, n)
 	jc.looked, jc.objs, jc.writing = make([]bool, n), make([]scoring.Object, n), make([]*entryWrite, n)
-	jc.tails, jc.resuming, jc.tailable = make([]*tailIndex, n), make([]*resumeFrom, n), make([]bool, n)
+	jc.tails, jc.resuming, jc.tailable, jc.heads = make([]*tailIndex, n), make([]*resumeFrom, n), make([]bool, n), make([]*readHead, n)
 	jc.slots = make(chan struct{}, max(j.cfg.Concurrency, 1))
 	// The first object in key order whose attributes cannot be read fails
 	// the job, at any --concurrency (ordered).
@@ -413,7 +414,7 @@ func (j *job) storeLater(ctx context.Context, b *blob.Bucket, i int, o object, h
 				defer jc.bug.catch() // and go on: the slot is given back below
 				j.encodeForCache(i)
 				if w.stored = j.storeCache(ctx, b, i, o, h); w.stored {
-					j.storeTail(ctx, b, i, o, h)
+					j.storeTail(ctx, i, o, h)
 				}
 			}()
 		}

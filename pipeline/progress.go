@@ -102,9 +102,11 @@ func (p *progress) stop() {
 }
 
 // countingReader counts the bytes read from storage for the progress report.
-// It also hashes them, when h is set, to find objects stored twice. Once
-// ctx (when set) is done it reads no more and returns ctx's error, so that
-// a job stops within an object (a local file's reader does not watch the
+// It also hashes them, when h is set, to find objects stored twice; when
+// head is set, it hashes the object's first headBytes bytes into it too,
+// and keeps the last byte read (appended.go's tails entries). Once ctx
+// (when set) is done it reads no more and returns ctx's error, so that a
+// job stops within an object (a local file's reader does not watch the
 // context it was opened with).
 type countingReader struct {
 	ctx   context.Context
@@ -113,6 +115,8 @@ type countingReader struct {
 	h     hash.Hash64
 	n     int64
 	touch func() // reports progress to the retry watchdog
+	head  hash.Hash64
+	last  byte
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
@@ -126,6 +130,12 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	}
 	n, err := c.r.Read(b)
 	c.p.add(n)
+	if c.head != nil && n > 0 {
+		if c.n < headBytes {
+			c.head.Write(b[:min(int64(n), headBytes-c.n)])
+		}
+		c.last = b[n-1]
+	}
 	c.n += int64(n)
 	if n > 0 && c.touch != nil {
 		c.touch()

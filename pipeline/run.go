@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/internal/hugemem"
@@ -535,7 +536,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			}
 			// An object that grew from the bytes of an entry is read
 			// from the end of those (appended.go), else from its start.
-			r, start, from := j.openAppended(actx, b, i, o)
+			r, start, from, head := j.openAppended(actx, b, i, o)
 			if r == nil {
 				br, err := b.NewReader(actx, o.Key, nil)
 				if err != nil {
@@ -554,9 +555,13 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
 				cr.h = j.hashFunc()
 			}
+			if j.resumer() != nil {
+				cr.head, cr.last = xxhash.New(), 0
+			}
 			if start > 0 {
-				// The earlier bytes were read and hashed, not decoded.
-				cr.n, cr.h = start, from
+				// The earlier bytes were read and hashed, not decoded;
+				// they end with a line end.
+				cr.n, cr.h, cr.head, cr.last = start, from, head, '\n'
 				j.prog.add(int(start))
 			}
 			res, err := decode(i, url, o.Rel, cr)
@@ -592,6 +597,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				return storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes read, %d when opened (listed with %d)", cr.n, size, o.Size))
 			}
 			out[i] = res
+			j.noteHead(i, cr)
 			if cr.h != nil {
 				j.noteHash(o.Key, cr.n, cr.h.Sum64())
 				j.storeLater(ctx, b, i, o, cr.h.Sum64())
