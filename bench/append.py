@@ -28,7 +28,9 @@ round. Prints the medians and the
 ratios cold / warm (and base-warm / warm). Not run in CI.
 
 Settings (environment): BENCH_DIR (/tmp/crlbatch-bench-cache), BENCH_APPEND_DIR, where the
-work folder, caches and outputs go (/tmp/crlbatch-append).
+work folder, caches and outputs go (/tmp/crlbatch-append); BENCH_PROFILE=1: each warm job
+also writes a CPU profile, BENCH_APPEND_DIR/warm-R.pprof (`go tool pprof -top BINARY
+BENCH_APPEND_DIR/warm-*.pprof` sums them).
 """
 import filecmp
 import json
@@ -95,6 +97,8 @@ def job(name, cache):
     """One scoring job into work/out-NAME: wall seconds, CPU seconds, peak RSS in MiB."""
     out = os.path.join(work, "out-" + name)
     args = [base if name.startswith("base-") else binary, "score", indir, "--out", out] + flags
+    if name == "warm" and os.environ.get("BENCH_PROFILE") == "1":
+        args += ["--cpuprofile", os.path.join(work, f"warm-{len(times['warm']) + 1}.pprof")]
     if cache:
         if name not in ("warm", "base-warm"):
             shutil.rmtree(cache, ignore_errors=True)  # an empty cache
