@@ -48,6 +48,12 @@ func decodeChunkedFrom(r io.Reader, opts Options, size int, parallel bool) (*Obj
 	if err != nil {
 		return nil, err
 	}
+	return mergeChunks(c, size, parallel)
+}
+
+// mergeChunks reads c in chunks of size bytes, decodes and merges them (as
+// decodeChunked says), and closes c.
+func mergeChunks(c *Chunks, size int, parallel bool) (*ObjectRuns, error) {
 	defer c.Close()
 	var chunks []*Chunk
 	for {

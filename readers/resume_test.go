@@ -3,12 +3,10 @@ package readers
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sync"
 	"testing"
 )
 
@@ -20,36 +18,7 @@ func resumed(prev *ObjectRuns, data []byte, size int, opts Options, chunk int, p
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
-	var chunks []*Chunk
-	for {
-		ch, err := c.Next(chunk)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !parallel {
-			if err := c.Merge(DecodeChunk(ch)); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		chunks = append(chunks, ch)
-	}
-	results := make([]*ChunkRuns, len(chunks))
-	var wg sync.WaitGroup
-	for i, ch := range chunks {
-		wg.Go(func() { results[i] = DecodeChunk(ch) })
-	}
-	wg.Wait()
-	for _, cr := range results {
-		if err := c.Merge(cr); err != nil {
-			return nil, err
-		}
-	}
-	return c.Object()
+	return mergeChunks(c, chunk, parallel)
 }
 
 // checkResumed decodes data whole, and its first size bytes (ending with a

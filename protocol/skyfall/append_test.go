@@ -37,6 +37,37 @@ func sameBuilders(t *testing.T, what string, got, want *Builder) {
 	}
 }
 
+// appendCase starts a case of the append tests: two builders holding the
+// same random rows (some or none), the component names to append by (the
+// builders', or another order one short), and an origin function (random
+// origins and aliases of some labels, or nil).
+func appendCase(c *gridCase) (got, want *Builder, given []string, origin func(string) LabelOrigin) {
+	n, labels, comps, rng, g := c.n, c.labels, c.comps, c.rng, c.gen
+	got, want = NewBuilder("k", comps), NewBuilder("k", comps)
+	var r Row
+	for range rng.IntN(3) * rng.IntN(n+1) / 2 {
+		g.next(&r)
+		got.Add(&r)
+		want.Add(&r)
+	}
+	given = comps
+	if len(comps) == 3 && rng.IntN(2) == 0 {
+		given = []string{"success", "progress"} // another order, one short
+	}
+	origins := map[string]LabelOrigin{}
+	for range 1 + rng.IntN(8) {
+		origins[fmt.Sprintf("L%d", rng.IntN(max(labels, 1)))] = LabelOrigin{
+			Origin: fmt.Sprintf("P%d", rng.IntN(3)), HasOrigin: rng.IntN(2) == 0,
+			AliasOf: fmt.Sprintf("B%d", rng.IntN(3)), HasAliasOf: rng.IntN(2) == 0,
+		}
+	}
+	origin = func(l string) LabelOrigin { return origins[l] }
+	if rng.IntN(4) == 0 {
+		origin = nil
+	}
+	return got, want, given, origin
+}
+
 // TestAppendRowsMatchesAdd: random builders (rowGen's rows: regular and
 // random stretches, -0.0 and NaN payloads, steps, invalid_action and
 // effective_rank appearing mid-run, any invalid_action value, labels and
@@ -53,29 +84,9 @@ func TestAppendRowsMatchesAdd(t *testing.T) {
 		}
 	}
 	cases := eachGridCase(sizes, 5000, 11, func(c *gridCase) {
-		n, labels, comps, rng, what, g := c.n, c.labels, c.comps, c.rng, c.what, c.gen
-		got, want := NewBuilder("k", comps), NewBuilder("k", comps)
+		n, comps, rng, what, g := c.n, c.comps, c.rng, c.what, c.gen
+		got, want, given, origin := appendCase(c)
 		var r Row
-		for range rng.IntN(3) * rng.IntN(n+1) / 2 {
-			g.next(&r)
-			got.Add(&r)
-			want.Add(&r)
-		}
-		given := comps
-		if len(comps) == 3 && rng.IntN(2) == 0 {
-			given = []string{"success", "progress"} // another order, one short
-		}
-		origins := map[string]LabelOrigin{}
-		for range 1 + rng.IntN(8) {
-			origins[fmt.Sprintf("L%d", rng.IntN(max(labels, 1)))] = LabelOrigin{
-				Origin: fmt.Sprintf("P%d", rng.IntN(3)), HasOrigin: rng.IntN(2) == 0,
-				AliasOf: fmt.Sprintf("B%d", rng.IntN(3)), HasAliasOf: rng.IntN(2) == 0,
-			}
-		}
-		origin := func(l string) LabelOrigin { return origins[l] }
-		if rng.IntN(4) == 0 {
-			origin = nil
-		}
 		part := NewBuilder("p", comps)
 		for k := range 4 {
 			part.Reset("p")
@@ -85,7 +96,7 @@ func TestAppendRowsMatchesAdd(t *testing.T) {
 			}
 			if rng.IntN(3) == 0 {
 				// a fresh regime for the part
-				g = &rowGen{rng: rng, nComps: len(comps), labels: labels}
+				g = &rowGen{rng: rng, nComps: len(comps), labels: c.labels}
 			}
 			for range m {
 				g.next(&r)
@@ -143,29 +154,9 @@ func TestAddTraceMatchesAdd(t *testing.T) {
 	}
 	columnarCases := 0
 	cases := eachGridCase(sizes, 5000, 11, func(c *gridCase) {
-		n, labels, comps, rng, what, g := c.n, c.labels, c.comps, c.rng, c.what, c.gen
-		got, want := NewBuilder("k", comps), NewBuilder("k", comps)
+		n, comps, rng, what, g := c.n, c.comps, c.rng, c.what, c.gen
+		got, want, given, origin := appendCase(c)
 		var r Row
-		for range rng.IntN(3) * rng.IntN(n+1) / 2 {
-			g.next(&r)
-			got.Add(&r)
-			want.Add(&r)
-		}
-		given := comps
-		if len(comps) == 3 && rng.IntN(2) == 0 {
-			given = []string{"success", "progress"} // another order, one short
-		}
-		origins := map[string]LabelOrigin{}
-		for range 1 + rng.IntN(8) {
-			origins[fmt.Sprintf("L%d", rng.IntN(max(labels, 1)))] = LabelOrigin{
-				Origin: fmt.Sprintf("P%d", rng.IntN(3)), HasOrigin: rng.IntN(2) == 0,
-				AliasOf: fmt.Sprintf("B%d", rng.IntN(3)), HasAliasOf: rng.IntN(2) == 0,
-			}
-		}
-		origin := func(l string) LabelOrigin { return origins[l] }
-		if rng.IntN(4) == 0 {
-			origin = nil
-		}
 		part := NewBuilder("p", comps)
 		for range n {
 			g.next(&r)
