@@ -305,30 +305,54 @@ func TestCacheUnwritable(t *testing.T) {
 
 // TestCacheConcurrentJobs: two jobs sharing one cache at once both give
 // the results of a job without it, and the cache then serves a third job
-// whole (go test -race covers the engine's side).
+// whole (go test -race covers the engine's side); then, after lines were
+// appended to an object, likewise: two jobs at once (each finds the grown
+// object's earlier entry, or the new one the other wrote), then a third.
 func TestCacheConcurrentJobs(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	in := synthSweep(t)
 	cdir := filepath.Join(tmp, "cache")
-	scoreCached(t, in, filepath.Join(tmp, "none"), "")
-	var wg sync.WaitGroup
-	for _, name := range []string{"a", "b"} {
-		wg.Go(func() {
-			code, _, stderr := crl(t, "score", in, "--out", filepath.Join(tmp, name), "--quiet", "--cache", cdir, "--concurrency", "2")
-			if code != 0 || strings.Contains(stderr, "WARN") {
-				t.Errorf("job %s: exit %d: %s", name, code, stderr)
+	var grown string
+	filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+		if err == nil && grown == "" && strings.HasSuffix(p, ".jsonl") {
+			grown = p
+		}
+		return err
+	})
+	for night, suffix := range []string{"", "-appended"} {
+		if night == 1 {
+			editObject(t, grown, func(lines []string) []string { return append(lines, lines[len(lines)-3:]...) })
+		}
+		none, a, b, c := "none"+suffix, "a"+suffix, "b"+suffix, "c"+suffix
+		scoreCached(t, in, filepath.Join(tmp, none), "")
+		var wg sync.WaitGroup
+		for _, name := range []string{a, b} {
+			wg.Go(func() {
+				code, _, stderr := crl(t, "score", in, "--out", filepath.Join(tmp, name), "--quiet", "--cache", cdir, "--concurrency", "2")
+				if code != 0 || strings.Contains(stderr, "WARN") {
+					t.Errorf("job %s: exit %d: %s", name, code, stderr)
+				}
+			})
+		}
+		wg.Wait()
+		sameOutputs(t, filepath.Join(tmp, none), filepath.Join(tmp, a))
+		sameOutputs(t, filepath.Join(tmp, none), filepath.Join(tmp, b))
+		if night == 1 {
+			for _, name := range []string{a, b} {
+				for _, o := range readManifest(t, filepath.Join(tmp, name)).Objects {
+					if filepath.Join(in, o.Key) == grown && o.Read != pipeline.ReadAppended && o.Read != pipeline.ReadCache {
+						t.Errorf("job %s: the grown object read %q", name, o.Read)
+					}
+				}
 			}
-		})
+		}
+		reads, stderr := scoreCached(t, in, filepath.Join(tmp, c), cdir)
+		if countReads(reads, pipeline.ReadCache) != len(reads) || strings.Contains(stderr, "WARN") {
+			t.Errorf("third job: %v %s", reads, stderr)
+		}
+		sameOutputs(t, filepath.Join(tmp, none), filepath.Join(tmp, c))
 	}
-	wg.Wait()
-	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "a"))
-	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "b"))
-	reads, stderr := scoreCached(t, in, filepath.Join(tmp, "c"), cdir)
-	if countReads(reads, pipeline.ReadCache) != len(reads) || strings.Contains(stderr, "WARN") {
-		t.Errorf("third job: %v %s", reads, stderr)
-	}
-	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "c"))
 }
 
 // TestCacheBadRowsNotCached: an object with rows skipped under
