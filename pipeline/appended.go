@@ -26,9 +26,9 @@ import (
 // entry was decoded from, their xxHash64, the xxHash64 of their first
 // headBytes, and the entry's key. Both hashes are taken as the object is
 // read (countingReader), so the entry costs no request to the input. It
-// is written only for an object decoded from plain JSON Lines with no bad
-// rows skipped whose bytes end with a line end, once the object's entry is
-// stored.
+// is written only for an object of AppendedMinBytes or more decoded from
+// plain JSON Lines with no bad rows skipped whose bytes end with a line
+// end, once the object's entry is stored.
 //
 // An object whose own entry is missing, but whose tails entry is there and
 // no larger than the object, is checked before it is read: the hash of its
@@ -52,6 +52,12 @@ const (
 	// hashes.
 	headBytes = 64 << 10
 )
+
+// AppendedMinBytes is the smallest object that keeps a tails entry (the
+// head the check reads): a smaller one decodes whole in about the time the
+// check takes, and a tails entry for each of 20,000 small objects cost a
+// cold --cache job ~10 % more CPU.
+const AppendedMinBytes = headBytes
 
 // ReadAppended says, in the manifest and the job's summary, that an
 // object's earlier lines were served from --cache and the lines appended
@@ -251,12 +257,16 @@ func (j *job) noteHead(i int, cr *countingReader) {
 }
 
 // storeTail writes object i's tails entry, its entry (of its size bytes,
-// hashing to h) just stored, when the object may have one and its bytes
-// end with a line end. A failure is a warning, as for any entry.
+// hashing to h) just stored, when the object may have one, holds
+// AppendedMinBytes or more and its bytes end with a line end. A failure is
+// a warning, as for any entry.
 func (j *job) storeTail(ctx context.Context, i int, o object, h uint64) {
 	jc := j.cache
-	rh := jc.heads[i]
-	if !jc.tailable[i] || rh == nil || rh.last != '\n' || o.Size <= 0 {
+	rh, least := jc.heads[i], j.cfg.appendedMinBytes
+	if least <= 0 {
+		least = AppendedMinBytes
+	}
+	if !jc.tailable[i] || rh == nil || rh.last != '\n' || o.Size <= 0 || o.Size < least {
 		return
 	}
 	j.putEntry(ctx, jc.c.Kind(tailsKind), j.tailKey(o), &tailIndex{Size: o.Size, Hash: h, Head: rh.head, Entry: jc.keys[i]})

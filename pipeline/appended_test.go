@@ -104,6 +104,7 @@ func TestAppendedObjects(t *testing.T) {
 		out := fmt.Sprintf("mem://lab/%s-%d", name, night)
 		cfg := memJob(t, op, "mem://lab/sweep", out)
 		cfg.Concurrency, cfg.chunkBytes, cfg.Cache, cfg.MaxBadRows = 2, 700, c, maxBad
+		cfg.appendedMinBytes = 1 // the sweep's objects are smaller than AppendedMinBytes
 		log.Reset()
 		cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		_, err := Run(ctx, cfg)
@@ -282,6 +283,55 @@ func TestAppendedMiddleChanged(t *testing.T) {
 		t.Errorf("the changed object read %v, want decoded", reads)
 	}
 	for _, f := range []string{"runs.parquet", "intervals.parquet", "families.parquet", "report.md"} {
+		w, _ := b.ReadAll(ctx, "warm/"+f)
+		c, _ := b.ReadAll(ctx, "cold/"+f)
+		if len(w) == 0 || !bytes.Equal(w, c) {
+			t.Errorf("%s differs from a job without a cache", f)
+		}
+	}
+}
+
+// TestAppendedSmallObjects: an object smaller than AppendedMinBytes keeps
+// no tails entry, and grown it is decoded whole, with the results of a job
+// without a cache.
+func TestAppendedSmallObjects(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	op := &memOpener{}
+	b, keys := synthSweep(t, op)
+	full := nightLines(t, b, keys)
+	for _, k := range keys {
+		if n := len(strings.Join(full[k], "")); n >= AppendedMinBytes {
+			t.Fatalf("%s: %d bytes, want fewer than AppendedMinBytes", k, n)
+		}
+		if err := b.WriteAll(ctx, k, []byte(strings.Join(full[k][:len(full[k])/2], "")), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(out, c string) {
+		t.Helper()
+		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
+		cfg.Concurrency, cfg.Cache = 2, c
+		if _, err := Run(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("first", "mem://cache/c")
+	cb, _, _ := op.open(ctx, "mem://cache")
+	for _, k := range listKeys(t, cb, "") {
+		if strings.Contains(k, "/"+tailsKind+"/") {
+			t.Errorf("a tails entry for objects under AppendedMinBytes: %s", k)
+		}
+	}
+	if err := b.WriteAll(ctx, keys[0], []byte(strings.Join(full[keys[0]], "")), nil); err != nil {
+		t.Fatal(err)
+	}
+	run("warm", "mem://cache/c")
+	run("cold", "")
+	if r := manifestReads(t, b, "warm")[strings.TrimPrefix(keys[0], "sweep/")]; r != ReadDecoded {
+		t.Errorf("the grown object read %q, want decoded", r)
+	}
+	for _, f := range []string{"runs.parquet", "families.parquet", "report.md"} {
 		w, _ := b.ReadAll(ctx, "warm/"+f)
 		c, _ := b.ReadAll(ctx, "cold/"+f)
 		if len(w) == 0 || !bytes.Equal(w, c) {

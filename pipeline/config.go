@@ -110,6 +110,8 @@ type Config struct {
 	// chunkBytes overrides readers.DefaultChunkBytes, the size of the
 	// chunks of an object decoded on several cores (tests).
 	chunkBytes int
+	// appendedMinBytes overrides AppendedMinBytes (tests).
+	appendedMinBytes int64
 }
 
 // DefaultConfig returns the defaults of INTERFACE.md.

@@ -320,6 +320,15 @@ func TestCacheConcurrentJobs(t *testing.T) {
 		}
 		return err
 	})
+	// Its rows again until it holds AppendedMinBytes (smaller objects keep
+	// no tails entry).
+	editObject(t, grown, func(lines []string) []string {
+		n := len(lines)
+		for size := 0; size < pipeline.AppendedMinBytes; size = len(strings.Join(lines, "\n")) {
+			lines = append(lines, lines[:n]...)
+		}
+		return lines
+	})
 	for night, suffix := range []string{"", "-appended"} {
 		if night == 1 {
 			editObject(t, grown, func(lines []string) []string { return append(lines, lines[len(lines)-3:]...) })

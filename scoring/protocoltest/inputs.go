@@ -53,10 +53,12 @@ func inputForms(t *testing.T, c Config, p scoring.Protocol, score func(t *testin
 	})
 
 	t.Run("AppendedSameBytes", func(t *testing.T) {
-		// Each plain object holds half its lines the first night and
-		// all of them the next: a Resumer's objects are "appended" to
-		// (their earlier lines from --cache), any other decoder's decoded
-		// again; the results are those of a run without a cache.
+		// Each plain object holds three quarters of its lines the first
+		// night and all of them the next: a Resumer's objects are
+		// "appended" to (their earlier lines from --cache) when they held
+		// pipeline.AppendedMinBytes or more, any other decoder's (or a
+		// smaller object) decoded again; the results are those of a run
+		// without a cache.
 		j, err := p.New(scoring.DefaultValues(p), scoring.Env{Reader: readers.Options{IdentityFields: p.Describe().Identity}})
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +68,7 @@ func inputForms(t *testing.T, c Config, p scoring.Protocol, score func(t *testin
 		tmp := t.TempDir()
 		in := filepath.Join(tmp, "in")
 		full := map[string][]byte{} // the objects that grow, whole
-		half := map[string]int{}    // and how many of their bytes the first night holds
+		early := map[string]int{}   // and how many of their bytes the first night holds
 		err = filepath.WalkDir(c.Example, func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -81,8 +83,8 @@ func inputForms(t *testing.T, c Config, p scoring.Protocol, score func(t *testin
 			if _, format, err := readers.Open(bytes.NewReader(data)); err == nil && format == readers.Plain &&
 				!readers.IsParquet(data) && len(lines) > 2 && bytes.HasSuffix(data, []byte("\n")) {
 				full[rel] = data
-				data = bytes.Join(lines[:len(lines)/2], nil)
-				half[rel] = len(data)
+				data = bytes.Join(lines[:len(lines)*3/4], nil)
+				early[rel] = len(data)
 			}
 			return os.WriteFile(dst, data, 0o644)
 		})
@@ -101,7 +103,7 @@ func inputForms(t *testing.T, c Config, p scoring.Protocol, score func(t *testin
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.Write(data[half[rel]:]); err != nil {
+			if _, err := f.Write(data[early[rel]:]); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.Close(); err != nil {
@@ -116,16 +118,17 @@ func inputForms(t *testing.T, c Config, p scoring.Protocol, score func(t *testin
 		if code != 0 {
 			t.Fatalf("without a cache: exit %d: %s", code, stderr)
 		}
-		grew := map[string]bool{}
+		grew, resumable := map[string]bool{}, map[string]bool{}
 		for rel := range full {
 			grew[filepath.ToSlash(rel)] = true
+			resumable[filepath.ToSlash(rel)] = early[rel] >= pipeline.AppendedMinBytes
 		}
 		for key, how := range readsByKey(t, warm) {
 			want := pipeline.ReadCache
 			switch {
 			case !codec:
 				want = pipeline.ReadDecoded
-			case grew[key] && resumer:
+			case grew[key] && resumer && resumable[key]:
 				want = pipeline.ReadAppended
 			case grew[key]:
 				want = pipeline.ReadDecoded
