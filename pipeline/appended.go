@@ -59,11 +59,6 @@ const (
 // cold --cache job ~10 % more CPU.
 const AppendedMinBytes = headBytes
 
-// ReadAppended says, in the manifest and the job's summary, that an
-// object's earlier lines were served from --cache and the lines appended
-// since were decoded.
-const ReadAppended = "appended"
-
 // tailIndex is an object's tails entry.
 type tailIndex struct {
 	Size  int64  `json:"s"` // the bytes its entry was decoded from

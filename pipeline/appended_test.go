@@ -256,15 +256,7 @@ func TestAppendedMiddleChanged(t *testing.T) {
 	if err := b.WriteAll(ctx, k, []byte(strings.Join(early, "")), nil); err != nil {
 		t.Fatal(err)
 	}
-	run := func(out, c string) {
-		t.Helper()
-		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
-		cfg.Concurrency, cfg.Cache = 2, c
-		if _, err := Run(ctx, cfg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run("first", "mem://cache/c")
+	scoreSweep(t, op, "first", "mem://cache/c")
 	// A digit of a reward half-way changed for another: the same length.
 	mid := slices.Clone(early)
 	i := len(mid) / 2
@@ -277,18 +269,7 @@ func TestAppendedMiddleChanged(t *testing.T) {
 	if err := b.WriteAll(ctx, k, []byte(strings.Join(append(mid, full[k][len(early):]...), "")), nil); err != nil {
 		t.Fatal(err)
 	}
-	run("warm", "mem://cache/c")
-	run("cold", "")
-	if reads := manifestReads(t, b, "warm"); reads[strings.TrimPrefix(k, "sweep/")] != ReadDecoded {
-		t.Errorf("the changed object read %v, want decoded", reads)
-	}
-	for _, f := range []string{"runs.parquet", "intervals.parquet", "families.parquet", "report.md"} {
-		w, _ := b.ReadAll(ctx, "warm/"+f)
-		c, _ := b.ReadAll(ctx, "cold/"+f)
-		if len(w) == 0 || !bytes.Equal(w, c) {
-			t.Errorf("%s differs from a job without a cache", f)
-		}
-	}
+	decodedWhole(t, op, b, k, "runs.parquet", "intervals.parquet", "families.parquet", "report.md")
 }
 
 // TestAppendedSmallObjects: an object smaller than AppendedMinBytes keeps
@@ -308,15 +289,7 @@ func TestAppendedSmallObjects(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(out, c string) {
-		t.Helper()
-		cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
-		cfg.Concurrency, cfg.Cache = 2, c
-		if _, err := Run(ctx, cfg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run("first", "mem://cache/c")
+	scoreSweep(t, op, "first", "mem://cache/c")
 	cb, _, _ := op.open(ctx, "mem://cache")
 	for _, k := range listKeys(t, cb, "") {
 		if strings.Contains(k, "/"+tailsKind+"/") {
@@ -326,12 +299,32 @@ func TestAppendedSmallObjects(t *testing.T) {
 	if err := b.WriteAll(ctx, keys[0], []byte(strings.Join(full[keys[0]], "")), nil); err != nil {
 		t.Fatal(err)
 	}
-	run("warm", "mem://cache/c")
-	run("cold", "")
-	if r := manifestReads(t, b, "warm")[strings.TrimPrefix(keys[0], "sweep/")]; r != ReadDecoded {
-		t.Errorf("the grown object read %q, want decoded", r)
+	decodedWhole(t, op, b, keys[0], "runs.parquet", "families.parquet", "report.md")
+}
+
+// scoreSweep scores mem://lab/sweep into mem://lab/out at --concurrency 2,
+// with the cache c ("" for none).
+func scoreSweep(t *testing.T, op *memOpener, out, c string) {
+	t.Helper()
+	cfg := memJob(t, op, "mem://lab/sweep", "mem://lab/"+out)
+	cfg.Concurrency, cfg.Cache = 2, c
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range []string{"runs.parquet", "families.parquet", "report.md"} {
+}
+
+// decodedWhole scores the sweep again with the cache mem://cache/c
+// ("warm") and without one ("cold"), and wants the object key read
+// decoded by the warm job and its files equal to the cold job's.
+func decodedWhole(t *testing.T, op *memOpener, b *blob.Bucket, key string, files ...string) {
+	t.Helper()
+	scoreSweep(t, op, "warm", "mem://cache/c")
+	scoreSweep(t, op, "cold", "")
+	if r := manifestReads(t, b, "warm")[strings.TrimPrefix(key, "sweep/")]; r != ReadDecoded {
+		t.Errorf("the object that grew read %q, want decoded", r)
+	}
+	ctx := context.Background()
+	for _, f := range files {
 		w, _ := b.ReadAll(ctx, "warm/"+f)
 		c, _ := b.ReadAll(ctx, "cold/"+f)
 		if len(w) == 0 || !bytes.Equal(w, c) {

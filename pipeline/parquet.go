@@ -25,6 +25,9 @@ const (
 	ReadDecoded = "decoded" // a JSON Lines object, decoded
 	ReadParquet = "parquet" // a Parquet object, read through its rows
 	ReadCache   = "cache"   // served from --cache
+	// ReadAppended: the object's earlier lines served from --cache, the
+	// lines appended since decoded (appended.go).
+	ReadAppended = "appended"
 )
 
 // decodeAny decodes one object whatever its form: a Parquet object (its
