@@ -206,69 +206,104 @@ reading:
 	return c.Object()
 }
 
-// decodePlain is decodeChunked for an object read as it is stored: a
-// goroutine reads ahead (a copy of the bytes, cheap beside decoding them),
-// workers goroutines decode, and the calling goroutine merges. At most
-// about 2×workers chunks are held at once.
+// decodePlain is decodeChunked for an object read as it is stored. Each of
+// workers goroutines reads the next chunk itself (c.Next, one goroutine at
+// a time), decodes it and merges what that completes, in order, one
+// goroutine at a time, as decodeCompressed's workers do: a chunk's bytes
+// are decoded on the core that read them, into a buffer it used before
+// (the chunks' buffers are reused last freed, first taken), and its rows
+// mostly merged while they are in that core's cache. A goroutine reading
+// for the others and the merge on the calling goroutine cost the merging
+// about twice as much on the Intel Xeon of docs/decisions.md. At most
+// 2×workers chunks are read and not yet merged.
 func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
-	var err error
-	type pending struct {
-		ch  any
-		res chan any
-	}
-	stop := make(chan struct{})
-	todo := make(chan pending)
-	order := make(chan pending, workers) // the chunks in order, for the merge
+	workers = max(workers, 1)
+	ahead := 2 * workers
 	var (
-		wg  sync.WaitGroup
-		bug bugs // a panic of a goroutine below, panicked again here
+		// room holds a token for each chunk read and not yet merged.
+		room = make(chan struct{}, ahead)
+		stop = make(chan struct{}) // closed when the object failed
+
+		readMu sync.Mutex // c.Next and what follows
+		seq    int        // chunks read
+		ended  bool       // c.Next has no chunk left
+
+		mu      sync.Mutex           // c.Merge and what follows
+		decoded = make([]any, ahead) // decoded chunks by sequence number, modulo ahead
+		merged  int
+		err     error
+		bug     bugs
 	)
-	wg.Go(func() {
-		defer close(order)
-		defer close(todo)
-		defer bug.catch()
-		for {
-			ch, err := c.Next(size)
-			if err != nil { // io.EOF: a broken stream is the last chunk's error
-				return
-			}
-			p := pending{ch, make(chan any, 1)}
-			// A chunk is in order before it is handed to a worker, and
-			// handed to one before the next is read: the chunk the merge
-			// waits for is always decoding or about to be.
-			select {
-			case order <- p:
-			case <-stop:
-				return
-			}
-			select {
-			case todo <- p:
-			case <-stop:
-				return
-			}
+	// next reads the next chunk and its sequence number; false when there
+	// is none.
+	next := func() (any, int, bool) {
+		readMu.Lock()
+		defer readMu.Unlock()
+		if ended {
+			return nil, 0, false
 		}
-	})
-	for range workers {
-		wg.Go(func() {
-			for p := range todo {
-				p.res <- decodeChunk(c, p.ch)
-			}
-		})
+		ch, err := c.Next(size)
+		if err != nil { // io.EOF: a broken stream is the last chunk's error
+			ended = true
+			return nil, 0, false
+		}
+		seq++
+		return ch, seq - 1, true
 	}
-	func() {
-		defer bug.catch()
-		for p := range order {
-			d := <-p.res
-			if ie, ok := d.(*InternalError); ok {
-				bug.keep(ie)
+	// merge keeps chunk s decoded and merges it and the decoded chunks
+	// after it, in order, if it is the first not merged; false once the
+	// object failed.
+	merge := func(s int, d any) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		decoded[s%ahead] = d
+		for err == nil && decoded[merged%ahead] != nil {
+			d := decoded[merged%ahead]
+			decoded[merged%ahead] = nil
+			merged++
+			if err = c.Merge(d); err != nil {
+				close(stop)
+				break
+			}
+			<-room
+		}
+		return err == nil
+	}
+	// work reads, decodes and merges chunks until there is none left or
+	// the object failed. A panic fails the object (stop) and is panicked
+	// again on the calling goroutine once every worker has returned.
+	work := func() {
+		defer func() {
+			if p := recover(); p != nil {
+				bug.keep(internalError(p))
+				mu.Lock()
+				if err == nil {
+					err = errPanicked
+					close(stop)
+				}
+				mu.Unlock()
+			}
+		}()
+		for {
+			select {
+			case room <- struct{}{}:
+			case <-stop:
 				return
 			}
-			if err = c.Merge(d); err != nil {
+			ch, s, ok := next()
+			if !ok {
+				return
+			}
+			if !merge(s, c.Decode(ch)) {
 				return
 			}
 		}
-	}()
-	close(stop)
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 	bug.rethrow()
 	if err != nil {

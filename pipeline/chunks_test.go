@@ -357,18 +357,12 @@ func (f *fakeChunks) Close() error {
 // TestDecodeChunkedOrder: whatever order the chunks are decoded in, they
 // are merged in order, each once; a failed merge is the object's error,
 // stops the reading within the chunks already allowed ahead, and leaves no
-// goroutine at work; at most 2×workers chunks of a compressed object are
-// out at once (one more of a plain one, whose reader holds one).
+// goroutine at work; at most 2×workers chunks are out at once.
 func TestDecodeChunkedOrder(t *testing.T) {
 	t.Parallel()
 	for _, compressed := range []bool{false, true} {
 		for _, workers := range []int{1, 2, 3, 8} {
-			// decodePlain's reader holds one more chunk while the merge
-			// waits for the first of 2×workers.
-			out := 2*workers + 1
-			if compressed {
-				out = 2 * workers
-			}
+			out := 2 * workers
 			for _, n := range []int{0, 1, 2, 40} {
 				for _, failAt := range []int{-1, 0, n / 2, n - 1} {
 					if failAt >= n || failAt < -1 {

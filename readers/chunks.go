@@ -29,9 +29,10 @@ import (
 const DefaultChunkBytes = 2 << 20
 
 // Chunks reads one object as chunks of lines and merges the decoded chunks.
-// Next is called from one goroutine, Merge (and then Object) from one
-// goroutine at a time, which may be another, and another from one call to
-// the next (the caller orders the calls, with a mutex for instance).
+// Next is called from one goroutine at a time, and so are Merge (and then
+// Object), each from any goroutine, another from one call to the next (the
+// caller orders the calls, with a mutex for instance); DecodeChunk runs on
+// any goroutine, beside them.
 type Chunks struct {
 	url, key string
 	opts     Options

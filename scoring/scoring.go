@@ -224,9 +224,10 @@ type Resumer interface {
 }
 
 // Chunks is one object being decoded in chunks: Next reads the next chunk
-// of whole lines (io.EOF after the last), Decode decodes one on any
-// goroutine, Merge takes the decoded chunks back in order (one call at a
-// time, from any goroutine), and Object returns what Decode would have.
+// of whole lines (io.EOF after the last; one call at a time, from any
+// goroutine), Decode decodes one on any goroutine, Merge takes the decoded
+// chunks back in order (one call at a time, from any goroutine), and
+// Object returns what Decode would have.
 type Chunks interface {
 	Next(size int) (any, error)
 	Decode(chunk any) any
