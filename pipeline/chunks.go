@@ -107,59 +107,22 @@ func decodeChunked(c scoring.Chunks, workers, size int) (scoring.Object, error) 
 // chunks are read and not yet merged.
 func decodeCompressed(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	workers = max(workers, 1)
-	ahead := 2 * workers
+	o := newInOrder(c, workers)
 	type read struct {
 		seq int
 		ch  any
 	}
-	var (
-		queue = make(chan read, workers-1)
-		// room holds a token for each chunk read and not yet merged.
-		room = make(chan struct{}, ahead)
-		stop = make(chan struct{}) // closed when the object failed
-
-		mu      sync.Mutex           // c.Merge and what follows
-		decoded = make([]any, ahead) // decoded chunks by sequence number, modulo ahead
-		merged  int
-		err     error
-	)
+	queue := make(chan read, workers-1)
 	// decode decodes a chunk and merges what it completes; false once the
-	// object failed. A panic fails the object too (stop), and is panicked
-	// again on the calling goroutine once every worker has returned.
-	var bug bugs
+	// object failed.
 	decode := func(r read) (ok bool) {
-		defer func() {
-			if p := recover(); p != nil {
-				bug.keep(internalError(p))
-				mu.Lock()
-				if err == nil {
-					err = errPanicked
-					close(stop)
-				}
-				mu.Unlock()
-				ok = false
-			}
-		}()
+		defer o.catch()
 		select {
-		case <-stop:
+		case <-o.stop:
 			return false
 		default:
 		}
-		d := c.Decode(r.ch)
-		mu.Lock()
-		defer mu.Unlock()
-		decoded[r.seq%ahead] = d
-		for err == nil && decoded[merged%ahead] != nil {
-			next := decoded[merged%ahead]
-			decoded[merged%ahead] = nil
-			merged++
-			if err = c.Merge(next); err != nil {
-				close(stop)
-				break
-			}
-			<-room
-		}
-		return err == nil
+		return o.merge(r.seq, c.Decode(r.ch))
 	}
 	var wg sync.WaitGroup
 	for range workers - 1 {
@@ -172,19 +135,14 @@ func decodeCompressed(c scoring.Chunks, workers, size int) (scoring.Object, erro
 		})
 	}
 reading:
-	for seq := 0; ; seq++ {
-		select {
-		case room <- struct{}{}:
-		case <-stop:
-			break reading
-		}
+	for seq := 0; o.take(); seq++ {
 		ch, err := c.Next(size)
 		if err != nil { // io.EOF: a broken stream is the last chunk's error
 			break
 		}
 		select {
 		case queue <- read{seq, ch}:
-		case <-stop:
+		case <-o.stop:
 			break reading
 		default:
 			if !decode(read{seq, ch}) {
@@ -199,11 +157,7 @@ reading:
 		}
 	}
 	wg.Wait()
-	bug.rethrow()
-	if err != nil {
-		return nil, err
-	}
-	return c.Object()
+	return o.object()
 }
 
 // decodePlain is decodeChunked for an object read as it is stored. Each of
@@ -218,21 +172,11 @@ reading:
 // 2×workers chunks are read and not yet merged.
 func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	workers = max(workers, 1)
-	ahead := 2 * workers
+	o := newInOrder(c, workers)
 	var (
-		// room holds a token for each chunk read and not yet merged.
-		room = make(chan struct{}, ahead)
-		stop = make(chan struct{}) // closed when the object failed
-
 		readMu sync.Mutex // c.Next and what follows
 		seq    int        // chunks read
 		ended  bool       // c.Next has no chunk left
-
-		mu      sync.Mutex           // c.Merge and what follows
-		decoded = make([]any, ahead) // decoded chunks by sequence number, modulo ahead
-		merged  int
-		err     error
-		bug     bugs
 	)
 	// next reads the next chunk and its sequence number; false when there
 	// is none.
@@ -250,51 +194,13 @@ func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 		seq++
 		return ch, seq - 1, true
 	}
-	// merge keeps chunk s decoded and merges it and the decoded chunks
-	// after it, in order, if it is the first not merged; false once the
-	// object failed.
-	merge := func(s int, d any) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		decoded[s%ahead] = d
-		for err == nil && decoded[merged%ahead] != nil {
-			d := decoded[merged%ahead]
-			decoded[merged%ahead] = nil
-			merged++
-			if err = c.Merge(d); err != nil {
-				close(stop)
-				break
-			}
-			<-room
-		}
-		return err == nil
-	}
 	// work reads, decodes and merges chunks until there is none left or
-	// the object failed. A panic fails the object (stop) and is panicked
-	// again on the calling goroutine once every worker has returned.
+	// the object failed.
 	work := func() {
-		defer func() {
-			if p := recover(); p != nil {
-				bug.keep(internalError(p))
-				mu.Lock()
-				if err == nil {
-					err = errPanicked
-					close(stop)
-				}
-				mu.Unlock()
-			}
-		}()
-		for {
-			select {
-			case room <- struct{}{}:
-			case <-stop:
-				return
-			}
+		defer o.catch()
+		for o.take() {
 			ch, s, ok := next()
-			if !ok {
-				return
-			}
-			if !merge(s, c.Decode(ch)) {
+			if !ok || !o.merge(s, c.Decode(ch)) {
 				return
 			}
 		}
@@ -305,11 +211,93 @@ func decodePlain(c scoring.Chunks, workers, size int) (scoring.Object, error) {
 	}
 	work()
 	wg.Wait()
-	bug.rethrow()
-	if err != nil {
-		return nil, err
+	return o.object()
+}
+
+// inOrder merges an object's decoded chunks in order, one goroutine at a
+// time, whichever goroutine decoded them (decodeCompressed, decodePlain):
+// the goroutine that decoded the first chunk not yet merged merges it and
+// the decoded chunks after it. At most 2×workers chunks are read and not
+// yet merged (take); a failed merge, or a panic on a goroutine that
+// decodes or merges (catch), fails the object and closes stop, which every
+// wait selects on; a panic is panicked again by object, once every worker
+// has returned.
+type inOrder struct {
+	c     scoring.Chunks
+	ahead int
+	room  chan struct{} // a token for each chunk read and not yet merged
+	stop  chan struct{} // closed when the object failed
+
+	mu      sync.Mutex // c.Merge and what follows
+	decoded []any      // decoded chunks by sequence number, modulo ahead
+	merged  int
+	err     error
+	bug     bugs
+}
+
+func newInOrder(c scoring.Chunks, workers int) *inOrder {
+	ahead := 2 * workers
+	return &inOrder{c: c, ahead: ahead, room: make(chan struct{}, ahead), stop: make(chan struct{}), decoded: make([]any, ahead)}
+}
+
+// take waits for room to read one more chunk; false once the object
+// failed (a goroutine that finds both does not read on).
+func (o *inOrder) take() bool {
+	select {
+	case <-o.stop:
+		return false
+	default:
 	}
-	return c.Object()
+	select {
+	case o.room <- struct{}{}:
+		return true
+	case <-o.stop:
+		return false
+	}
+}
+
+// merge keeps chunk seq, decoded as d, and merges it and the decoded
+// chunks after it if it is the first not yet merged; false once the
+// object failed.
+func (o *inOrder) merge(seq int, d any) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.decoded[seq%o.ahead] = d
+	for o.err == nil && o.decoded[o.merged%o.ahead] != nil {
+		next := o.decoded[o.merged%o.ahead]
+		o.decoded[o.merged%o.ahead] = nil
+		o.merged++
+		if o.err = o.c.Merge(next); o.err != nil {
+			close(o.stop)
+			break
+		}
+		<-o.room
+	}
+	return o.err == nil
+}
+
+// catch, deferred by a goroutine that decodes or merges chunks, fails the
+// object with its panic.
+func (o *inOrder) catch() {
+	if p := recover(); p != nil {
+		o.bug.keep(internalError(p))
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = errPanicked
+			close(o.stop)
+		}
+		o.mu.Unlock()
+	}
+}
+
+// object is the object once every goroutine has returned: a panic
+// panicked again, else the first error, else c.Object.
+func (o *inOrder) object() (scoring.Object, error) {
+	o.bug.rethrow()
+	if o.err != nil {
+		return nil, o.err
+	}
+	return o.c.Object()
 }
 
 // decodeChunk is c.Decode(ch), or the *InternalError of its panic.
