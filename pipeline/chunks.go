@@ -300,16 +300,6 @@ func (o *inOrder) object() (scoring.Object, error) {
 	return o.c.Object()
 }
 
-// decodeChunk is c.Decode(ch), or the *InternalError of its panic.
-func decodeChunk(c scoring.Chunks, ch any) (d any) {
-	defer func() {
-		if p := recover(); p != nil {
-			d = internalError(p)
-		}
-	}()
-	return c.Decode(ch)
-}
-
-// errPanicked stops decodeCompressed's workers after a panic, which is
-// what the object's decode then panics with.
+// errPanicked stops an object's workers after a panic (inOrder.catch),
+// which is what the object's decode then panics with.
 var errPanicked = errors.New("a worker panicked")
