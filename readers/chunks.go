@@ -225,8 +225,18 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	// went over them at this line or before, which Merge finds.
 	raw, n := ch.data[:ch.raw], ch.first
 	for len(raw) > 0 {
-		// Each line cut from the stream ends with a '\n' (block), the '\r'
-		// before it stripped as lineReader.next strips it.
+		// Each line cut from the stream ends with a '\n' (block), and is
+		// no longer than MaxLineBytes: a row decoded in place ends at its
+		// line's '\n'.
+		if k, err := od.inPlace(raw, n); k > 0 {
+			if cr.stop = err; err != nil {
+				break
+			}
+			raw, n = raw[k:], n+1
+			continue
+		}
+		// Else the line alone, the '\r' before its '\n' stripped as
+		// lineReader.next strips it.
 		i := bytes.IndexByte(raw, '\n')
 		line := raw[:i]
 		if k := len(line); k > 0 && line[k-1] == '\r' {

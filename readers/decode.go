@@ -134,7 +134,7 @@ func DecodeObject(url, key string, r io.Reader, opts Options) (*ObjectRuns, erro
 		return nil, err
 	}
 	od := newObjectDecoder(&ObjectRuns{ObjectInfo: ObjectInfo{URL: url, Key: key}, comps: opts.Components}, opts)
-	err = readLines(&od.obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, od.line)
+	err = readLines(&od.obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, od.inPlace, od.line)
 	od.release()
 	if err != nil {
 		return nil, err
@@ -187,6 +187,28 @@ func (od *objectDecoder) line(line []byte, n int) error {
 	}
 	od.obj.Rows++
 	return nil
+}
+
+// inPlace decodes the row at the start of data, whose bytes may run on
+// past its line, as line n, when its line ends within data and holds a
+// valid row (rowDecoder.decodeInPlace), and adds it to its run; it returns
+// the line's length with its '\n', or 0 when it did not take the line,
+// which line then decodes (a blank line, a bad row, a line not all in
+// data). The error ends the object.
+func (od *objectDecoder) inPlace(data []byte, n int) (int, error) {
+	end, ok := od.dec.decodeInPlace(data)
+	if !ok {
+		return 0, nil
+	}
+	p, err := od.partFor(n)
+	if err != nil {
+		return end + 1, err
+	}
+	if err := od.add(p, n); err != nil {
+		return end + 1, err
+	}
+	od.obj.Rows++
+	return end + 1, nil
 }
 
 // skipRow hands a bad row to onBad (OnBadRow) and counts it skipped, or

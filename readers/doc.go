@@ -428,6 +428,18 @@
 // prefix over leaves, its value caches, key predictions and extras
 // included.
 //
+// A row is decoded where it lies, before its line's end is looked for:
+// the line reader offers the bytes from a line's start to the end of its
+// buffer (a chunk its lines), and the decoder reads the row from them,
+// the '\n' that ends its line being no whitespace there, so that a row
+// must end at it and can never read on into the next line (decodeInPlace).
+// A row that fails so, bad or not all in the buffer, is decoded again as
+// its line alone, which gives its error or succeeds once the line is
+// whole; it saves a pass over every byte that finds the line ends first.
+// TestInPlaceMatchesLines holds whole objects and chunks to what decoding
+// every line alone gives, and both fuzz tests hold single rows and
+// sequences of rows to it.
+//
 // What an object's decoder learns is its own: the next object (or chunk)
 // of the same components and identity fields takes a decoder from a pool
 // (decpool.go) with its key tables back as they were built, the keys met

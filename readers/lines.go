@@ -90,6 +90,26 @@ func (lr *lineReader) next() ([]byte, int, error) {
 	}
 }
 
+// pending returns the bytes after the last line returned, for a row to be
+// decoded in place (decodeInPlace) before next finds its line's end: at
+// most max+1 of them, so that a line that ends within them is not too
+// long, and none for the first line (its byte-order mark is pending). A
+// row decoded so is taken with skip.
+func (lr *lineReader) pending() []byte {
+	if lr.first {
+		return nil
+	}
+	return lr.buf[lr.start:min(lr.end, lr.start+lr.max+1)]
+}
+
+// skip takes the next line, of k bytes with its '\n', as returned
+// (pending decoded it in place).
+func (lr *lineReader) skip(k int) {
+	lr.start += k
+	lr.scan = max(lr.scan, lr.start)
+	lr.line++
+}
+
 // block appends to dst the whole lines that next would return next, as
 // the stream has them ('\r' and '\n' kept): those pending in the line
 // buffer, then those read straight into dst, up to size bytes in all; it
@@ -338,7 +358,12 @@ func openLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineRead
 // 1-based number to fn, keeping obj.Format and obj.Lines up to date. An
 // error of fn ends the object and is returned as it is. It does not close
 // r.
-func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, fn func(line []byte, n int) error) error {
+//
+// With inPlace set, each line is first offered to inPlace, as the bytes
+// from its start on (lineReader.pending) and its number: inPlace returns
+// the line's length with its '\n' when it took the line, which fn then is
+// not given, or 0 (and no error) when it did not.
+func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, inPlace func(data []byte, n int) (int, error), fn func(line []byte, n int) error) error {
 	lr, format, rc, err := openLines(obj.URL, r, maxObject, maxLine)
 	if err != nil {
 		return err
@@ -346,6 +371,18 @@ func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, fn fu
 	defer rc.Close()
 	obj.Format = format
 	for {
+		if inPlace != nil {
+			if data := lr.pending(); len(data) > 0 {
+				if k, err := inPlace(data, lr.line+1); k > 0 {
+					lr.skip(k)
+					obj.Lines = lr.line
+					if err != nil {
+						return err
+					}
+					continue
+				}
+			}
+		}
 		line, n, err := lr.next()
 		obj.Lines = lr.line
 		if err == io.EOF {

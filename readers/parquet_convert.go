@@ -290,7 +290,7 @@ func eachRecord(url string, open ConvertSource, opts RecordOptions, fn func(*Rec
 	sr := &sumReader{r: rc}
 	info := &ObjectInfo{URL: url}
 	od := &recordDecoder{obj: &ObjectRecords{ObjectInfo: ObjectInfo{URL: url}}, opts: opts, keys: newRecordKeys()}
-	err = readLines(info, sr, opts.MaxObjectBytes, opts.MaxLineBytes, func(line []byte, n int) error {
+	err = readLines(info, sr, opts.MaxObjectBytes, opts.MaxLineBytes, nil, func(line []byte, n int) error {
 		if isBlank(line) {
 			return nil
 		}

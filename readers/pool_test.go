@@ -21,7 +21,7 @@ func TestLineBuffersArePooled(t *testing.T) {
 	src := strings.Repeat(`{"a":1}`+"\n", 10)
 	read := func() {
 		obj := &ObjectInfo{URL: "mem://o"}
-		if err := readLines(obj, strings.NewReader(src), 1<<20, 1<<20, func([]byte, int) error { return nil }); err != nil {
+		if err := readLines(obj, strings.NewReader(src), 1<<20, 1<<20, nil, func([]byte, int) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}

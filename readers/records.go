@@ -420,7 +420,7 @@ func DecodeRecords(url, key string, r io.Reader, opts RecordOptions) (*ObjectRec
 	obj := &ObjectRecords{ObjectInfo: ObjectInfo{URL: url, Key: key}, idents: slices.Clone(opts.IdentityFields), schema: slices.Clone(opts.SchemaFields)}
 	od := &recordDecoder{obj: obj, opts: opts, keys: newRecordKeys()}
 	od.g = newGrouper(url, key, opts.IdentityFields, opts.MaxRuns, od.newPart)
-	if err := readLines(&obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, od.line); err != nil {
+	if err := readLines(&obj.ObjectInfo, r, opts.MaxObjectBytes, opts.MaxLineBytes, nil, od.line); err != nil {
 		return nil, err
 	}
 	return obj, nil

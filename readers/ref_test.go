@@ -434,7 +434,11 @@ func FuzzDecodeRow(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	irregularSeeds(f, true)
+	for _, s := range inPlaceEdges {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		checkRowInPlace(t, line)
 		got, gerr := fastRow(line, fuzzComps)
 		want, werr := refDecode(line, fuzzComps)
 		switch {
@@ -457,7 +461,10 @@ func FuzzDecodeRow(f *testing.F) {
 // lookups of identity and metadata fields by key ID must find what a
 // search by name finds. A third decoder sees the lines before too but
 // never takes a row's prefix over (prefix.go): it must end every line in
-// the same state as the first (samePrefixState).
+// the same state as the first (samePrefixState). A fourth decodes the rows
+// in place, as the line reader offers them (decodeInPlace on the bytes from
+// a line's start on, the line alone where that fails): each line must give
+// what the fresh decoder gives it.
 func FuzzDecodeSequence(f *testing.F) {
 	f.Add([]byte(rows0))
 	f.Add(benchRows(40))
@@ -494,8 +501,12 @@ func FuzzDecodeSequence(f *testing.F) {
 	wide := `{"reward":1,"regime_id":"a"` + many.String() + `,"components":{"progress":2` + manyComps.String() + `}}`
 	f.Add([]byte(wide + "\n" + wide + "\n" + strings.Replace(wide, `}}`, `,"c70":1}}`, 1) + "\n" + strings.Replace(wide, `,"components"`, `,"k71":1,"components"`, 1)))
 	irregularSeeds(f, false)
+	for _, s := range inPlaceEdges {
+		f.Add([]byte(s))
+	}
 	idents := DefaultIdentityFields
 	f.Fuzz(func(t *testing.T, data []byte) {
+		inPlaceSequence(t, data)
 		seq := newRowDecoder(fuzzComps)
 		plain := newRowDecoder(fuzzComps) // the same, never taking a prefix over
 		plain.noPrefix = true
@@ -529,6 +540,37 @@ func FuzzDecodeSequence(f *testing.F) {
 			}
 		}
 	})
+}
+
+// inPlaceSequence decodes the lines of data with one decoder as
+// DecodeObject does, each row in place from its line's start on and, where
+// that fails, its line alone (a '\r' at its end dropped, as
+// lineReader.finish drops it), and requires of every line what a fresh
+// decoder gives on it alone: the same row, or the same error (never a row
+// in place where the line alone fails).
+func inPlaceSequence(t *testing.T, data []byte) {
+	t.Helper()
+	d := newRowDecoder(fuzzComps)
+	for n, rest := 1, data; ; n++ {
+		line, after, more := bytes.Cut(rest, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		fresh := newRowDecoder(fuzzComps)
+		werr := fresh.decode(line)
+		if _, ok := d.decodeInPlace(rest); ok {
+			if werr != nil {
+				t.Fatalf("line %d %q: a row in place; alone: %v", n, line, werr)
+			}
+		} else if gerr := d.decode(line); (gerr == nil) != (werr == nil) || gerr != nil && *gerr != *werr {
+			t.Fatalf("line %d %q: after a try in place %v; alone: %v", n, line, gerr, werr)
+		}
+		if werr == nil && !decodedRow(d).equal(decodedRow(fresh)) {
+			t.Fatalf("line %d %q:\nin place %v\nalone    %v", n, line, decodedRow(d), decodedRow(fresh))
+		}
+		if !more {
+			return
+		}
+		rest = after
+	}
 }
 
 // samePrefixState fails t unless seq, which takes prefixes over, and plain,

@@ -125,6 +125,11 @@ type rowDecoder struct {
 	// key, and what decoding them gave.
 	pfx      prefix
 	noPrefix bool // never replay a prefix (tests: the decoder without it)
+
+	// A row decoded in place (decodeInPlace): its data runs on past its
+	// line, whose end ('\n') is no whitespace, and where that end is.
+	inPlace bool
+	lineEnd int
 }
 
 // exKey returns the (decoded) key of e.
@@ -381,7 +386,7 @@ func (d *rowDecoder) skipWS() {
 	for p < uint(len(data)) {
 		// Any byte above ' ' ends the whitespace: one comparison for the
 		// byte that nearly always comes next.
-		if c := data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		if c := data[p]; c > ' ' || c != ' ' && c != '\t' && c != '\r' && (c != '\n' || d.inPlace) {
 			break
 		}
 		p++
@@ -557,13 +562,57 @@ func (d *rowDecoder) openRow() (top *keySet, empty bool, err *rowError) {
 	return top, false, nil
 }
 
-// closeRow checks that only whitespace follows the row's object.
+// closeRow checks that only whitespace follows the row's object: up to
+// the end of the line, which is the end of d.data, or in place its '\n'.
 func (d *rowDecoder) closeRow() *rowError {
 	d.skipWS()
 	if d.pos < len(d.data) {
+		if d.inPlace && d.data[d.pos] == '\n' {
+			d.lineEnd = d.pos
+			return nil
+		}
 		return d.fail("invalid JSON: unexpected %q at column %d after the object", string(d.data[d.pos:d.pos+utf8RuneLen(d.data[d.pos:])]), d.pos+1)
 	}
+	if d.inPlace {
+		return errNoLineEnd
+	}
 	return nil
+}
+
+// errNoLineEnd ends a row decoded in place whose line goes on past its
+// data: not an error of the row (decodeInPlace only reports it failed).
+var errNoLineEnd = &rowError{msg: "the line goes on past the bytes read"}
+
+// decodeInPlace decodes the row at the start of data, whose bytes may run
+// on past the row's line (the rest of the line reader's buffer, a chunk's
+// lines), as decode decodes the line: it succeeds exactly when the line
+// ends ('\n') within data and decode succeeds on it, '\r' before the '\n'
+// dropped as the line reader drops it, and returns where the '\n' is. It
+// saves finding the line's end before decoding it.
+//
+// A row cannot read on past its line: JSON holds a raw '\n' only as
+// whitespace between tokens, which in place ends the row instead (skipWS;
+// a string refuses control characters, a number or literal ends before
+// it), and the row must end at it (closeRow). A row that fails, because it
+// is bad or its line is not all in data, is not reported: the caller
+// decodes the line again with decode, which gives the error, or succeeds
+// once the line is whole. The failed try leaves the decoder's state as a
+// bad row does, which the next row decoded (this one again) starts from.
+func (d *rowDecoder) decodeInPlace(data []byte) (int, bool) {
+	d.inPlace = true
+	err := d.decode(data)
+	d.inPlace = false
+	if err != nil {
+		return 0, false
+	}
+	end := d.lineEnd
+	if end > 0 && data[end-1] == '\r' {
+		// What decode would have been given (lineReader.finish).
+		d.data = data[:end-1]
+	} else {
+		d.data = data[:end]
+	}
+	return end, true
 }
 
 // missing is the message for a required field that a row lacks, want
