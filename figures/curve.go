@@ -61,17 +61,35 @@ func Downsample(rewards []float64, labels []int32, names []string) Curve {
 	for start := 0; start < len(rewards); start += w {
 		end := min(start+w, len(rewards))
 		idx := int32(start / w)
-		for i := start; i < end; i++ {
-			r, l := rewards[i], labels[i]
+		for i := start; i < end; {
+			l := labels[i]
 			if atIdx[l] != idx {
 				atIdx[l], at[l] = idx, int32(len(c.Buckets))
-				c.Buckets = append(c.Buckets, Bucket{Index: idx, Label: l, Min: r, Max: r})
+				c.Buckets = append(c.Buckets, Bucket{Index: idx, Label: l, Min: rewards[i], Max: rewards[i]})
 			}
+			// The bucket's rows of this label that follow one another,
+			// added up in registers in the same order as one at a time
+			// (the same sum). math.Min and math.Max only where an
+			// ordinary comparison does not decide: a NaN, equal zeros
+			// (-0 before +0); their results bit for bit.
 			b := &c.Buckets[at[l]]
-			b.N++
-			b.Sum += r
-			b.Min = math.Min(b.Min, r)
-			b.Max = math.Max(b.Max, r)
+			n, sum, lo, hi := b.N, b.Sum, b.Min, b.Max
+			for ; i < end && labels[i] == l; i++ {
+				r := rewards[i]
+				n++
+				sum += r
+				if r < lo {
+					lo = r
+				} else if !(r > lo) && (r != lo || r == 0) {
+					lo = math.Min(lo, r)
+				}
+				if r > hi {
+					hi = r
+				} else if !(r < hi) && (r != hi || r == 0) {
+					hi = math.Max(hi, r)
+				}
+			}
+			b.N, b.Sum, b.Min, b.Max = n, sum, lo, hi
 		}
 	}
 	return c
