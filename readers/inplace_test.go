@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -138,10 +139,13 @@ func TestInPlaceMatchesLines(t *testing.T) {
 		inputs = append(inputs, data)
 	}
 	for _, data := range inputs {
-		// Line limits at a row's length and one byte below it.
+		// Line limits at a row's length and one byte below it, the
+		// default and none (-1: the limit near maxInt).
 		first, _, _ := bytes.Cut(data, []byte("\n"))
-		for _, maxLine := range []int{0, len(first), len(first) - 1, len(bytes.TrimSuffix(first, []byte("\r")))} {
-			if maxLine < 0 {
+		limits := []int{0, -1, len(first), len(first) - 1, len(bytes.TrimSuffix(first, []byte("\r")))}
+		slices.Sort(limits)
+		for _, maxLine := range slices.Compact(limits) {
+			if maxLine < -1 {
 				continue
 			}
 			for badMode := range 3 {
@@ -149,11 +153,7 @@ func TestInPlaceMatchesLines(t *testing.T) {
 				if badMode == 2 {
 					stopAt = 2
 				}
-				opts := Options{Components: []string{"progress"}, MaxLineBytes: maxLine}
-				if maxLine == 0 {
-					opts.MaxLineBytes = 0 // the default
-				}
-				checkInPlace(t, data, opts, badMode, stopAt)
+				checkInPlace(t, data, Options{Components: []string{"progress"}, MaxLineBytes: maxLine}, badMode, stopAt)
 			}
 		}
 	}

@@ -102,7 +102,11 @@ func (lr *lineReader) pending() []byte {
 	if lr.first {
 		return nil
 	}
-	return lr.buf[lr.start:min(lr.end, lr.start+lr.max+1)]
+	data := lr.buf[lr.start:lr.end]
+	if len(data) > lr.max { // (max+1 would overflow with no limit: max near maxInt)
+		data = data[:lr.max+1]
+	}
+	return data
 }
 
 // skip takes the next line, of k bytes with its '\n', as returned
