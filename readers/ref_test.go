@@ -556,9 +556,9 @@ func inPlaceSequence(t *testing.T, data []byte) {
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		fresh := newRowDecoder(fuzzComps)
 		werr := fresh.decode(line)
-		if _, ok := d.decodeInPlace(rest); ok {
-			if werr != nil {
-				t.Fatalf("line %d %q: a row in place; alone: %v", n, line, werr)
+		if end, ok := d.decodeInPlace(rest); ok {
+			if werr != nil || end != bytes.IndexByte(rest, '\n') {
+				t.Fatalf("line %d %q: a row in place, ending at %d; alone: %v", n, line, end, werr)
 			}
 		} else if gerr := d.decode(line); (gerr == nil) != (werr == nil) || gerr != nil && *gerr != *werr {
 			t.Fatalf("line %d %q: after a try in place %v; alone: %v", n, line, gerr, werr)
