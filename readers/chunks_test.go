@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -458,31 +456,11 @@ func TestChunksCloseDropsBuffers(t *testing.T) {
 // several sizes give DecodeObject's object, or its error at the same line,
 // after the same bad rows.
 func TestChunksMatchDecodeObjectOnCorpus(t *testing.T) {
-	files, err := filepath.Glob("../testdata/corpus/*/in/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 100 {
-		t.Fatalf("%d corpus objects", len(files))
-	}
-	// A corpus object's zstd frame of a long window leaves a decoder with
-	// a 2 GB history ring in the package's idle decoders (zstdDecoders):
-	// let go of them at the end, as the engine does once a job's objects
-	// are read. Kept, they stayed live through every later test of the
-	// package, the heap's goal at 4 GB and more.
-	t.Cleanup(func() { ReleaseDecoders() })
-	for _, f := range files {
-		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
-			continue // a folder or a link of a case about listing
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Run(filepath.Base(filepath.Dir(filepath.Dir(f)))+"/"+filepath.Base(f), func(t *testing.T) {
+	for _, o := range corpusObjects(t) {
+		t.Run(o.name, func(t *testing.T) {
 			for _, size := range []int{1, 64, 300, 4096, 1 << 20} {
 				for badMode := range 2 {
-					checkChunked(t, data, Options{Components: []string{"progress"}}, size, badMode, 0, true)
+					checkChunked(t, o.data, Options{Components: []string{"progress"}}, size, badMode, 0, true)
 				}
 			}
 		})

@@ -3,8 +3,6 @@ package readers
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -120,23 +118,8 @@ func TestInPlaceMatchesLines(t *testing.T) {
 		t.Fatalf("%d bytes: less than two line buffers", len(long))
 	}
 	inputs = append(inputs, long, append([]byte(okRow+"\n"), long...))
-	files, err := filepath.Glob("../testdata/corpus/*/in/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) < 100 {
-		t.Fatalf("%d corpus objects", len(files))
-	}
-	t.Cleanup(func() { ReleaseDecoders() })
-	for _, f := range files {
-		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, data)
+	for _, o := range corpusObjects(t) {
+		inputs = append(inputs, o.data)
 	}
 	for _, data := range inputs {
 		// Line limits at a row's length and one byte below it, the

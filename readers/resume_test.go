@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -140,19 +138,8 @@ func TestResumeObjectMatchesDecodeObject(t *testing.T) {
 // The corpus of bad and odd inputs, resumed after each of its first lines
 // and half-way: the same object, or the same error at the same line.
 func TestResumeObjectOnCorpus(t *testing.T) {
-	files, err := filepath.Glob("../testdata/corpus/*/in/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ReleaseDecoders() })
-	for _, f := range files {
-		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, o := range corpusObjects(t) {
+		data := o.data
 		ends := lineEnds(data)
 		if len(ends) == 0 {
 			continue
