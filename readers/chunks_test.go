@@ -124,38 +124,57 @@ func sameObject(t *testing.T, got, want *ObjectRuns) {
 	}
 }
 
+// decoded is what one way of decoding an object gave: the object or the
+// error, and the bad rows its OnBadRow saw.
+type decoded struct {
+	obj *ObjectRuns
+	err error
+	bad []string
+}
+
+// decodeLogged decodes with decode under opts and a bad-row policy: with
+// badMode > 0 the bad rows are logged (and the stopAt-th fails, when
+// stopAt > 0).
+func decodeLogged(opts Options, badMode, stopAt int, decode func(Options) (*ObjectRuns, error)) decoded {
+	log := &badLog{stopAt: stopAt}
+	if badMode > 0 {
+		opts.OnBadRow = log.hook()
+	}
+	obj, err := decode(opts)
+	return decoded{obj, err, log.rows}
+}
+
+// sameDecoding fails unless got (what says how it was decoded) is want: the
+// same error (its text, and ErrLimit or not) after the same bad rows, or
+// the same object.
+func sameDecoding(t *testing.T, what string, got, want decoded) {
+	t.Helper()
+	if (got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
+		t.Fatalf("%s: error %v, want %v", what, got.err, want.err)
+	}
+	if got.err != nil && errors.Is(got.err, ErrLimit) != errors.Is(want.err, ErrLimit) {
+		t.Fatalf("%s: error %v: ErrLimit differs", what, got.err)
+	}
+	if !reflect.DeepEqual(got.bad, want.bad) {
+		t.Fatalf("%s: bad rows\n%q\nwant\n%q", what, got.bad, want.bad)
+	}
+	if want.err == nil {
+		sameObject(t, got.obj, want.obj)
+	}
+}
+
 // checkChunked decodes data whole and in chunks of size bytes, under the
 // same options and bad-row policy, and requires the same object, or the
 // same error after the same bad rows.
 func checkChunked(t *testing.T, data []byte, opts Options, size int, badMode, stopAt int, parallel bool) {
 	t.Helper()
-	run := func(chunked bool) (*ObjectRuns, error, *badLog) {
-		o := opts
-		log := &badLog{stopAt: stopAt}
-		if badMode > 0 {
-			o.OnBadRow = log.hook()
-		}
-		if chunked {
-			obj, err := decodeChunked(data, o, size, parallel)
-			return obj, err, log
-		}
-		obj, err := DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), o)
-		return obj, err, log
-	}
-	want, werr, wlog := run(false)
-	got, gerr, glog := run(true)
-	if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
-		t.Fatalf("chunks of %d bytes: error %v, want %v", size, gerr, werr)
-	}
-	if gerr != nil && errors.Is(gerr, ErrLimit) != errors.Is(werr, ErrLimit) {
-		t.Fatalf("error %v: ErrLimit differs", gerr)
-	}
-	if !reflect.DeepEqual(glog.rows, wlog.rows) {
-		t.Fatalf("chunks of %d bytes: bad rows\n%q\nwant\n%q", size, glog.rows, wlog.rows)
-	}
-	if werr == nil {
-		sameObject(t, got, want)
-	}
+	want := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+		return DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), o)
+	})
+	got := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+		return decodeChunked(data, o, size, parallel)
+	})
+	sameDecoding(t, fmt.Sprintf("chunks of %d bytes", size), got, want)
 }
 
 // chunkInput joins the objects of a random sweep into one object: runs

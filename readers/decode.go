@@ -178,15 +178,7 @@ func (od *objectDecoder) line(line []byte, n int) error {
 		// whole line before partFor and add touch any state.
 		return od.obj.skipRow(od.opts.OnBadRow, rerr.at(od.obj.URL, n))
 	}
-	p, err := od.partFor(n)
-	if err != nil {
-		return err
-	}
-	if err := od.add(p, n); err != nil {
-		return err
-	}
-	od.obj.Rows++
-	return nil
+	return od.addRow(n)
 }
 
 // inPlace decodes the row at the start of data, whose bytes may run on
@@ -200,15 +192,20 @@ func (od *objectDecoder) inPlace(data []byte, n int) (int, error) {
 	if !ok {
 		return 0, nil
 	}
+	return end + 1, od.addRow(n)
+}
+
+// addRow adds the row just decoded, line n, to its run.
+func (od *objectDecoder) addRow(n int) error {
 	p, err := od.partFor(n)
 	if err != nil {
-		return end + 1, err
+		return err
 	}
 	if err := od.add(p, n); err != nil {
-		return end + 1, err
+		return err
 	}
 	od.obj.Rows++
-	return end + 1, nil
+	return nil
 }
 
 // skipRow hands a bad row to onBad (OnBadRow) and counts it skipped, or

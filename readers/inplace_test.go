@@ -2,8 +2,7 @@ package readers
 
 import (
 	"bytes"
-	"errors"
-	"reflect"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -31,39 +30,18 @@ func decodeByLines(data []byte, opts Options) (*ObjectRuns, error) {
 // object, or the same error after the same bad rows.
 func checkInPlace(t *testing.T, data []byte, opts Options, badMode, stopAt int) {
 	t.Helper()
-	run := func(how string, size int) (*ObjectRuns, error, *badLog) {
-		o := opts
-		log := &badLog{stopAt: stopAt}
-		if badMode > 0 {
-			o.OnBadRow = log.hook()
-		}
-		var obj *ObjectRuns
-		var err error
-		switch how {
-		case "lines":
-			obj, err = decodeByLines(data, o)
-		case "whole":
-			obj, err = DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), o)
-		default:
-			obj, err = decodeChunked(data, o, size, size%2 == 0)
-		}
-		return obj, err, log
-	}
-	want, werr, wlog := run("lines", 0)
-	for _, c := range []struct {
-		how  string
-		size int
-	}{{"whole", 0}, {"chunks", 1}, {"chunks", 100}, {"chunks", 4096}, {"chunks", 1 << 20}} {
-		got, gerr, glog := run(c.how, c.size)
-		if (gerr == nil) != (werr == nil) || gerr != nil && (gerr.Error() != werr.Error() || errors.Is(gerr, ErrLimit) != errors.Is(werr, ErrLimit)) {
-			t.Fatalf("%s %d, bad rows %d: error %v, want %v", c.how, c.size, badMode, gerr, werr)
-		}
-		if !reflect.DeepEqual(glog.rows, wlog.rows) {
-			t.Fatalf("%s %d: bad rows\n%q\nwant\n%q", c.how, c.size, glog.rows, wlog.rows)
-		}
-		if werr == nil {
-			sameObject(t, got, want)
-		}
+	want := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+		return decodeByLines(data, o)
+	})
+	got := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+		return DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), o)
+	})
+	sameDecoding(t, fmt.Sprintf("whole, bad rows %d", badMode), got, want)
+	for _, size := range []int{1, 100, 4096, 1 << 20} {
+		got := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+			return decodeChunked(data, o, size, size%2 == 0)
+		})
+		sameDecoding(t, fmt.Sprintf("chunks of %d bytes, bad rows %d", size, badMode), got, want)
 	}
 }
 
