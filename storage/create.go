@@ -27,9 +27,16 @@ import (
 // why the integration tests check the S3 server's. A local file (file is
 // its path, non-empty for a local location) is written whole under a
 // temporary name and linked to its name (link(2) fails like O_EXCL when
-// the name exists), and fsynced, as is its folder: fileblob's own
-// IfNotExist only excludes writers within one process (a mutex around a
-// stat and a rename).
+// the name exists): fileblob's own IfNotExist only excludes writers within
+// one process (a mutex around a stat and a rename).
+//
+// A local claim is not fsynced, nor is its folder: it excludes jobs that
+// are alive, and a crash of the machine ends every job that held one.
+// Whatever of it a crash leaves (nothing, an empty or partial file, the
+// whole claim) reads as free, as unreadable (dead a minute after its
+// modification) or as a holder whose process is gone, as the claim of a
+// killed job does. Two fsyncs cost a job ~3 ms at its start
+// (docs/decisions.md, "Claims not fsynced").
 func CreateExclusive(ctx context.Context, b *blob.Bucket, key, file string, data []byte) (bool, error) {
 	if file != "" {
 		return createLocal(file, data)
@@ -52,10 +59,10 @@ func CreateExclusive(ctx context.Context, b *blob.Bucket, key, file string, data
 }
 
 // createLocal writes data to a temporary file beside file, named after
-// this host and process (LocalTempOwner parses it back), fsyncs it, and
-// links it to file: link(2) fails like O_EXCL when file exists, and file
-// never exists without its bytes. Where links are not supported, file is
-// created with O_CREATE|O_EXCL and written.
+// this host and process (LocalTempOwner parses it back), and links it to
+// file: link(2) fails like O_EXCL when file exists, and, while the machine
+// runs, file never exists without its bytes. Where links are not
+// supported, file is created with O_CREATE|O_EXCL and written.
 func createLocal(file string, data []byte) (bool, error) {
 	dir := filepath.Dir(file)
 	tmp := LocalTempName(file)
@@ -76,9 +83,6 @@ func createLocal(file string, data []byte) (bool, error) {
 	}
 	defer os.Remove(tmp)
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -95,7 +99,6 @@ func createLocal(file string, data []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	syncFolder(dir)
 	return true, nil
 }
 
@@ -110,9 +113,6 @@ func createExcl(file string, data []byte) (bool, error) {
 		return false, err
 	}
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -120,15 +120,7 @@ func createExcl(file string, data []byte) (bool, error) {
 		os.Remove(file)
 		return false, err
 	}
-	syncFolder(filepath.Dir(file))
 	return true, nil
-}
-
-func syncFolder(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // localTempMark separates a local claim's name from its temporary
