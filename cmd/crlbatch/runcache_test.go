@@ -306,6 +306,65 @@ func TestRunCacheScoredUnreadable(t *testing.T) {
 	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "unreadable"))
 }
 
+// TestRunCacheRunGrowsIntoNewObject: a new object that continues a run
+// (ppo-s0's last rows again, in an object of their own) gives that run
+// other pieces, so another entry key: it is scored, not served from the
+// entry of its old pieces in the unchanged object, and the outputs are
+// those of a job without a cache. With every run entry damaged, the
+// warnings name the 8 runs whose entries the job uses, not ppo-s0's old
+// one.
+func TestRunCacheRunGrowsIntoNewObject(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	grown, damaged := filepath.Join(tmp, "cache"), filepath.Join(tmp, "damaged-cache")
+	_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), grown, nightly...)
+	if cold.runs != 9 {
+		t.Fatalf("cold: %+v", cold)
+	}
+	copyDir(t, grown, damaged)
+	data, err := os.ReadFile(filepath.Join(in, "ppo", "ppo-s0.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimRight(string(data), "\n"), "\n")
+	writeFile(t, filepath.Join(in, "ppo", "ppo-s0.more.jsonl"), strings.Join(lines[len(lines)-10:], "")+"\n")
+	scoreCached(t, in, filepath.Join(tmp, "none"), "", nightly...)
+
+	reads, got, stderr := scoreRuns(t, in, filepath.Join(tmp, "grown"), grown, nightly...)
+	if got.runs != 9 || got.scored != 1 || got.served != 8 || strings.Contains(stderr, "WARN") {
+		t.Errorf("grown: runs %+v: %s", got, stderr)
+	}
+	if n := countReads(reads, pipeline.ReadDecoded); n != 1 {
+		t.Errorf("grown: %d objects decoded, want the new one: %v", n, reads)
+	}
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "grown"))
+
+	var runs []string
+	for _, e := range entries(t, damaged) {
+		if strings.Contains(filepath.ToSlash(e), "/runs/") {
+			runs = append(runs, e)
+		}
+	}
+	if len(runs) != 9 {
+		t.Fatalf("%d run entries", len(runs))
+	}
+	for _, e := range runs {
+		data, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 0x40
+		writeFile(t, e, string(data))
+	}
+	_, got, stderr = scoreRuns(t, in, filepath.Join(tmp, "damaged"), damaged, nightly...)
+	if n := strings.Count(stderr, "cache entry not trusted"); n != 8 || strings.Count(stderr, "of=run") != 8 || got.scored != 9 {
+		t.Errorf("damaged: %d warnings, runs %+v, want 8 (the runs whose entries are used) and 9 scored: %s", n, got, stderr)
+	}
+	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "damaged"))
+}
+
 // TestRunCacheConcurrentJobs: two jobs on one cache at once, after an
 // object changed (each reads run entries while the other writes them),
 // both give the results of a job without a cache, and a third job then
