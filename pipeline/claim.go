@@ -59,6 +59,15 @@ func (c *claimRecord) String() string {
 	return fmt.Sprintf("the job of pid %d on %s started %s (attempt %s)", c.PID, c.Host, c.StartedAt.Format(time.RFC3339), c.Attempt)
 }
 
+// stale says when a claim like c stops holding what it names (maxAge:
+// the claim's age limit), for the message that refuses a job.
+func (c *claimRecord) stale(maxAge time.Duration) string {
+	if c == nil || c.PID == 0 {
+		return fmt.Sprintf("a claim that cannot be read is stale %v after it was last written", unreadableClaimAge)
+	}
+	return fmt.Sprintf("a claim is stale once its process is gone on this host, or after %v", maxAge)
+}
+
 func (j *job) claimBytes() []byte {
 	data, _ := json.Marshal(claimRecord{Host: j.host, PID: os.Getpid(), StartedAt: j.start, Attempt: j.attempt})
 	return append(data, '\n')

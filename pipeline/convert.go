@@ -133,7 +133,7 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		return 0, err
 	}
 	if holder != nil {
-		return 0, Usagef("%s is being written into by %s: two jobs cannot write into one OUTPUT at once; if that job is gone, delete %s, or wait: a claim is stale once its process is gone on this host, or after %v", out, holder, out.ObjectURL(out.Prefix+jobClaim), jobClaimAge)
+		return 0, Usagef("%s is being written into by %s: two jobs cannot write into one OUTPUT at once; if that job is gone, delete %s, or wait: %s", out, holder, out.ObjectURL(out.Prefix+jobClaim), holder.stale(jobClaimAge))
 	}
 	defer cj.releaseKey(ctx, outB, out.Prefix+jobClaim)
 	cj.tidyClaims(ctx, outB)

@@ -122,7 +122,7 @@ func (j *job) checkOutput(ctx context.Context, b *blob.Bucket) (target string, e
 		return "", err
 	}
 	if holder != nil {
-		return "", Usagef("%s is being published into by %s: two one-off jobs cannot publish into one OUTPUT at once (a nightly OUTPUT takes --history, where they can); if that job is gone, delete %s, or wait: a claim is stale once its process is gone on this host, or after %v", j.out, holder, j.out.ObjectURL(j.out.Prefix+jobClaim), jobClaimAge)
+		return "", Usagef("%s is being published into by %s: two one-off jobs cannot publish into one OUTPUT at once (a nightly OUTPUT takes --history, where they can); if that job is gone, delete %s, or wait: %s", j.out, holder, j.out.ObjectURL(j.out.Prefix+jobClaim), holder.stale(jobClaimAge))
 	}
 	j.claimed = j.out.Prefix + jobClaim
 	j.tidyClaims(ctx, b)

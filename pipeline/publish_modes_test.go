@@ -260,26 +260,41 @@ func TestConcurrentOneOffJobs(t *testing.T) {
 }
 
 // TestStaleClaim: a claim whose holder is provably gone (its process on
-// this host, or older than a day anywhere) is taken over, with a warning;
-// one of a live or unknown holder is not.
+// this host, or older than a day anywhere; one that cannot be read, as a
+// crash of the machine may leave it, a minute after it was written) is
+// taken over, with a warning; one of a live or unknown holder is not, and
+// the refusal says when it will be.
 func TestStaleClaim(t *testing.T) {
 	t.Parallel()
 	host, _ := os.Hostname()
 	dead := deadProcess(t)
+	const liveWait = "a claim is stale once its process is gone on this host, or after 24h0m0s"
 	for _, c := range []struct {
 		name  string
 		claim string
+		age   time.Duration // of the claim's file
 		ok    bool
+		held  []string // what the refusal says of the holder and when its claim is stale
 	}{
-		{"dead process here", fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"a"}`, host, dead, time.Now().UTC().Format(time.RFC3339)), true},
-		{"live process here", fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"a"}`, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339)), false},
-		{"recent elsewhere", fmt.Sprintf(`{"host":"elsewhere","pid":%d,"started_at":%q,"attempt":"a"}`, dead, time.Now().UTC().Format(time.RFC3339)), false},
-		{"a day old elsewhere", fmt.Sprintf(`{"host":"elsewhere","pid":%d,"started_at":%q,"attempt":"a"}`, dead, time.Now().Add(-25*time.Hour).UTC().Format(time.RFC3339)), true},
+		{"dead process here", fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"a"}`, host, dead, time.Now().UTC().Format(time.RFC3339)), 0, true, nil},
+		{"live process here", fmt.Sprintf(`{"host":%q,"pid":%d,"started_at":%q,"attempt":"a"}`, host, os.Getpid(), time.Now().UTC().Format(time.RFC3339)), 0, false, []string{"the job of pid ", liveWait}},
+		{"recent elsewhere", fmt.Sprintf(`{"host":"elsewhere","pid":%d,"started_at":%q,"attempt":"a"}`, dead, time.Now().UTC().Format(time.RFC3339)), 0, false, []string{"the job of pid ", liveWait}},
+		{"a day old elsewhere", fmt.Sprintf(`{"host":"elsewhere","pid":%d,"started_at":%q,"attempt":"a"}`, dead, time.Now().Add(-25*time.Hour).UTC().Format(time.RFC3339)), 0, true, nil},
+		{"empty, just written", "", 0, false, []string{"another job (its claim is not readable yet)", "a claim that cannot be read is stale 1m0s after it was last written"}},
+		{"empty, written two minutes ago", "", 2 * time.Minute, true, nil},
+		{"cut short, just written", `{"host":"vm","pid":12`, 0, false, []string{"another job (its claim is not readable yet)", "a claim that cannot be read is stale 1m0s after it was last written"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := localSweep(t)
 			out := filepath.Join(t.TempDir(), "out")
-			write(t, filepath.Join(out, filepath.FromSlash(jobClaim)), c.claim)
+			claim := filepath.Join(out, filepath.FromSlash(jobClaim))
+			write(t, claim, c.claim)
+			if c.age > 0 {
+				old := time.Now().Add(-c.age)
+				if err := os.Chtimes(claim, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var log bytes.Buffer
 			_, err := Run(context.Background(), localJob(in, out, &log))
 			if c.ok {
@@ -291,8 +306,13 @@ func TestStaleClaim(t *testing.T) {
 				}
 			} else {
 				var ue *UsageError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "pid ") {
-					t.Errorf("%v, want a usage error naming the holder", err)
+				if !errors.As(err, &ue) {
+					t.Errorf("%v, want a usage error", err)
+				}
+				for _, h := range c.held {
+					if err == nil || !strings.Contains(err.Error(), h) {
+						t.Errorf("%v, want %q in it", err, h)
+					}
 				}
 				if got, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(jobClaim))); string(got) != c.claim {
 					t.Errorf("the live claim changed: %q", got)
