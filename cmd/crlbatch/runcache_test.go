@@ -263,6 +263,22 @@ func TestRunCacheCorrupt(t *testing.T) {
 	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "rebuilt"))
 }
 
+// runEntries are the files of the run entries of the cache folder dir,
+// failing the test unless there are want of them.
+func runEntries(t *testing.T, dir string, want int) []string {
+	t.Helper()
+	var runs []string
+	for _, e := range entries(t, dir) {
+		if strings.Contains(filepath.ToSlash(e), "/runs/") {
+			runs = append(runs, e)
+		}
+	}
+	if len(runs) != want {
+		t.Fatalf("%d run entries, want %d", len(runs), want)
+	}
+	return runs
+}
+
 // TestRunCacheScoredUnreadable: a run entry whole and checksummed whose
 // scored run does not read back (as if written by a build whose encoding
 // differs) is not trusted either: a warning, the run scored again, the
@@ -273,15 +289,7 @@ func TestRunCacheScoredUnreadable(t *testing.T) {
 	in := "../../configs/example-sweep"
 	cdir := filepath.Join(tmp, "cache")
 	scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir)
-	var runs []string
-	for _, e := range entries(t, cdir) {
-		if strings.Contains(filepath.ToSlash(e), "/runs/") {
-			runs = append(runs, e)
-		}
-	}
-	if len(runs) != 9 {
-		t.Fatalf("%d run entries", len(runs))
-	}
+	runs := runEntries(t, cdir, 9)
 	ctx := context.Background()
 	c, err := cache.Open(ctx, cdir, nil)
 	if err != nil {
@@ -341,16 +349,7 @@ func TestRunCacheRunGrowsIntoNewObject(t *testing.T) {
 	}
 	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "grown"))
 
-	var runs []string
-	for _, e := range entries(t, damaged) {
-		if strings.Contains(filepath.ToSlash(e), "/runs/") {
-			runs = append(runs, e)
-		}
-	}
-	if len(runs) != 9 {
-		t.Fatalf("%d run entries", len(runs))
-	}
-	for _, e := range runs {
+	for _, e := range runEntries(t, damaged, 9) {
 		data, err := os.ReadFile(e)
 		if err != nil {
 			t.Fatal(err)
