@@ -100,20 +100,74 @@ func (j *job) resumer() scoring.Resumer {
 // lookupTails reads the tails entries of the objects idx (looked up, their
 // own entries not found), remoteReads at a time on a remote cache.
 func (j *job) lookupTails(ctx context.Context, objs []object, idx []int) error {
-	jc := j.cache
 	if j.resumer() == nil || len(idx) == 0 {
 		return nil
 	}
-	tc := jc.c.Kind(tailsKind)
-	return j.eachEntry(ctx, len(idx), func(ctx context.Context, k int) error {
-		i := idx[k]
-		var t tailIndex
-		// (Its own entry, missing or damaged, stands for no earlier bytes.)
-		if j.getEntry(ctx, tc, j.tailKey(objs[i]), "object's earlier bytes", objs[i], &t) && t.Size > 0 && t.Size <= objs[i].Size && t.Entry != jc.keys[i] {
-			jc.tails[i] = &t
-		}
+	got, err := j.readTails(ctx, objs, idx, nil)
+	if err != nil {
+		return err
+	}
+	j.useTails(ctx, objs, idx, got, nil)
+	return nil
+}
+
+// tailRead is what reading one object's tails entry gave.
+type tailRead struct {
+	t     tailIndex
+	found bool
+	err   error // warned about by useTails, when the object's entry is missed
+}
+
+// readTails reads the tails entries of the objects idx, warning about
+// none; with slots, each read holds one of them while it is under way.
+func (j *job) readTails(ctx context.Context, objs []object, idx []int, slots chan struct{}) ([]tailRead, error) {
+	tc := j.cache.c.Kind(tailsKind)
+	got := make([]tailRead, len(idx))
+	err := j.eachEntry(ctx, len(idx), holding(slots, func(ctx context.Context, k int) error {
+		r := &got[k]
+		r.found, r.err = readEntry(ctx, tc, j.tailKey(objs[idx[k]]), &r.t)
 		return nil
-	})
+	}))
+	return got, err
+}
+
+// useTails keeps, for each object of idx whose own entry was not found
+// (every one when hit is nil), the tails entry readTails read for it
+// (got, in idx's order), and warns about one that could not be read.
+func (j *job) useTails(ctx context.Context, objs []object, idx []int, got []tailRead, hit []scoring.Object) {
+	jc := j.cache
+	tc := jc.c.Kind(tailsKind)
+	for k, i := range idx {
+		if hit != nil && hit[i] != nil {
+			continue
+		}
+		r := got[k]
+		// (Its own entry, missing or damaged, stands for no earlier bytes.)
+		if r.err != nil {
+			j.entryFailed(ctx, tc, j.tailKey(objs[i]), "object's earlier bytes", objs[i], r.err)
+			continue
+		}
+		if r.found && r.t.Size > 0 && r.t.Size <= objs[i].Size && r.t.Entry != jc.keys[i] {
+			jc.tails[i] = &r.t
+		}
+	}
+}
+
+// holding is fn holding one of slots while it runs (fn itself without
+// slots): lookups of two kinds at once stay within one bound.
+func holding(slots chan struct{}, fn func(ctx context.Context, k int) error) func(ctx context.Context, k int) error {
+	if slots == nil {
+		return fn
+	}
+	return func(ctx context.Context, k int) error {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-slots }()
+		return fn(ctx, k)
+	}
 }
 
 // objectReader is what readObjects reads an object through: a blob.Reader,

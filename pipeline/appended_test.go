@@ -58,6 +58,38 @@ func manifestReads(t *testing.T, b *blob.Bucket, out string) map[string]string {
 	return reads
 }
 
+// sameNight checks a night scored with the cache (under warm) and without
+// (under cold): files the same bytes, and the objects of keys read as the
+// manifest under warm says, as want says by key, the others served from
+// the cache (log: the job's with the cache, shown when they were not).
+func sameNight(t *testing.T, b *blob.Bucket, keys, files []string, what, warm, cold string, want map[string]string, log string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, f := range files {
+		w, err := b.ReadAll(ctx, warm+"/"+f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := b.ReadAll(ctx, cold+"/"+f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(w, c) {
+			t.Errorf("%s: %s differs from a job without a cache", what, f)
+		}
+	}
+	wantReads := map[string]string{}
+	for _, k := range keys {
+		wantReads[strings.TrimPrefix(k, "sweep/")] = ReadCache
+	}
+	for k, r := range want {
+		wantReads[strings.TrimPrefix(k, "sweep/")] = r
+	}
+	if reads := manifestReads(t, b, warm); !maps.Equal(reads, wantReads) {
+		t.Errorf("%s: objects read %v, want %v\n%s", what, reads, wantReads, log)
+	}
+}
+
 // TestAppendedObjects: night after night a sweep's logs grow by appended
 // lines (and sometimes change otherwise). With --cache, an object that
 // grew from the bytes of its entry has only its new lines decoded
@@ -126,29 +158,7 @@ func TestAppendedObjects(t *testing.T) {
 		if werr != nil {
 			return warmLog
 		}
-		for _, f := range files {
-			w, err := b.ReadAll(ctx, warm+"/"+f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := b.ReadAll(ctx, cold+"/"+f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(w, c) {
-				t.Errorf("%s: %s differs from a job without a cache", what, f)
-			}
-		}
-		wantReads := map[string]string{}
-		for _, k := range keys {
-			wantReads[strings.TrimPrefix(k, "sweep/")] = ReadCache
-		}
-		for k, r := range want {
-			wantReads[strings.TrimPrefix(k, "sweep/")] = r
-		}
-		if reads := manifestReads(t, b, warm); !maps.Equal(reads, wantReads) {
-			t.Errorf("%s: objects read %v, want %v\n%s", what, reads, wantReads, warmLog)
-		}
+		sameNight(t, b, keys, files, what, warm, cold, want, warmLog)
 		return warmLog
 	}
 	if _, err := score("first", cacheURL, 0); err != nil {
@@ -272,21 +282,32 @@ func TestAppendedMiddleChanged(t *testing.T) {
 	decodedWhole(t, op, b, k, "runs.parquet", "intervals.parquet", "families.parquet", "report.md")
 }
 
+// halfSweep is a synthetic sweep (synthSweep) whose objects hold the first
+// half of their lines, as on a night the logs are still growing; full
+// holds each object's lines, by key.
+func halfSweep(t *testing.T) (op *memOpener, b *blob.Bucket, keys []string, full map[string][]string) {
+	t.Helper()
+	op = &memOpener{}
+	b, keys = synthSweep(t, op)
+	full = nightLines(t, b, keys)
+	for _, k := range keys {
+		if err := b.WriteAll(context.Background(), k, []byte(strings.Join(full[k][:len(full[k])/2], "")), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return op, b, keys, full
+}
+
 // TestAppendedSmallObjects: an object smaller than AppendedMinBytes keeps
 // no tails entry, and grown it is decoded whole, with the results of a job
 // without a cache.
 func TestAppendedSmallObjects(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	op := &memOpener{}
-	b, keys := synthSweep(t, op)
-	full := nightLines(t, b, keys)
+	op, b, keys, full := halfSweep(t)
 	for _, k := range keys {
 		if n := len(strings.Join(full[k], "")); n >= AppendedMinBytes {
 			t.Fatalf("%s: %d bytes, want fewer than AppendedMinBytes", k, n)
-		}
-		if err := b.WriteAll(ctx, k, []byte(strings.Join(full[k][:len(full[k])/2], "")), nil); err != nil {
-			t.Fatal(err)
 		}
 	}
 	scoreSweep(t, op, "first", "mem://cache/c")
@@ -330,5 +351,73 @@ func decodedWhole(t *testing.T, op *memOpener, b *blob.Bucket, key string, files
 		if len(w) == 0 || !bytes.Equal(w, c) {
 			t.Errorf("%s differs from a job without a cache", f)
 		}
+	}
+}
+
+// TestTailsReadBeside: the objects no index names have their tails
+// entries read while their own entries are looked up (lookupCache,
+// tailsBeside). With the indexes gone and every tails entry damaged, the
+// objects whose own entries are found are served by them with nothing
+// warned about; an object that then grew is decoded whole and its tails
+// entry warned about once. Each night's results are those of a job
+// without a cache.
+func TestTailsReadBeside(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	op, b, keys, full := halfSweep(t)
+	night := 0
+	score := func(c string) (string, string) {
+		t.Helper()
+		night++
+		out := fmt.Sprintf("mem://lab/out-%d-%t", night, c != "")
+		cfg := memJob(t, op, "mem://lab/sweep", out)
+		cfg.Concurrency, cfg.Cache = 2, c
+		cfg.appendedMinBytes = 1
+		var log bytes.Buffer
+		cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		if _, err := Run(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimPrefix(out, "mem://lab/"), log.String()
+	}
+	check := func(what string, want map[string]string) string {
+		t.Helper()
+		warm, l := score("mem://cache/c")
+		cold, _ := score("")
+		sameNight(t, b, keys, []string{"runs.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"}, what, warm, cold, want, l)
+		return l
+	}
+	all := map[string]string{}
+	for _, k := range keys {
+		all[k] = ReadDecoded
+	}
+	check("cold", all)
+	cb, _, _ := op.open(ctx, "mem://cache")
+	tails := 0
+	for _, k := range listKeys(t, cb, "") {
+		switch {
+		case strings.HasPrefix(k, "c/v2/index/"):
+			if err := cb.Delete(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		case strings.HasPrefix(k, "c/v2/tails/"):
+			if err := cb.WriteAll(ctx, k, []byte("not an entry"), nil); err != nil {
+				t.Fatal(err)
+			}
+			tails++
+		}
+	}
+	if tails != len(keys) {
+		t.Fatalf("%d tails entries damaged, want %d", tails, len(keys))
+	}
+	if l := check("no index, tails damaged", nil); strings.Contains(l, "earlier bytes") {
+		t.Errorf("a warning about a tails entry not used:\n%s", l)
+	}
+	grown := keys[0]
+	if err := b.WriteAll(ctx, grown, []byte(strings.Join(full[grown][:len(full[grown])/2+5], "")), nil); err != nil {
+		t.Fatal(err)
+	}
+	if l := check("one grew", map[string]string{grown: ReadDecoded}); strings.Count(l, "object's earlier bytes") != 1 {
+		t.Errorf("want one warning about the grown object's tails entry:\n%s", l)
 	}
 }

@@ -78,9 +78,12 @@ type jobCache struct {
 	writers chan struct{}  // a slot per putLater write under way (one locally, remoteWrites remotely)
 	queued  chan struct{}  // a slot per putLater write not done yet (laterQueue of them)
 	lookups int            // entries looked up at once (eachEntry)
-	slots   chan struct{}  // at most Concurrency entries written at once
-	mu      sync.Mutex     // guards writing
-	writing []*entryWrite  // per object: its entry's write by this job, or nil
+	// tailsBeside: the objects looked up now seldom have entries (no
+	// index named them): their tails entries are read beside.
+	tailsBeside bool
+	slots       chan struct{} // at most Concurrency entries written at once
+	mu          sync.Mutex    // guards writing
+	writing     []*entryWrite // per object: its entry's write by this job, or nil
 
 	warnOnce sync.Once
 }
@@ -254,14 +257,31 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 		todo = append(todo, i)
 	}
 	looked := todo
+	// Objects that seldom have an entry (tailsBeside) have their tails
+	// entries read while their own are looked up, not after: on a remote
+	// cache, a round trip less before they are decoded. Both kinds of
+	// lookup together stay within eachEntry's bound.
+	var slots chan struct{}
+	var tailsDone chan struct{}
+	var tails []tailRead
+	var tailsErr error
+	if jc.tailsBeside && j.resumer() != nil && len(looked) > 0 {
+		slots, tailsDone = make(chan struct{}, jc.lookups), make(chan struct{})
+		go func() {
+			defer close(tailsDone)
+			defer jc.bug.catch()
+			tails, tailsErr = j.readTails(ctx, objs, looked, slots)
+		}()
+		defer func() { <-tailsDone }()
+	}
 	if jc.c.Remote() && len(todo) > 1 {
 		todo = slices.Clone(todo)
 		there := make([]bool, len(todo))
-		err := j.eachEntry(ctx, len(todo), func(ctx context.Context, k int) error {
+		err := j.eachEntry(ctx, len(todo), holding(slots, func(ctx context.Context, k int) error {
 			ok, err := jc.c.Has(ctx, jc.keys[todo[k]])
 			there[k] = ok || err != nil // an error: Get finds out
 			return nil
-		})
+		}))
 		if err != nil {
 			return err
 		}
@@ -276,39 +296,50 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
-	for _, i := range todo {
+	get := holding(slots, func(gctx context.Context, i int) error {
 		o, key := objs[i], jc.keys[i]
-		g.Go(guarded(func() error {
-			url := j.in.ObjectURL(o.Key)
-			e, found, err := jc.c.Get(gctx, key)
-			switch {
-			case !found && err == nil:
-				return nil
-			case err != nil:
-				if gctx.Err() != nil {
-					return gctx.Err()
-				}
-				if errors.Is(err, cache.ErrCorrupt) {
-					j.log.Warn("cache entry not trusted: the object is decoded and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(key), "reason", err)
-				} else {
-					j.log.Warn("cache entry cannot be read: the object is decoded", "object", Redact(url), "entry", jc.c.URL(key), "error", err)
-				}
-				return nil
-			}
-			obj, err := jc.codec.DecodeEncoding(url, o.Rel, e.Payload)
-			if err != nil {
-				j.log.Warn("cache entry not trusted: the object is decoded and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(key), "reason", err)
-				return nil
-			}
-			jc.hits[i] = obj
-			j.noteHash(o.Key, o.Size, e.Hash)
+		url := j.in.ObjectURL(o.Key)
+		e, found, err := jc.c.Get(gctx, key)
+		switch {
+		case !found && err == nil:
 			return nil
-		}))
+		case err != nil:
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
+			if errors.Is(err, cache.ErrCorrupt) {
+				j.log.Warn("cache entry not trusted: the object is decoded and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(key), "reason", err)
+			} else {
+				j.log.Warn("cache entry cannot be read: the object is decoded", "object", Redact(url), "entry", jc.c.URL(key), "error", err)
+			}
+			return nil
+		}
+		obj, err := jc.codec.DecodeEncoding(url, o.Rel, e.Payload)
+		if err != nil {
+			j.log.Warn("cache entry not trusted: the object is decoded and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(key), "reason", err)
+			return nil
+		}
+		jc.hits[i] = obj
+		j.noteHash(o.Key, o.Size, e.Hash)
+		return nil
+	})
+	for _, i := range todo {
+		g.Go(guarded(func() error { return get(gctx, i) }))
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
 	// The objects without an entry may have grown from one (appended.go).
+	if tailsDone != nil {
+		<-tailsDone
+		if tailsErr != nil {
+			return tailsErr
+		}
+		if tails != nil {
+			j.useTails(ctx, objs, looked, tails, jc.hits)
+		}
+		return nil
+	}
 	var missed []int
 	for _, i := range looked {
 		if jc.hits[i] == nil {

@@ -200,7 +200,12 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 	for i := range objs {
 		want[i] = index[i] == nil
 	}
-	if err := j.readSome(ctx, b, rs, want); err != nil {
+	// An object no index named (new, changed, grown) seldom has an entry:
+	// its tails entry is read beside its own (lookupCache).
+	jc.tailsBeside = true
+	err = j.readSome(ctx, b, rs, want)
+	jc.tailsBeside = false
+	if err != nil {
 		return nil, err
 	}
 	pieces := make([][]scoring.Piece, len(objs))
@@ -563,6 +568,17 @@ func (j *job) eachEntry(ctx context.Context, n int, fn func(ctx context.Context,
 // did; an entry that cannot be trusted or read is warned about (what, o:
 // the object or run it stands for) and left to be rebuilt.
 func (j *job) getEntry(ctx context.Context, c *cache.Cache, key, what string, o object, v any) bool {
+	found, err := readEntry(ctx, c, key, v)
+	if err != nil {
+		j.entryFailed(ctx, c, key, what, o, err)
+		return false
+	}
+	return found
+}
+
+// readEntry is getEntry without the warning: an entry that cannot be
+// trusted is a cache.ErrCorrupt.
+func readEntry(ctx context.Context, c *cache.Cache, key string, v any) (bool, error) {
 	e, found, err := c.Get(ctx, key)
 	if err == nil && found {
 		if u, ok := v.(encoding.BinaryUnmarshaler); ok {
@@ -574,16 +590,19 @@ func (j *job) getEntry(ctx context.Context, c *cache.Cache, key, what string, o 
 			err = fmt.Errorf("%w: %v", cache.ErrCorrupt, err)
 		}
 	}
+	return found && err == nil, err
+}
+
+// entryFailed warns about the entry of key in c that readEntry could not
+// read or trust (what, o: the object or run it stands for).
+func (j *job) entryFailed(ctx context.Context, c *cache.Cache, key, what string, o object, err error) {
 	switch {
-	case err == nil:
-		return found
 	case ctx.Err() != nil:
 	case errors.Is(err, cache.ErrCorrupt):
 		j.log.Warn("cache entry not trusted: it is rebuilt", "of", what, "object", Redact(j.in.ObjectURL(o.Key)), "entry", c.URL(key), "reason", err)
 	default:
 		j.log.Warn("cache entry cannot be read", "of", what, "object", Redact(j.in.ObjectURL(o.Key)), "entry", c.URL(key), "error", err)
 	}
-	return false
 }
 
 // putEntry writes v (its MarshalBinary, else JSON, encoded now) as the
