@@ -97,20 +97,6 @@ func (j *job) resumer() scoring.Resumer {
 	return r
 }
 
-// lookupTails reads the tails entries of the objects idx (looked up, their
-// own entries not found), remoteReads at a time on a remote cache.
-func (j *job) lookupTails(ctx context.Context, objs []object, idx []int) error {
-	if j.resumer() == nil || len(idx) == 0 {
-		return nil
-	}
-	got, err := j.readTails(ctx, objs, idx, nil)
-	if err != nil {
-		return err
-	}
-	j.useTails(ctx, objs, idx, got, nil)
-	return nil
-}
-
 // tailRead is what reading one object's tails entry gave.
 type tailRead struct {
 	t     tailIndex
@@ -118,8 +104,10 @@ type tailRead struct {
 	err   error // warned about by useTails, when the object's entry is missed
 }
 
-// readTails reads the tails entries of the objects idx, warning about
-// none; with slots, each read holds one of them while it is under way.
+// readTails reads the tails entries of the objects idx (looked up, or
+// being looked up, lookupCache), remoteReads at a time on a remote cache,
+// warning about none; with slots, each read holds one of them while it is
+// under way.
 func (j *job) readTails(ctx context.Context, objs []object, idx []int, slots chan struct{}) ([]tailRead, error) {
 	tc := j.cache.c.Kind(tailsKind)
 	got := make([]tailRead, len(idx))
@@ -132,13 +120,13 @@ func (j *job) readTails(ctx context.Context, objs []object, idx []int, slots cha
 }
 
 // useTails keeps, for each object of idx whose own entry was not found
-// (every one when hit is nil), the tails entry readTails read for it
-// (got, in idx's order), and warns about one that could not be read.
+// (hit, by object), the tails entry readTails read for it (got, in idx's
+// order), and warns about one that could not be read.
 func (j *job) useTails(ctx context.Context, objs []object, idx []int, got []tailRead, hit []scoring.Object) {
 	jc := j.cache
 	tc := jc.c.Kind(tailsKind)
 	for k, i := range idx {
-		if hit != nil && hit[i] != nil {
+		if hit[i] != nil {
 			continue
 		}
 		r := got[k]

@@ -296,10 +296,12 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(j.cfg.Concurrency)
+	there := make([]bool, len(objs)) // by object: an entry was found, trusted or not
 	get := holding(slots, func(gctx context.Context, i int) error {
 		o, key := objs[i], jc.keys[i]
 		url := j.in.ObjectURL(o.Key)
 		e, found, err := jc.c.Get(gctx, key)
+		there[i] = found || err != nil && gctx.Err() == nil
 		switch {
 		case !found && err == nil:
 			return nil
@@ -329,25 +331,51 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	if testHookLookedUp != nil {
+		testHookLookedUp()
+	}
 	// The objects without an entry may have grown from one (appended.go).
+	idx := looked
 	if tailsDone != nil {
 		<-tailsDone
-		if tailsErr != nil {
-			return tailsErr
+		if tailsErr != nil || tails == nil {
+			return tailsErr // (nil tails: a panic, which waitEntries raises)
 		}
-		if tails != nil {
-			j.useTails(ctx, objs, looked, tails, jc.hits)
+	} else {
+		idx = nil
+		for _, i := range looked {
+			if jc.hits[i] == nil {
+				idx = append(idx, i)
+			}
 		}
-		return nil
+		if j.resumer() == nil || len(idx) == 0 {
+			return nil
+		}
+		var err error
+		if tails, err = j.readTails(ctx, objs, idx, nil); err != nil {
+			return err
+		}
 	}
-	var missed []int
-	for _, i := range looked {
-		if jc.hits[i] == nil {
-			missed = append(missed, i)
+	// A tails entry that names the object's own entry, which this job's
+	// lookup did not find, was written by another job since (a job stores
+	// an entry before its tails entry): the entry is read again.
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(j.cfg.Concurrency)
+	for k, i := range idx {
+		if jc.hits[i] == nil && !there[i] && tails[k].found && tails[k].t.Entry == jc.keys[i] {
+			g.Go(guarded(func() error { return get(gctx, i) }))
 		}
 	}
-	return j.lookupTails(ctx, objs, missed)
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	j.useTails(ctx, objs, idx, tails, jc.hits)
+	return nil
 }
+
+// testHookLookedUp, when set, is called by lookupCache once the objects'
+// entries are looked up, before their tails entries are used (tests).
+var testHookLookedUp func()
 
 // skipRead reports whether object i is not to be read now.
 func (j *job) skipRead(i int) bool {
