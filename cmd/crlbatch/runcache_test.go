@@ -364,6 +364,39 @@ func TestRunCacheRunGrowsIntoNewObject(t *testing.T) {
 	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "damaged"))
 }
 
+// TestRunCacheObjectWithBadRows: an object whose rows were skipped
+// (--max-bad-rows) has no entry of its own, so no index, and is decoded
+// again every night; its run's entry is still looked up and serves the
+// run, night after night, as the outputs of a job without a cache.
+func TestRunCacheObjectWithBadRows(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	in := filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	editObject(t, filepath.Join(in, "ppo", "ppo-s0.jsonl"), func(lines []string) []string {
+		lines[7] = lines[7][:len(lines[7])/2]
+		return lines
+	})
+	args := append([]string{"--max-bad-rows", "5"}, nightly...)
+	cdir := filepath.Join(tmp, "cache")
+	scoreCached(t, in, filepath.Join(tmp, "none"), "", args...)
+	_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, args...)
+	if cold.runs != 9 || cold.scored != 9 {
+		t.Fatalf("cold: %+v", cold)
+	}
+	for night := range 2 {
+		out := filepath.Join(tmp, fmt.Sprintf("night-%d", night))
+		reads, got, stderr := scoreRuns(t, in, out, cdir, args...)
+		if got.served != 9 || got.scored != 0 {
+			t.Errorf("night %d: runs %+v, want every run served: %s", night, got, stderr)
+		}
+		if n := countReads(reads, pipeline.ReadDecoded); n != 1 {
+			t.Errorf("night %d: %d objects decoded, want the one with a bad row: %v", night, n, reads)
+		}
+		sameOutputs(t, filepath.Join(tmp, "none"), out)
+	}
+}
+
 // TestRunCacheConcurrentJobs: two jobs on one cache at once, after an
 // object changed (each reads run entries while the other writes them),
 // both give the results of a job without a cache, and a third job then
