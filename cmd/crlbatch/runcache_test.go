@@ -86,6 +86,16 @@ func TestRunCacheServedWhole(t *testing.T) {
 	}
 }
 
+// exampleCopy is a temporary folder for a test and a copy of the example
+// sweep in it (its "in" folder), for the test to change.
+func exampleCopy(t *testing.T) (tmp, in string) {
+	t.Helper()
+	tmp = t.TempDir()
+	in = filepath.Join(tmp, "in")
+	copyDir(t, "../../configs/example-sweep", in)
+	return tmp, in
+}
+
 // editObject rewrites a plain object of the example sweep with edit.
 func editObject(t *testing.T, path string, edit func(lines []string) []string) {
 	t.Helper()
@@ -111,9 +121,7 @@ var rewardRE = regexp.MustCompile(`"reward":[^,]+,`)
 // the outputs are those of a job without a cache.
 func TestRunCacheChangedObject(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "in")
-	copyDir(t, "../../configs/example-sweep", in)
+	tmp, in := exampleCopy(t)
 	cdir := filepath.Join(tmp, "cache")
 	_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
 	if cold.runs != 9 {
@@ -323,9 +331,7 @@ func TestRunCacheScoredUnreadable(t *testing.T) {
 // one.
 func TestRunCacheRunGrowsIntoNewObject(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "in")
-	copyDir(t, "../../configs/example-sweep", in)
+	tmp, in := exampleCopy(t)
 	grown, damaged := filepath.Join(tmp, "cache"), filepath.Join(tmp, "damaged-cache")
 	_, cold, _ := scoreRuns(t, in, filepath.Join(tmp, "cold"), grown, nightly...)
 	if cold.runs != 9 {
@@ -370,9 +376,7 @@ func TestRunCacheRunGrowsIntoNewObject(t *testing.T) {
 // run, night after night, as the outputs of a job without a cache.
 func TestRunCacheObjectWithBadRows(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "in")
-	copyDir(t, "../../configs/example-sweep", in)
+	tmp, in := exampleCopy(t)
 	editObject(t, filepath.Join(in, "ppo", "ppo-s0.jsonl"), func(lines []string) []string {
 		lines[7] = lines[7][:len(lines[7])/2]
 		return lines
@@ -403,9 +407,7 @@ func TestRunCacheObjectWithBadRows(t *testing.T) {
 // serves every run whole (go test -race covers the engine's side).
 func TestRunCacheConcurrentJobs(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "in")
-	copyDir(t, "../../configs/example-sweep", in)
+	tmp, in := exampleCopy(t)
 	cdir := filepath.Join(tmp, "cache")
 	scoreRuns(t, in, filepath.Join(tmp, "cold"), cdir, nightly...)
 	editObject(t, filepath.Join(in, "ewc", "ewc-s0.jsonl"), func(lines []string) []string {
@@ -463,9 +465,7 @@ func counts(t *testing.T, re *regexp.Regexp, stderr string) [2]int {
 // files and report are those of a job without a cache.
 func TestWarmFamiliesAndFigures(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	in := filepath.Join(tmp, "in")
-	copyDir(t, "../../configs/example-sweep", in)
+	tmp, in := exampleCopy(t)
 	cdir := filepath.Join(tmp, "cache")
 	step := func(name string, args ...string) (fams, figs [2]int, stderr string) {
 		t.Helper()
