@@ -294,14 +294,12 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 		}
 		todo = todo[:k]
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(j.cfg.Concurrency)
-	there := make([]bool, len(objs)) // by object: an entry was found, trusted or not
+	present := make([]bool, len(objs)) // by object: an entry was found, trusted or not
 	get := holding(slots, func(gctx context.Context, i int) error {
 		o, key := objs[i], jc.keys[i]
 		url := j.in.ObjectURL(o.Key)
 		e, found, err := jc.c.Get(gctx, key)
-		there[i] = found || err != nil && gctx.Err() == nil
+		present[i] = found || err != nil && gctx.Err() == nil
 		switch {
 		case !found && err == nil:
 			return nil
@@ -325,10 +323,16 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 		j.noteHash(o.Key, o.Size, e.Hash)
 		return nil
 	})
-	for _, i := range todo {
-		g.Go(guarded(func() error { return get(gctx, i) }))
+	// getAll reads the entries of the objects idx, Concurrency at once.
+	getAll := func(idx []int) error {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(j.cfg.Concurrency)
+		for _, i := range idx {
+			g.Go(guarded(func() error { return get(gctx, i) }))
+		}
+		return g.Wait()
 	}
-	if err := g.Wait(); err != nil {
+	if err := getAll(todo); err != nil {
 		return err
 	}
 	if testHookLookedUp != nil {
@@ -359,14 +363,13 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 	// A tails entry that names the object's own entry, which this job's
 	// lookup did not find, was written by another job since (a job stores
 	// an entry before its tails entry): the entry is read again.
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(j.cfg.Concurrency)
+	var again []int
 	for k, i := range idx {
-		if jc.hits[i] == nil && !there[i] && tails[k].found && tails[k].t.Entry == jc.keys[i] {
-			g.Go(guarded(func() error { return get(gctx, i) }))
+		if jc.hits[i] == nil && !present[i] && tails[k].found && tails[k].t.Entry == jc.keys[i] {
+			again = append(again, i)
 		}
 	}
-	if err := g.Wait(); err != nil {
+	if err := getAll(again); err != nil {
 		return err
 	}
 	j.useTails(ctx, objs, idx, tails, jc.hits)
