@@ -57,8 +57,7 @@ type Cache struct {
 	kind string // "" or a Kind's folder, with its slash
 	sub  bool   // a Kind of another Cache, which owns the bucket
 
-	mu        sync.Mutex
-	writeErrs int
+	h *health // shared with the Kinds
 }
 
 // Resolve turns the --cache value into a location: Auto is
@@ -100,7 +99,7 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 	// No zstd checksum in a payload: the entry's SHA-256 covers it.
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<36))
-	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec, str: &streams{}}, nil
+	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec, str: &streams{}, h: &health{}}, nil
 }
 
 // Remote says whether the cache is on a store reached over the network
@@ -140,7 +139,7 @@ func Key(parts ...string) string {
 // <prefix>v<FormatVersion>/<kind>/ (the engine's run-level entries and
 // object indexes); its Close does nothing.
 func (c *Cache) Kind(kind string) *Cache {
-	return &Cache{loc: c.loc, b: c.b, close: func() error { return nil }, enc: c.enc, dec: c.dec, str: c.str, kind: kind + "/", sub: true}
+	return &Cache{loc: c.loc, b: c.b, close: func() error { return nil }, enc: c.enc, dec: c.dec, str: c.str, kind: kind + "/", sub: true, h: c.h}
 }
 
 // name is the blob key of the entry of key: an object's entry in a
@@ -165,43 +164,50 @@ type Entry struct {
 
 // Get reads the entry of key. found is false when there is none; an entry
 // that is there but not to be trusted is an error matching ErrCorrupt
-// (the caller rebuilds it); any other error is the store's.
+// (the caller rebuilds it); an error matching ErrOff is a read not made
+// (health.go); any other error is the store's.
 func (c *Cache) Get(ctx context.Context, key string) (e Entry, found bool, err error) {
-	data, err := c.readAll(ctx, c.name(key))
-	if err != nil {
-		if gcerrors.Code(err) == gcerrors.NotFound {
-			return Entry{}, false, nil
+	err = c.read(ctx, func(ctx context.Context, touch func()) error {
+		data, err := c.readAll(ctx, c.name(key), touch)
+		if err != nil {
+			if gcerrors.Code(err) == gcerrors.NotFound {
+				return nil
+			}
+			return storage.RedactErr(err)
 		}
-		return Entry{}, false, storage.RedactErr(err)
-	}
-	e, err = c.open(key, data)
-	return e, true, err
+		found = true
+		e, err = c.open(key, data)
+		return err
+	})
+	return e, found, err
 }
 
 // Has says whether there is an entry of key, without reading it (one
 // round trip on an object store: a HEAD). It says nothing of whether the
 // entry can be trusted: Get does.
-func (c *Cache) Has(ctx context.Context, key string) (bool, error) {
-	ok, err := c.b.Exists(ctx, c.name(key))
-	if err != nil {
-		return false, storage.RedactErr(err)
-	}
-	return ok, nil
+func (c *Cache) Has(ctx context.Context, key string) (ok bool, err error) {
+	err = c.read(ctx, func(ctx context.Context, _ func()) error {
+		var err error
+		ok, err = c.b.Exists(ctx, c.name(key))
+		return storage.RedactErr(err)
+	})
+	return ok, err
 }
 
 // readAll reads the blob name whole into a buffer of the size its reader
 // reports (plus bytes.MinRead, so that reading its end does not grow it),
 // rather than one grown by doubling and copying as bucket.ReadAll's: an
 // object's entry is megabytes. Bytes beyond the reported size are still
-// read.
-func (c *Cache) readAll(ctx context.Context, name string) ([]byte, error) {
+// read. touch is called as bytes arrive.
+func (c *Cache) readAll(ctx context.Context, name string, touch func()) ([]byte, error) {
 	r, err := c.b.NewReader(ctx, name, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
+	touch()
 	buf := bytes.NewBuffer(make([]byte, 0, max(r.Size(), 0)+bytes.MinRead))
-	if _, err := buf.ReadFrom(r); err != nil {
+	if _, err := buf.ReadFrom(touching{r, touch}); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -274,16 +280,19 @@ func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
 // SHA-256 already guards, read back by Get. A failed write is cancelled
 // before Close, so that nothing is published.
 func (c *Cache) publish(ctx context.Context, key string, parts ...[]byte) error {
-	err := storage.WriteObject(ctx, c.b, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"}, func(w *blob.Writer) error {
-		for _, p := range parts {
-			if _, err := w.Write(p); err != nil {
-				return err
+	return c.written(ctx, func(ctx context.Context, touch func()) error {
+		err := storage.WriteObject(ctx, c.b, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"}, func(w *blob.Writer) error {
+			for _, p := range parts {
+				if _, err := w.Write(p); err != nil {
+					return err
+				}
+				touch()
 			}
-		}
-		// The crash test: the entry's bytes written, not yet under its name.
-		return testhook.Wait(ctx, "cache-entry")
+			// The crash test: the entry's bytes written, not yet under its name.
+			return testhook.Wait(ctx, "cache-entry")
+		})
+		return storage.RedactErr(err)
 	})
-	return storage.RedactErr(err)
 }
 
 // Sealed is an entry's compressed payload made in memory by Seal, for

@@ -4,8 +4,19 @@
 // index of run pieces, its scored run: pipeline/runcache.go), in any blob prefix (a local folder, s3://, gs://,
 // azblob://) or, for "auto", a folder under os.UserCacheDir. The engine
 // (pipeline) decides what an entry's key is made of and when it is
-// written; this package only stores, checks and lists entries. It starts
-// no goroutine; its methods may be called concurrently.
+// written; this package only stores, checks and lists entries. Its
+// methods may be called concurrently; the only goroutine it starts is the
+// watchdog of a request on a remote store (StallAfter).
+//
+// A store that fails every request fails each for one cause: a Cache
+// stops reading after ReadsOffAfter requests for entries fail in a row
+// (an entry not there, or not to be trusted, is an answer), and writing
+// after one write fails or its reads stop; each request it then does not
+// make is answered ErrOff, naming the failure that stopped it
+// (health.go). On a remote store each request is abandoned once it has
+// made no progress for the bound StallAfter sets, so that a store that
+// accepts connections and never answers costs a job that bound, not the
+// job.
 //
 // An entry is named <prefix>v<FormatVersion>/<key[:2]>/<key>.crlc, key
 // being a SHA-256 in hex (Key); the entries of a Kind (the engine's object

@@ -212,8 +212,12 @@ func (j *job) openAppended(ctx context.Context, b *blob.Bucket, i int, o object)
 	url := j.in.ObjectURL(o.Key)
 	e, found, err := jc.c.Get(ctx, t.Entry)
 	if err != nil || !found || e.Hash != t.Hash {
-		if err != nil && ctx.Err() == nil {
-			j.log.Warn("cache entry of an object's earlier bytes cannot be read: the object is decoded whole", "object", Redact(url), "entry", jc.c.URL(t.Entry), "error", err)
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case errors.Is(err, cache.ErrCorrupt):
+			j.log.Warn("cache entry not trusted: the object is decoded whole and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(t.Entry), "reason", err)
+		default:
+			j.entryUnreadable(ctx, err, "cache entry of an object's earlier bytes cannot be read: the object is decoded whole", "object", Redact(url), "entry", jc.c.URL(t.Entry))
 		}
 		return nil, 0, nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -86,6 +87,10 @@ type jobCache struct {
 	writing     []*entryWrite // per object: its entry's write by this job, or nil
 
 	warnOnce sync.Once
+	// Entries that could not be read (entryUnreadable): how many, and the
+	// one warning that the cache's reads stopped (cache.ErrOff).
+	unreadable atomic.Int64
+	offOnce    sync.Once
 }
 
 // entryWrite is the write of one object's entry beside the job.
@@ -144,6 +149,7 @@ func (j *job) openCache(ctx context.Context) error {
 		j.log.Warn("--cache cannot be opened: every object is decoded", "cache", Redact(j.cfg.Cache), "error", redactErr(err))
 		return nil
 	}
+	c.StallAfter(j.cfg.Retry.IdleTimeout)
 	j.cache = newJobCache(c, codec, j.cfg.Concurrency)
 	return nil
 }
@@ -180,8 +186,46 @@ func newJobCache(c *cache.Cache, codec scoring.Codec, concurrency int) *jobCache
 
 func (j *job) closeCache() {
 	if j.cache != nil {
+		if n := j.cache.unreadable.Load(); n > 1 && j.cache.c.ReadsOff() == nil {
+			j.log.Warn("cache entries could not be read: the first is warned about above, the others were logged at debug level (--log-level debug)", "cache", j.cache.c.String(), "entries", n)
+		}
 		j.cache.c.Close()
 	}
+}
+
+// entryUnreadable warns that a cache entry cannot be read (msg, and args
+// naming it), as opposed to read and not trusted: each of those is warned
+// about. A store that fails one read mostly fails every one for one
+// cause, so the job's first such entry is warned about in full, the
+// others logged at debug level and, unless the cache stopped being read,
+// counted in one warning as the cache closes. A read the cache did not
+// make (cache.ErrOff: it stopped reading after failures in a row) is not
+// logged; one warning says that the cache is no longer read, and why.
+func (j *job) entryUnreadable(ctx context.Context, err error, msg string, args ...any) {
+	jc := j.cache
+	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, cache.ErrOff) {
+		j.cacheOff(err)
+		return
+	}
+	args = append(args, "error", err)
+	if jc.unreadable.Add(1) == 1 {
+		j.log.Warn(msg, args...)
+	} else {
+		j.log.Debug(msg, args...)
+	}
+	if off := jc.c.ReadsOff(); off != nil {
+		j.cacheOff(off)
+	}
+}
+
+// cacheOff warns, once per job, that the cache is no longer read.
+func (j *job) cacheOff(err error) {
+	j.cache.offOnce.Do(func() {
+		j.log.Warn("cache is no longer read nor written: the job decodes every object it has not served", "cache", j.cache.c.String(), "error", err)
+	})
 }
 
 // keyObjects computes the entry key of every object (once), at most
@@ -310,7 +354,7 @@ func (j *job) lookupCache(ctx context.Context, b *blob.Bucket, objs []object) er
 			if errors.Is(err, cache.ErrCorrupt) {
 				j.log.Warn("cache entry not trusted: the object is decoded and the entry rebuilt", "object", Redact(url), "entry", jc.c.URL(key), "reason", err)
 			} else {
-				j.log.Warn("cache entry cannot be read: the object is decoded", "object", Redact(url), "entry", jc.c.URL(key), "error", err)
+				j.entryUnreadable(gctx, err, "cache entry cannot be read: the object is decoded", "object", Redact(url), "entry", jc.c.URL(key))
 			}
 			return nil
 		}
@@ -629,6 +673,10 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h
 // cacheWriteFailed warns, once per job, that the cache cannot be written.
 func (j *job) cacheWriteFailed(ctx context.Context, err error) {
 	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, cache.ErrOff) && j.cache.c.ReadsOff() != nil {
+		j.cacheOff(err) // its reads stopped, and its writes with them
 		return
 	}
 	j.cache.warnOnce.Do(func() {

@@ -59,7 +59,7 @@ func (j *job) lookupFigure(ctx context.Context, f *figures.Figure) figureEntry {
 	case errors.Is(err, cache.ErrCorrupt):
 		j.log.Warn("cache entry not trusted: it is rebuilt", "of", "figure", "figure", f.Name, "entry", fc.URL(fe.key), "reason", err)
 	default:
-		j.log.Warn("cache entry cannot be read", "of", "figure", "figure", f.Name, "entry", fc.URL(fe.key), "error", err)
+		j.entryUnreadable(ctx, err, "cache entry cannot be read", "of", "figure", "figure", f.Name, "entry", fc.URL(fe.key))
 	}
 	return figureEntry{key: fe.key}
 }

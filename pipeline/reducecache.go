@@ -116,7 +116,7 @@ func (j *job) reduceCached(ctx context.Context, metrics []family.Metric, runs []
 		case errors.Is(err, cache.ErrCorrupt):
 			j.log.Warn("cache entry not trusted: it is rebuilt", "of", what, "family", name, "entry", url, "reason", err)
 		default:
-			j.log.Warn("cache entry cannot be read", "of", what, "family", name, "entry", url, "error", err)
+			j.entryUnreadable(ctx, err, "cache entry cannot be read", "of", what, "family", name, "entry", url)
 		}
 	}
 	served := make([][]family.Row, len(names))

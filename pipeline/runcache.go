@@ -601,7 +601,7 @@ func (j *job) entryFailed(ctx context.Context, c *cache.Cache, key, what string,
 	case errors.Is(err, cache.ErrCorrupt):
 		j.log.Warn("cache entry not trusted: it is rebuilt", "of", what, "object", Redact(j.in.ObjectURL(o.Key)), "entry", c.URL(key), "reason", err)
 	default:
-		j.log.Warn("cache entry cannot be read", "of", what, "object", Redact(j.in.ObjectURL(o.Key)), "entry", c.URL(key), "error", err)
+		j.entryUnreadable(ctx, err, "cache entry cannot be read", "of", what, "object", Redact(j.in.ObjectURL(o.Key)), "entry", c.URL(key))
 	}
 }
 

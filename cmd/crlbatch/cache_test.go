@@ -284,8 +284,10 @@ func TestCacheCorruptEntries(t *testing.T) {
 	sameOutputs(t, filepath.Join(tmp, "cold"), filepath.Join(tmp, "rebuilt"))
 }
 
-// TestCacheUnwritable: a cache where nothing can be written (its entry
-// folder is a file) costs a warning, never the job.
+// TestCacheUnwritable: a cache where nothing can be written nor read (its
+// entry folder is a file) costs two warnings (the first entry that cannot
+// be read, and that the cache is no longer read nor written), never the
+// job.
 func TestCacheUnwritable(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -296,8 +298,8 @@ func TestCacheUnwritable(t *testing.T) {
 	if countReads(reads, pipeline.ReadDecoded) != len(reads) {
 		t.Errorf("reads %v", reads)
 	}
-	if strings.Count(stderr, "cache cannot be written") != 1 {
-		t.Errorf("want one warning: %s", stderr)
+	if strings.Count(stderr, "cache is no longer read nor written") != 1 || strings.Count(stderr, "level=WARN") != 2 {
+		t.Errorf("want two warnings, the cache no longer used: %s", stderr)
 	}
 	scoreCached(t, in, filepath.Join(tmp, "none"), "", "--protocol", "safecrl")
 	sameOutputs(t, filepath.Join(tmp, "none"), filepath.Join(tmp, "a"))

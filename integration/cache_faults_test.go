@@ -1,0 +1,58 @@
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crlbatch/crlbatch/scoring/protocoltest"
+)
+
+// TestCacheStoreFaults: a --cache on S3 that never answers (every request
+// held until the client gives up), or that fails every request (500 after
+// the SDK's own retries), costs a job time, never its result: each
+// request is abandoned after the stall bound, the job stops asking the
+// cache after a few failures in a row (not once per entry: the proxy sees
+// about one round of lookups), says so in one warning beside the first
+// entry it could not read, and writes what a job without a cache writes.
+// Before, a cache that never answered held the job until it was killed.
+func TestCacheStoreFaults(t *testing.T) {
+	t.Parallel()
+	f := getFixture(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	in := filepath.Join(f.sweep, filepath.FromSlash(inPrefix))
+	none := filepath.Join(tmp, "none")
+	if r := f.score(ctx, nil, in, none); r.code != 0 {
+		t.Fatalf("without a cache: %s", r)
+	}
+	for _, fault := range []Fault{Stall, InternalError} {
+		t.Run(string(fault), func(t *testing.T) {
+			_, _, p, url := faultyS3(t, Always(Any, fault))
+			t.Parallel()
+			p.SetTiming(0, 0) // a stall holds until the client gives up
+			out := filepath.Join(tmp, string(fault))
+			ctx, cancel := context.WithTimeout(ctx, failBound+30*time.Second)
+			defer cancel()
+			r := f.score(ctx, nil, in, out, "--cache", url(inBucket, "faulty-cache"))
+			t.Logf("%s: exit %d after %v, %d requests to the cache", fault, r.code, r.elapsed.Round(time.Millisecond), len(p.Log()))
+			if r.code != 0 || r.elapsed > failBound {
+				t.Fatalf("want exit 0 within %v: %s", failBound, r)
+			}
+			if n := strings.Count(r.stderr, "cache is no longer read nor written"); n != 1 {
+				t.Errorf("%d warnings that the cache is no longer used, want 1: %s", n, r)
+			}
+			if n := strings.Count(r.stderr, "level=WARN"); n > 2 {
+				t.Errorf("%d warnings, want at most 2: %s", n, r)
+			}
+			// One round of lookups (32 at a time), each tried by the SDK
+			// at most three times: not one request per entry per kind.
+			if n := len(p.Log()); n == 0 || n > 3*32 {
+				t.Errorf("%d requests reached the cache", n)
+			}
+			protocoltest.SameOutputs(t, none, out)
+		})
+	}
+}
