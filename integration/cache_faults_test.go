@@ -1,11 +1,14 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
@@ -55,4 +58,66 @@ func TestCacheStoreFaults(t *testing.T) {
 			protocoltest.SameOutputs(t, none, out)
 		})
 	}
+}
+
+// TestAppendedObjectStalls: an object that grew since the cache kept it is
+// checked by range reads of its earlier bytes before only its new lines are
+// decoded; those reads are part of the object's read, under its retry
+// policy: when the first of them stalls (S3 holding it until the client
+// gives up), the attempt is abandoned after the stall bound and the next
+// one checks the earlier bytes again and decodes only the new lines: exit
+// 0 with the results of a job without a cache, in about one bound.
+func TestAppendedObjectStalls(t *testing.T) {
+	t.Parallel()
+	f, c, p, url := faultyS3(t, nil)
+	p.SetTiming(0, 0)
+	ctx := context.Background()
+	const copyPrefix = "appendstall/"
+	if err := upload(ctx, c, f.sweep, copyPrefix); err != nil {
+		t.Fatal(err)
+	}
+	in := url(inBucket, copyPrefix+inPrefix)
+	tmp := t.TempDir()
+	cdir := filepath.Join(tmp, "cache")
+	if r := f.score(ctx, nil, in, filepath.Join(tmp, "cold"), "--cache", cdir); r.code != 0 {
+		t.Fatalf("cold: %s", r)
+	}
+	var changed string
+	for _, k := range f.objects {
+		if strings.HasSuffix(k, ".jsonl") {
+			changed = k
+			break
+		}
+	}
+	b, err := blob.OpenBucket(ctx, c.url(inBucket, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	key := copyPrefix + inPrefix + "/" + changed
+	data, err := b.ReadAll(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if err := b.WriteAll(ctx, key, append(append(data, lines[len(lines)-1]...), '\n'), nil); err != nil {
+		t.Fatal(err)
+	}
+	none := filepath.Join(tmp, "none")
+	if r := f.score(ctx, nil, in, none); r.code != 0 {
+		t.Fatalf("without a cache: %s", r)
+	}
+	p.SetPolicy(FirstN(And(Kinds("get"), KeySuffix(key)), 1, Stall))
+	ctx, cancel := context.WithTimeout(ctx, failBound+30*time.Second)
+	defer cancel()
+	warm := filepath.Join(tmp, "warm")
+	r := f.score(ctx, nil, in, warm, "--cache", cdir)
+	t.Logf("exit %d after %v", r.code, r.elapsed.Round(time.Millisecond))
+	if r.code != 0 || r.elapsed > failBound || !strings.Contains(r.stdout, "): 0 decoded, ") || !strings.Contains(r.stdout, ", 1 appended to") {
+		t.Fatalf("want exit 0 within %v, the grown object's new lines decoded: %s", failBound, r)
+	}
+	if held := p.Held(); held != 1 {
+		t.Errorf("%d requests held, want the first read of the grown object's earlier bytes", held)
+	}
+	protocoltest.SameOutputs(t, none, warm)
 }
