@@ -99,7 +99,9 @@ func Open(ctx context.Context, raw string, op storage.Opener) (*Cache, error) {
 	// No zstd checksum in a payload: the entry's SHA-256 covers it.
 	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
 	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<36))
-	return &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec, str: &streams{}, h: &health{}}, nil
+	c := &Cache{loc: loc, b: b, close: closeFn, enc: enc, dec: dec, str: &streams{}, h: &health{}}
+	c.StallAfter(storage.DefaultRetry().IdleTimeout)
+	return c, nil
 }
 
 // Remote says whether the cache is on a store reached over the network
@@ -495,15 +497,19 @@ type entryInfo struct {
 // list returns the cache's entries, oldest first, and the temporary
 // files of its unfinished writes (isTemp).
 func (c *Cache) list(ctx context.Context) (ents, temps []entryInfo, err error) {
-	err = storage.ListEach(ctx, c.b, &blob.ListOptions{Prefix: c.loc.Prefix}, func(o *blob.ListObject) error {
-		switch {
-		case o.IsDir:
-		case strings.HasSuffix(o.Key, EntrySuffix):
-			ents = append(ents, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
-		case isTemp(o.Key):
-			temps = append(temps, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
-		}
-		return nil
+	err = c.maintain(ctx, func(ctx context.Context, touch func()) error {
+		ents, temps = nil, nil
+		return storage.ListEach(ctx, c.b, &blob.ListOptions{Prefix: c.loc.Prefix}, func(o *blob.ListObject) error {
+			touch()
+			switch {
+			case o.IsDir:
+			case strings.HasSuffix(o.Key, EntrySuffix):
+				ents = append(ents, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
+			case isTemp(o.Key):
+				temps = append(temps, entryInfo{key: o.Key, size: o.Size, mod: o.ModTime})
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, nil, storage.RedactErr(err)
@@ -602,8 +608,8 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 		if err := ctx.Err(); err != nil {
 			return removed, err
 		}
-		if err := c.b.Delete(ctx, e.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-			return removed, storage.RedactErr(err)
+		if err := c.delete(ctx, e.key); err != nil {
+			return removed, err
 		}
 		removed.Temps++
 		removed.TempBytes += e.size
@@ -621,8 +627,8 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 		if err := ctx.Err(); err != nil {
 			return removed, err
 		}
-		if err := c.b.Delete(ctx, e.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-			return removed, storage.RedactErr(err)
+		if err := c.delete(ctx, e.key); err != nil {
+			return removed, err
 		}
 		total -= e.size
 		removed.Entries++
@@ -634,6 +640,18 @@ func (c *Cache) Prune(ctx context.Context, maxBytes int64, olderThan time.Time) 
 		testhook.Wait(ctx, "prune") // the signal tests: a cancel between two deletes
 	}
 	return removed, nil
+}
+
+// delete removes the blob key (one already gone is no error), retried as
+// maintain retries.
+func (c *Cache) delete(ctx context.Context, key string) error {
+	err := c.maintain(ctx, func(ctx context.Context, _ func()) error {
+		if err := c.b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return err
+		}
+		return nil
+	})
+	return storage.RedactErr(err)
 }
 
 // count adds u to s's uploads.

@@ -57,9 +57,10 @@ type health struct {
 // StallAfter bounds every request of the cache (and of its Kinds) on a
 // remote store: one that makes no progress for d (a store that accepted
 // the connection and never answers, a body that stopped halfway) is
-// abandoned, and fails as the store's error would. d <= 0 leaves them
-// unbounded. A local cache is never bounded (a read of a local file does
-// not look at its context).
+// abandoned, and fails as the store's error would (Stats and Prune retry
+// theirs, as the default retry policy does). Open sets the default
+// policy's bound, 20 s; d <= 0 leaves them unbounded. A local cache is
+// never bounded (a read of a local file does not look at its context).
 func (c *Cache) StallAfter(d time.Duration) {
 	if c.loc.Remote() {
 		c.h.idle = max(d, 0)
@@ -129,6 +130,16 @@ func (c *Cache) bounded(ctx context.Context, op func(ctx context.Context, touch 
 		return op(ctx, func() {})
 	}
 	return storage.RetryPolicy{Attempts: 1, IdleTimeout: c.h.idle}.Retry(ctx, op)
+}
+
+// maintain runs a request of Stats or Prune (a listing, a delete, an
+// upload's listing or abort: each may be made again) under the default
+// retry policy, its stall bound the cache's: a store that fails them or
+// does not answer ends the command with its error in bounded time.
+func (c *Cache) maintain(ctx context.Context, op func(ctx context.Context, touch func()) error) error {
+	p := storage.DefaultRetry()
+	p.IdleTimeout = c.h.idle
+	return p.Retry(ctx, op)
 }
 
 // touching calls touch after every read of r that returns bytes.

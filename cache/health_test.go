@@ -110,7 +110,8 @@ func TestReadsOffAfterFailures(t *testing.T) {
 // never answers, each request is abandoned once it has made no progress
 // for the bound StallAfter set, and the cache stops reading after
 // ReadsOffAfter of them: four lookups at once end within a few bounds, and
-// the next asks the store nothing.
+// the next asks the store nothing. Stats, whose requests are retried,
+// fails in bounded time.
 func TestStalledStoreIsLeft(t *testing.T) {
 	var requests atomic.Int32
 	release := make(chan struct{})
@@ -178,6 +179,15 @@ func TestStalledStoreIsLeft(t *testing.T) {
 	}
 	if n := requests.Load(); n != before {
 		t.Errorf("%d requests reached the store after reads stopped", n-before)
+	}
+	// Stats (and Prune, which lists as it does) retries its requests,
+	// each abandoned after the bound: it fails, in bounded time.
+	start = time.Now()
+	if _, err := c.Stats(ctx); err == nil || !strings.Contains(err.Error(), "made no progress") {
+		t.Errorf("Stats of a store that never answers: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
+		t.Errorf("Stats took %v", elapsed)
 	}
 	once.Do(func() { close(release) })
 }

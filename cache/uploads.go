@@ -67,7 +67,12 @@ func (c *Cache) uploads(ctx context.Context, sized func(upload) bool) ([]upload,
 	if !ok {
 		return nil, nil
 	}
-	listed, err := s3u.List(ctx, c.loc.Prefix)
+	var listed []storage.Upload
+	err := c.maintain(ctx, func(ctx context.Context, _ func()) error {
+		var err error
+		listed, err = s3u.List(ctx, c.loc.Prefix)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +86,12 @@ func (c *Cache) uploads(ctx context.Context, sized func(upload) bool) ([]upload,
 		if sized != nil && !sized(ups[i]) {
 			continue
 		}
-		size, err := s3u.PartBytes(ctx, storage.Upload{Key: ups[i].key, ID: ups[i].id})
+		var size int64
+		err := c.maintain(ctx, func(ctx context.Context, _ func()) error {
+			var err error
+			size, err = s3u.PartBytes(ctx, storage.Upload{Key: ups[i].key, ID: ups[i].id})
+			return err
+		})
 		switch {
 		case err == nil:
 			ups[i].size, ups[i].sized = size, true
@@ -105,5 +115,10 @@ func (c *Cache) abort(ctx context.Context, u upload) (gone bool, err error) {
 	if !ok {
 		return false, errors.New("not an S3 bucket")
 	}
-	return s3u.Abort(ctx, storage.Upload{Key: u.key, ID: u.id})
+	err = c.maintain(ctx, func(ctx context.Context, _ func()) error {
+		var err error
+		gone, err = s3u.Abort(ctx, storage.Upload{Key: u.key, ID: u.id})
+		return err
+	})
+	return gone, err
 }
