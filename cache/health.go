@@ -21,10 +21,10 @@ import (
 const ReadsOffAfter = 3
 
 // ErrOff matches the error of a request a Cache did not make: its reads
-// stopped after ReadsOffAfter failures in a row, or its writes after one
-// (a write that fails fails for the store's reason, whose next write
-// would fail alike), or its reads did. Its message names the failure that
-// stopped them.
+// stopped after ReadsOffAfter failures in a row, and its writes with them;
+// or its writes stopped after one failed (a write fails for the store's
+// reason, which its next write would meet too). Its message names the
+// failure that stopped them.
 var ErrOff = errors.New("cache not used for the rest of the job")
 
 // offError is ErrOff with the failure that stopped the requests.
