@@ -1,14 +1,11 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/scoring/protocoltest"
 )
@@ -82,24 +79,7 @@ func TestAppendedObjectStalls(t *testing.T) {
 	if r := f.score(ctx, nil, in, filepath.Join(tmp, "cold"), "--cache", cdir); r.code != 0 {
 		t.Fatalf("cold: %s", r)
 	}
-	var changed string
-	for _, k := range f.objects {
-		if strings.HasSuffix(k, ".jsonl") {
-			changed = k
-			break
-		}
-	}
-	b, err := blob.OpenBucket(ctx, c.url(inBucket, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	key := copyPrefix + inPrefix + "/" + changed
-	data, err := b.ReadAll(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	b, _, key, data, lines := plainObject(t, f, c, copyPrefix)
 	if err := b.WriteAll(ctx, key, append(append(data, lines[len(lines)-1]...), '\n'), nil); err != nil {
 		t.Fatal(err)
 	}

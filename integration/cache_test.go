@@ -62,24 +62,7 @@ func TestCloudCache(t *testing.T) {
 
 			// One object grows by a row (its last once more), then has an
 			// earlier row rewritten.
-			var changed string
-			for _, k := range f.objects {
-				if strings.HasSuffix(k, ".jsonl") {
-					changed = k
-					break
-				}
-			}
-			b, err := blob.OpenBucket(ctx, c.url(inBucket, ""))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-			key := copyPrefix + inPrefix + "/" + changed
-			data, err := b.ReadAll(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+			b, changed, key, data, lines := plainObject(t, f, c, copyPrefix)
 			rewritten := bytes.Replace(data, lines[2], bytes.Replace(lines[2], []byte(`"reward":`), []byte(`"reward":1.5,"x":`), 1), 1)
 			for _, step := range []struct {
 				name, summary, read string
@@ -116,6 +99,31 @@ func TestCloudCache(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// plainObject opens c's input bucket (closed when the test ends) and reads
+// the first plain JSON Lines object of the fixture's copy under
+// copyPrefix: its name in the sweep, its key, its bytes and its lines.
+func plainObject(t *testing.T, f *fixture, c *cloud, copyPrefix string) (b *blob.Bucket, changed, key string, data []byte, lines [][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	for _, k := range f.objects {
+		if strings.HasSuffix(k, ".jsonl") {
+			changed = k
+			break
+		}
+	}
+	b, err := blob.OpenBucket(ctx, c.url(inBucket, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	key = copyPrefix + inPrefix + "/" + changed
+	data, err = b.ReadAll(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, changed, key, data, bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+}
 
 // checkReads checks each manifest object's read field against want(key).
 func checkReads(t *testing.T, manifest string, want func(key string) string) {
