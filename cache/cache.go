@@ -170,7 +170,7 @@ type Entry struct {
 // (health.go); any other error is the store's.
 func (c *Cache) Get(ctx context.Context, key string) (e Entry, found bool, err error) {
 	err = c.read(ctx, func(ctx context.Context, touch func()) error {
-		data, err := c.readAll(ctx, c.name(key), touch)
+		data, err := storage.ReadAll(ctx, c.b, c.name(key), touch)
 		if err != nil {
 			if gcerrors.Code(err) == gcerrors.NotFound {
 				return nil
@@ -194,25 +194,6 @@ func (c *Cache) Has(ctx context.Context, key string) (ok bool, err error) {
 		return storage.RedactErr(err)
 	})
 	return ok, err
-}
-
-// readAll reads the blob name whole into a buffer of the size its reader
-// reports (plus bytes.MinRead, so that reading its end does not grow it),
-// rather than one grown by doubling and copying as bucket.ReadAll's: an
-// object's entry is megabytes. Bytes beyond the reported size are still
-// read. touch is called as bytes arrive.
-func (c *Cache) readAll(ctx context.Context, name string, touch func()) ([]byte, error) {
-	r, err := c.b.NewReader(ctx, name, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	touch()
-	buf := bytes.NewBuffer(make([]byte, 0, max(r.Size(), 0)+bytes.MinRead))
-	if _, err := buf.ReadFrom(touching{r, touch}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // Entry layout: magic, the format version (uint32), the key (64 hex

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,18 +139,4 @@ func (c *Cache) maintain(ctx context.Context, op func(ctx context.Context, touch
 	p := storage.DefaultRetry()
 	p.IdleTimeout = c.h.idle
 	return p.Retry(ctx, op)
-}
-
-// touching calls touch after every read of r that returns bytes.
-type touching struct {
-	r     io.Reader
-	touch func()
-}
-
-func (t touching) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if n > 0 {
-		t.touch()
-	}
-	return n, err
 }

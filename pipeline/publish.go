@@ -587,7 +587,7 @@ func (j *job) scanHistory(ctx context.Context, b *blob.Bucket) (*historyState, e
 // list calls f with every key under prefix.
 func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(key string)) error {
 	var keys []string
-	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
 		keys = keys[:0]
 		token := blob.FirstPageToken
 		for {
@@ -595,6 +595,7 @@ func (j *job) list(ctx context.Context, b *blob.Bucket, prefix string, f func(ke
 			if err != nil {
 				return err
 			}
+			touch()
 			for _, o := range page {
 				if !o.IsDir {
 					keys = append(keys, o.Key)
@@ -802,9 +803,9 @@ func (j *job) readAll(ctx context.Context, b *blob.Bucket, key string) ([]byte, 
 // not exist is found false and no error; otherwise, like every other
 // failure, it is a StorageError naming the object.
 func (j *job) readKey(ctx context.Context, b *blob.Bucket, key string, missingOK bool) (data []byte, found bool, err error) {
-	err = j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+	err = j.cfg.Retry.retry(ctx, func(ctx context.Context, touch func()) error {
 		var err error
-		data, err = b.ReadAll(ctx, key)
+		data, err = storage.ReadAll(ctx, b, key, touch)
 		return err
 	})
 	if missingOK && gcerrors.Code(err) == gcerrors.NotFound {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strings"
@@ -226,15 +225,11 @@ var errNotFound = errors.New("not found")
 func read(ctx context.Context, b *blob.Bucket, loc storage.Location, key string) ([]byte, error) {
 	var data []byte
 	err := storage.DefaultRetry().Retry(ctx, func(ctx context.Context, touch func()) error {
-		r, err := b.NewReader(ctx, key, nil)
-		if err != nil {
-			if gcerrors.Code(err) == gcerrors.NotFound {
-				return storage.Permanent(errNotFound)
-			}
-			return err
+		var err error
+		data, err = storage.ReadAll(ctx, b, key, touch)
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return storage.Permanent(errNotFound)
 		}
-		defer r.Close()
-		data, err = io.ReadAll(r)
 		return err
 	})
 	if errors.Is(err, errNotFound) {
@@ -276,9 +271,10 @@ const (
 func Nights(ctx context.Context, b *blob.Bucket, loc storage.Location, n int) ([]string, error) {
 	base := loc.Prefix
 	var ids []string
-	err := storage.DefaultRetry().Retry(ctx, func(ctx context.Context, _ func()) error {
+	err := storage.DefaultRetry().Retry(ctx, func(ctx context.Context, touch func()) error {
 		ids = ids[:0]
 		return storage.ListEach(ctx, b, &blob.ListOptions{Prefix: base + ResultsDir}, func(o *blob.ListObject) error {
+			touch()
 			rest := strings.TrimPrefix(o.Key, base+ResultsDir)
 			if id, file, ok := strings.Cut(rest, "/"); ok && file == "manifest.json" && id != "" {
 				ids = append(ids, id)

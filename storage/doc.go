@@ -20,6 +20,10 @@
 //   - List lists a prefix, or one named object, in bytewise key order,
 //     with each object's size and, where the listing gives them, ETag (S3;
 //     a local file's is its modification time and size) and MD5.
+//   - ReadAll reads an object whole, telling a RetryPolicy attempt
+//     (touch) of every read, so that a large object read slowly but
+//     steadily is not abandoned as a stall: the reads of results (diff,
+//     the previous night's), OUTPUT's objects and cache entries.
 //   - ListPage and ListEach list a page, or every page, of any bucket;
 //     a local folder's page is walked again when a file under it vanished
 //     mid-walk (another job's claim, temporary file or pruned entry),
