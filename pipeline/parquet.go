@@ -86,7 +86,13 @@ func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o objec
 			}
 			src = bytes.NewReader(data)
 		} else {
+			// Within the object's read attempt (r's), as r itself is.
 			ranges = &parquetRanges{ctx: ctx, b: b, key: o.Key, size: o.Size}
+			if a, ok := r.(attemptReader); ok {
+				if actx, touch := a.attempt(); actx != nil {
+					ranges.ctx, ranges.touch = actx, touch
+				}
+			}
 			defer ranges.release()
 			src = ranges
 		}
@@ -202,6 +208,7 @@ func readParquetWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
 // one each (one open of the object, one request to a cloud store).
 type parquetRanges struct {
 	ctx   context.Context
+	touch func() // reports the ranges' progress to the read attempt, when set
 	b     *blob.Bucket
 	key   string
 	size  int64
@@ -290,7 +297,12 @@ func (p *parquetRanges) read(buf []byte, off int64) (int, error) {
 			return 0, storage.Permanent(fmt.Errorf("the object changed while the job read it: modified at %s, then at %s", p.mod.UTC().Format(time.RFC3339Nano), m.UTC().Format(time.RFC3339Nano)))
 		}
 	}
-	n, err := io.ReadFull(r, buf)
+	var src io.Reader = r
+	if p.touch != nil {
+		p.touch()
+		src = storage.Touching(r, p.touch)
+	}
+	n, err := io.ReadFull(src, buf)
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
 		err = storage.Permanent(fmt.Errorf("the object changed while the job read it: %d bytes at offset %d, %d read", len(buf), off, n))
 	}

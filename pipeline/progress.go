@@ -119,6 +119,30 @@ type countingReader struct {
 	last  byte
 }
 
+// attempt is the context and the progress report of the read attempt c
+// belongs to (attemptReader).
+func (c *countingReader) attempt() (context.Context, func()) { return c.ctx, c.touch }
+
+// attemptReader is a reader of an object within its read attempt: what is
+// read of the object by other ways (a Parquet object's ranges) is read
+// within the same attempt (its context, so that a read the store never
+// answers is abandoned with it) and reports its progress to it.
+type attemptReader interface {
+	attempt() (context.Context, func())
+}
+
+// teeAttempt is io.TeeReader(r, w), keeping r's attempt.
+func teeAttempt(r io.Reader, w io.Writer) io.Reader {
+	t := io.TeeReader(r, w)
+	if a, ok := r.(attemptReader); ok {
+		return struct {
+			io.Reader
+			attemptReader
+		}{t, a}
+	}
+	return t
+}
+
 func (c *countingReader) Read(b []byte) (int, error) {
 	if c.ctx != nil {
 		if err := c.ctx.Err(); err != nil {
