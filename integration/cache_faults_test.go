@@ -101,3 +101,57 @@ func TestAppendedObjectStalls(t *testing.T) {
 	}
 	protocoltest.SameOutputs(t, none, warm)
 }
+
+// TestInputStallsAfterRead: with --cache, an object of a bucket INPUT is
+// looked up again once read (its entry is stored only if the object did
+// not change meanwhile); when S3 holds that second HEAD until the client
+// gives up, it is abandoned after the stall bound and made again: exit 0
+// in about one bound, the object's entry stored (a warm rerun serves every
+// object), the results those of a job without a cache. Before, the job
+// waited on it for ever.
+func TestInputStallsAfterRead(t *testing.T) {
+	t.Parallel()
+	f, c, p, url := faultyS3(t, nil)
+	p.SetTiming(0, 0)
+	ctx := context.Background()
+	const copyPrefix = "headstall/"
+	if err := upload(ctx, c, f.sweep, copyPrefix); err != nil {
+		t.Fatal(err)
+	}
+	in := url(inBucket, copyPrefix+inPrefix)
+	_, _, key, _, _ := plainObject(t, f, c, copyPrefix)
+	tmp := t.TempDir()
+	none := filepath.Join(tmp, "none")
+	if r := f.score(ctx, nil, in, none); r.code != 0 {
+		t.Fatalf("without a cache: %s", r)
+	}
+	heads := 0
+	p.SetPolicy(func(r *Request) Fault {
+		if r.Kind == "head" && r.Key == key {
+			heads++
+			if heads == 2 {
+				return Stall
+			}
+		}
+		return Pass
+	})
+	ctx, cancel := context.WithTimeout(ctx, failBound+30*time.Second)
+	defer cancel()
+	cdir := filepath.Join(tmp, "cache")
+	cold := filepath.Join(tmp, "cold")
+	r := f.score(ctx, nil, in, cold, "--cache", cdir)
+	t.Logf("exit %d after %v", r.code, r.elapsed.Round(time.Millisecond))
+	if r.code != 0 || r.elapsed > failBound {
+		t.Fatalf("want exit 0 within %v: %s", failBound, r)
+	}
+	if held := p.Held(); held != 1 {
+		t.Errorf("%d requests held, want the second HEAD of %s", held, key)
+	}
+	p.SetPolicy(nil)
+	protocoltest.SameOutputs(t, none, cold)
+	warm := filepath.Join(tmp, "warm")
+	if r := f.score(ctx, nil, in, warm, "--cache", cdir); r.code != 0 || !strings.Contains(r.stdout, "): 0 decoded, ") {
+		t.Fatalf("warm: want every object from the cache: %s", r)
+	}
+	protocoltest.SameOutputs(t, none, warm)
+}

@@ -650,7 +650,12 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h
 	enc, sealed := jc.pending[i], jc.sealed[i]
 	jc.pending[i], jc.sealed[i] = nil, nil
 	before := jc.attrs[i]
-	after, err := b.Attributes(ctx, o.Key)
+	var after *blob.Attributes
+	err := j.cfg.Retry.retry(ctx, func(actx context.Context, _ func()) error {
+		var err error
+		after, err = b.Attributes(actx, o.Key)
+		return err
+	})
 	// Looked up, read, looked up again: the same version throughout, or
 	// nothing is stored. (The reader's own modification time is not
 	// compared: some stores give it to the second, their listings to the
