@@ -274,8 +274,16 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		if local {
 			_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(key)))
 			existed = !errors.Is(err, os.ErrNotExist)
-		} else if ok, err := outB.Exists(gctx, key); err == nil {
-			existed = ok
+		} else {
+			var ok bool
+			err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
+				var err error
+				ok, err = outB.Exists(actx, key)
+				return err
+			})
+			if err == nil {
+				existed = ok
+			}
 		}
 		err = cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
 			// Each piece written is progress (a large upload takes longer
