@@ -105,7 +105,13 @@ func Load(ctx context.Context, b *blob.Bucket, loc storage.Location, prefix stri
 	if errors.Is(err, errNotFound) {
 		// A nightly history OUTPUT named as a result: say how to compare
 		// its nights (the user meant one of them, or --nights).
-		if ok, _ := b.Exists(ctx, prefix+LatestFile); ok {
+		var ok bool
+		_ = storage.DefaultRetry().Retry(ctx, func(ctx context.Context, _ func()) error {
+			var err error
+			ok, err = b.Exists(ctx, prefix+LatestFile)
+			return err
+		})
+		if ok {
 			return nil, storage.Usagef("%s: not a complete result (no manifest.json); it holds a nightly history (%s): compare its nights with crlbatch diff --nights N %s, or name one result, %s/<attempt-id>",
 				url, LatestFile, url, strings.TrimSuffix(loc.ObjectURL(prefix+ResultsDir), "/"))
 		}
