@@ -263,7 +263,11 @@ func (c *Cache) Put(ctx context.Context, key string, e Entry) error {
 // SHA-256 already guards, read back by Get. A failed write is cancelled
 // before Close, so that nothing is published.
 func (c *Cache) publish(ctx context.Context, key string, parts ...[]byte) error {
-	return c.written(ctx, func(ctx context.Context, touch func()) error {
+	var n int64
+	for _, p := range parts {
+		n += int64(len(p))
+	}
+	return c.written(ctx, n, func(ctx context.Context, touch func()) error {
 		err := storage.WriteObject(ctx, c.b, c.name(key), &blob.WriterOptions{ContentType: "application/octet-stream"}, func(w *blob.Writer) error {
 			for _, p := range parts {
 				if _, err := w.Write(p); err != nil {

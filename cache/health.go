@@ -57,7 +57,8 @@ type health struct {
 // remote store: one that makes no progress for d (a store that accepted
 // the connection and never answers, a body that stopped halfway) is
 // abandoned, and fails as the store's error would (Stats and Prune retry
-// theirs, as the default retry policy does). Open sets the default
+// theirs, as the default retry policy does; a write of n bytes is given
+// at least n at uploadRate). Open sets the default
 // policy's bound, 20 s; d <= 0 leaves them unbounded. A local cache is
 // never bounded (a read of a local file does not look at its context).
 func (c *Cache) StallAfter(d time.Duration) {
@@ -102,16 +103,29 @@ func (c *Cache) read(ctx context.Context, op func(ctx context.Context, touch fun
 	return err
 }
 
-// written runs a write of an entry, unless writes are off, under the
-// stall bound; its failure stops the cache's writes.
-func (c *Cache) written(ctx context.Context, op func(ctx context.Context, touch func()) error) error {
+// uploadRate is the slowest upload a write of an entry is given time for:
+// a blob writer sends an object smaller than its buffer (S3's: 16 MiB) at
+// Close, in one request whose progress it does not report, so the stall
+// bound of a write of n bytes is at least n at this rate (64 s for 16 MiB).
+const uploadRate = 256 << 10 // bytes a second
+
+// written runs a write of an entry of n bytes, unless writes are off,
+// under the stall bound (at least n at uploadRate); its failure stops the
+// cache's writes.
+func (c *Cache) written(ctx context.Context, n int64, op func(ctx context.Context, touch func()) error) error {
 	c.h.mu.Lock()
 	off := c.h.write
 	c.h.mu.Unlock()
 	if off != nil {
 		return off
 	}
-	err := c.bounded(ctx, op)
+	var err error
+	if idle := c.h.idle; idle > 0 {
+		idle = max(idle, time.Duration(n/uploadRate+1)*time.Second)
+		err = storage.RetryPolicy{Attempts: 1, IdleTimeout: idle}.Retry(ctx, op)
+	} else {
+		err = op(ctx, func() {})
+	}
 	if err != nil && ctx.Err() == nil {
 		c.h.mu.Lock()
 		if c.h.write == nil {

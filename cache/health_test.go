@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -143,7 +144,20 @@ func TestStalledStoreIsLeft(t *testing.T) {
 	defer c.Close()
 	const bound = 300 * time.Millisecond
 	c.StallAfter(bound)
+	// A write is given time for its bytes at uploadRate: 512 KiB that
+	// do not compress, 3 s.
+	payload := make([]byte, 512<<10)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range payload {
+		payload[i] = byte(rng.Uint32())
+	}
 	start := time.Now()
+	err = c.Put(ctx, Key("big"), Entry{Payload: payload})
+	if el := time.Since(start); err == nil || !strings.Contains(err.Error(), "made no progress for 3s") || el < 3*time.Second || el > 10*time.Second {
+		t.Errorf("a 512 KiB write to a store that never answers: %v after %v, want it abandoned after 3 s", err, el)
+	}
+	c.h.write = nil // the writes stopped: start again
+	start = time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
