@@ -321,7 +321,10 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		err = ctx.Err()
 	}
 	if err != nil {
-		dctx := context.WithoutCancel(ctx)
+		// Past the job's cancel, but bounded as a publish's clean-up is:
+		// the store that failed the convert may not answer the deletes.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
 		for _, key := range created {
 			if !local {
 				outB.Delete(dctx, key)
