@@ -66,14 +66,9 @@ func TestCacheStoreFaults(t *testing.T) {
 // 0 with the results of a job without a cache, in about one bound.
 func TestAppendedObjectStalls(t *testing.T) {
 	t.Parallel()
-	f, c, p, url := faultyS3(t, nil)
-	p.SetTiming(0, 0)
-	ctx := context.Background()
 	const copyPrefix = "appendstall/"
-	if err := upload(ctx, c, f.sweep, copyPrefix); err != nil {
-		t.Fatal(err)
-	}
-	in := url(inBucket, copyPrefix+inPrefix)
+	f, c, p, in := stallableSweep(t, copyPrefix)
+	ctx := context.Background()
 	tmp := t.TempDir()
 	cdir := filepath.Join(tmp, "cache")
 	if r := f.score(ctx, nil, in, filepath.Join(tmp, "cold"), "--cache", cdir); r.code != 0 {
@@ -111,14 +106,9 @@ func TestAppendedObjectStalls(t *testing.T) {
 // waited on it for ever.
 func TestInputStallsAfterRead(t *testing.T) {
 	t.Parallel()
-	f, c, p, url := faultyS3(t, nil)
-	p.SetTiming(0, 0)
-	ctx := context.Background()
 	const copyPrefix = "headstall/"
-	if err := upload(ctx, c, f.sweep, copyPrefix); err != nil {
-		t.Fatal(err)
-	}
-	in := url(inBucket, copyPrefix+inPrefix)
+	f, c, p, in := stallableSweep(t, copyPrefix)
+	ctx := context.Background()
 	_, _, key, _, _ := plainObject(t, f, c, copyPrefix)
 	tmp := t.TempDir()
 	none := filepath.Join(tmp, "none")
@@ -154,4 +144,17 @@ func TestInputStallsAfterRead(t *testing.T) {
 		t.Fatalf("warm: want every object from the cache: %s", r)
 	}
 	protocoltest.SameOutputs(t, none, warm)
+}
+
+// stallableSweep copies the fixture's sweep under copyPrefix in S3 and
+// returns the S3 URL of its input as read through a fault proxy of the
+// test's own, which holds a request it stalls until the client gives up.
+func stallableSweep(t *testing.T, copyPrefix string) (*fixture, *cloud, *FaultProxy, string) {
+	t.Helper()
+	f, c, p, url := faultyS3(t, nil)
+	p.SetTiming(0, 0)
+	if err := upload(context.Background(), c, f.sweep, copyPrefix); err != nil {
+		t.Fatal(err)
+	}
+	return f, c, p, url(inBucket, copyPrefix+inPrefix)
 }
