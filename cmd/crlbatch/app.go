@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -26,6 +27,18 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		}
 	}
 	setUsage(cmds)
+	for _, c := range cmds {
+		switch c.Name {
+		case "validate", "bound", "check-entry", "latest":
+			readOnly(c)
+		case "cache":
+			for _, sub := range c.Commands {
+				if sub.Name == "stats" {
+					readOnly(sub)
+				}
+			}
+		}
+	}
 	return &cli.Command{
 		Name:  "crlbatch",
 		Usage: "score continual-learning runs in bulk, from a folder or a bucket prefix",
@@ -144,4 +157,18 @@ func oneArg(cmd *cli.Command, what string) (string, error) {
 		return "", pipeline.Usagef("%s: missing %s (see %s --help)", commandName(cmd), what, commandPath(cmd))
 	}
 	return "", pipeline.Usagef("%s: want one %s, got %d arguments: %q", commandName(cmd), what, cmd.Args().Len(), cmd.Args().Slice())
+}
+
+// readOnly makes a command that writes nothing say, when a signal stops
+// it, only that it was interrupted: a job's "nothing was published, and
+// files written so far were removed" is not its to say.
+func readOnly(c *cli.Command) {
+	act := c.Action
+	c.Action = func(ctx context.Context, cmd *cli.Command) error {
+		err := act(ctx, cmd)
+		if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return &stoppedError{msg: strings.TrimPrefix(cmd.FullName(), "crlbatch ") + " interrupted", err: err}
+		}
+		return err
+	}
 }
