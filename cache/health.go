@@ -56,11 +56,11 @@ type health struct {
 // StallAfter bounds every request of the cache (and of its Kinds) on a
 // remote store: one that makes no progress for d (a store that accepted
 // the connection and never answers, a body that stopped halfway) is
-// abandoned, and fails as the store's error would (Stats and Prune retry
-// theirs, as the default retry policy does; a write of n bytes is given
-// at least n at uploadRate). Open sets the default
-// policy's bound, 20 s; d <= 0 leaves them unbounded. A local cache is
-// never bounded (a read of a local file does not look at its context).
+// abandoned, and fails as the store's error would. A write of n bytes is
+// given at least n at uploadRate; Stats and Prune retry their requests as
+// the default retry policy does. Open sets the default policy's bound,
+// 20 s; d <= 0 leaves them unbounded. A local cache is never bounded (a
+// read of a local file does not look at its context).
 func (c *Cache) StallAfter(d time.Duration) {
 	if c.loc.Remote() {
 		c.h.idle = max(d, 0)
@@ -83,7 +83,7 @@ func (c *Cache) read(ctx context.Context, op func(ctx context.Context, touch fun
 	if err := c.ReadsOff(); err != nil {
 		return err
 	}
-	err := c.bounded(ctx, op)
+	err := c.bounded(ctx, c.h.idle, op)
 	switch {
 	case err == nil || errors.Is(err, ErrCorrupt):
 		c.h.inARow.Store(0)
@@ -119,13 +119,11 @@ func (c *Cache) written(ctx context.Context, n int64, op func(ctx context.Contex
 	if off != nil {
 		return off
 	}
-	var err error
-	if idle := c.h.idle; idle > 0 {
+	idle := c.h.idle
+	if idle > 0 {
 		idle = max(idle, time.Duration(n/uploadRate+1)*time.Second)
-		err = storage.RetryPolicy{Attempts: 1, IdleTimeout: idle}.Retry(ctx, op)
-	} else {
-		err = op(ctx, func() {})
 	}
+	err := c.bounded(ctx, idle, op)
 	if err != nil && ctx.Err() == nil {
 		c.h.mu.Lock()
 		if c.h.write == nil {
@@ -136,13 +134,13 @@ func (c *Cache) written(ctx context.Context, n int64, op func(ctx context.Contex
 	return err
 }
 
-// bounded runs op once under the stall bound (storage.RetryPolicy's
-// watchdog), without one on a local cache.
-func (c *Cache) bounded(ctx context.Context, op func(ctx context.Context, touch func()) error) error {
-	if c.h.idle <= 0 {
+// bounded runs op once, abandoned after idle without progress
+// (storage.RetryPolicy's watchdog); idle <= 0 (a local cache): unbounded.
+func (c *Cache) bounded(ctx context.Context, idle time.Duration, op func(ctx context.Context, touch func()) error) error {
+	if idle <= 0 {
 		return op(ctx, func() {})
 	}
-	return storage.RetryPolicy{Attempts: 1, IdleTimeout: c.h.idle}.Retry(ctx, op)
+	return storage.RetryPolicy{Attempts: 1, IdleTimeout: idle}.Retry(ctx, op)
 }
 
 // maintain runs a request of Stats or Prune (a listing, a delete, an
