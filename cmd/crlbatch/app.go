@@ -18,7 +18,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 	usage := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
 		return &pipeline.UsageError{Err: explainUsage(cmd, err)}
 	}
-	cmds := []*cli.Command{scoreCommand(), boundCommand(), validateCommand(), checkEntryCommand(), synthCommand(), latestCommand(), diffCommand(), convertCommand(), cacheCommand(), versionCommand()}
+	cmds := []*cli.Command{scoreCommand(), readOnly(boundCommand()), readOnly(validateCommand()), readOnly(checkEntryCommand()), synthCommand(), readOnly(latestCommand()), diffCommand(), convertCommand(), cacheCommand(), versionCommand()}
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {
 		for _, c := range cs {
@@ -27,18 +27,6 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		}
 	}
 	setUsage(cmds)
-	for _, c := range cmds {
-		switch c.Name {
-		case "validate", "bound", "check-entry", "latest":
-			readOnly(c)
-		case "cache":
-			for _, sub := range c.Commands {
-				if sub.Name == "stats" {
-					readOnly(sub)
-				}
-			}
-		}
-	}
 	return &cli.Command{
 		Name:  "crlbatch",
 		Usage: "score continual-learning runs in bulk, from a folder or a bucket prefix",
@@ -162,7 +150,7 @@ func oneArg(cmd *cli.Command, what string) (string, error) {
 // readOnly makes a command that writes nothing say, when a signal stops
 // it, only that it was interrupted: a job's "nothing was published, and
 // files written so far were removed" is not its to say.
-func readOnly(c *cli.Command) {
+func readOnly(c *cli.Command) *cli.Command {
 	act := c.Action
 	c.Action = func(ctx context.Context, cmd *cli.Command) error {
 		err := act(ctx, cmd)
@@ -171,4 +159,5 @@ func readOnly(c *cli.Command) {
 		}
 		return err
 	}
+	return c
 }

@@ -24,7 +24,7 @@ func cacheCommand() *cli.Command {
 		Description: "URL is what score's --cache names: a folder, a blob prefix, or auto (a folder under the user's\n" +
 			"cache directory). Entries are never trusted blindly: a damaged one is rebuilt by the next job.",
 		Commands: []*cli.Command{
-			{
+			readOnly(&cli.Command{
 				Name:      "stats",
 				Usage:     "print the cache's entries, bytes, oldest and newest entry, and what the writes of stopped jobs left (temporary files, S3's incomplete multipart uploads)",
 				ArgsUsage: "URL",
@@ -54,7 +54,7 @@ func cacheCommand() *cli.Command {
 					warn(cmd, s.Warnings)
 					return nil
 				},
-			},
+			}),
 			{
 				Name:      "prune",
 				Usage:     "remove entries, oldest first: those older than --older-than, then more until at most --max-bytes are left; and what the writes of a stopped job left (temporary files, S3's incomplete multipart uploads)",
