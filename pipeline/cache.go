@@ -250,12 +250,7 @@ func (j *job) keyObjects(ctx context.Context, b *blob.Bucket, objs []object) err
 	_, err := ordered(ctx, n, limit, func(gctx context.Context, i int) error {
 		o := objs[i]
 		url := j.in.ObjectURL(o.Key)
-		var a *blob.Attributes
-		err := j.cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
-			var err error
-			a, err = b.Attributes(actx, o.Key)
-			return err
-		})
+		a, err := j.attributes(gctx, b, o.Key)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -650,12 +645,7 @@ func (j *job) storeCache(ctx context.Context, b *blob.Bucket, i int, o object, h
 	enc, sealed := jc.pending[i], jc.sealed[i]
 	jc.pending[i], jc.sealed[i] = nil, nil
 	before := jc.attrs[i]
-	var after *blob.Attributes
-	err := j.cfg.Retry.retry(ctx, func(actx context.Context, _ func()) error {
-		var err error
-		after, err = b.Attributes(actx, o.Key)
-		return err
-	})
+	after, err := j.attributes(ctx, b, o.Key)
 	// Looked up, read, looked up again: the same version throughout, or
 	// nothing is stored. (The reader's own modification time is not
 	// compared: some stores give it to the second, their listings to the

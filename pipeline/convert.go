@@ -274,16 +274,8 @@ func Convert(ctx context.Context, cfg ConvertConfig) (int, error) {
 		if local {
 			_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(key)))
 			existed = !errors.Is(err, os.ErrNotExist)
-		} else {
-			var ok bool
-			err := cfg.Retry.retry(gctx, func(actx context.Context, _ func()) error {
-				var err error
-				ok, err = outB.Exists(actx, key)
-				return err
-			})
-			if err == nil {
-				existed = ok
-			}
+		} else if ok, err := cj.exists(gctx, outB, key); err == nil {
+			existed = ok
 		}
 		err = cfg.Retry.retry(gctx, func(actx context.Context, touch func()) error {
 			// Each piece written is progress (a large upload takes longer

@@ -30,16 +30,9 @@ func (j *job) checkWritten(ctx context.Context, b *blob.Bucket, target string, f
 	for i, f := range files {
 		g.Go(guarded(func() error {
 			key := target + f.name
-			var size int64
-			err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
-				a, err := b.Attributes(ctx, key)
-				if err == nil {
-					size = a.Size
-				}
-				return err
-			})
-			if err == nil && size != f.size {
-				err = fmt.Errorf("%d bytes, %d written", size, f.size)
+			a, err := j.attributes(ctx, b, key)
+			if err == nil && a.Size != f.size {
+				err = fmt.Errorf("%d bytes, %d written", a.Size, f.size)
 			}
 			if err != nil && ctx.Err() == nil {
 				errs[i] = &StorageError{Op: "write", URL: j.out.ObjectURL(key), Err: fmt.Errorf(
@@ -294,6 +287,17 @@ func (j *job) removeEmptyUp(key string) {
 			return
 		}
 	}
+}
+
+// attributes reads the attributes of key in b, with retries.
+func (j *job) attributes(ctx context.Context, b *blob.Bucket, key string) (*blob.Attributes, error) {
+	var a *blob.Attributes
+	err := j.cfg.Retry.retry(ctx, func(ctx context.Context, _ func()) error {
+		var err error
+		a, err = b.Attributes(ctx, key)
+		return err
+	})
+	return a, err
 }
 
 // exists reports whether key exists under OUTPUT, with retries.
