@@ -47,6 +47,20 @@ const (
 // whole; r is then left to the caller, which reads it on for the size
 // check and the object's hash.
 func (j *job) decodeAny(ctx context.Context, b *blob.Bucket, split bool, o object, url, rel string, r io.Reader, onBad readers.BadRowFunc) (scoring.Object, string, error) {
+	if mr, ok := r.(readers.MappedReader); ok {
+		// A mapped object is told from its first bytes without reading
+		// them, so that a JSONL one is decoded from its mapped bytes.
+		if data := mr.Mapped(); len(data) > 0 {
+			var pq bool
+			if err := mr.Guard(func() { pq = readers.IsParquet(data[:min(len(data), len(readers.ParquetMagic))]) }); err != nil {
+				return nil, "", err
+			}
+			if !pq {
+				obj, err := j.decode(split, o, url, rel, r, onBad)
+				return obj, ReadDecoded, err
+			}
+		}
+	}
 	head := make([]byte, len(readers.ParquetMagic))
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crlbatch/crlbatch/storage"
 )
 
 // progress reports reading progress on stderr: a bar redrawn in place on a
@@ -108,16 +110,55 @@ func (p *progress) stop() {
 // (when set) is done it reads no more and returns ctx's error, so that a
 // job stops within an object (a local file's reader does not watch the
 // context it was opened with).
+//
+// With m set (a local object the store maps, storage.Mapped), it is a
+// readers.MappedReader: a plain object is then decoded from its mapped
+// bytes, and the bytes reported consumed are counted, hashed and kept as
+// read ones are; reads go on after them (to find the end, or bytes
+// appended since the object was opened).
 type countingReader struct {
-	ctx   context.Context
-	r     io.Reader
-	p     *progress
-	h     hash.Hash64
-	n     int64
-	touch func() // reports progress to the retry watchdog
-	head  hash.Hash64
-	last  byte
+	ctx     context.Context
+	r       io.Reader
+	p       *progress
+	h       hash.Hash64
+	n       int64
+	touch   func() // reports progress to the retry watchdog
+	head    hash.Hash64
+	last    byte
+	m       *storage.Mapped
+	mapped  bool // bytes were consumed from m: reads go on from m at n
+	started bool // the object's reading started (phase "read")
 }
+
+// Mapped returns the object's mapped bytes, when nothing of it has been
+// read and the store maps it (readers.MappedReader); nil once the job is
+// cancelled (Read then says so).
+func (c *countingReader) Mapped() []byte {
+	if c.m == nil || c.n != 0 {
+		return nil
+	}
+	data := c.m.Bytes()
+	if data == nil || c.alive() != nil {
+		return nil
+	}
+	return data
+}
+
+// Consumed counts the first n bytes of Mapped's as read, and gives their
+// pages back (readers.MappedReader).
+func (c *countingReader) Consumed(n int) error {
+	if err := c.alive(); err != nil {
+		return err
+	}
+	c.mapped = true
+	data := c.m.Bytes()
+	c.count(data[c.n:n])
+	c.m.Release(n)
+	return nil
+}
+
+// Guard runs fn, which reads Mapped's bytes (readers.MappedReader).
+func (c *countingReader) Guard(fn func()) error { return storage.Guard(c.m.Bytes(), fn) }
 
 // attempt is the context and the progress report of the read attempt c
 // belongs to (attemptReader).
@@ -144,15 +185,38 @@ func teeAttempt(r io.Reader, w io.Writer) io.Reader {
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
+	if err := c.alive(); err != nil {
+		return 0, err
+	}
+	var n int
+	var err error
+	if c.mapped {
+		n, err = c.m.ReadAt(b, c.n)
+	} else {
+		n, err = c.r.Read(b)
+	}
+	c.count(b[:n])
+	return n, err
+}
+
+// alive returns the context's error once it is done, and says that the
+// object's reading starts (phase "read") before its first byte.
+func (c *countingReader) alive() error {
 	if c.ctx != nil {
 		if err := c.ctx.Err(); err != nil {
-			return 0, err
+			return err
 		}
-		if c.n == 0 {
+		if c.n == 0 && !c.started {
+			c.started = true
 			phase("read")
 		}
 	}
-	n, err := c.r.Read(b)
+	return nil
+}
+
+// count takes b as the object's next bytes read.
+func (c *countingReader) count(b []byte) {
+	n := len(b)
 	c.p.add(n)
 	if c.head != nil && n > 0 {
 		if c.n < headBytes {
@@ -165,7 +229,6 @@ func (c *countingReader) Read(b []byte) (int, error) {
 		c.touch()
 	}
 	if c.h != nil {
-		c.h.Write(b[:n])
+		c.h.Write(b)
 	}
-	return n, err
 }

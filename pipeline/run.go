@@ -537,10 +537,14 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			// An object that grew from the bytes of an entry is read
 			// from the end of those (appended.go), else from its start.
 			r, start, from, head := j.openAppended(actx, b, i, o)
+			var m *storage.Mapped // the object's bytes in place (a local file)
 			if r == nil {
 				br, err := b.NewReader(actx, o.Key, nil)
 				if err != nil {
 					return err
+				}
+				if !br.As(&m) {
+					m = nil
 				}
 				r = br
 			}
@@ -551,7 +555,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 			if testHookOpen != nil {
 				testHookOpen(o.Key)
 			}
-			cr := &countingReader{ctx: actx, r: r, p: j.prog, touch: touch}
+			cr := &countingReader{ctx: actx, r: r, p: j.prog, touch: touch, m: m}
 			if sizes[o.Size] > 1 || o.Size <= 0 || j.cache != nil {
 				cr.h = j.hashFunc()
 			}

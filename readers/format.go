@@ -85,14 +85,14 @@ func open(r io.Reader, maxWindow int64) (io.Reader, Format, error) {
 		}
 		return nil, Plain, err
 	}
-	switch {
-	case bytes.HasPrefix(head, gzipMagic):
+	switch sniff(head) {
+	case Gzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, Gzip, decompressError(src, Gzip, err)
 		}
 		return &decompressor{src: src, br: br, r: zr, close: zr.Close, format: Gzip}, Gzip, nil
-	case bytes.HasPrefix(head, zstdMagic):
+	case Zstd:
 		// The first frame's window, to name it when it is too long.
 		var window int64
 		var h zstd.Header
@@ -114,6 +114,17 @@ func open(r io.Reader, maxWindow int64) (io.Reader, Format, error) {
 		return d, Zstd, nil
 	}
 	return &decompressor{src: src, br: br, r: br, close: func() error { return nil }, format: Plain}, Plain, nil
+}
+
+// sniff is the format of an object that starts with head.
+func sniff(head []byte) Format {
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		return Gzip
+	case bytes.HasPrefix(head, zstdMagic):
+		return Zstd
+	}
+	return Plain
 }
 
 // sourceReader remembers the first error of the underlying reader, so that a

@@ -26,8 +26,9 @@ func decodeByLines(data []byte, opts Options) (*ObjectRuns, error) {
 }
 
 // checkInPlace decodes data line by line (decodeByLines), whole
-// (DecodeObject) and in chunks of several sizes, and requires the same
-// object, or the same error after the same bad rows.
+// (DecodeObject, from a reader and from mapped bytes) and in chunks of
+// several sizes, and requires the same object, or the same error after the
+// same bad rows.
 func checkInPlace(t *testing.T, data []byte, opts Options, badMode, stopAt int) {
 	t.Helper()
 	want := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
@@ -37,6 +38,13 @@ func checkInPlace(t *testing.T, data []byte, opts Options, badMode, stopAt int) 
 		return DecodeObject(testURL, "x.jsonl", bytes.NewReader(data), o)
 	})
 	sameDecoding(t, fmt.Sprintf("whole, bad rows %d", badMode), got, want)
+	var mb *mappedBytes
+	got = decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+		mb = &mappedBytes{data: data}
+		return DecodeObject(testURL, "x.jsonl", mb, o)
+	})
+	sameDecoding(t, fmt.Sprintf("mapped, bad rows %d", badMode), got, want)
+	mb.check(t, got.err == nil)
 	for _, size := range []int{1, 100, 4096, 1 << 20} {
 		got := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
 			return decodeChunked(data, o, size, size%2 == 0)

@@ -45,7 +45,10 @@ type lineReader struct {
 	max   int
 	line  int  // number of the last line returned (1-based)
 	first bool // the BOM check is pending
-	owned bool // the last line returned is in a buffer of its own
+	// mapped: buf is the object's mapped bytes (MappedReader), not a
+	// buffer of the reader's: never given back to lineBufs.
+	mapped bool
+	owned  bool // the last line returned is in a buffer of its own
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -321,7 +324,7 @@ func (lr *lineReader) fill() error {
 
 // putBuf gives a buffer of the initial size back to lineBufs.
 func (lr *lineReader) putBuf() {
-	if len(lr.buf) == initialLineBuffer {
+	if !lr.mapped && len(lr.buf) == initialLineBuffer {
 		lineBufs.Put((*[initialLineBuffer]byte)(lr.buf))
 	}
 	lr.buf = nil
@@ -360,24 +363,80 @@ func openLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineRead
 	return lr, format, lineCloser{rd.(io.Closer), lr}, nil
 }
 
+// MappedReader is a reader whose object's bytes are mapped into memory
+// already (a local file in the page cache, storage.Mapped): the lines of a
+// plain object are then read where they lie, without the copy a read
+// makes (readLines).
+type MappedReader interface {
+	io.Reader
+	// Mapped returns the object's bytes, when nothing of it has been read
+	// and they are mapped, else nil (the object is read).
+	Mapped() []byte
+	// Consumed says that the first n bytes of Mapped's are done with
+	// (read, as Read would have): called as the lines are decoded, every
+	// mappedStep bytes or so, and at the end. An error stops the object
+	// as a read's would; it is returned wrapped.
+	Consumed(n int) error
+	// Guard runs fn, which reads Mapped's bytes, and returns an error
+	// instead of crashing when a page of them cannot be read (the file
+	// was cut shorter while it was read).
+	Guard(fn func()) error
+}
+
+// mappedStep is how many bytes of a mapped object are reported consumed
+// at a time: the pages behind them are given back then, so that a worker
+// holds about this much of its object, not all of it.
+const mappedStep = 1 << 20
+
 // readLines reads the object of obj (plain, gzip or zstd, under the object
 // and line limits) and hands each line, blank ones included, with its
 // 1-based number to fn, keeping obj.Format and obj.Lines up to date. An
 // error of fn ends the object and is returned as it is. It does not close
-// r.
+// r. A plain object that r has mapped (MappedReader) is read there, with
+// the same lines, limits and errors.
 //
 // With inPlace set, each line is first offered to inPlace, as the bytes
 // from its start on (lineReader.pending) and its number: inPlace returns
 // the line's length with its '\n' when it took the line, which fn then is
 // not given, or 0 (and no error) when it did not.
 func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, inPlace func(data []byte, n int) (int, error), fn func(line []byte, n int) error) error {
+	if mr, ok := r.(MappedReader); ok {
+		if data := mr.Mapped(); len(data) > 0 && int64(len(data)) <= maxObject {
+			var format Format
+			if err := mr.Guard(func() { format = sniff(data) }); err != nil {
+				return locate(&storageError{err}, obj.URL, 1)
+			}
+			if format == Plain {
+				obj.Format = Plain
+				lr := &lineReader{buf: data, end: len(data), eof: true, max: maxLine, first: true, mapped: true}
+				var err error
+				if ferr := mr.Guard(func() { err = lineLoop(obj, lr, mr, inPlace, fn) }); ferr != nil {
+					return locate(&storageError{ferr}, obj.URL, lr.line+1)
+				}
+				return err
+			}
+		}
+	}
 	lr, format, rc, err := openLines(obj.URL, r, maxObject, maxLine)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 	obj.Format = format
+	return lineLoop(obj, lr, nil, inPlace, fn)
+}
+
+// lineLoop is readLines' loop over lr's lines; mr, when lr's buffer is its
+// mapped bytes, is told of the bytes consumed.
+func lineLoop(obj *ObjectInfo, lr *lineReader, mr MappedReader, inPlace func(data []byte, n int) (int, error), fn func(line []byte, n int) error) error {
+	told := 0 // bytes mr was told of
 	for {
+		if mr != nil && lr.start-told >= mappedStep {
+			if err := mr.Consumed(lr.start); err != nil {
+				return locate(&storageError{err}, obj.URL, lr.line+1)
+			}
+			told = lr.start
+		}
 		if inPlace != nil {
 			if data := lr.pending(); len(data) > 0 {
 				if k, err := inPlace(data, lr.line+1); k > 0 {
@@ -393,6 +452,11 @@ func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, inPla
 		line, n, err := lr.next()
 		obj.Lines = lr.line
 		if err == io.EOF {
+			if mr != nil {
+				if err := mr.Consumed(lr.end); err != nil {
+					return locate(&storageError{err}, obj.URL, lr.line+1)
+				}
+			}
 			return nil
 		}
 		if err != nil {

@@ -236,7 +236,11 @@ func (b *localBucket) NewRangeReader(_ context.Context, key string, offset, leng
 	if length >= 0 {
 		r = io.LimitReader(f, length)
 	}
-	return &localReader{r: r, f: f, attrs: driver.ReaderAttributes{ContentType: "application/octet-stream", ModTime: fi.ModTime(), Size: fi.Size()}}, nil
+	lr := &localReader{r: r, f: f, attrs: driver.ReaderAttributes{ContentType: "application/octet-stream", ModTime: fi.ModTime(), Size: fi.Size()}}
+	if mapsFiles && offset == 0 && length < 0 && fi.Size() >= InPlaceMinBytes {
+		lr.m = &Mapped{f: f, size: fi.Size()}
+	}
+	return lr, nil
 }
 
 // openRegular opens p for reading without blocking (a FIFO with no writer
@@ -261,13 +265,29 @@ func openRegular(p string) (*os.File, os.FileInfo, error) {
 type localReader struct {
 	r     io.Reader
 	f     *os.File
+	m     *Mapped // the object's bytes in place, when it is read whole from its start and large enough
 	attrs driver.ReaderAttributes
 }
 
 func (r *localReader) Read(p []byte) (int, error)           { return r.r.Read(p) }
-func (r *localReader) Close() error                         { return r.f.Close() }
 func (r *localReader) Attributes() *driver.ReaderAttributes { return &r.attrs }
-func (r *localReader) As(any) bool                          { return false }
+
+func (r *localReader) Close() error {
+	if r.m != nil {
+		r.m.close()
+	}
+	return r.f.Close()
+}
+
+// As gives the object's bytes in place (**Mapped), when they may be.
+func (r *localReader) As(i any) bool {
+	p, ok := i.(**Mapped)
+	if !ok || r.m == nil {
+		return false
+	}
+	*p = r.m
+	return true
+}
 
 var errReadOnly = errors.New("the input folder is opened read-only")
 

@@ -1,0 +1,188 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crlbatch/crlbatch/internal/synth"
+	"github.com/crlbatch/crlbatch/storage"
+)
+
+// localReads is what the manifest under out says of how each object was
+// read.
+func localReads(t *testing.T, out string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Objects []struct {
+			Key  string `json:"key"`
+			Read string `json:"read"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	reads := map[string]string{}
+	for _, o := range m.Objects {
+		reads[o.Key] = o.Read
+	}
+	return reads
+}
+
+// withMapping sets storage.InPlaceMinBytes for the test: 1 maps every
+// local object read whole, MaxInt64 none.
+func withMapping(t *testing.T, minBytes int64) {
+	old := storage.InPlaceMinBytes
+	storage.InPlaceMinBytes = minBytes
+	t.Cleanup(func() { storage.InPlaceMinBytes = old })
+}
+
+// TestMappedObjects: a local sweep decoded from its mapped objects gives
+// byte for byte the results of one read, with an object stored twice
+// (found by the hashes of the bytes consumed), objects decoded in chunks
+// (read, though mapped), a cache filled and then reused, an object grown
+// by appended lines (its head hash and last byte from the mapped bytes);
+// an object cut shorter while its mapped bytes are decoded fails the job
+// as one cut while read does, and no fault crashes it.
+//
+// Not parallel: it sets storage.InPlaceMinBytes and testHookPhase.
+func TestMappedObjects(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if _, err := synth.Run(context.Background(), synth.Config{Out: in, Seeds: 2, Steps: 400, Seed: 5, Extras: true}); err != nil {
+		t.Fatal(err)
+	}
+	objs, _ := filepath.Glob(filepath.Join(in, "*", "*.jsonl"))
+	if len(objs) < 4 {
+		t.Fatalf("%d objects", len(objs))
+	}
+	twin, err := os.ReadFile(objs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(objs[1]), "twin.jsonl"), twin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	n := 0
+	score := func(minBytes int64, cache string, edit func(*Config)) (string, error) {
+		t.Helper()
+		withMapping(t, minBytes)
+		n++
+		out := filepath.Join(tmp, "out", strings.Repeat("x", n))
+		cfg := localJob(in, out, nil)
+		cfg.Concurrency, cfg.Cache = 2, cache
+		if edit != nil {
+			edit(&cfg)
+		}
+		_, err := Run(context.Background(), cfg)
+		return out, err
+	}
+	same := func(what string, edit func(*Config)) {
+		t.Helper()
+		read, err := score(math.MaxInt64, "", edit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mapped, err := score(1, "", edit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(what, func(t *testing.T) { sameFiles(t, read, mapped) })
+	}
+	same("whole objects", nil)
+	same("objects in chunks", func(c *Config) { c.chunkBytes = 4096 })
+	same("one at a time", func(c *Config) { c.Concurrency = 1 })
+	report, err := os.ReadFile(filepath.Join(tmp, "out", "x", "report.md"))
+	if err != nil || !strings.Contains(string(report), "twin.jsonl") {
+		t.Errorf("the report does not name the object stored twice (%v)", err)
+	}
+
+	// A cache filled from mapped objects, then an object grown: its
+	// appended lines alone decoded, the rest from the cache.
+	cache := filepath.Join(tmp, "cache")
+	if _, err := score(1, cache, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(objs[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(twin), "\n")
+	if _, err := f.WriteString(strings.Join(lines[len(lines)-4:], "")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	warm, err := score(1, cache, func(c *Config) { c.appendedMinBytes = 1 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, err := score(math.MaxInt64, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"} {
+		w, err := os.ReadFile(filepath.Join(warm, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := os.ReadFile(filepath.Join(cold, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(w) != string(c) {
+			t.Errorf("warm: %s differs from a job without a cache", name)
+		}
+	}
+	rel, _ := filepath.Rel(in, objs[0])
+	for k, how := range localReads(t, warm) {
+		want := ReadCache
+		if k == filepath.ToSlash(rel) {
+			want = ReadAppended
+		}
+		if how != want {
+			t.Errorf("%s read %q, want %q", k, how, want)
+		}
+	}
+
+	// Cut to 10 bytes once mapped, before its lines are decoded.
+	for _, minBytes := range []int64{1, math.MaxInt64} {
+		victim := objs[2]
+		data, err := os.ReadFile(victim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := false
+		testHookPhase = func(name string) {
+			if name == "read" && !cut {
+				cut = true
+				if err := os.Truncate(victim, 10); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		_, err = score(minBytes, "", func(c *Config) {
+			c.Concurrency = 1
+			c.Input = filepath.Dir(victim)
+		})
+		testHookPhase = nil
+		if !cut || !IsStorage(err) || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), "changed while the job read it") {
+			t.Errorf("mapped from %d bytes: error %v: want a storage error naming %s, saying it changed while read", minBytes, err, victim)
+		}
+		// Mapped, its decode met the fault (and says so); read, the end.
+		if faulted := strings.Contains(fmt.Sprint(err), storage.ErrFaulted.Error()); faulted != (minBytes == 1) {
+			t.Errorf("mapped from %d bytes: error %v: the fault of a mapped page named %v", minBytes, err, faulted)
+		}
+		if err := os.WriteFile(victim, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
