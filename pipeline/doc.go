@@ -49,7 +49,10 @@
 // DecodeParquet when it has one (scoring.ParquetDecoder: skyfall's reads
 // the columns straight into its runs), else through readers.ParquetLines
 // as the JSON Lines rows it holds; anything else goes to the protocol's
-// decoder as it is.
+// decoder as it is. A local object that the store maps (storage.Mapped)
+// is decoded from its mapped bytes, whole or in chunks (readers.MappedReader:
+// the object's reader counts, hashes and checks the bytes consumed as it
+// does those read).
 // With --cache (cache.go), every object is first looked up in the
 // decoded-object cache by its URL, key, size, ETag, MD5, modification time
 // and the decoder's scoring.Codec key; a hit is the decoder's encoding read

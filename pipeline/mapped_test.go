@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,10 +51,11 @@ func withMapping(t *testing.T, minBytes int64) {
 // TestMappedObjects: a local sweep decoded from its mapped objects gives
 // byte for byte the results of one read, with an object stored twice
 // (found by the hashes of the bytes consumed), objects decoded in chunks
-// (read, though mapped), a cache filled and then reused, an object grown
-// by appended lines (its head hash and last byte from the mapped bytes);
-// an object cut shorter while its mapped bytes are decoded fails the job
-// as one cut while read does, and no fault crashes it.
+// (cut from the mapped bytes), a cache filled and then reused, an object
+// grown by appended lines (its head hash and last byte from the mapped
+// bytes); an object cut shorter while its mapped bytes are decoded, whole
+// or in chunks, fails the job as one cut while read does, and no fault
+// crashes it.
 //
 // Not parallel: it sets storage.InPlaceMinBytes and testHookPhase.
 func TestMappedObjects(t *testing.T) {
@@ -153,8 +156,13 @@ func TestMappedObjects(t *testing.T) {
 		}
 	}
 
-	// Cut to 10 bytes once mapped, before its lines are decoded.
-	for _, minBytes := range []int64{1, math.MaxInt64} {
+	// Cut to 10 bytes once mapped, before its lines are decoded: whole,
+	// and in chunks.
+	for _, tc := range []struct {
+		minBytes int64
+		split    bool
+	}{{1, false}, {math.MaxInt64, false}, {1, true}, {math.MaxInt64, true}} {
+		minBytes := tc.minBytes
 		victim := objs[2]
 		data, err := os.ReadFile(victim)
 		if err != nil {
@@ -169,17 +177,25 @@ func TestMappedObjects(t *testing.T) {
 				}
 			}
 		}
+		var log bytes.Buffer
 		_, err = score(minBytes, "", func(c *Config) {
 			c.Concurrency = 1
+			if tc.split {
+				c.Concurrency, c.chunkBytes = 2, 4096
+				c.Logger = slog.New(slog.NewTextHandler(&log, nil))
+			}
 			c.Input = filepath.Dir(victim)
 		})
+		if tc.split != strings.Contains(log.String(), "decoding in chunks") {
+			t.Errorf("split %v: the log says otherwise:\n%s", tc.split, log.String())
+		}
 		testHookPhase = nil
 		if !cut || !IsStorage(err) || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), "changed while the job read it") {
-			t.Errorf("mapped from %d bytes: error %v: want a storage error naming %s, saying it changed while read", minBytes, err, victim)
+			t.Errorf("mapped from %d bytes, split %v: error %v: want a storage error naming %s, saying it changed while read", minBytes, tc.split, err, victim)
 		}
 		// Mapped, its decode met the fault (and says so); read, the end.
 		if faulted := strings.Contains(fmt.Sprint(err), storage.ErrFaulted.Error()); faulted != (minBytes == 1) {
-			t.Errorf("mapped from %d bytes: error %v: the fault of a mapped page named %v", minBytes, err, faulted)
+			t.Errorf("mapped from %d bytes, split %v: error %v: the fault of a mapped page named %v", minBytes, tc.split, err, faulted)
 		}
 		if err := os.WriteFile(victim, data, 0o644); err != nil {
 			t.Fatal(err)

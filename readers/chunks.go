@@ -39,6 +39,10 @@ type Chunks struct {
 	rc       io.Closer // the decompressor
 	format   Format
 
+	// mr is the object's reader when its lines are cut from its mapped
+	// bytes (MappedReader; lr.mapped), nil when they are read.
+	mr MappedReader
+
 	// Next's side.
 	lr     *lineReader
 	issued int                // chunks handed out
@@ -66,12 +70,18 @@ func SplitObject(url, key string, r io.Reader, opts Options) (*Chunks, error) {
 	if err != nil {
 		return nil, err
 	}
-	lr, format, rc, err := openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
+	lr, format, mr, err := mappedLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
 	if err != nil {
 		return nil, err
 	}
+	var rc io.Closer = io.NopCloser(nil)
+	if lr == nil {
+		if lr, format, rc, err = openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes); err != nil {
+			return nil, err
+		}
+	}
 	c := &Chunks{
-		url: url, key: key, opts: opts, rc: rc, format: format, lr: lr,
+		url: url, key: key, opts: opts, rc: rc, format: format, lr: lr, mr: mr,
 		obj:    &ObjectRuns{ObjectInfo: ObjectInfo{URL: url, Key: key, Format: format}, comps: opts.Components},
 		labels: map[*part]map[string]struct{}{},
 	}
@@ -112,6 +122,10 @@ type Chunk struct {
 	ends     []int
 	long     []byte // a line after them that was too long for the line buffer, taken over, not copied
 	err      error  // the stream broke after the last line: the object's error
+	// mapped: data is the object's mapped bytes, not a buffer (Chunks.mr);
+	// end is where the chunk's lines end in them.
+	mapped bool
+	end    int
 }
 
 // Next reads the next chunk: whole lines, about size bytes of them
@@ -126,7 +140,29 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 	if c.done {
 		return nil, io.EOF
 	}
+	if c.mr == nil {
+		return c.next(size)
+	}
+	var ch *Chunk
+	var err error
+	if ferr := c.mr.Guard(func() { ch, err = c.next(size) }); ferr != nil {
+		c.done = true
+		return &Chunk{c: c, seq: c.issued, first: c.lr.line + 1, lines: c.lr.line, err: locate(&storageError{ferr}, c.url, c.lr.line+1)}, nil
+	}
+	return ch, err
+}
+
+func (c *Chunks) next(size int) (*Chunk, error) {
 	ch := &Chunk{c: c, seq: c.issued, first: c.lr.line + 1}
+	if c.lr.mapped {
+		// Whole lines of the mapped bytes make the chunk, uncopied.
+		if ch.data, ch.rawLines = c.lr.cut(max(size, 1)); ch.rawLines > 0 {
+			ch.raw, ch.mapped, ch.end = len(ch.data), true, c.lr.start
+			ch.lines = c.lr.line
+			c.issued++
+			return ch, nil
+		}
+	}
 	if b, ok := c.bufs.get(); ok {
 		ch.data, ch.ends = b.data[:0], b.ends[:0]
 	} else {
@@ -159,6 +195,9 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 	ch.lines = c.lr.line
 	if ch.rawLines == 0 && len(ch.ends) == 0 && ch.long == nil && ch.err == nil {
 		return nil, io.EOF
+	}
+	if c.lr.mapped {
+		ch.end = c.lr.start
 	}
 	c.issued++
 	return ch, nil
@@ -201,6 +240,7 @@ type ChunkRuns struct {
 	obj   *ObjectRuns  // the chunk's runs, rows and skipped rows
 	bad   []*DataError // the bad rows skipped, in line order (with OnBadRow set)
 	stop  error        // what ends the object within this chunk, if anything
+	end   int          // where the chunk's lines end in the mapped bytes (Chunks.mr)
 }
 
 // DecodeChunk decodes the lines of one chunk. It only reads what the chunk
@@ -223,7 +263,45 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	// A chunk holding more runs, or a run with more labels, than the
 	// limits allow stops at the line that went over; the object as a whole
 	// went over them at this line or before, which Merge finds.
-	raw, n := ch.data[:ch.raw], ch.first
+	n := ch.first
+	if ch.mapped {
+		if err := c.mr.Guard(func() { n = decodeRaw(od, cr, ch.data, n) }); err != nil {
+			cr.stop = locate(&storageError{err}, c.url, n)
+		}
+	} else {
+		n = decodeRaw(od, cr, ch.data[:ch.raw], n)
+	}
+	start := ch.raw
+	for i, end := range ch.ends {
+		if cr.stop != nil {
+			break
+		}
+		cr.stop = od.line(ch.data[start:end], n+i)
+		start = end
+	}
+	if cr.stop == nil && ch.long != nil {
+		cr.stop = od.line(ch.long, n+len(ch.ends))
+	}
+	if cr.stop == nil {
+		cr.stop = ch.err
+	}
+	cr.obj = od.obj
+	cr.end = ch.end
+	od.release()
+	// Nothing decoded points into the lines (labels, metadata and
+	// messages are copies): the buffer serves a later chunk. Mapped bytes
+	// are not a buffer.
+	if !ch.mapped {
+		c.bufs.put(&lineBuf{ch.data, ch.ends})
+	}
+	ch.data, ch.ends, ch.long = nil, nil, nil
+	return cr
+}
+
+// decodeRaw decodes the lines of raw, the first numbered n, each with its
+// line end, until one stops the chunk (cr.stop); it returns the number of
+// the line after the last decoded.
+func decodeRaw(od *objectDecoder, cr *ChunkRuns, raw []byte, n int) int {
 	for len(raw) > 0 {
 		// Each line cut from the stream ends with a '\n' (block), and is
 		// no longer than MaxLineBytes: a row decoded in place ends at its
@@ -247,27 +325,7 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 		}
 		raw, n = raw[i+1:], n+1
 	}
-	start := ch.raw
-	for i, end := range ch.ends {
-		if cr.stop != nil {
-			break
-		}
-		cr.stop = od.line(ch.data[start:end], n+i)
-		start = end
-	}
-	if cr.stop == nil && ch.long != nil {
-		cr.stop = od.line(ch.long, n+len(ch.ends))
-	}
-	if cr.stop == nil {
-		cr.stop = ch.err
-	}
-	cr.obj = od.obj
-	od.release()
-	// Nothing decoded points into the lines (labels, metadata and
-	// messages are copies): the buffer serves a later chunk.
-	c.bufs.put(&lineBuf{ch.data, ch.ends})
-	ch.data, ch.ends, ch.long = nil, nil, nil
-	return cr
+	return n
 }
 
 // A chunk's events, merged in line order: a run first seen, a label new to
@@ -300,6 +358,17 @@ func (c *Chunks) Merge(cr *ChunkRuns) error {
 	if err := c.merge(cr); err != nil {
 		c.err = err
 		return err
+	}
+	if c.mr != nil {
+		// The mapped bytes up to the chunk's end are done with.
+		var err error
+		if ferr := c.mr.Guard(func() { err = c.mr.Consumed(cr.end) }); ferr != nil {
+			err = ferr
+		}
+		if err != nil {
+			c.err = locate(&storageError{err}, c.url, cr.lines+1)
+			return c.err
+		}
 	}
 	return nil
 }

@@ -175,6 +175,13 @@ func checkChunked(t *testing.T, data []byte, opts Options, size int, badMode, st
 		return decodeChunked(data, o, size, parallel)
 	})
 	sameDecoding(t, fmt.Sprintf("chunks of %d bytes", size), got, want)
+	var mb *mappedBytes
+	got = decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+		mb = &mappedBytes{data: data}
+		return decodeChunkedFrom(mb, o, size, parallel)
+	})
+	sameDecoding(t, fmt.Sprintf("chunks of %d mapped bytes", size), got, want)
+	mb.check(t, got.err == nil)
 }
 
 // chunkInput joins the objects of a random sweep into one object: runs

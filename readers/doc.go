@@ -50,6 +50,16 @@
 // with (a skyfall.TracePool: put a trace back once scored), so that a pass
 // over the runs does not allocate one set of columns per run.
 //
+// An object whose reader has its bytes mapped already (a MappedReader: a
+// local file in the page cache, storage.Mapped) is, when plain and within
+// MaxObjectBytes, read where it lies, without the copy a read makes: its
+// lines are the same, cut at the same '\n's and checked against the same
+// limits; the reader is told the bytes consumed every MiB (and at the
+// end), and every touch of the bytes runs under its Guard, so that a page
+// that faults (the file cut shorter meanwhile) is a read error, not a
+// crash. In chunks, each chunk past the first is the mapped bytes
+// themselves, told consumed as it is merged.
+//
 // One object larger than a core's share: SplitObject reads it as chunks of
 // whole lines (Chunks.Next: past the first, each read straight into its
 // chunk's buffer, a piece at a time, and cut at its last '\n', its lines

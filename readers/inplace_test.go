@@ -26,8 +26,8 @@ func decodeByLines(data []byte, opts Options) (*ObjectRuns, error) {
 }
 
 // checkInPlace decodes data line by line (decodeByLines), whole
-// (DecodeObject, from a reader and from mapped bytes) and in chunks of
-// several sizes, and requires the same object, or the same error after the
+// (DecodeObject) and in chunks of several sizes, each from a reader and
+// from mapped bytes, and requires the same object, or the same error after the
 // same bad rows.
 func checkInPlace(t *testing.T, data []byte, opts Options, badMode, stopAt int) {
 	t.Helper()
@@ -50,6 +50,12 @@ func checkInPlace(t *testing.T, data []byte, opts Options, badMode, stopAt int) 
 			return decodeChunked(data, o, size, size%2 == 0)
 		})
 		sameDecoding(t, fmt.Sprintf("chunks of %d bytes, bad rows %d", size, badMode), got, want)
+		got = decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+			mb = &mappedBytes{data: data}
+			return decodeChunkedFrom(mb, o, size, size%2 == 0)
+		})
+		sameDecoding(t, fmt.Sprintf("chunks of %d mapped bytes, bad rows %d", size, badMode), got, want)
+		mb.check(t, got.err == nil)
 	}
 }
 

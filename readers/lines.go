@@ -168,6 +168,30 @@ func (lr *lineReader) block(dst []byte, size int) ([]byte, int) {
 
 var nl = []byte{'\n'}
 
+// cut returns the whole lines of the mapped bytes (lr.mapped) that next
+// would return next and that end within size bytes, uncopied ('\r' and
+// '\n' kept), and how many, capped so that appending to them cannot
+// write into the mapping. It returns none under block's conditions:
+// the byte-order-mark check is pending, or size is more than max or
+// maxLineBuffer (a line within might be too long); or when no line ends
+// within size bytes.
+func (lr *lineReader) cut(size int) ([]byte, int) {
+	if lr.first || size > lr.max || size > maxLineBuffer {
+		return nil, 0
+	}
+	rest := lr.buf[lr.start:min(lr.end, lr.start+size)]
+	k := bytes.LastIndexByte(rest, '\n') + 1
+	if k == 0 {
+		return nil, 0
+	}
+	lines := rest[:k:k]
+	n := bytes.Count(lines, nl)
+	lr.start += k
+	lr.scan = lr.start
+	lr.line += n
+	return lines, n
+}
+
 // giveBack makes rest, which holds no '\n', the line buffer's pending
 // bytes (the buffer is empty), growing the buffer as fill would to hold it.
 func (lr *lineReader) giveBack(rest []byte) {
@@ -400,22 +424,16 @@ const mappedStep = 1 << 20
 // the line's length with its '\n' when it took the line, which fn then is
 // not given, or 0 (and no error) when it did not.
 func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, inPlace func(data []byte, n int) (int, error), fn func(line []byte, n int) error) error {
-	if mr, ok := r.(MappedReader); ok {
-		if data := mr.Mapped(); len(data) > 0 && int64(len(data)) <= maxObject {
-			var format Format
-			if err := mr.Guard(func() { format = sniff(data) }); err != nil {
-				return locate(&storageError{err}, obj.URL, 1)
-			}
-			if format == Plain {
-				obj.Format = Plain
-				lr := &lineReader{buf: data, end: len(data), eof: true, max: maxLine, first: true, mapped: true}
-				var err error
-				if ferr := mr.Guard(func() { err = lineLoop(obj, lr, mr, inPlace, fn) }); ferr != nil {
-					return locate(&storageError{ferr}, obj.URL, lr.line+1)
-				}
-				return err
-			}
+	lr, _, mr, err := mappedLines(obj.URL, r, maxObject, maxLine)
+	if err != nil {
+		return err
+	}
+	if lr != nil {
+		obj.Format = Plain
+		if ferr := mr.Guard(func() { err = lineLoop(obj, lr, mr, inPlace, fn) }); ferr != nil {
+			return locate(&storageError{ferr}, obj.URL, lr.line+1)
 		}
+		return err
 	}
 	lr, format, rc, err := openLines(obj.URL, r, maxObject, maxLine)
 	if err != nil {
@@ -424,6 +442,28 @@ func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, inPla
 	defer rc.Close()
 	obj.Format = format
 	return lineLoop(obj, lr, nil, inPlace, fn)
+}
+
+// mappedLines returns the lines of r's mapped bytes (lineReader.mapped),
+// when r is a MappedReader that has them, they are plain and within
+// maxObject; else no line reader (the object is read: openLines).
+func mappedLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineReader, Format, MappedReader, error) {
+	mr, ok := r.(MappedReader)
+	if !ok {
+		return nil, Plain, nil, nil
+	}
+	data := mr.Mapped()
+	if len(data) == 0 || int64(len(data)) > maxObject {
+		return nil, Plain, nil, nil
+	}
+	var format Format
+	if err := mr.Guard(func() { format = sniff(data) }); err != nil {
+		return nil, Plain, nil, locate(&storageError{err}, url, 1)
+	}
+	if format != Plain {
+		return nil, Plain, nil, nil
+	}
+	return &lineReader{buf: data, end: len(data), eof: true, max: maxLine, first: true, mapped: true}, Plain, mr, nil
 }
 
 // lineLoop is readLines' loop over lr's lines; mr, when lr's buffer is its

@@ -66,7 +66,8 @@ func (m *mappedBytes) check(t *testing.T, whole bool) {
 }
 
 // A plain object decoded from its mapped bytes is told consumed a step at a
-// time, in order, to its end; an error of Consumed stops it (wrapped, at
+// time, in order, to its end, and in chunks chunk by chunk, the chunks cut
+// from the mapped bytes uncopied; an error of Consumed stops it (wrapped, at
 // the line it stopped before, not a DataError); an object over
 // MaxObjectBytes, or compressed, is read instead, with the reader's error;
 // records decode the same from mapped bytes as read.
@@ -94,6 +95,48 @@ func TestMapped(t *testing.T) {
 		if n < (i+1)*mappedStep || n > (i+1)*mappedStep+len(data)/1000 || data[n-1] != '\n' {
 			t.Fatalf("told %v: step %d not just past %d bytes at a line end", mb.told, i, (i+1)*mappedStep)
 		}
+	}
+
+	// In chunks: all but the first (its byte-order mark is checked line
+	// by line) cut from the mapped bytes, uncopied; told consumed chunk
+	// by chunk as they are merged, in order.
+	mb = &mappedBytes{data: data}
+	c, err := SplitObject(testURL, "x.jsonl", mb, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, cut := 0, 0
+	for {
+		ch, err := c.Next(DefaultChunkBytes / 4)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks++
+		if ch.mapped {
+			cut++
+			if p := &ch.data[0]; p != &data[ch.end-len(ch.data)] || cap(ch.data) != len(ch.data) {
+				t.Fatalf("chunk %d: not the mapped bytes before %d, capped", chunks, ch.end)
+			}
+		}
+		if err := c.Merge(DecodeChunk(ch)); err != nil {
+			t.Fatal(err)
+		}
+		if mb.told[len(mb.told)-1] != ch.end {
+			t.Fatalf("chunk %d merged: told %v, want its end %d last", chunks, mb.told, ch.end)
+		}
+	}
+	got, err = c.Object()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	sameObject(t, got, want)
+	mb.check(t, true)
+	if chunks < len(data)/(DefaultChunkBytes/4) || cut != chunks-1 || len(mb.told) != chunks {
+		t.Fatalf("%d chunks, %d cut from the mapped bytes, told %d times: want %d or more, all but the first cut, each told", chunks, cut, len(mb.told), len(data)/(DefaultChunkBytes/4))
 	}
 
 	// Consumed fails: the object stops there, at the next line.

@@ -8,6 +8,13 @@
 //     are written; a local INPUT is read by this package's read-only
 //     driver (local.go): links followed, names as they are, unreadable
 //     folders, dangling links and loops errors, only regular files read.
+//   - A local INPUT's object of InPlaceMinBytes (1 MiB) or more, opened
+//     from its start, gives through blob.Reader.As a *Mapped (Linux): its
+//     bytes mapped read-only from the page cache, so that its reader reads
+//     them in place instead of having them copied; Release gives back the
+//     pages of the bytes done with, ReadAt reads on past them, and Guard
+//     turns a fault on a page (the file cut shorter while mapped) into
+//     ErrFaulted instead of a crash.
 //   - OpenBucket opens a Location's bucket through an Opener (DefaultOpener
 //     uses gocloud.dev's URL mux; tests hand in their own). The package
 //     imports no blob driver: whoever runs it (cmd) blank-imports the
@@ -59,7 +66,7 @@
 // the store that persisted through the retries and names the object or
 // prefix (3), a *DataError bad input found after decoding (1).
 //
-// Besides those secrets the package holds no state; it starts no
-// goroutine that outlives a call; it knows no protocol and no output
-// format.
+// Besides those secrets (and InPlaceMinBytes, which tests lower) the
+// package holds no state; it starts no goroutine that outlives a call; it
+// knows no protocol and no output format.
 package storage
