@@ -157,6 +157,10 @@ func (c *countingReader) Consumed(n int) error {
 	return nil
 }
 
+// Ahead brings in the pages of Mapped's bytes read next
+// (readers.MappedReader).
+func (c *countingReader) Ahead(off, n int) { c.m.Ahead(off, n) }
+
 // Guard runs fn, which reads Mapped's bytes (readers.MappedReader).
 func (c *countingReader) Guard(fn func()) error { return storage.Guard(c.m.Bytes(), fn) }
 

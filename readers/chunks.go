@@ -156,6 +156,7 @@ func (c *Chunks) next(size int) (*Chunk, error) {
 	ch := &Chunk{c: c, seq: c.issued, first: c.lr.line + 1}
 	if c.lr.mapped {
 		// Whole lines of the mapped bytes make the chunk, uncopied.
+		c.mr.Ahead(c.lr.start, size)
 		if ch.data, ch.rawLines = c.lr.cut(max(size, 1)); ch.rawLines > 0 {
 			ch.raw, ch.mapped, ch.end = len(ch.data), true, c.lr.start
 			ch.lines = c.lr.line

@@ -405,6 +405,9 @@ type MappedReader interface {
 	// instead of crashing when a page of them cannot be read (the file
 	// was cut shorter while it was read).
 	Guard(fn func()) error
+	// Ahead says that the n bytes of Mapped's from off are read next (so
+	// that their pages may be brought in at once).
+	Ahead(off, n int)
 }
 
 // mappedStep is how many bytes of a mapped object are reported consumed
@@ -470,12 +473,16 @@ func mappedLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineRe
 // mapped bytes, is told of the bytes consumed.
 func lineLoop(obj *ObjectInfo, lr *lineReader, mr MappedReader, inPlace func(data []byte, n int) (int, error), fn func(line []byte, n int) error) error {
 	told := 0 // bytes mr was told of
+	if mr != nil {
+		mr.Ahead(0, mappedStep)
+	}
 	for {
 		if mr != nil && lr.start-told >= mappedStep {
 			if err := mr.Consumed(lr.start); err != nil {
 				return locate(&storageError{err}, obj.URL, lr.line+1)
 			}
 			told = lr.start
+			mr.Ahead(told, mappedStep)
 		}
 		if inPlace != nil {
 			if data := lr.pending(); len(data) > 0 {

