@@ -406,7 +406,8 @@ type MappedReader interface {
 	// was cut shorter while it was read).
 	Guard(fn func()) error
 	// Ahead says that the n bytes of Mapped's from off are read next (so
-	// that their pages may be brought in at once).
+	// that their pages may be brought in at once): readLines says so of
+	// each step before it decodes it.
 	Ahead(off, n int)
 }
 
