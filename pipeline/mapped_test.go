@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -24,20 +23,7 @@ func localReads(t *testing.T, out string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m struct {
-		Objects []struct {
-			Key  string `json:"key"`
-			Read string `json:"read"`
-		} `json:"objects"`
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	reads := map[string]string{}
-	for _, o := range m.Objects {
-		reads[o.Key] = o.Read
-	}
-	return reads
+	return readsOf(t, data)
 }
 
 // withMapping sets storage.InPlaceMinBytes for the test: 1 maps every
