@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/crlbatch/crlbatch/internal/synth"
@@ -154,10 +155,9 @@ func TestMappedObjects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cut := false
+		var cut atomic.Bool // objects are read on two goroutines when split
 		testHookPhase = func(name string) {
-			if name == "read" && !cut {
-				cut = true
+			if name == "read" && cut.CompareAndSwap(false, true) {
 				if err := os.Truncate(victim, 10); err != nil {
 					t.Error(err)
 				}
@@ -176,7 +176,7 @@ func TestMappedObjects(t *testing.T) {
 			t.Errorf("split %v: the log says otherwise:\n%s", tc.split, log.String())
 		}
 		testHookPhase = nil
-		if !cut || !IsStorage(err) || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), "changed while the job read it") {
+		if !cut.Load() || !IsStorage(err) || !strings.Contains(err.Error(), victim) || !strings.Contains(err.Error(), "changed while the job read it") {
 			t.Errorf("mapped from %d bytes, split %v: error %v: want a storage error naming %s, saying it changed while read", minBytes, tc.split, err, victim)
 		}
 		// Mapped, its decode met the fault (and says so); read, the end.
