@@ -27,12 +27,12 @@ func localReads(t *testing.T, out string) map[string]string {
 	return readsOf(t, data)
 }
 
-// withMapping sets storage.InPlaceMinBytes for the test: 1 maps every
+// withMapping sets storage.MapMinBytes for the test: 1 maps every
 // local object read whole, MaxInt64 none.
 func withMapping(t *testing.T, minBytes int64) {
-	old := storage.InPlaceMinBytes
-	storage.InPlaceMinBytes = minBytes
-	t.Cleanup(func() { storage.InPlaceMinBytes = old })
+	old := storage.MapMinBytes
+	storage.MapMinBytes = minBytes
+	t.Cleanup(func() { storage.MapMinBytes = old })
 }
 
 // TestMappedObjects: a local sweep decoded from its mapped objects gives
@@ -44,7 +44,7 @@ func withMapping(t *testing.T, minBytes int64) {
 // or in chunks, fails the job as one cut while read does, and no fault
 // crashes it.
 //
-// Not parallel: it sets storage.InPlaceMinBytes and testHookPhase.
+// Not parallel: it sets storage.MapMinBytes and testHookPhase.
 func TestMappedObjects(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "in")
 	if _, err := synth.Run(context.Background(), synth.Config{Out: in, Seeds: 2, Steps: 400, Seed: 5, Extras: true}); err != nil {

@@ -8,7 +8,7 @@
 //     are written; a local INPUT is read by this package's read-only
 //     driver (local.go): links followed, names as they are, unreadable
 //     folders, dangling links and loops errors, only regular files read.
-//   - A local INPUT's object of InPlaceMinBytes (1 MiB) or more, opened
+//   - A local INPUT's object of MapMinBytes (1 MiB) or more, opened
 //     from its start, gives through blob.Reader.As a *Mapped (Linux): its
 //     bytes mapped read-only from the page cache, so that its reader reads
 //     them in place instead of having them copied; Release gives back the
@@ -66,7 +66,7 @@
 // the store that persisted through the retries and names the object or
 // prefix (3), a *DataError bad input found after decoding (1).
 //
-// Besides those secrets (and InPlaceMinBytes, which tests lower) the
+// Besides those secrets (and MapMinBytes, which tests lower) the
 // package holds no state; it starts no goroutine that outlives a call; it
 // knows no protocol and no output format.
 package storage

@@ -237,7 +237,7 @@ func (b *localBucket) NewRangeReader(_ context.Context, key string, offset, leng
 		r = io.LimitReader(f, length)
 	}
 	lr := &localReader{r: r, f: f, attrs: driver.ReaderAttributes{ContentType: "application/octet-stream", ModTime: fi.ModTime(), Size: fi.Size()}}
-	if mapsFiles && offset == 0 && length < 0 && fi.Size() >= InPlaceMinBytes {
+	if mapsFiles && offset == 0 && length < 0 && fi.Size() >= MapMinBytes {
 		lr.m = &Mapped{f: f, size: fi.Size()}
 	}
 	return lr, nil

@@ -8,17 +8,17 @@ import (
 	"unsafe"
 )
 
-// InPlaceMinBytes is the size from which a local object read whole from its
+// MapMinBytes is the size from which a local object read whole from its
 // start is mapped into memory rather than read (Mapped): below it, a read
 // costs less than mapping the object and faulting its pages in. Tests
 // lower it; nothing else changes it.
-var InPlaceMinBytes int64 = 1 << 20
+var MapMinBytes int64 = 1 << 20
 
 // Mapped is a local object's bytes in the page cache, mapped read-only
 // into the process, so that its reader reads them where they lie instead
 // of having the kernel copy them into a buffer (a tenth of a job's CPU on
 // a sweep in the page cache). blob.Reader.As gives it for a local INPUT's
-// object of at least InPlaceMinBytes opened from its start, on Linux; it
+// object of at least MapMinBytes opened from its start, on Linux; it
 // maps nothing until Bytes is called, and is unmapped when the reader is
 // closed, after which nothing of it may be touched.
 //
@@ -61,9 +61,9 @@ func (m *Mapped) Release(n int) {
 }
 
 // Ahead maps in the pages of the n bytes from off, which are read next:
-// at once, instead of a fault every few pages as they are read (a tenth
-// of the decoding time of a 50 MB object mapped and read on this
-// machine).
+// at once, instead of a fault every few pages as they are read (8-13 ms
+// of the 0.13 s warm rerun whose one changed object of 50 MB is mapped,
+// on a 2-core Intel Xeon).
 func (m *Mapped) Ahead(off, n int) {
 	if off >= 0 && off < len(m.data) && n > 0 {
 		populatePages(m.data[off&^(os.Getpagesize()-1) : min(off+n, len(m.data))])

@@ -14,7 +14,7 @@ import (
 
 var mappedSink byte
 
-// A local object read whole from its start, of InPlaceMinBytes or more,
+// A local object read whole from its start, of MapMinBytes or more,
 // is mapped (on Linux): its bytes are the file's, with pages brought in
 // ahead and still readable after their pages are given back; reads past them find bytes appended since
 // it was opened; a file cut shorter while mapped faults in Guard, which
@@ -25,10 +25,10 @@ func TestMappedLocalObject(t *testing.T) {
 	if !mapsFiles {
 		t.Skip("local objects are mapped on Linux only")
 	}
-	old := InPlaceMinBytes
-	t.Cleanup(func() { InPlaceMinBytes = old })
+	old := MapMinBytes
+	t.Cleanup(func() { MapMinBytes = old })
 	page := os.Getpagesize()
-	InPlaceMinBytes = int64(2 * page)
+	MapMinBytes = int64(2 * page)
 
 	dir := t.TempDir()
 	data := bytes.Repeat([]byte("0123456789abcdef\n"), 5*page/17)
@@ -58,7 +58,7 @@ func TestMappedLocalObject(t *testing.T) {
 	}
 
 	if m, done := open("small.jsonl", 0, -1); m != nil {
-		t.Error("an object under InPlaceMinBytes is mapped")
+		t.Error("an object under MapMinBytes is mapped")
 		done()
 	} else {
 		done()
