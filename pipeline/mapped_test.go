@@ -150,12 +150,17 @@ func TestMappedObjects(t *testing.T) {
 		split    bool
 	}{{1, false}, {math.MaxInt64, false}, {1, true}, {math.MaxInt64, true}} {
 		minBytes := tc.minBytes
-		victim := objs[2]
-		data, err := os.ReadFile(victim)
+		// Alone in its folder: the hook cuts it as the job's first
+		// object read starts.
+		data, err := os.ReadFile(objs[2])
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cut atomic.Bool // objects are read on two goroutines when split
+		victim := filepath.Join(t.TempDir(), "victim.jsonl")
+		if err := os.WriteFile(victim, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var cut atomic.Bool // the hook runs on the job's goroutines
 		testHookPhase = func(name string) {
 			if name == "read" && cut.CompareAndSwap(false, true) {
 				if err := os.Truncate(victim, 10); err != nil {
@@ -182,9 +187,6 @@ func TestMappedObjects(t *testing.T) {
 		// Mapped, its decode met the fault (and says so); read, the end.
 		if faulted := strings.Contains(fmt.Sprint(err), storage.ErrFaulted.Error()); faulted != (minBytes == 1) {
 			t.Errorf("mapped from %d bytes, split %v: error %v: the fault of a mapped page named %v", minBytes, tc.split, err, faulted)
-		}
-		if err := os.WriteFile(victim, data, 0o644); err != nil {
-			t.Fatal(err)
 		}
 	}
 }

@@ -146,8 +146,12 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 	var ch *Chunk
 	var err error
 	if ferr := c.mr.Guard(func() { ch, err = c.next(size) }); ferr != nil {
+		// A page of the mapped bytes could not be read: the chunk holds
+		// the error, the object's last.
 		c.done = true
-		return &Chunk{c: c, seq: c.issued, first: c.lr.line + 1, lines: c.lr.line, err: locate(&storageError{ferr}, c.url, c.lr.line+1)}, nil
+		ch = &Chunk{c: c, seq: c.issued, first: c.lr.line + 1, lines: c.lr.line, err: locate(&storageError{ferr}, c.url, c.lr.line+1)}
+		c.issued++
+		return ch, nil
 	}
 	return ch, err
 }
