@@ -163,9 +163,9 @@ func sameDecoding(t *testing.T, what string, got, want decoded) {
 	}
 }
 
-// checkChunked decodes data whole and in chunks of size bytes, under the
-// same options and bad-row policy, and requires the same object, or the
-// same error after the same bad rows.
+// checkChunked decodes data whole and in chunks of size bytes, each from a
+// reader and from mapped bytes, under the same options and bad-row policy,
+// and requires the same object, or the same error after the same bad rows.
 func checkChunked(t *testing.T, data []byte, opts Options, size int, badMode, stopAt int, parallel bool) {
 	t.Helper()
 	want := decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
@@ -181,6 +181,12 @@ func checkChunked(t *testing.T, data []byte, opts Options, size int, badMode, st
 		return decodeChunkedFrom(mb, o, size, parallel)
 	})
 	sameDecoding(t, fmt.Sprintf("chunks of %d mapped bytes", size), got, want)
+	mb.check(t, got.err == nil)
+	got = decodeLogged(opts, badMode, stopAt, func(o Options) (*ObjectRuns, error) {
+		mb = &mappedBytes{data: data}
+		return DecodeObject(testURL, "x.jsonl", mb, o)
+	})
+	sameDecoding(t, "whole, mapped", got, want)
 	mb.check(t, got.err == nil)
 }
 
@@ -339,7 +345,8 @@ func TestChunksCutFromTheStream(t *testing.T) {
 }
 
 // FuzzDecodeChunked: decoding in chunks of any size, under any limits and
-// bad-row policy, gives exactly what DecodeObject gives.
+// bad-row policy, and decoding from mapped bytes, whole or in chunks, give
+// exactly what DecodeObject gives.
 func FuzzDecodeChunked(f *testing.F) {
 	for s := range uint64(16) {
 		f.Add(chunkInput(s), uint16(s*13), uint8(s), uint8(s>>1))
