@@ -70,11 +70,11 @@ func SplitObject(url, key string, r io.Reader, opts Options) (*Chunks, error) {
 	if err != nil {
 		return nil, err
 	}
-	lr, format, mr, err := mappedLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
+	lr, mr, err := mappedLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes)
 	if err != nil {
 		return nil, err
 	}
-	var rc io.Closer = io.NopCloser(nil)
+	format, rc := Plain, io.Closer(io.NopCloser(nil))
 	if lr == nil {
 		if lr, format, rc, err = openLines(url, r, opts.MaxObjectBytes, opts.MaxLineBytes); err != nil {
 			return nil, err

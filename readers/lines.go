@@ -428,7 +428,7 @@ const mappedStep = 1 << 20
 // the line's length with its '\n' when it took the line, which fn then is
 // not given, or 0 (and no error) when it did not.
 func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, inPlace func(data []byte, n int) (int, error), fn func(line []byte, n int) error) error {
-	lr, _, mr, err := mappedLines(obj.URL, r, maxObject, maxLine)
+	lr, mr, err := mappedLines(obj.URL, r, maxObject, maxLine)
 	if err != nil {
 		return err
 	}
@@ -451,23 +451,23 @@ func readLines(obj *ObjectInfo, r io.Reader, maxObject int64, maxLine int, inPla
 // mappedLines returns the lines of r's mapped bytes (lineReader.mapped),
 // when r is a MappedReader that has them, they are plain and within
 // maxObject; else no line reader (the object is read: openLines).
-func mappedLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineReader, Format, MappedReader, error) {
+func mappedLines(url string, r io.Reader, maxObject int64, maxLine int) (*lineReader, MappedReader, error) {
 	mr, ok := r.(MappedReader)
 	if !ok {
-		return nil, Plain, nil, nil
+		return nil, nil, nil
 	}
 	data := mr.Mapped()
 	if len(data) == 0 || int64(len(data)) > maxObject {
-		return nil, Plain, nil, nil
+		return nil, nil, nil
 	}
 	var format Format
 	if err := mr.Guard(func() { format = sniff(data) }); err != nil {
-		return nil, Plain, nil, locate(&storageError{err}, url, 1)
+		return nil, nil, locate(&storageError{err}, url, 1)
 	}
 	if format != Plain {
-		return nil, Plain, nil, nil
+		return nil, nil, nil
 	}
-	return &lineReader{buf: data, end: len(data), eof: true, max: maxLine, first: true, mapped: true}, Plain, mr, nil
+	return &lineReader{buf: data, end: len(data), eof: true, max: maxLine, first: true, mapped: true}, mr, nil
 }
 
 // lineLoop is readLines' loop over lr's lines; mr, when lr's buffer is its
