@@ -42,12 +42,6 @@ func manifestReads(t *testing.T, b *blob.Bucket, out string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return readsOf(t, data)
-}
-
-// readsOf is what a manifest says of how each object was read.
-func readsOf(t *testing.T, data []byte) map[string]string {
-	t.Helper()
 	var m struct {
 		Objects []struct {
 			Key  string `json:"key"`

@@ -12,20 +12,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"gocloud.dev/blob/fileblob"
+
 	"github.com/crlbatch/crlbatch/internal/synth"
 	"github.com/crlbatch/crlbatch/storage"
 )
-
-// localReads is what the manifest under out says of how each object was
-// read.
-func localReads(t *testing.T, out string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(out, ManifestName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return readsOf(t, data)
-}
 
 // withMapping sets storage.MapMinBytes for the test: 1 maps every
 // local object read whole, MaxInt64 none.
@@ -119,29 +110,21 @@ func TestMappedObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"} {
-		w, err := os.ReadFile(filepath.Join(warm, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := os.ReadFile(filepath.Join(cold, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(w) != string(c) {
-			t.Errorf("warm: %s differs from a job without a cache", name)
-		}
+	var keys []string
+	all, _ := filepath.Glob(filepath.Join(in, "*", "*.jsonl"))
+	for _, o := range all {
+		rel, _ := filepath.Rel(in, o)
+		keys = append(keys, filepath.ToSlash(rel))
 	}
-	rel, _ := filepath.Rel(in, objs[0])
-	for k, how := range localReads(t, warm) {
-		want := ReadCache
-		if k == filepath.ToSlash(rel) {
-			want = ReadAppended
-		}
-		if how != want {
-			t.Errorf("%s read %q, want %q", k, how, want)
-		}
+	out, err := fileblob.OpenBucket(filepath.Join(tmp, "out"), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer out.Close()
+	files := []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md"}
+	grown, _ := filepath.Rel(in, objs[0])
+	sameNight(t, out, keys, files, "mapped, one object grown", filepath.Base(warm), filepath.Base(cold),
+		map[string]string{filepath.ToSlash(grown): ReadAppended}, "")
 
 	// Cut to 10 bytes once mapped, before its lines are decoded: whole,
 	// and in chunks.
