@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 
@@ -106,12 +107,15 @@ func (c *Chunks) Close() error {
 // Format is the object's format, sniffed when it was opened.
 func (c *Chunks) Format() Format { return c.format }
 
-// Chunk is a run of consecutive lines of one object.
+// Chunk is a run of consecutive lines of one object. Its lines are
+// numbered from 1, the chunk's first: the rows, runs and errors decoded
+// from them carry these numbers, and Merge numbers them on from the lines
+// of the chunks before (so that Next need not count a mapped chunk's lines
+// in a pass of its own: DecodeChunk counts them as it decodes).
 type Chunk struct {
 	c     *Chunks
 	seq   int
-	first int // the number of the first line
-	lines int // the number of the last line read so far (ObjectRuns.Lines)
+	lines int // how many lines it holds; a mapped chunk's are counted by DecodeChunk
 	// data holds first rawLines whole lines as the stream had them, each
 	// with its line end ('\r' and '\n' kept: DecodeChunk splits them),
 	// in its first raw bytes, then lines copied one by one, one after the
@@ -121,7 +125,7 @@ type Chunk struct {
 	rawLines int
 	ends     []int
 	long     []byte // a line after them that was too long for the line buffer, taken over, not copied
-	err      error  // the stream broke after the last line: the object's error
+	err      error  // the stream broke after the last line: the object's error (unlocated)
 	// mapped: data is the object's mapped bytes, not a buffer (Chunks.mr);
 	// end is where the chunk's lines end in them.
 	mapped bool
@@ -145,11 +149,12 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 	}
 	var ch *Chunk
 	var err error
+	start := c.lr.line
 	if ferr := c.mr.Guard(func() { ch, err = c.next(size) }); ferr != nil {
 		// A page of the mapped bytes could not be read: the chunk holds
-		// the error, the object's last.
+		// the error, the object's last, after the lines read so far.
 		c.done = true
-		ch = &Chunk{c: c, seq: c.issued, first: c.lr.line + 1, lines: c.lr.line, err: locate(&storageError{ferr}, c.url, c.lr.line+1)}
+		ch = &Chunk{c: c, seq: c.issued, err: &unlocated{&storageError{ferr}, c.lr.line - start + 1}}
 		c.issued++
 		return ch, nil
 	}
@@ -157,18 +162,22 @@ func (c *Chunks) Next(size int) (*Chunk, error) {
 }
 
 func (c *Chunks) next(size int) (*Chunk, error) {
-	ch := &Chunk{c: c, seq: c.issued, first: c.lr.line + 1}
+	ch := &Chunk{c: c, seq: c.issued}
 	if c.lr.mapped {
-		// Whole lines of the mapped bytes make the chunk, uncopied. (Their
-		// pages are not brought in ahead, as readLines' are: asked for
-		// here, under Next's lock, it measured no quicker.)
-		if ch.data, ch.rawLines = c.lr.cut(max(size, 1)); ch.rawLines > 0 {
+		// Whole lines of the mapped bytes make the chunk, uncopied and
+		// uncounted: DecodeChunk counts them, and the pages are first
+		// touched there, in parallel, not under Next's lock. (Nor are they
+		// brought in ahead, as readLines' are: asked for here it measured
+		// no quicker.)
+		if ch.data = c.lr.cut(max(size, 1)); ch.data != nil {
 			ch.raw, ch.mapped, ch.end = len(ch.data), true, c.lr.start
-			ch.lines = c.lr.line
 			c.issued++
 			return ch, nil
 		}
 	}
+	// lr counts the lines it reads on from start (its count leaves out
+	// the mapped chunks cut before: numbers within a chunk are relative).
+	start := c.lr.line
 	if b, ok := c.bufs.get(); ok {
 		ch.data, ch.ends = b.data[:0], b.ends[:0]
 	} else {
@@ -186,7 +195,7 @@ func (c *Chunks) next(size int) (*Chunk, error) {
 			break
 		}
 		if err != nil {
-			ch.err = locate(err, c.url, n)
+			ch.err = &unlocated{err, n - start}
 			c.done = true
 			break
 		}
@@ -198,7 +207,7 @@ func (c *Chunks) next(size int) (*Chunk, error) {
 		ch.data = append(ch.data, line...)
 		ch.ends = append(ch.ends, len(ch.data))
 	}
-	ch.lines = c.lr.line
+	ch.lines = c.lr.line - start
 	if ch.rawLines == 0 && len(ch.ends) == 0 && ch.long == nil && ch.err == nil {
 		return nil, io.EOF
 	}
@@ -239,14 +248,44 @@ type lineBuf struct {
 	ends []int
 }
 
-// ChunkRuns is one decoded chunk, for Merge.
+// ChunkRuns is one decoded chunk, for Merge. Its lines are numbered from 1,
+// the chunk's first (Chunk), in the parts' first lines, their new labels'
+// lines, the bad rows and the error that ends the object: Merge adds the
+// lines of the chunks before.
 type ChunkRuns struct {
 	seq   int
-	lines int
+	lines int          // how many lines the chunk holds (unless stop ends the object within it)
 	obj   *ObjectRuns  // the chunk's runs, rows and skipped rows
 	bad   []*DataError // the bad rows skipped, in line order (with OnBadRow set)
-	stop  error        // what ends the object within this chunk, if anything
+	stop  error        // what ends the object within this chunk, if anything: a *DataError or *unlocated
 	end   int          // where the chunk's lines end in the mapped bytes (Chunks.mr)
+}
+
+// unlocated is an error, of the stream or of reading it, of the chunk's
+// line n, which Merge locates (locate) once it knows the lines before.
+type unlocated struct {
+	err error
+	n   int
+}
+
+func (e *unlocated) Error() string { return fmt.Sprintf("line %d of a chunk: %v", e.n, e.err) }
+
+// place gives an error of a chunk, whose lines are numbered from 1, its
+// place in the object, whose line base is the one before the chunk's
+// first: a *DataError is copied with its line moved on (every error of the
+// row decoder is one), an unlocated error located.
+func (c *Chunks) place(err error, base int) error {
+	switch e := err.(type) {
+	case *DataError:
+		de := *e
+		if de.Line > 0 {
+			de.Line += base
+		}
+		return &de
+	case *unlocated:
+		return locate(e.err, c.url, base+e.n)
+	}
+	return err
 }
 
 // DecodeChunk decodes the lines of one chunk. It only reads what the chunk
@@ -269,13 +308,17 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	// A chunk holding more runs, or a run with more labels, than the
 	// limits allow stops at the line that went over; the object as a whole
 	// went over them at this line or before, which Merge finds.
-	n := ch.first
+	n := 1
 	if ch.mapped {
-		if err := c.mr.Guard(func() { n = decodeRaw(od, cr, ch.data, n) }); err != nil {
-			cr.stop = locate(&storageError{err}, c.url, n)
+		// (n is the line being decoded when a page cannot be read.)
+		if err := c.mr.Guard(func() { decodeRaw(od, cr, ch.data, &n) }); err != nil {
+			cr.stop = &unlocated{&storageError{err}, n}
 		}
+		// decodeRaw numbered the lines it decoded; none are copied after
+		// them (cut).
+		cr.lines = n - 1
 	} else {
-		n = decodeRaw(od, cr, ch.data[:ch.raw], n)
+		decodeRaw(od, cr, ch.data[:ch.raw], &n)
 	}
 	start := ch.raw
 	for i, end := range ch.ends {
@@ -304,19 +347,20 @@ func DecodeChunk(ch *Chunk) *ChunkRuns {
 	return cr
 }
 
-// decodeRaw decodes the lines of raw, the first numbered n, each with its
-// line end, until one stops the chunk (cr.stop); it returns the number of
-// the line after the last decoded.
-func decodeRaw(od *objectDecoder, cr *ChunkRuns, raw []byte, n int) int {
+// decodeRaw decodes the lines of raw, the first numbered *n, each with its
+// line end, until one stops the chunk (cr.stop), moving *n on past each
+// line decoded: it ends as the number of the line after the last one
+// decoded, or of the one that stopped the chunk.
+func decodeRaw(od *objectDecoder, cr *ChunkRuns, raw []byte, n *int) {
 	for len(raw) > 0 {
 		// Each line cut from the stream ends with a '\n' (block), and is
 		// no longer than MaxLineBytes: a row decoded in place ends at its
 		// line's '\n'.
-		if k, err := od.inPlace(raw, n); k > 0 {
+		if k, err := od.inPlace(raw, *n); k > 0 {
 			if cr.stop = err; err != nil {
 				break
 			}
-			raw, n = raw[k:], n+1
+			raw, *n = raw[k:], *n+1
 			continue
 		}
 		// Else the line alone, the '\r' before its '\n' stripped as
@@ -326,12 +370,11 @@ func decodeRaw(od *objectDecoder, cr *ChunkRuns, raw []byte, n int) int {
 		if k := len(line); k > 0 && line[k-1] == '\r' {
 			line = line[:k-1]
 		}
-		if cr.stop = od.line(line, n); cr.stop != nil {
+		if cr.stop = od.line(line, *n); cr.stop != nil {
 			break
 		}
-		raw, n = raw[i+1:], n+1
+		raw, *n = raw[i+1:], *n+1
 	}
-	return n
 }
 
 // A chunk's events, merged in line order: a run first seen, a label new to
@@ -372,7 +415,7 @@ func (c *Chunks) Merge(cr *ChunkRuns) error {
 			err = ferr
 		}
 		if err != nil {
-			c.err = locate(&storageError{err}, c.url, cr.lines+1)
+			c.err = locate(&storageError{err}, c.url, c.obj.Lines+1)
 			return c.err
 		}
 	}
@@ -381,14 +424,19 @@ func (c *Chunks) Merge(cr *ChunkRuns) error {
 
 func (c *Chunks) merge(cr *ChunkRuns) error {
 	co := cr.obj
+	// The chunk's lines follow those merged so far: its numbers move on
+	// by them (the events' order within the chunk stays as it is).
+	base := c.obj.Lines
 	var evs []chunkEvent
 	for _, p := range co.parts {
+		p.firstLine += base
 		evs = append(evs, chunkEvent{line: p.firstLine, kind: evPart, p: p})
 		for _, l := range p.newLabels {
-			evs = append(evs, chunkEvent{line: l.line, kind: evLabel, p: p, label: l.label})
+			evs = append(evs, chunkEvent{line: base + l.line, kind: evLabel, p: p, label: l.label})
 		}
 	}
 	for _, de := range cr.bad {
+		de.Line += base
 		evs = append(evs, chunkEvent{line: de.Line, kind: evBad, bad: de})
 	}
 	// A row that brings a new run brings its first label too: the run
@@ -424,7 +472,7 @@ func (c *Chunks) merge(cr *ChunkRuns) error {
 		}
 	}
 	if cr.stop != nil {
-		return cr.stop
+		return c.place(cr.stop, base)
 	}
 	for _, p := range co.parts {
 		gp := global[p]
@@ -448,7 +496,7 @@ func (c *Chunks) merge(cr *ChunkRuns) error {
 	}
 	c.obj.Rows += co.Rows
 	c.obj.Skipped += co.Skipped
-	c.obj.Lines = cr.lines
+	c.obj.Lines = base + cr.lines
 	return nil
 }
 

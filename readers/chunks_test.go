@@ -299,8 +299,8 @@ func (c *choppyReader) Read(p []byte) (int, error) {
 
 // Past the first chunk (whose first line goes through the byte-order-mark
 // check), a chunk is cut from the stream's bytes as they are read: its
-// lines are not copied one by one (no line ends listed), and they are
-// numbered on from the chunks before.
+// lines are not copied one by one (no line ends listed), and counted as
+// they are read; Merge numbers them on from the chunks before.
 func TestChunksCutFromTheStream(t *testing.T) {
 	var data []byte
 	for i := range 20000 {
@@ -320,16 +320,13 @@ func TestChunksCutFromTheStream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ch.first != lines+1 {
-			t.Fatalf("chunk %d starts at line %d, want %d", chunks, ch.first, lines+1)
-		}
 		if chunks > 0 && (len(ch.ends) > 0 || ch.rawLines == 0) {
 			t.Fatalf("chunk %d: %d lines cut from the stream, %d copied one by one", chunks, ch.rawLines, len(ch.ends))
 		}
-		lines += ch.rawLines + len(ch.ends)
-		if ch.lines != lines {
-			t.Fatalf("chunk %d ends at line %d, want %d", chunks, ch.lines, lines)
+		if n := ch.rawLines + len(ch.ends); ch.lines != n {
+			t.Fatalf("chunk %d holds %d lines, counted %d", chunks, n, ch.lines)
 		}
+		lines += ch.lines
 		chunks++
 		if err := c.Merge(DecodeChunk(ch)); err != nil {
 			t.Fatal(err)

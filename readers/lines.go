@@ -170,26 +170,23 @@ var nl = []byte{'\n'}
 
 // cut returns the whole lines of the mapped bytes (lr.mapped) that next
 // would return next and that end within size bytes, uncopied ('\r' and
-// '\n' kept), and how many, capped so that appending to them cannot
-// write into the mapping. It returns none under block's conditions:
-// the byte-order-mark check is pending, or size is more than max or
-// maxLineBuffer (a line within might be too long); or when no line ends
-// within size bytes.
-func (lr *lineReader) cut(size int) ([]byte, int) {
+// '\n' kept) and uncounted (lr.line is left as it was: the caller counts
+// them), capped so that appending to them cannot write into the mapping.
+// It returns nil under block's conditions: the byte-order-mark check is
+// pending, or size is more than max or maxLineBuffer (a line within might
+// be too long); or when no line ends within size bytes.
+func (lr *lineReader) cut(size int) []byte {
 	if lr.first || size > lr.max || size > maxLineBuffer {
-		return nil, 0
+		return nil
 	}
 	rest := lr.buf[lr.start:min(lr.end, lr.start+size)]
 	k := bytes.LastIndexByte(rest, '\n') + 1
 	if k == 0 {
-		return nil, 0
+		return nil
 	}
-	lines := rest[:k:k]
-	n := bytes.Count(lines, nl)
 	lr.start += k
 	lr.scan = lr.start
-	lr.line += n
-	return lines, n
+	return rest[:k:k]
 }
 
 // giveBack makes rest, which holds no '\n', the line buffer's pending
