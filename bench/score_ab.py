@@ -31,6 +31,9 @@ import time
 FLAGS = ("--quiet --spec experiment --ceiling by_configuration --episode-end-from-spec "
          "--solve-component progress --group-by algorithm_id --baseline ppo "
          "--bootstrap-seed 0").split()
+# BENCH_EXTRA: more crlbatch flags, split at spaces (`--pattern *.parquet` for
+# a Parquet sweep); DuckDB's query reads the JSON Lines objects only.
+EXTRA = os.environ.get("BENCH_EXTRA", "").split()
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -48,7 +51,7 @@ def command(spec, inp, out):
             sys.exit(f"score_ab: no JSON Lines objects under {inp}")
         dq = os.environ.get("DUCKDBQ", os.path.join(ROOT, "bin", "duckdbq"))
         return [dq, "-threads", threads] + files, env
-    return [path, "score", inp, "--out", out, "--concurrency", threads] + FLAGS, env
+    return [path, "score", inp, "--out", out, "--concurrency", threads] + FLAGS + EXTRA, env
 
 
 def main():

@@ -58,7 +58,8 @@
 // end), and every touch of the bytes runs under its Guard, so that a page
 // that faults (the file cut shorter meanwhile) is a read error, not a
 // crash. In chunks, each chunk past the first is the mapped bytes
-// themselves, told consumed as it is merged.
+// themselves, uncounted until DecodeChunk decodes them, told consumed as
+// it is merged.
 //
 // One object larger than a core's share: SplitObject reads it as chunks of
 // whole lines (Chunks.Next: past the first, each read straight into its
@@ -70,7 +71,9 @@
 // goroutine the caller likes), and Chunks.Merge puts them back together in
 // order, into exactly what DecodeObject returns, the same error at the same
 // line included, with the bad rows before it handed to OnBadRow in line
-// order from the goroutine that merges (one at a time). FuzzDecodeChunked holds the two ways to
+// order from the goroutine that merges (one at a time); a chunk numbers its
+// lines from its own first, and Merge moves its runs' first lines, its bad
+// rows and its error on by the lines merged before. FuzzDecodeChunked holds the two ways to
 // the same result. A later chunk's rows of a run are appended to the run's
 // builder from the chunk's compact columns (skyfall.Builder.AppendRows), as
 // Assemble appends the parts of a run spanning objects that are held in
