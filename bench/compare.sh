@@ -380,6 +380,9 @@ check_query() {
 
 # Into the page cache: every run reads from memory, none from disk.
 # (The page cache holds them all at 1 GB: about 4.5 GB with both shapes.)
+# The machine may still reclaim some of their pages over a run of several
+# minutes (docs/decisions.md, round 51), so each run's input is read again
+# just before it, untimed (warm).
 for d in plain zstd one-plain one-zstd irregular-plain irregular-zstd irregular-one-plain irregular-one-zstd; do
 	[ -d "$DIR/$d" ] && find "$DIR/$d" -type f -exec cat {} + >/dev/null
 done
@@ -421,6 +424,8 @@ echo "bench-compare: load average before: $load_before ($NPROC cores); other pro
 awk -v s="$share" 'BEGIN { exit !(s >= 0.10) }' &&
 	echo "bench-compare: WARNING: the machine is busy: the times below include the competition (BENCH_WAIT_QUIET=600 waits for calm before each round)" >&2
 
+# warm INPUT: reads INPUT's objects into the page cache (untimed).
+warm() { files_of "$1" | xargs cat >/dev/null; }
 # dir_of INPUT: the folder of an input (irr-X: the irregular shape's).
 dir_of() { case $1 in irr-*) echo "$DIR/irregular-${1#irr-}" ;; *) echo "$DIR/$1" ;; esac; }
 # files_of INPUT: its objects, one a line.
@@ -442,6 +447,7 @@ crl() {
 	esac
 	# The slice holds the first families only (dqn), not the baseline.
 	case $input in slice-*) extra+=(--allow-missing-baseline) ;; esac
+	warm "$input"
 	measure "$tool" "$input" "$round" "$bytes" "$CRLBATCH" score "$(dir_of "$input")" --out "$DIR/out" "${CRL_FLAGS[@]}" "${extra[@]}"
 	check_crl "$n"
 }
@@ -453,6 +459,7 @@ duck() {
 	local files
 	mapfile -t files < <(files_of "$input")
 	case $input in irr-*) shape=irregular ;; esac
+	warm "$input"
 	if [ "$tool" = duckdb-node ]; then
 		measure "$tool" "$input" "$round" "$bytes" env BENCH_DUCKDB_THREADS="$CONC" "$NODE" "$bench/duckdb_query.mjs" "$@" "${files[@]}"
 	else

@@ -54,15 +54,26 @@ def command(spec, inp, out):
     return [path, "score", inp, "--out", out, "--concurrency", threads] + FLAGS + EXTRA, env
 
 
+def warm(files):
+    """Reads files into the page cache, untimed: the machine may reclaim some of
+    their pages between rounds (docs/decisions.md, round 51)."""
+    for f in files:
+        with open(f, "rb") as fh:
+            while fh.read(1 << 20):
+                pass
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__.split("\n\n")[1])
     rounds, inp, bins = int(sys.argv[1]), sys.argv[2], sys.argv[3].split(",")
     out = os.path.join(os.environ.get("TMPDIR", "/tmp"), "crlbatch-score-ab-out")
     res = {b: [] for b in bins}
+    objects = sorted(f for f in glob.glob(os.path.join(inp, "**", "*"), recursive=True) if os.path.isfile(f))
     for r in range(rounds):
         for b in bins if r % 2 == 0 else bins[::-1]:
             subprocess.run(["rm", "-rf", out], check=True)
+            warm(objects)
             cmd, env = command(b, inp, out)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
