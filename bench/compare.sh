@@ -24,7 +24,8 @@
 #    exactly), plain (DIR/irregular-plain) and zstd (DIR/irregular-zstd),
 #    cached the same way (DIR/irregular.stamp).
 # 2. Runs, alternating within each of BENCH_ROUNDS rounds (A B A B ...), from
-#    the page cache (the files are read once beforehand):
+#    the page cache (the files are read beforehand, and each run's again
+#    just before it):
 #      crlbatch score DIR/{plain,zstd} --out DIR/out --quiet + the nightly
 #        job's full-protocol flags (spec ceilings, solve component, families,
 #        bootstrap): every output, report and manifest included;
