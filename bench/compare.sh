@@ -24,8 +24,7 @@
 #    exactly), plain (DIR/irregular-plain) and zstd (DIR/irregular-zstd),
 #    cached the same way (DIR/irregular.stamp).
 # 2. Runs, alternating within each of BENCH_ROUNDS rounds (A B A B ...), from
-#    the page cache (the files are read beforehand, and each run's again
-#    just before it):
+#    the page cache (each run's input is read just before it, untimed):
 #      crlbatch score DIR/{plain,zstd} --out DIR/out --quiet + the nightly
 #        job's full-protocol flags (spec ceilings, solve component, families,
 #        bootstrap): every output, report and manifest included;
@@ -339,6 +338,7 @@ measure() {
 	shift 4
 	last_log="$logs/$tool.$input.$round"
 	rm -rf "$DIR/out"
+	warm "$input"
 	local busy0
 	busy0=$(busy_ticks)
 	if ! /usr/bin/time -f '%e %U %S %M' -o "$logs/time" "$@" >"$last_log" 2>&1; then
@@ -379,15 +379,6 @@ check_query() {
 
 
 
-# Into the page cache: every run reads from memory, none from disk.
-# (The page cache holds them all at 1 GB: about 4.5 GB with both shapes.)
-# The machine may still reclaim some of their pages over a run of several
-# minutes (docs/decisions.md, round 51), so each run's input is read again
-# just before it, untimed (warm).
-for d in plain zstd one-plain one-zstd irregular-plain irregular-zstd irregular-one-plain irregular-one-zstd; do
-	[ -d "$DIR/$d" ] && find "$DIR/$d" -type f -exec cat {} + >/dev/null
-done
-
 # check_sum TOOL SUM: every run of TOOL (plain or zstd, any schema) found
 # the same reward sum.
 declare -A sums
@@ -425,7 +416,11 @@ echo "bench-compare: load average before: $load_before ($NPROC cores); other pro
 awk -v s="$share" 'BEGIN { exit !(s >= 0.10) }' &&
 	echo "bench-compare: WARNING: the machine is busy: the times below include the competition (BENCH_WAIT_QUIET=600 waits for calm before each round)" >&2
 
-# warm INPUT: reads INPUT's objects into the page cache (untimed).
+# warm INPUT: reads INPUT's objects into the page cache, untimed, so that
+# every run (measure) reads from memory, none from disk: the page cache
+# holds all the inputs at 1 GB (about 4.5 GB with both shapes), but the
+# machine may reclaim some of their pages over a run of several minutes
+# (docs/decisions.md, round 51).
 warm() { files_of "$1" | xargs cat >/dev/null; }
 # dir_of INPUT: the folder of an input (irr-X: the irregular shape's).
 dir_of() { case $1 in irr-*) echo "$DIR/irregular-${1#irr-}" ;; *) echo "$DIR/$1" ;; esac; }
@@ -448,7 +443,6 @@ crl() {
 	esac
 	# The slice holds the first families only (dqn), not the baseline.
 	case $input in slice-*) extra+=(--allow-missing-baseline) ;; esac
-	warm "$input"
 	measure "$tool" "$input" "$round" "$bytes" "$CRLBATCH" score "$(dir_of "$input")" --out "$DIR/out" "${CRL_FLAGS[@]}" "${extra[@]}"
 	check_crl "$n"
 }
@@ -460,7 +454,6 @@ duck() {
 	local files
 	mapfile -t files < <(files_of "$input")
 	case $input in irr-*) shape=irregular ;; esac
-	warm "$input"
 	if [ "$tool" = duckdb-node ]; then
 		measure "$tool" "$input" "$round" "$bytes" env BENCH_DUCKDB_THREADS="$CONC" "$NODE" "$bench/duckdb_query.mjs" "$@" "${files[@]}"
 	else
