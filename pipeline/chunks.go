@@ -261,19 +261,40 @@ func (o *inOrder) take() bool {
 // object failed.
 func (o *inOrder) merge(seq int, d any) bool {
 	o.mu.Lock()
-	defer o.mu.Unlock()
+	merging := false
+	defer func() {
+		if merging {
+			// c.Merge panicked: the object fails before the lock goes,
+			// so that no other goroutine merges the chunks after it
+			// (catch keeps the panic).
+			o.fail(errPanicked)
+		}
+		o.mu.Unlock()
+	}()
 	o.decoded[seq%o.ahead] = d
 	for o.err == nil && o.decoded[o.merged%o.ahead] != nil {
 		next := o.decoded[o.merged%o.ahead]
 		o.decoded[o.merged%o.ahead] = nil
 		o.merged++
-		if o.err = o.c.Merge(next); o.err != nil {
-			close(o.stop)
+		merging = true
+		err := o.c.Merge(next)
+		merging = false
+		if err != nil {
+			o.fail(err)
 			break
 		}
 		<-o.room
 	}
 	return o.err == nil
+}
+
+// fail fails the object with err, unless it failed already, and closes
+// stop; under o.mu.
+func (o *inOrder) fail(err error) {
+	if o.err == nil {
+		o.err = err
+		close(o.stop)
+	}
 }
 
 // catch, deferred by a goroutine that decodes or merges chunks, fails the
@@ -282,10 +303,7 @@ func (o *inOrder) catch() {
 	if p := recover(); p != nil {
 		o.bug.keep(internalError(p))
 		o.mu.Lock()
-		if o.err == nil {
-			o.err = errPanicked
-			close(o.stop)
-		}
+		o.fail(errPanicked)
 		o.mu.Unlock()
 	}
 }
