@@ -59,6 +59,8 @@ type job struct {
 	cache *jobCache   // --cache; nil without
 	spill *spillSpace // the job's spill folder (spill.go), from its first read step
 
+	exeReleased bool // the executable's pages were released (releaseStartPages)
+
 	// Publishing (publish.go): this job's attempt id, its host, the
 	// claim it holds under OUTPUT ("" once released), and whether it
 	// replaces a one-off result (--overwrite).
@@ -305,9 +307,21 @@ const slabLimitMin = 256 << 20
 // the builders to take their chunks from skyfall's shared slabs.
 const slabInputMin = 64 << 20
 
+// decodeBytes is the bytes of the objects a read step decodes: not those
+// read already, not wanted now, skipped or served from --cache.
+func (j *job) decodeBytes(rs *reading, want []bool) int64 {
+	var decode int64
+	for i, o := range rs.objs {
+		if rs.rd.objects[i] == nil && (want == nil || want[i]) && !j.skipRead(i) && j.cached(i) == nil {
+			decode += o.Size
+		}
+	}
+	return decode
+}
+
 // useSlabs has the builders take their full-size chunks from skyfall's
-// shared slabs when the objects this read step decodes (not those served
-// from --cache or read already) hold at least slabInputMin bytes, and the
+// shared slabs when the objects this read step decodes (decode bytes,
+// decodeBytes) hold at least slabInputMin bytes, and the
 // memory limit is at least slabLimitMin. Slabs save first touches of
 // fresh pages on a job that decodes much, but keep spilled runs' chunks in
 // memory beside live ones under a tight limit, and cost a step that
@@ -316,19 +330,41 @@ const slabInputMin = 64 << 20
 // has touched already). Where it uses them, or the limit is below
 // slabLimitMin, it also withdraws the heap's huge-page advice
 // (withdrawHeapAdvice): one of the two serves a job, never both.
-func (j *job) useSlabs(rs *reading, want []bool) {
-	var decode int64
-	for i, o := range rs.objs {
-		if rs.rd.objects[i] == nil && (want == nil || want[i]) && !j.skipRead(i) && j.cached(i) == nil {
-			decode += o.Size
-		}
-	}
+func (j *job) useSlabs(rs *reading, decode int64) {
 	slabs := rs.bud.limit >= slabLimitMin && decode >= slabInputMin
 	readers.UseSlabs(slabs)
 	if slabs || rs.bud.limit < slabLimitMin {
 		withdrawHeapAdvice()
 	}
 }
+
+// exeReleaseMin is the fewest bytes of objects a read step must decode for
+// the job to release the executable's pages first (releaseStartPages): as
+// many as slabInputMin, the bytes of a compressed object (the 1 GB sweep's
+// zstd form is 163 MB); a variable for the tests.
+var exeReleaseMin int64 = 64 << 20
+
+// releaseStartPages releases, once per job, the pages of the executable
+// that the process has resident when a read step that decodes at least
+// exeReleaseMin bytes (decode) starts: most of them were touched only while
+// the process started (package initialisation: ~20 MiB of a job's peak of
+// ~110 MiB on the 1 GB sweep), and the ones the job runs next are faulted
+// back in (a few milliseconds, which a step that decodes little does not
+// pay: a warm --cache rerun). See hugemem.ReleaseExecutable and
+// docs/decisions.md.
+func (j *job) releaseStartPages(decode int64) {
+	if j.exeReleased || decode < exeReleaseMin {
+		return
+	}
+	j.exeReleased = true
+	if n := releaseExecutable(); n > 0 {
+		j.log.Debug("the executable's pages released before the objects are read", "bytes", n)
+	}
+}
+
+// releaseExecutable is hugemem.ReleaseExecutable; a variable so that a
+// test can see the calls.
+var releaseExecutable = hugemem.ReleaseExecutable
 
 // withdrawHeapAdvice takes back the huge-page advice of the heap's address
 // space that crlbatch's main package gives while the process starts
@@ -369,7 +405,9 @@ func (j *job) readSome(ctx context.Context, b *blob.Bucket, rs *reading, want []
 	if err := j.lookupCache(ctx, b, objs); err != nil {
 		return err
 	}
-	j.useSlabs(rs, want)
+	decode := j.decodeBytes(rs, want)
+	j.useSlabs(rs, decode)
+	j.releaseStartPages(decode)
 	if j.cache != nil {
 		// The cores are shared by the objects decoded now (a warm rerun's
 		// changed ones), not by the whole sweep: one changed object large

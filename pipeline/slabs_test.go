@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"testing"
 
+	"github.com/crlbatch/crlbatch/internal/hugemem"
 	"github.com/crlbatch/crlbatch/internal/testhook"
 	"github.com/crlbatch/crlbatch/readers"
 	"github.com/crlbatch/crlbatch/scoring"
@@ -54,12 +57,73 @@ func TestUseSlabs(t *testing.T) {
 		readers.UseSlabs(!c.slabs)
 		withdrawn = false
 		j := &job{}
-		j.useSlabs(&reading{objs: objs, bud: &budget{limit: c.limit}, rd: rd}, c.want)
+		rs := &reading{objs: objs, bud: &budget{limit: c.limit}, rd: rd}
+		j.useSlabs(rs, j.decodeBytes(rs, c.want))
 		if got := readers.SlabsInUse(); got != c.slabs {
 			t.Errorf("%s: slabs in use %v, want %v", c.name, got, c.slabs)
 		}
 		if want := c.slabs || c.limit < slabLimitMin; withdrawn != want {
 			t.Errorf("%s: heap advice withdrawn %v, want %v", c.name, withdrawn, want)
+		}
+	}
+}
+
+// TestReleaseStartPages: a job releases the executable's pages once, when
+// the first read step that decodes at least exeReleaseMin bytes starts;
+// one that decodes less does not. With the real release (the test
+// process's own pages) the job's outputs are those of a job without it.
+//
+// Not parallel (see TestMain): exeReleaseMin and releaseExecutable are
+// process-wide.
+func TestReleaseStartPages(t *testing.T) {
+	defer func(f func() int64) { releaseExecutable = f }(releaseExecutable)
+	defer func(n int64) { exeReleaseMin = n }(exeReleaseMin)
+	calls := 0
+	releaseExecutable = func() int64 { calls++; return 1 << 20 }
+	j := &job{log: slog.New(slog.DiscardHandler)}
+	for _, c := range []struct {
+		decode int64
+		calls  int
+	}{{exeReleaseMin - 1, 0}, {exeReleaseMin, 1}, {4 * exeReleaseMin, 1}} {
+		j.releaseStartPages(c.decode)
+		if calls != c.calls {
+			t.Fatalf("after a read step decoding %d bytes: %d calls, want %d", c.decode, calls, c.calls)
+		}
+	}
+
+	ctx := context.Background()
+	op := &memOpener{}
+	b, _ := synthSweep(t, op)
+	calls = 0
+	exeReleaseMin = 1 << 40
+	if _, err := Run(ctx, memJob(t, op, "mem://lab/sweep", "mem://lab/kept")); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 0 {
+		t.Fatalf("a job decoding less than exeReleaseMin released the executable's pages %d times", calls)
+	}
+	exeReleaseMin = 1
+	if _, err := Run(ctx, memJob(t, op, "mem://lab/sweep", "mem://lab/counted")); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Fatalf("a job decoding at least exeReleaseMin released the executable's pages %d times, want 1", calls)
+	}
+	releaseExecutable = hugemem.ReleaseExecutable
+	if _, err := Run(ctx, memJob(t, op, "mem://lab/sweep", "mem://lab/released")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"runs.parquet", "intervals.parquet", "run_summary.parquet", "families.parquet", "curves.parquet", "report.md", "report.html"} {
+		want, err := b.ReadAll(ctx, "kept/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.ReadAll(ctx, "released/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("%s of the job that released the executable's pages differs", name)
 		}
 	}
 }

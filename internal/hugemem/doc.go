@@ -40,4 +40,11 @@
 // TrimHeap is the other end of a job's heap: once the heap has shrunk, it
 // releases the free pages beyond the room to the next heap goal, and keeps
 // that room resident for the allocations that follow.
+//
+// # The executable
+//
+// ReleaseExecutable unmaps the resident pages of the executable's read-only
+// mappings (Linux; those with no page the process wrote), which the
+// process faults back in from the page cache as it runs them: most of what
+// package initialisation made resident is not run again.
 package hugemem

@@ -9,3 +9,5 @@ func addr(b []byte) uintptr { return 0 }
 func advise(p, n uintptr) {}
 
 func unadvise(p, n uintptr) {}
+
+func releaseExecutable() int64 { return 0 }
