@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -33,7 +34,9 @@ func TestReadsOffAfterFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	name := func(k string) string { return filepath.Join(dir, "v2", "runs", k+EntrySuffix) }
+	name := func(k string) string {
+		return filepath.Join(dir, fmt.Sprintf("v%d", FormatVersion), "runs", k+EntrySuffix)
+	}
 	data, err := os.ReadFile(name(bad))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +96,7 @@ func TestReadsOffAfterFailures(t *testing.T) {
 	if err := kc2.Put(ctx, good, Entry{Payload: []byte("p")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir2, "v2", "figures"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir2, fmt.Sprintf("v%d", FormatVersion), "figures"), nil, 0o644); err != nil {
 		t.Fatal(err) // a file where the Kind's folder goes
 	}
 	if err := c2.Kind("figures").Put(ctx, good, Entry{Payload: []byte("p")}); err == nil || errors.Is(err, ErrOff) {

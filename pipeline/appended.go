@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/cache"
@@ -200,7 +199,7 @@ func (j *job) openAppended(ctx context.Context, b *blob.Bucket, i int, o object)
 	if err != nil {
 		return nil, 0, nil, nil
 	}
-	h, hd := xxhash.New(), xxhash.New()
+	h, hd := newObjectHash(), newObjectHash()
 	cr := &countingReader{r: pr, p: &progress{}, h: h, head: hd}
 	// In reads of a MiB (io.Discard's ReadFrom reads 8 KiB at a time: a
 	// system call each, locally).
@@ -322,7 +321,7 @@ func headHash(ctx context.Context, b *blob.Bucket, key string, size int64) (uint
 		return 0, err
 	}
 	defer r.Close()
-	h := xxhash.New()
+	h := newObjectHash()
 	if n, err := io.Copy(h, r); err != nil || n != w {
 		return 0, errShrunk
 	}

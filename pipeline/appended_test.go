@@ -13,8 +13,12 @@ import (
 
 	"gocloud.dev/blob"
 
+	"github.com/crlbatch/crlbatch/cache"
 	"github.com/crlbatch/crlbatch/internal/synth"
 )
+
+// cacheDir is where the tests' caches (mem://cache/c) keep their entries.
+var cacheDir = fmt.Sprintf("c/v%d/", cache.FormatVersion)
 
 // nightLines splits each object of the sweep into its lines (each with its
 // '\n').
@@ -216,7 +220,7 @@ func TestAppendedObjects(t *testing.T) {
 	damaged := 0
 	for _, k := range listKeys(t, cb, "") {
 		if parts := strings.Split(k, "/"); len(parts) != 4 || len(parts[2]) != 2 || !strings.HasSuffix(k, ".crlc") {
-			continue // an object's entry: c/v2/<two hex digits>/<key>.crlc
+			continue // an object's entry: cacheDir + <two hex digits>/<key>.crlc
 		}
 		data, err := cb.ReadAll(ctx, k)
 		if err != nil {
@@ -396,11 +400,11 @@ func TestTailsReadBeside(t *testing.T) {
 	tails := 0
 	for _, k := range listKeys(t, cb, "") {
 		switch {
-		case strings.HasPrefix(k, "c/v2/index/"):
+		case strings.HasPrefix(k, cacheDir+"index/"):
 			if err := cb.Delete(ctx, k); err != nil {
 				t.Fatal(err)
 			}
-		case strings.HasPrefix(k, "c/v2/tails/"):
+		case strings.HasPrefix(k, cacheDir+"tails/"):
 			if err := cb.WriteAll(ctx, k, []byte("not an entry"), nil); err != nil {
 				t.Fatal(err)
 			}
@@ -447,11 +451,11 @@ func TestEntryStoredMeanwhile(t *testing.T) {
 	for _, k := range listKeys(t, cb, "") {
 		parts := strings.Split(k, "/")
 		switch {
-		case strings.HasPrefix(k, "c/v2/index/"):
+		case strings.HasPrefix(k, cacheDir+"index/"):
 			if err := cb.Delete(ctx, k); err != nil {
 				t.Fatal(err)
 			}
-		case strings.HasPrefix(k, "c/v2/tails/"):
+		case strings.HasPrefix(k, cacheDir+"tails/"):
 			tails++
 		case len(parts) == 4 && len(parts[2]) == 2: // an object's entry
 			data, err := cb.ReadAll(ctx, k)

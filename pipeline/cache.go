@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/zeebo/xxh3"
 	"gocloud.dev/blob"
 	"golang.org/x/sync/errgroup"
 
@@ -106,14 +106,20 @@ type entryWrite struct {
 var testHookEntryWrite func(url string)
 
 // hashFunc is the hash of object bytes: with a cache, one that entries can
-// keep from one job to the next (xxHash64, cache.FormatVersion 2), else
-// maphash, seeded per job.
+// keep from one job to the next (newObjectHash), else maphash, seeded per
+// job.
 func (j *job) hashFunc() hash.Hash64 {
 	if j.cache != nil {
-		return xxhash.New()
+		return newObjectHash()
 	}
 	return j.newHash()
 }
+
+// newObjectHash is the hash of an object's bytes that --cache's entries
+// keep from one job to the next, and of their first headBytes (tails
+// entries, appended.go): XXH3-64 since cache.FormatVersion 3 (xxHash64
+// before it, half as fast: docs/decisions.md).
+func newObjectHash() hash.Hash64 { return xxh3.New() }
 
 // openCache opens --cache, if any. A location that cannot be parsed is a
 // usage error; a store that cannot be opened, or a protocol whose decoder

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/cespare/xxhash/v2"
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/readers"
@@ -229,7 +228,7 @@ func (e *Engine) DecodeObject(ctx context.Context, ref []byte, emit func(runKey 
 	}
 	bad := newBadRows(1, j.cfg.MaxBadRows)
 	res, err := readObjects(ctx, j, b, []object{o}, bad, func(_ int, url, rel string, r io.Reader) (decoded, error) {
-		h := xxhash.New()
+		h := newObjectHash()
 		tr := teeAttempt(r, h)
 		obj, how, err := j.decodeAny(ctx, b, false, o, url, rel, tr, bad.hook(0))
 		if err != nil {

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"gocloud.dev/blob"
 
 	"github.com/crlbatch/crlbatch/internal/hugemem"
@@ -598,7 +597,7 @@ func readObjects[T any](ctx context.Context, j *job, b *blob.Bucket, objs []obje
 				cr.h = j.hashFunc()
 			}
 			if j.resumer() != nil {
-				cr.head, cr.last = xxhash.New(), 0
+				cr.head, cr.last = newObjectHash(), 0
 			}
 			if start > 0 {
 				// The earlier bytes were read and hashed, not decoded;
