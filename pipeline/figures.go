@@ -210,18 +210,39 @@ func (s stringFile) WriteTo(w io.Writer) (int64, error) {
 	return n, nil
 }
 
-// folder hands the scored runs to a scoring.Folder job in canonical order
-// as they are scored (runs finish in any order; one that finishes early
-// waits, with its Figure, for those before it), so that a family's curve is
-// merged while its runs are scored and memory does not grow with the runs
-// (docs/decisions.md, "Figures and the HTML report"). nil when the job does
-// not fold.
+// folder hands the scored runs to a scoring.Folder job, each family's in
+// canonical order, as they are scored (runs finish in any order; one that
+// finishes early waits, with its Figure, for the runs of its family before
+// it), so that a family's curve is merged while its runs are scored and
+// memory does not grow with the runs (docs/decisions.md, "Figures and the
+// HTML report"). A family's line depends only on its own runs and their
+// order (figures.Accumulator), so a run is not held back by the runs of
+// other families: on the nightly warm rerun the one changed run, scored
+// while the others are served from their entries, no longer holds every
+// other family's curves back until it is scored. nil when the job does not
+// fold.
 type folder struct {
-	j       *job
-	f       scoring.Folder
-	mu      sync.Mutex
-	next    int                     // the canonical index folded next
-	pending map[int]*scoring.Scored // scored, waiting for an earlier run
+	j    *job
+	f    scoring.Folder
+	mu   sync.Mutex
+	runs []foldRun              // by canonical index, as the runs are handed out
+	fams map[string]*foldFamily // by family
+}
+
+// foldRun is a run handed out for scoring: its family and, once scored and
+// until it is folded, its result.
+type foldRun struct {
+	fam    *foldFamily
+	name   string // the family's name as Fold takes it
+	scored *scoring.Scored
+	failed bool // its scoring failed: its family folds nothing more
+}
+
+// foldFamily is one family's runs in canonical order and the position of
+// the one folded next.
+type foldFamily struct {
+	runs []int
+	next int
 }
 
 func (j *job) newFolder() *folder {
@@ -229,35 +250,61 @@ func (j *job) newFolder() *folder {
 	if !ok {
 		return nil
 	}
-	return &folder{j: j, f: f, pending: map[int]*scoring.Scored{}}
+	return &folder{j: j, f: f, fams: map[string]*foldFamily{}}
 }
 
-// done takes run i (canonical order, from 0) once scored; s is nil when
-// scoring it failed (the job fails: nothing after it is folded).
+// add hands out run i (canonical order, from 0, each once and in order)
+// with its metadata, before it is scored or served: its family is then
+// known to wait for it.
+func (fo *folder) add(i int, meta map[string]string) {
+	if fo == nil {
+		return
+	}
+	fam, _ := fo.j.cfg.familyOf(fo.j.proto.groupBy, meta)
+	fo.mu.Lock()
+	defer fo.mu.Unlock()
+	if i != len(fo.runs) {
+		panic(fmt.Sprintf("pipeline: run %d handed to the folder after %d runs", i, len(fo.runs)))
+	}
+	ff := fo.fams[fam]
+	if ff == nil {
+		ff = &foldFamily{}
+		fo.fams[fam] = ff
+	}
+	ff.runs = append(ff.runs, i)
+	fo.runs = append(fo.runs, foldRun{fam: ff, name: fam})
+}
+
+// done takes run i (handed out by add) once scored; s is nil when
+// scoring it failed (the job fails: nothing after it in its family is
+// folded).
 func (fo *folder) done(i int, s *scoring.Scored) {
 	if fo == nil {
 		return
 	}
 	fo.mu.Lock()
 	defer fo.mu.Unlock()
+	r := &fo.runs[i]
 	if s == nil {
+		r.failed = true
 		return
 	}
-	fo.pending[i] = s
-	for {
-		s, ok := fo.pending[fo.next]
-		if !ok {
+	r.scored = s
+	ff := r.fam
+	for ff.next < len(ff.runs) {
+		n := &fo.runs[ff.runs[ff.next]]
+		if n.failed || n.scored == nil {
 			return
 		}
-		delete(fo.pending, fo.next)
-		fo.next++
+		s := n.scored
+		n.scored = nil
+		ff.next++
 		cfg := fo.j.cfg
 		// As reduce excludes a run (--min-steps): its Figure is not drawn.
 		if cfg.MinSteps > 0 && s.Rows < cfg.MinSteps {
 			s.Figure = nil
 			continue
 		}
-		fam, _ := cfg.familyOf(fo.j.proto.groupBy, s.Meta)
-		fo.f.Fold(fam, s)
+		fo.f.Fold(n.name, s)
 	}
 }

@@ -39,9 +39,10 @@ func (f *foldJob) Fold(fam string, s *scoring.Scored) {
 }
 
 // TestFolderFoldsInCanonicalOrder: runs scored in any order are folded in
-// canonical order, each once, with its family; a run that finishes early
-// waits for the runs before it (and only until then); a run --min-steps
-// excludes loses its Figure unfolded; a run that failed stops the folding.
+// canonical order within their family, each once, with its family; a run
+// that finishes early waits for the runs of its family before it (and only
+// until then), not for other families'; a run --min-steps excludes loses
+// its Figure unfolded; a run that failed stops its family's folding.
 func TestFolderFoldsInCanonicalOrder(t *testing.T) {
 	t.Parallel()
 	fj := &foldJob{}
@@ -54,23 +55,33 @@ func TestFolderFoldsInCanonicalOrder(t *testing.T) {
 	}
 	runs[3].Rows = 5                     // excluded
 	delete(runs[4].Meta, "algorithm_id") // the family (none)
+	for i, s := range runs {
+		fo.add(i, s.Meta)
+	}
 	for _, i := range []int{2, 1, 5} {
 		fo.done(i, runs[i])
 	}
-	if len(fj.folded) != 0 || len(fo.pending) != 3 {
-		t.Fatalf("folded %v, %d pending before run 0 is scored", fj.folded, len(fo.pending))
+	// r1 is sac's first: folded at once; r2 waits for ppo's r0, r5 for
+	// sac's r3.
+	if want := []string{"sac:r1"}; !slices.Equal(fj.folded, want) {
+		t.Fatalf("folded %v before run 0 is scored, want %v", fj.folded, want)
 	}
 	fo.done(0, runs[0])
-	if want := []string{"ppo:r0", "sac:r1", "ppo:r2"}; !slices.Equal(fj.folded, want) {
+	if want := []string{"sac:r1", "ppo:r0", "ppo:r2"}; !slices.Equal(fj.folded, want) {
 		t.Fatalf("folded %v, want %v", fj.folded, want)
 	}
 	fo.done(4, runs[4])
-	fo.done(3, runs[3])
-	if want := []string{"ppo:r0", "sac:r1", "ppo:r2", ":r4", "sac:r5"}; !slices.Equal(fj.folded, want) {
+	if want := []string{"sac:r1", "ppo:r0", "ppo:r2", ":r4"}; !slices.Equal(fj.folded, want) {
 		t.Fatalf("folded %v, want %v", fj.folded, want)
 	}
-	if len(fo.pending) != 0 {
-		t.Errorf("%d runs still pending", len(fo.pending))
+	fo.done(3, runs[3])
+	if want := []string{"sac:r1", "ppo:r0", "ppo:r2", ":r4", "sac:r5"}; !slices.Equal(fj.folded, want) {
+		t.Fatalf("folded %v, want %v", fj.folded, want)
+	}
+	for i, r := range fo.runs {
+		if r.scored != nil {
+			t.Errorf("run %d still held", i)
+		}
 	}
 	for _, s := range runs {
 		if s.Figure != nil {
@@ -78,19 +89,34 @@ func TestFolderFoldsInCanonicalOrder(t *testing.T) {
 		}
 	}
 
-	// A failed run (nil) holds back every run after it: the job fails.
+	// A failed run (nil) holds back every run of its family after it (the
+	// job fails), not another family's.
 	fj.folded = nil
 	fo = j.newFolder()
-	fo.done(1, &scoring.Scored{Key: "b", Meta: map[string]string{}, Rows: 100})
-	fo.done(0, nil)
-	if len(fj.folded) != 0 {
-		t.Errorf("folded %v after a failed run", fj.folded)
+	for i, fam := range []string{"ppo", "ppo", "sac"} {
+		fo.add(i, map[string]string{"algorithm_id": fam})
 	}
-	// A job that does not fold has no folder, and done does nothing.
+	fo.done(1, &scoring.Scored{Key: "b", Meta: map[string]string{"algorithm_id": "ppo"}, Rows: 100})
+	fo.done(0, nil)
+	fo.done(2, &scoring.Scored{Key: "c", Meta: map[string]string{"algorithm_id": "sac"}, Rows: 100})
+	if want := []string{"sac:c"}; !slices.Equal(fj.folded, want) {
+		t.Errorf("folded %v after a failed run, want %v", fj.folded, want)
+	}
+	// Runs are handed out in canonical order, each once.
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a run handed out out of order was taken")
+			}
+		}()
+		j.newFolder().add(1, nil)
+	}()
+	// A job that does not fold has no folder, and add and done do nothing.
 	j.proto.job = struct{ scoring.Job }{}
 	if fo := j.newFolder(); fo != nil {
 		t.Fatal("a folder for a job without Fold")
 	}
 	var none *folder
+	none.add(0, runs[0].Meta)
 	none.done(0, runs[0])
 }

@@ -475,6 +475,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 		}
 		if serve(r) {
 			s := &scoreSlot{res: r.scored}
+			fold.add(len(slots), r.meta)
 			fold.done(len(slots), s.res)
 			slots = append(slots, s)
 			stats.Served++
@@ -502,6 +503,7 @@ func (j *job) scoreRuns(ctx context.Context, b *blob.Bucket, rs *reading, prev *
 			stats.Scored++
 			s, i := &scoreSlot{}, len(slots)
 			slots = append(slots, s)
+			fold.add(i, run.Meta)
 			g.Go(guarded(func() error {
 				s.res, s.err = j.proto.job.Score(run)
 				dec.Done(run)

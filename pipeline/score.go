@@ -129,6 +129,7 @@ func (j *job) score(ctx context.Context, rd *read, prev *previous) (*result, err
 		phase("score")
 		s, i := &scoreSlot{}, len(slots)
 		slots = append(slots, s)
+		fold.add(i, r.Meta)
 		g.Go(guarded(func() error {
 			defer func() { free <- struct{}{} }()
 			// A run once started is scored to its end, so that the first
