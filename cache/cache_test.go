@@ -252,7 +252,7 @@ func TestPutCancelledLeavesNothing(t *testing.T) {
 
 // TestGetReadsChecksummedPayloads: an entry whose zstd frame carries its
 // own checksum (as Put wrote them before it left the checksum to the
-// entry's SHA-256) is read back as it was written.
+// entry's own checksum) is read back as it was written.
 func TestGetReadsChecksummedPayloads(t *testing.T) {
 	c, _ := openTemp(t)
 	ctx := context.Background()

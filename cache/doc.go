@@ -27,8 +27,8 @@
 // few dozen small entries would mostly go into new ones (entries a
 // version before kept in such folders are no longer read; Stats and Prune
 // still count and remove them). It holds a magic line, FormatVersion, its own key, a hash of the object's bytes (for the engine's note on objects
-// stored twice), the zstd-compressed encoding and, last, the SHA-256 of
-// everything before it. Get refuses (ErrCorrupt) an entry whose checksum,
+// stored twice), the zstd-compressed encoding and, last, the checksum
+// (XXH3-128) of everything before it. Get refuses (ErrCorrupt) an entry whose checksum,
 // version, key, length or compression is not right, so that a flipped
 // byte, a truncated file or an entry of another version is never trusted.
 //
@@ -46,7 +46,7 @@
 // half of one; a write that fails is cancelled before it is closed, so
 // that nothing is published. Put asks the store for no MD5 of its own
 // (bucket.WriteAll's two passes) and zstd for no frame checksum: the
-// entry's SHA-256 guards both. Stats and Prune list the entries of every
+// entry's checksum guards both. Stats and Prune list the entries of every
 // version; Prune removes the oldest first (by when each was written: a hit
 // does not refresh an entry).
 //
