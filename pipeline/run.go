@@ -319,9 +319,9 @@ func (j *job) decodeBytes(rs *reading, want []bool) int64 {
 }
 
 // useSlabs has the builders take their full-size chunks from skyfall's
-// shared slabs when the objects this read step decodes (decode bytes,
-// decodeBytes) hold at least slabInputMin bytes, and the
-// memory limit is at least slabLimitMin. Slabs save first touches of
+// shared slabs when the objects this read step decodes (decode, from
+// decodeBytes) hold at least slabInputMin bytes, and the memory limit is
+// at least slabLimitMin. Slabs save first touches of
 // fresh pages on a job that decodes much, but keep spilled runs' chunks in
 // memory beside live ones under a tight limit, and cost a step that
 // decodes little: a warm rerun decoding one changed object of 50 MB took

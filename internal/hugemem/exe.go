@@ -39,16 +39,17 @@ type exeMapping struct {
 // exeMappings reads smaps (the contents of /proc/self/smaps) and returns
 // the mappings of the file at path that ReleaseExecutable may release: private,
 // readable and not writable, with resident pages and no anonymous (written)
-// or locked ones. A mapping whose fields cannot be read is left out.
+// or locked ones. A mapping whose fields cannot be read, or that does not
+// say how much of it is anonymous, is left out.
 func exeMappings(smaps []byte, path string) []exeMapping {
 	var out []exeMapping
 	var cur *exeMapping // the mapping whose fields are being read, if a candidate
-	var anon, locked bool
+	var anon, locked, anonRead bool
 	flush := func() {
-		if cur != nil && !anon && !locked && cur.rss > 0 {
+		if cur != nil && anonRead && !anon && !locked && cur.rss > 0 {
 			out = append(out, *cur)
 		}
-		cur, anon, locked = nil, false, false
+		cur, anon, locked, anonRead = nil, false, false, false
 	}
 	for len(smaps) > 0 {
 		line := smaps
@@ -75,7 +76,7 @@ func exeMappings(smaps []byte, path string) []exeMapping {
 		case "Rss":
 			cur.rss = kb << 10
 		case "Anonymous":
-			anon = kb != 0
+			anon, anonRead = kb != 0, true
 		case "Locked":
 			locked = kb != 0
 		}

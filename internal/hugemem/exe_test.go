@@ -7,8 +7,8 @@ import (
 
 // TestExeMappings: of the executable's mappings, those released are
 // private, readable, not writable, resident, without anonymous (written)
-// or locked pages; another file's mappings, the heap's and unreadable
-// lines are not.
+// or locked pages; another file's mappings, the heap's, unreadable lines
+// and a mapping that does not say how much of it is anonymous are not.
 func TestExeMappings(t *testing.T) {
 	const smaps = `00400000-022ae000 r-xp 00000000 fe:00 1234 /opt/my tools/crlbatch
 Size:              30392 kB
@@ -47,6 +47,9 @@ c000000000-c004000000 rw-p 00000000 00:00 0
 Rss:               65536 kB
 Anonymous:         65536 kB
 zzz-yyy r--p 00000000 fe:00 1234 /opt/my tools/crlbatch
+Rss:                 100 kB
+Anonymous:             0 kB
+04d00000-04e00000 r--p 04800000 fe:00 1234 /opt/my tools/crlbatch
 Rss:                 100 kB
 7fff0000-7fff1000 r--p 00000000 fe:00 1234 /opt/my tools/crlbatch
 Rss:                   4 kB
