@@ -438,6 +438,13 @@ type Stats struct {
 	Bytes          int64
 	Oldest, Newest time.Time // by when each entry was written; zero when empty
 
+	// OtherVersions and OtherVersionBytes count the entries (among
+	// Entries) of another FormatVersion than this build's, which it never
+	// reads: those of an older build, after an upgrade that changed the
+	// format. Prune removes them as it removes any entry (oldest first).
+	OtherVersions     int
+	OtherVersionBytes int64
+
 	// Temps and TempBytes count the temporary files of writes that never
 	// finished: a local cache's entry is written to a file beside its
 	// final name and renamed once whole, and a job killed in between
@@ -543,9 +550,14 @@ func (c *Cache) Stats(ctx context.Context) (Stats, error) {
 	for _, u := range ups {
 		s.count(u)
 	}
+	cur := fmt.Sprintf("%sv%d/", c.loc.Prefix, FormatVersion)
 	for _, e := range ents {
 		s.Entries++
 		s.Bytes += e.size
+		if !strings.HasPrefix(e.key, cur) {
+			s.OtherVersions++
+			s.OtherVersionBytes += e.size
+		}
 	}
 	if len(ents) > 0 {
 		s.Oldest, s.Newest = ents[0].mod, ents[len(ents)-1].mod

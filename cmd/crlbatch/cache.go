@@ -43,6 +43,10 @@ func cacheCommand() *cli.Command {
 					if s.Entries > 0 {
 						fmt.Fprintf(w, "oldest: %s\nnewest: %s\n", s.Oldest.UTC().Format(time.RFC3339), s.Newest.UTC().Format(time.RFC3339))
 					}
+					if s.OtherVersions > 0 {
+						fmt.Fprintf(w, "of another format version: %d entries, %d bytes (%s), written by a build of another cache format (this one's is %d) and never read by this one; prune removes them with the rest, oldest first\n",
+							s.OtherVersions, s.OtherVersionBytes, humanBytes(s.OtherVersionBytes), cache.FormatVersion)
+					}
 					if s.Temps > 0 {
 						fmt.Fprintf(w, "unfinished writes: %d temporary files, %d bytes (%s), left by jobs stopped while writing an entry; prune removes those over %s old\n",
 							s.Temps, s.TempBytes, humanBytes(s.TempBytes), shortDuration(cache.TempGrace))

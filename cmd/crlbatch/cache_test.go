@@ -390,9 +390,9 @@ func TestCacheBadRowsNotCached(t *testing.T) {
 	}
 }
 
-// TestCacheCommand: cache stats counts the entries a job wrote; prune
-// --max-bytes 0 and --older-than remove them; prune without a bound is a
-// usage error.
+// TestCacheCommand: cache stats counts the entries a job wrote, and apart
+// those of another format version; prune --max-bytes 0 and --older-than
+// remove them; prune without a bound is a usage error.
 func TestCacheCommand(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
@@ -413,6 +413,23 @@ func TestCacheCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("entries: %d\n", n)) || objs != 2 || n <= 4 || !strings.Contains(stdout, "bytes: "+strconv.FormatInt(size, 10)+" ") || !strings.Contains(stdout, "oldest: ") {
 		t.Fatalf("stats: exit %d: %s %s (%d entries, %d bytes)", code, stdout, stderr, n, size)
 	}
+	if strings.Contains(stdout, "another format version") {
+		t.Errorf("stats of a cache of this build's entries only: %s", stdout)
+	}
+	// An entry an older build left (another format version's folder):
+	// counted apart, never read, removed by prune with the rest.
+	old := filepath.Join(cdir, fmt.Sprintf("v%d", cache.FormatVersion-1), "ab", strings.Repeat("ab", 32)+cache.EntrySuffix)
+	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("an entry of an older build"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := crl(t, "cache", "stats", cdir); code != 0 || !strings.Contains(stdout, fmt.Sprintf("entries: %d\n", n+1)) ||
+		!strings.Contains(stdout, "of another format version: 1 entries, 26 bytes (26 B)") {
+		t.Errorf("stats with an older build's entry: exit %d: %s", code, stdout)
+	}
+	n, size = n+1, size+26
 	if code, stdout, _ := crl(t, "cache", "prune", cdir, "--older-than", "1d"); code != 0 || !strings.HasPrefix(stdout, "removed 0 entries") {
 		t.Errorf("prune --older-than 1d: %d %s", code, stdout)
 	}
