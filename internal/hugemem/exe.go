@@ -21,10 +21,11 @@ import (
 //
 // Only mappings that hold nothing but the file's bytes are released: the
 // executable's own (by path), private, not writable, and without a page
-// the process wrote (smaps' Anonymous: 0 kB; a dynamically linked
-// executable's relocated read-only data has such pages, and dropping them
-// would lose the relocations). Writable mappings (the data and bss
-// segments) are never touched.
+// the process wrote (smaps' Anonymous: 0 kB: an executable whose loader
+// relocates read-only data, a RELRO segment, or whose code a debugger
+// patched has such pages, and dropping them would undo what was written;
+// crlbatch's builds, static or dynamically linked, have none). Writable
+// mappings (the data and bss segments) are never touched.
 func ReleaseExecutable() int64 {
 	return releaseExecutable()
 }
