@@ -18,11 +18,12 @@
 //     written to the row's reasons map (metric column name → reason). A
 //     present value must be finite. The report prints an absent value as "--"
 //     with a footnote giving its reason.
-//   - Every Parquet file is zstd-compressed and carries the key/value metadata
-//     crlbatch.version, crlbatch.protocol, crlbatch.params (JSON) and
-//     crlbatch.schema_version in the file footer, where DuckDB's
-//     parquet_kv_metadata and pyarrow's schema metadata find them; the
-//     pipeline adds crlbatch.input and crlbatch.commit (KeyInput, KeyCommit).
+//   - Every Parquet file is zstd-compressed (level 1, OutputZstdLevel) and
+//     carries the key/value metadata crlbatch.version, crlbatch.protocol,
+//     crlbatch.params (JSON) and crlbatch.schema_version in the file
+//     footer, where DuckDB's parquet_kv_metadata and pyarrow's schema
+//     metadata find them; the pipeline adds crlbatch.input and
+//     crlbatch.commit (KeyInput, KeyCommit).
 //   - Parquet files use only types that pandas, polars, pyarrow and DuckDB read
 //     without options: UTF8 strings, INT64, DOUBLE, BOOLEAN, LIST<DOUBLE> and
 //     MAP<STRING,STRING>. Column names are snake_case, in declaration order.
