@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/crlbatch/crlbatch/protocol/skyfall"
 )
 
 // The codec of decoded objects: what DecodeObject and DecodeRecords give,
@@ -255,21 +254,20 @@ func (o *ObjectRuns) AppendEncoding(buf []byte) ([]byte, error) {
 
 // Encoding is a decoded object's encoding ready to be written: the same
 // bytes AppendEncoding appends, of a length known before they are written
-// (Len), written by WriteTo a part at a time, each part's trace by
-// skyfall's Trace.WriteTo (through its buffer of about 64 KiB). No copy of
-// the whole encoding, nor of a part's trace encoding, is ever held, and
-// one part's trace at a time: a cache entry is compressed from it as it is
-// written (a whole encoding was built, grown, copied, then compressed, all
-// in memory freshly taken from the system, the most of a warm rerun's
-// write).
+// (Len), written by WriteTo a part at a time, each part's trace encoded
+// from its builder's compact rows by skyfall's Builder.WriteBinaryTo
+// (through its buffer of about 64 KiB, one scratch column at a time). No
+// copy of the whole encoding, nor of a part's trace encoding, nor a part's
+// trace of dense columns is ever held: a cache entry is compressed as it
+// is written (a whole encoding was built, grown, copied, then compressed,
+// all in memory freshly taken from the system, the most of a warm rerun's
+// write; later each part's dense trace, ~55 bytes a row, was).
 type Encoding struct {
-	o *ObjectRuns
-	// scratch lends one trace's columns from one part to the next.
-	scratch *skyfall.TracePool
-	labels  [][]string // per part built from its builder: its trace's labels
-	rows    []int      // and rows
-	sizes   []int64    // per part: its trace's encoded length
-	n       int64
+	o      *ObjectRuns
+	labels [][]string // per part built from its builder: its trace's labels
+	rows   []int      // and rows
+	sizes  []int64    // per part: its trace's encoded length
+	n      int64
 }
 
 // Encoding returns the object's encoding, measured: each part's trace's
@@ -281,7 +279,7 @@ func (o *ObjectRuns) Encoding() (*Encoding, error) {
 		return nil, fmt.Errorf("readers: encoding %s: its rows were spilled or released", o.URL)
 	}
 	n := len(o.parts)
-	en := &Encoding{o: o, scratch: &skyfall.TracePool{Max: 1}, labels: make([][]string, n), rows: make([]int, n), sizes: make([]int64, n)}
+	en := &Encoding{o: o, labels: make([][]string, n), rows: make([]int, n), sizes: make([]int64, n)}
 	for i, p := range o.parts {
 		if p.b == nil {
 			en.labels[i], en.rows[i], en.sizes[i] = p.labels, p.rows, int64(len(p.enc))
@@ -360,9 +358,7 @@ func (en *Encoding) write(w io.Writer) (int64, error) {
 				return f.n, err
 			}
 		default:
-			t := p.b.TraceFrom(en.scratch, nil)
-			n, err := t.WriteTo(w)
-			en.scratch.Put(t)
+			n, err := p.b.WriteBinaryTo(w, nil)
 			f.n += n
 			if err != nil {
 				return f.n, err

@@ -391,9 +391,12 @@
 // object read back keeps each part's rows as their encoded skyfall trace,
 // as a spilled object keeps them in its file, and decodes the trace when
 // the part's run is built. ObjectRuns.Encoding gives the same bytes as a
-// stream of a length known first (each part's trace built and measured,
-// then built again into the same columns and written by Trace.WriteTo), which the cache compresses as it is written, so that
-// no copy of a whole encoding is held.
+// stream of a length known first (each part's trace measured from its
+// builder, Builder.BinarySize, then encoded from the builder's compact
+// rows a column at a time, Builder.WriteBinaryTo), which the cache
+// compresses as it is written, so that no copy of a whole encoding, nor a
+// part's trace of dense columns, is held. A spilled object's runs are
+// written the same way.
 //
 // # The decoder and its benchmark
 //

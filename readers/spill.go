@@ -53,17 +53,15 @@ func (o *ObjectRuns) Spill(dir string) (err error) {
 		}
 	}()
 	offs := make([]int64, len(o.parts)+1)
-	// One run's dense columns at a time, each run's lent to the next: an
-	// object of many runs (one large object under a memory limit) made a
-	// trace per run, all garbage at once, while the object's compact rows
-	// were still held (docs/performance-history.md, branch peak).
-	pool := &skyfall.TracePool{Max: 1}
+	// Each run encoded from its compact rows, one scratch column at a time
+	// (skyfall's Builder.WriteBinaryTo), never as a trace of dense columns:
+	// an object of many runs (one large object under a memory limit) made
+	// a trace per run, all garbage at once, while the object's compact
+	// rows were still held (docs/performance-history.md, branch peak).
 	for i, p := range o.parts {
 		var n int64
 		if p.b != nil {
-			t := p.b.TraceFrom(pool, nil)
-			n, err = t.WriteTo(f)
-			pool.Put(t)
+			n, err = p.b.WriteBinaryTo(f, nil)
 		} else {
 			var m int
 			m, err = f.Write(p.enc)

@@ -52,7 +52,9 @@ import (
 // (steps moving by less than 64), 1 for invalid_action and a bit per flag:
 // the rows of the readers decode benchmark take 35 bytes a row encoded,
 // against 51 in a Trace's dense columns, 34 in a Builder's compact ones and
-// 490 as JSON.
+// 490 as JSON. A Builder writes the encoding of the trace it builds
+// without building it (Builder.WriteBinaryTo, binary_builder.go), and
+// measures it first (Builder.BinarySize).
 //
 // Only well-formed traces are encoded: MarshalBinary, AppendBinary and
 // WriteTo return an error for a trace that fails Validate, whose columns
@@ -340,6 +342,11 @@ func (e *encoder) strs(ss []string) {
 
 func (e *encoder) f64s(xs []float64) {
 	e.count(xs == nil, len(xs))
+	e.f64vals(xs)
+}
+
+// f64vals writes the values of a float64 column (after its count).
+func (e *encoder) f64vals(xs []float64) {
 	for len(xs) > 0 {
 		k := min(len(xs), chunk)
 		o := len(e.buf)
@@ -373,6 +380,11 @@ func (e *encoder) bits(bs []bool) {
 
 func (e *encoder) labels(ls []int32) {
 	e.count(ls == nil, len(ls))
+	e.labelVals(ls)
+}
+
+// labelVals writes the values of a label column (after its count).
+func (e *encoder) labelVals(ls []int32) {
 	for len(ls) > 0 {
 		k := min(len(ls), chunk)
 		for _, l := range ls[:k] {
@@ -389,7 +401,12 @@ func (e *encoder) labels(ls []int32) {
 
 func (e *encoder) steps(ss []int64) {
 	e.count(ss == nil, len(ss))
-	var prev int64
+	e.stepVals(ss, 0)
+}
+
+// stepVals writes the values of a step column (after its count), the
+// first as its difference from prev; it returns the last.
+func (e *encoder) stepVals(ss []int64, prev int64) int64 {
 	for len(ss) > 0 {
 		k := min(len(ss), chunk)
 		for _, s := range ss[:k] {
@@ -405,6 +422,7 @@ func (e *encoder) steps(ss []int64) {
 		ss = ss[k:]
 		e.flush(true)
 	}
+	return prev
 }
 
 func (e *encoder) int8s(xs []int8) {
