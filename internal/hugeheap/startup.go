@@ -25,16 +25,11 @@ var startup struct {
 }
 
 // hold holds the collector while the process starts (see startupPercent),
-// unless GOGC is set in the environment, which is left its own. advised
-// says that AdviseHeap left its buffer as garbage: the heap is then past
-// any goal and collects at once, and the hold starts after that
-// collection (a collection of a nearly empty heap), not before it.
-func hold(advised bool) {
+// unless GOGC is set in the environment, which is left its own. (AdviseHeap
+// has collected its buffer before it returns: no garbage of it is left
+// for the hold to wait out.)
+func hold() {
 	if os.Getenv("GOGC") != "" {
-		return
-	}
-	if advised {
-		afterCollection(start)
 		return
 	}
 	start()

@@ -49,7 +49,7 @@ func waitPercent(want int) int {
 func TestStartupHoldEndsAtFirstCollection(t *testing.T) {
 	resetStartup(t)
 	debug.SetGCPercent(70)
-	hold(false)
+	hold()
 	if p := gcPercent(); p != startupPercent {
 		t.Fatalf("GC percent under the hold %d, want %d", p, startupPercent)
 	}
@@ -62,29 +62,13 @@ func TestStartupHoldEndsAtFirstCollection(t *testing.T) {
 	}
 }
 
-// TestStartupHoldAfterAdviceCollection: with the advice's buffer to
-// collect first, the hold starts after that collection, and the one after
-// it ends the hold.
-func TestStartupHoldAfterAdviceCollection(t *testing.T) {
-	resetStartup(t)
-	hold(true)
-	runtime.GC() // the advice's collection: the hold starts
-	if p := waitPercent(startupPercent); p != startupPercent {
-		t.Fatalf("GC percent after the advice's collection %d, want %d", p, startupPercent)
-	}
-	runtime.GC() // the first one under the hold: it ends
-	if p := waitPercent(100); p != 100 {
-		t.Errorf("GC percent after the hold's collection %d, want 100", p)
-	}
-}
-
 // TestStartupRelease: Release returns the percent the hold found and
 // leaves the hold's in place for its caller; no collection after it
 // changes the percent, and no hold starts after it.
 func TestStartupRelease(t *testing.T) {
 	resetStartup(t)
 	debug.SetGCPercent(80)
-	hold(false)
+	hold()
 	percent, held := Release()
 	if !held || percent != 80 {
 		t.Fatalf("Release() = %d, %v, want 80, true", percent, held)
@@ -107,7 +91,7 @@ func TestStartupRelease(t *testing.T) {
 func TestStartupGOGC(t *testing.T) {
 	resetStartup(t)
 	t.Setenv("GOGC", "100")
-	hold(false)
+	hold()
 	if p := gcPercent(); p != 100 {
 		t.Errorf("GC percent with GOGC set %d, want 100", p)
 	}

@@ -27,10 +27,12 @@
 // advice given to address space it has only reserved is lost when it maps
 // that space (mmap with MAP_FIXED makes a new mapping). AdviseHeap works
 // with the runtime's allocator instead: it allocates a large buffer, which
-// the heap maps as fresh address space, advises that space, and drops the
-// buffer unwritten; once the next collection has freed it, the runtime
-// places later allocations in it, lowest addresses first, and each 2 MiB of
-// it is first touched as one huge page. That placement is the runtime's
+// the heap maps as fresh address space, advises that space, drops the
+// buffer unwritten and has it collected and its pages counted as given
+// back to the system at once (debug.FreeOSMemory: nothing is left for the
+// background scavenger); the runtime then places later allocations in it,
+// lowest addresses first, and each 2 MiB of it is first touched as one
+// huge page. That placement is the runtime's
 // behaviour (Go 1.26), not its promise: were it to change, the advice would
 // only go unused (TestAdviseHeap checks the placement). Called while a process starts, with little heap in use,
 // it turns most of a short job's page faults on fresh heap memory into one
