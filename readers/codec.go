@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-
 )
 
 // The codec of decoded objects: what DecodeObject and DecodeRecords give,
