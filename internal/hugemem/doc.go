@@ -32,12 +32,12 @@
 // back to the system at once (debug.FreeOSMemory: nothing is left for the
 // background scavenger); the runtime then places later allocations in it,
 // lowest addresses first, and each 2 MiB of it is first touched as one
-// huge page. That placement is the runtime's
-// behaviour (Go 1.26), not its promise: were it to change, the advice would
-// only go unused (TestAdviseHeap checks the placement). Called while a process starts, with little heap in use,
-// it turns most of a short job's page faults on fresh heap memory into one
-// per 2 MiB; WithdrawHeap takes the advice back where a small memory
-// budget matters more than faults.
+// huge page. That placement is the runtime's behaviour (Go 1.26), not its
+// promise: were it to change, the advice would only go unused
+// (TestAdviseHeap checks the placement). Called while a process starts,
+// with little heap in use, it turns most of a short job's page faults on
+// fresh heap memory into one per 2 MiB; WithdrawHeap takes the advice back
+// where a small memory budget matters more than faults.
 //
 // TrimHeap is the other end of a job's heap: once the heap has shrunk, it
 // releases the free pages beyond the room to the next heap goal, and keeps

@@ -18,8 +18,8 @@ var heapAdvice struct {
 // AdviseHeap makes the Go heap map n more bytes of address space and
 // advises their 2 MiB-aligned interior for huge pages, then hands them back
 // to the heap untouched, collected and counted as given back to the system
-// (see the package comment, "The heap"); it returns the bytes advised. It advises nothing where huge pages are unavailable,
-// in a 32-bit process (whose address space n bytes would crowd), when n is
+// (see the package comment, "The heap"); it returns the bytes advised. It
+// advises nothing where huge pages are unavailable, in a 32-bit process (whose address space n bytes would crowd), when n is
 // below PageSize, when the collector is off (GOGC=off) or when a
 // soft memory limit is set (GOMEMLIMIT): under a limit the collector could
 // run while the n bytes are still referenced and count them as live heap

@@ -122,8 +122,8 @@ func runChild(t *testing.T, name, env string) {
 
 // TestAdviseHeapChild: the region is advised (VmFlags hg), freed and its
 // pages released by AdviseHeap itself (not live heap, the heap's released
-// bytes), and where the next large allocation is placed; WithdrawHeap leaves it advised against (nh) and its free pages
-// released.
+// bytes), and where the next large allocation is placed; WithdrawHeap
+// leaves it advised against (nh) and its free pages released.
 func TestAdviseHeapChild(t *testing.T) {
 	if os.Getenv("HUGEMEM_HEAP_CHILD") == "" {
 		t.Skip("run by TestAdviseHeap in a process of its own")

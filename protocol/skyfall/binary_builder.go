@@ -82,7 +82,7 @@ func (b *Builder) WriteBinaryTo(w io.Writer, meta map[string]string) (int64, err
 		e.labelVals(i32s)
 	}
 	if bad {
-		return 0, fmt.Errorf("skyfall: trace %s: a label index out of its %d labels", b.key, nl)
+		return e.n, fmt.Errorf("skyfall: trace %s: a label index out of its %d labels", b.key, nl)
 	}
 
 	if b.anyStep {
