@@ -345,6 +345,24 @@ func (e *encoder) f64s(xs []float64) {
 	e.f64vals(xs)
 }
 
+// head writes what an encoding starts with: the magic, the version, the
+// flags, gamma, the key and the metadata.
+func (e *encoder) head(hasGamma bool, gamma float64, key string, meta map[string]string) {
+	e.buf = append(e.buf, binaryMagic...)
+	var flags byte
+	if hasGamma {
+		flags |= flagGamma
+	}
+	e.buf = append(e.buf, BinaryVersion, flags)
+	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(gamma))
+	e.str(key)
+	e.count(meta == nil, len(meta))
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		e.str(k)
+		e.str(meta[k])
+	}
+}
+
 // f64vals writes the values of a float64 column (after its count).
 func (e *encoder) f64vals(xs []float64) {
 	for len(xs) > 0 {
@@ -438,19 +456,7 @@ func (e *encoder) int8s(xs []int8) {
 }
 
 func (e *encoder) trace(t *Trace) {
-	e.buf = append(e.buf, binaryMagic...)
-	var flags byte
-	if t.HasGamma {
-		flags |= flagGamma
-	}
-	e.buf = append(e.buf, BinaryVersion, flags)
-	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(t.Gamma))
-	e.str(t.Key)
-	e.count(t.Meta == nil, len(t.Meta))
-	for _, k := range slices.Sorted(maps.Keys(t.Meta)) {
-		e.str(k)
-		e.str(t.Meta[k])
-	}
+	e.head(t.HasGamma, t.Gamma, t.Key, t.Meta)
 	e.strs(t.LabelNames)
 	e.strs(t.Origins)
 	e.f64s(t.Rewards)

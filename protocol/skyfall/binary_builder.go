@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"sync"
 	"unsafe"
@@ -40,19 +39,7 @@ func (b *Builder) WriteBinaryTo(w io.Writer, meta map[string]string) (int64, err
 	i8s := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(words))), n)
 
 	e := encoder{buf: make([]byte, 0, flushAt+16*chunk), w: w}
-	e.buf = append(e.buf, binaryMagic...)
-	var fl byte
-	if b.hasGamma {
-		fl |= flagGamma
-	}
-	e.buf = append(e.buf, BinaryVersion, fl)
-	e.buf = binary.LittleEndian.AppendUint64(e.buf, math.Float64bits(b.gamma))
-	e.str(b.key)
-	e.count(meta == nil, len(meta))
-	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		e.str(k)
-		e.str(meta[k])
-	}
+	e.head(b.hasGamma, b.gamma, b.key, meta)
 	e.strs(b.labelNames)
 	e.count(false, nl) // Origins: one a label, never nil
 	for i := range nl {

@@ -357,9 +357,45 @@ func TestBinaryWriteToError(t *testing.T) {
 	}
 }
 
+// checkBuilderEncoding fails t unless BinarySize is the length of the
+// encoding of the trace b builds (MarshalBinary's, WriteTo's) and
+// WriteBinaryTo writes exactly those bytes, saying how many, without
+// building it; and the bytes read back.
+func checkBuilderEncoding(t *testing.T, what string, b *Builder, meta map[string]string) {
+	t.Helper()
+	data, err := b.Trace(meta).MarshalBinary()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if got := b.BinarySize(meta); got != int64(len(data)) {
+		t.Fatalf("%s (meta %v): BinarySize %d, encoding %d bytes", what, meta, got, len(data))
+	}
+	var w bytes.Buffer
+	if n, err := b.TraceFrom(nil, meta).WriteTo(&w); err != nil || n != int64(len(data)) || !bytes.Equal(w.Bytes(), data) {
+		t.Fatalf("%s: WriteTo wrote %d bytes (%v), not MarshalBinary's", what, n, err)
+	}
+	var got bytes.Buffer
+	n, err := b.WriteBinaryTo(&got, meta)
+	if err != nil {
+		t.Fatalf("%s: WriteBinaryTo: %v", what, err)
+	}
+	if n != int64(len(data)) || !bytes.Equal(got.Bytes(), data) {
+		at := 0
+		for at < min(got.Len(), len(data)) && got.Bytes()[at] == data[at] {
+			at++
+		}
+		t.Fatalf("%s (meta %v): WriteBinaryTo wrote %d bytes (said %d), the encoding is %d; first difference at byte %d", what, meta, got.Len(), n, len(data), at)
+	}
+	var back Trace
+	if err := back.UnmarshalBinary(got.Bytes()); err != nil {
+		t.Fatalf("%s: read back: %v", what, err)
+	}
+}
+
 // TestBuilderBinarySize: BinarySize is the length of the encoding of the
-// trace the builder builds, without building it: over the grid's random
-// rows (labels and steps held as runs and turned dense, label indices of
+// trace the builder builds, and WriteBinaryTo writes that encoding, both
+// without building it (checkBuilderEncoding): over the grid's random rows
+// (labels and steps held as runs and turned dense, label indices of
 // several bytes, steps near the int64 edges and absent, a component named
 // twice, components carried by some rows or none), midway and at the end,
 // under every kind of meta, for a builder appended to another's rows and
@@ -367,16 +403,10 @@ func TestBinaryWriteToError(t *testing.T) {
 func TestBuilderBinarySize(t *testing.T) {
 	check := func(what string, b *Builder, meta map[string]string) {
 		t.Helper()
-		data, err := b.Trace(meta).MarshalBinary()
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if got := b.BinarySize(meta); got != int64(len(data)) {
-			t.Fatalf("%s (meta %v): BinarySize %d, encoding %d bytes", what, meta, got, len(data))
-		}
+		checkBuilderEncoding(t, what, b, meta)
 	}
 	metas := []map[string]string{nil, {}, {"source": "x/y.jsonl", "": "é", "long": strings.Repeat("v", 200)}}
-	sizes := []int{0, 1, 2, 127, 128, 129, 200, chunkLen - 1, chunkLen + 1, 3*chunkLen + 17, 40_000}
+	sizes := []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 200, chunkLen - 1, chunkLen + 1, 3*chunkLen + 17, 40_000}
 	cases := eachGridCase(sizes, 500, 11, func(c *gridCase) {
 		fill := func(b *Builder, n int, mid func()) {
 			var r Row
